@@ -1,0 +1,242 @@
+package sim
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"time"
+)
+
+// LinkConfig describes one direction of a link between two nodes.
+type LinkConfig struct {
+	// Latency is the one-way delay distribution. A message is never delivered
+	// earlier than Latency.Min after it was sent.
+	Latency Dist `json:"latency"`
+	// Loss, Duplicate and Reorder are probabilities in [0, 1]. A reordered
+	// message is held back by an extra ReorderDelay so later ones overtake it.
+	Loss         float64  `json:"loss,omitempty"`
+	Duplicate    float64  `json:"duplicate,omitempty"`
+	Reorder      float64  `json:"reorder,omitempty"`
+	ReorderDelay Duration `json:"reorder_delay,omitempty"`
+	// InFlightMax bounds the messages in flight on the link; a send beyond it
+	// is dropped (DropOverflow). Zero means the world's Limits.InFlight.
+	InFlightMax int `json:"in_flight_max,omitempty"`
+}
+
+// DefaultLink is a healthy LAN link: 1 to 5 ms, no loss.
+var DefaultLink = LinkConfig{Latency: UniformDist(time.Millisecond, 5*time.Millisecond)}
+
+// Validate reports the first field that makes c unusable.
+func (c LinkConfig) Validate() error {
+	if err := c.Latency.Validate(); err != nil {
+		return fmt.Errorf("latency.%w", err)
+	}
+	for _, p := range []struct {
+		name string
+		v    float64
+	}{{"loss", c.Loss}, {"duplicate", c.Duplicate}, {"reorder", c.Reorder}} {
+		if !(p.v >= 0 && p.v <= 1) {
+			return fmt.Errorf("%s: probability must be in [0, 1], got %v", p.name, p.v)
+		}
+	}
+	if c.ReorderDelay < 0 {
+		return fmt.Errorf("reorder_delay: negative duration %v", time.Duration(c.ReorderDelay))
+	}
+	if c.InFlightMax < 0 {
+		return fmt.Errorf("in_flight_max: negative bound %d", c.InFlightMax)
+	}
+	return nil
+}
+
+// link is a LinkConfig compiled to integers for the hot path.
+type link struct {
+	latency      Dist
+	lossP        uint64 // probabilities out of 2^64
+	dupP         uint64
+	reorderP     uint64
+	reorderDelay time.Duration
+	inFlightMax  int32
+}
+
+func probability(p float64) uint64 {
+	if p >= 1 {
+		return math.MaxUint64
+	}
+	return uint64(math.Ldexp(p, 64))
+}
+
+func compileLink(c LinkConfig, inFlightDefault int) link {
+	c.Latency.compile()
+	bound := c.InFlightMax
+	if bound == 0 {
+		bound = inFlightDefault
+	}
+	return link{
+		latency: c.Latency, lossP: probability(c.Loss), dupP: probability(c.Duplicate),
+		reorderP: probability(c.Reorder), reorderDelay: time.Duration(c.ReorderDelay),
+		inFlightMax: int32(min(bound, math.MaxInt32)),
+	}
+}
+
+// DropReason says why the network lost a message.
+type DropReason uint8
+
+// The reasons a message is dropped.
+const (
+	DropLoss      DropReason = iota + 1 // random loss on the link
+	DropPartition                       // a partition blocked it, at send or at delivery
+	DropOverflow                        // the link's in-flight bound was reached
+	DropCrashed                         // the receiver was crashed when it arrived
+)
+
+var dropReasonNames = [...]string{DropLoss: "loss", DropPartition: "partition", DropOverflow: "overflow", DropCrashed: "crashed"}
+
+func (r DropReason) String() string {
+	if int(r) < len(dropReasonNames) && dropReasonNames[r] != "" {
+		return dropReasonNames[r]
+	}
+	return "unknown"
+}
+
+// Network carries messages between nodes. Links are directed: the link from
+// a to b has its own latency, loss and partition state. The zero
+// configuration of every link is the world's Config.Link.
+type Network struct {
+	w        *World
+	rand     *rand.Rand
+	size     int    // node count the per-pair tables are sized for
+	links    []link // links[0] is the default link
+	configs  []LinkConfig
+	linkOf   []uint16 // per ordered pair: index into links
+	inFlight []int32  // per ordered pair
+	blocked  []uint64 // per ordered pair: one bit, set when a partition cuts it
+	nextID   uint64
+}
+
+func (n *Network) init(w *World, def LinkConfig) {
+	n.w = w
+	n.rand = w.Rand("network")
+	n.links = []link{compileLink(def, w.cfg.Limits.InFlight)}
+	n.configs = []LinkConfig{def}
+}
+
+// ensure sizes the per-pair tables for the current number of nodes.
+func (n *Network) ensure() {
+	size := len(n.w.nodes)
+	if size == n.size {
+		return
+	}
+	linkOf := make([]uint16, size*size)
+	inFlight := make([]int32, size*size)
+	blocked := make([]uint64, (size*size+63)/64)
+	for a := 0; a < n.size; a++ {
+		for b := 0; b < n.size; b++ {
+			old, cur := a*n.size+b, a*size+b
+			linkOf[cur], inFlight[cur] = n.linkOf[old], n.inFlight[old]
+			if n.blocked[old/64]&(1<<(old%64)) != 0 {
+				blocked[cur/64] |= 1 << (cur % 64)
+			}
+		}
+	}
+	n.size, n.linkOf, n.inFlight, n.blocked = size, linkOf, inFlight, blocked
+}
+
+func (n *Network) pair(from, to NodeID) int { return int(from)*n.size + int(to) }
+
+// Blocked reports whether a partition currently cuts the link from -> to.
+func (n *Network) Blocked(from, to NodeID) bool {
+	n.ensure()
+	p := n.pair(from, to)
+	return n.blocked[p/64]&(1<<(p%64)) != 0
+}
+
+func (n *Network) setBlocked(from, to NodeID, cut bool) {
+	if from == to {
+		return // a node always reaches itself
+	}
+	p := n.pair(from, to)
+	if cut {
+		n.blocked[p/64] |= 1 << (p % 64)
+	} else {
+		n.blocked[p/64] &^= 1 << (p % 64)
+	}
+}
+
+// InFlight returns how many messages are in flight from -> to.
+func (n *Network) InFlight(from, to NodeID) int {
+	n.ensure()
+	return int(n.inFlight[n.pair(from, to)])
+}
+
+// Link returns the configuration of the link from -> to.
+func (n *Network) Link(from, to NodeID) LinkConfig {
+	n.ensure()
+	return n.configs[n.linkOf[n.pair(from, to)]]
+}
+
+// SetLink replaces the configuration of the link from -> to.
+func (n *Network) SetLink(from, to NodeID, c LinkConfig) error {
+	if err := c.Validate(); err != nil {
+		return err
+	}
+	n.ensure()
+	if len(n.links) == math.MaxUint16 {
+		return errors.New("sim: too many distinct link configurations")
+	}
+	n.links = append(n.links, compileLink(c, n.w.cfg.Limits.InFlight))
+	n.configs = append(n.configs, c)
+	n.linkOf[n.pair(from, to)] = uint16(len(n.links) - 1)
+	n.w.fault(FaultLink, from, to, int64(c.Latency.Max), fmt.Sprintf("latency %s %v..%v loss %g dup %g reorder %g",
+		c.Latency.Kind, c.Latency.Min, c.Latency.Max, c.Loss, c.Duplicate, c.Reorder))
+	return nil
+}
+
+// ResetLinks returns every link to the default configuration.
+func (n *Network) ResetLinks() {
+	n.ensure()
+	clear(n.linkOf)
+	n.w.fault(FaultLinkReset, -1, -1, 0, "all links back to default")
+}
+
+// send is Node.Send's network half.
+func (n *Network) send(from, to NodeID, payload any) {
+	n.ensure()
+	w := n.w
+	n.nextID++
+	id := n.nextID
+	w.record(RecSend, from, to, id, 0)
+	p := n.pair(from, to)
+	if n.blocked[p/64]&(1<<(p%64)) != 0 {
+		w.record(RecDrop, from, to, id, uint64(DropPartition))
+		return
+	}
+	l := &n.links[n.linkOf[p]]
+	if l.lossP != 0 && n.rand.Uint64() < l.lossP {
+		w.record(RecDrop, from, to, id, uint64(DropLoss))
+		return
+	}
+	n.enqueue(l, p, from, to, id, payload)
+	if l.dupP != 0 && n.rand.Uint64() < l.dupP {
+		w.record(RecDuplicate, from, to, id, 0)
+		n.enqueue(l, p, from, to, id, payload)
+	}
+}
+
+func (n *Network) enqueue(l *link, p int, from, to NodeID, id uint64, payload any) {
+	if n.inFlight[p] >= l.inFlightMax {
+		n.w.record(RecDrop, from, to, id, uint64(DropOverflow))
+		return
+	}
+	delay := l.latency.Sample(n.rand)
+	if l.reorderP != 0 && n.rand.Uint64() < l.reorderP {
+		delay += l.reorderDelay
+	}
+	n.inFlight[p]++
+	n.w.scheduleMessage(n.w.now.Add(delay), message{payload: payload, id: id, from: from, to: to})
+}
+
+// delivered is called when a message leaves the wire, delivered or dropped.
+func (n *Network) delivered(from, to NodeID) {
+	n.inFlight[n.pair(from, to)]--
+}

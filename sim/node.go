@@ -1,0 +1,167 @@
+package sim
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"time"
+)
+
+// NodeID is a node's index in its world, in the order nodes were added.
+type NodeID int32
+
+// NodeState is whether a node runs, is paused, or is crashed.
+type NodeState uint8
+
+// The states of a node.
+const (
+	Up      NodeState = iota // processing events
+	Paused                   // frozen: clocks run, events wait
+	Crashed                  // down: volatile state gone, events for it dropped
+)
+
+var nodeStateNames = [...]string{Up: "up", Paused: "paused", Crashed: "crashed"}
+
+func (s NodeState) String() string { return nodeStateNames[s] }
+
+// TimerID identifies a pending timer. The zero value is no timer.
+type TimerID struct {
+	slot uint32
+	gen  uint32
+}
+
+// Node is a simulated process with an address, two clocks, a durable store,
+// its own PRNG, and a message handler. Node code runs only inside events of
+// its world: the boot function, timer callbacks and the message handler.
+type Node struct {
+	w           *World
+	id          NodeID
+	name        string
+	clock       clock
+	wallOffset  time.Duration
+	state       NodeState
+	incarnation uint64
+	pauseUntil  Time
+	pauseEpoch  uint64
+	deferred    []event
+	boot        func(*Node)
+	handler     func(from NodeID, payload any)
+	storage     Storage
+	rand        *rand.Rand
+	failpoints  []armedFailpoint
+}
+
+// AddNode adds a node with a unique name. boot runs as the node's first
+// event, and again after every restart; it installs the node's handler and
+// builds its volatile state (reading durable state from Storage).
+func (w *World) AddNode(name string, boot func(*Node)) *Node {
+	if _, dup := w.byName[name]; dup {
+		panic(fmt.Sprintf("sim: AddNode: duplicate node name %q", name))
+	}
+	if len(w.nodes) >= w.cfg.Limits.Nodes {
+		panic(fmt.Sprintf("sim: AddNode: node limit %d reached", w.cfg.Limits.Nodes))
+	}
+	r := w.Rand("node/" + name)
+	// Monotonic clocks start at arbitrary, different origins, as on real
+	// machines, so that comparing readings across nodes is visibly wrong.
+	origin := time.Duration(r.Int64N(int64(time.Hour)))
+	n := &Node{w: w, id: NodeID(len(w.nodes)), name: name, clock: newClock(origin),
+		boot: boot, storage: newStorage(), rand: r}
+	w.nodes = append(w.nodes, n)
+	w.byName[name] = n.id
+	n.scheduleBoot()
+	return n
+}
+
+func (n *Node) scheduleBoot() {
+	if n.boot == nil {
+		return
+	}
+	n.SetTimer(0, func() {
+		n.w.record(RecBoot, n.id, -1, n.incarnation, 0)
+		n.boot(n)
+	})
+}
+
+// ID returns the node's id.
+func (n *Node) ID() NodeID { return n.id }
+
+// Name returns the node's address.
+func (n *Node) Name() string { return n.name }
+
+// World returns the node's world.
+func (n *Node) World() *World { return n.w }
+
+// State returns whether the node is up, paused or crashed.
+func (n *Node) State() NodeState { return n.state }
+
+// Incarnation counts the node's restarts.
+func (n *Node) Incarnation() uint64 { return n.incarnation }
+
+// Rand returns the node's own PRNG.
+func (n *Node) Rand() *rand.Rand { return n.rand }
+
+// Storage returns the node's durable store.
+func (n *Node) Storage() *Storage { return &n.storage }
+
+// Handle installs the function that receives messages sent to this node.
+// A crash removes it; boot installs it again.
+func (n *Node) Handle(h func(from NodeID, payload any)) { n.handler = h }
+
+// Now returns the node's monotonic clock reading.
+func (n *Node) Now() time.Duration { return n.clock.at(n.w.now) }
+
+// WallNow returns the node's wall clock reading: Epoch plus the monotonic
+// time elapsed since the clock's origin plus every step so far.
+func (n *Node) WallNow() time.Time {
+	return Epoch.Add(n.Now() - n.clock.segs[0].monoStart + n.wallOffset)
+}
+
+// MonoAt returns what the node's monotonic clock read at true time t.
+func (n *Node) MonoAt(t Time) time.Duration { return n.clock.at(t) }
+
+// TrueTimeOf returns the earliest true time at which the node's monotonic
+// clock read at least mono, assuming the current drift continues. Checkers
+// use it to map a local deadline back to true time.
+func (n *Node) TrueTimeOf(mono time.Duration) Time { return n.clock.trueAt(mono) }
+
+// DriftPPB returns the clock's current drift in parts per billion.
+func (n *Node) DriftPPB() int64 { return n.clock.drift() }
+
+// Send sends payload to another node over the network. Payloads are shared
+// between duplicates and must not be mutated after sending.
+func (n *Node) Send(to NodeID, payload any) {
+	n.mustRun("Send")
+	n.w.net.send(n.id, to, payload)
+}
+
+// SetTimer runs fn after d of the node's local monotonic time. It never
+// fires early in local time; a pause makes it fire late.
+func (n *Node) SetTimer(d time.Duration, fn func()) TimerID {
+	slot := n.w.allocTimer(fn, n.id)
+	t := &n.w.timers[slot]
+	t.due = n.Now() + max(d, 0)
+	n.w.q.push(max(n.clock.trueAt(t.due), n.w.now), evTimer, slot, t.ver)
+	return TimerID{slot: slot, gen: t.gen}
+}
+
+// CancelTimer stops a pending timer and reports whether it was pending.
+func (n *Node) CancelTimer(id TimerID) bool {
+	if id.gen == 0 || int(id.slot) >= len(n.w.timers) {
+		return false
+	}
+	t := &n.w.timers[id.slot]
+	if t.gen != id.gen || !t.live || t.node != n.id {
+		return false
+	}
+	if t.deferred {
+		n.dropDeferredTimer(id.slot)
+	}
+	n.w.freeTimer(id.slot)
+	return true
+}
+
+func (n *Node) mustRun(op string) {
+	if n.state != Up {
+		panic(fmt.Sprintf("sim: invariant node-runs-only-when-up: %s on %s node %s", op, n.state, n.name))
+	}
+}

@@ -1,0 +1,126 @@
+package sim
+
+import (
+	"fmt"
+	"time"
+)
+
+// Result is what a run reports when it stops.
+type Result struct {
+	Now       Time   // true time reached
+	Events    uint64 // events executed
+	TraceHash uint64 // hash of every trace record
+	// Err is nil when the run reached its end time (or ran out of events).
+	// Otherwise it says why it stopped early: a *LimitError, or the reason
+	// given to Stop.
+	Err error
+}
+
+// TraceHashString returns the trace hash as 16 hex digits.
+func (r Result) TraceHashString() string { return fmt.Sprintf("%016x", r.TraceHash) }
+
+// RunFor runs d of true time from now.
+func (w *World) RunFor(d time.Duration) Result { return w.RunUntil(w.now.Add(d)) }
+
+// RunUntil executes events in (time, sequence) order until true time end,
+// an empty queue, a limit, or Stop. Time then stands at end unless the run
+// stopped early.
+func (w *World) RunUntil(end Time) Result {
+	hardEnd := Time(w.cfg.Limits.Duration)
+	for w.halt == nil {
+		next := w.q.peek()
+		if next > end {
+			break
+		}
+		if next > hardEnd {
+			w.now = hardEnd
+			w.limitHit(LimitDuration)
+			break
+		}
+		w.step()
+		if w.events >= w.cfg.Limits.Events {
+			w.limitHit(LimitEvents)
+		} else if w.q.len() > w.cfg.Limits.Queue {
+			w.limitHit(LimitQueue)
+		}
+	}
+	if w.halt == nil && end != Never && end > w.now {
+		w.now = min(end, hardEnd)
+	}
+	err := w.halt
+	if ferr := w.trace.flush(); err == nil {
+		err = ferr
+	}
+	return Result{Now: w.now, Events: w.events, TraceHash: w.trace.hash, Err: err}
+}
+
+// Step executes the next event, if any, and reports whether there was one.
+func (w *World) Step() bool {
+	if w.q.len() == 0 || w.halt != nil {
+		return false
+	}
+	w.step()
+	return true
+}
+
+func (w *World) step() {
+	ev := w.q.pop()
+	w.now = ev.at
+	switch ev.kind {
+	case evTimer:
+		w.fireTimer(ev)
+	case evDeliver:
+		w.deliver(ev)
+	}
+}
+
+func (w *World) fireTimer(ev event) {
+	t := &w.timers[ev.ref]
+	if t.ver != ev.gen || !t.live {
+		return // cancelled or re-timed
+	}
+	if t.node >= 0 {
+		n := w.nodes[t.node]
+		if n.state == Crashed {
+			w.freeTimer(ev.ref) // set by harness code after the crash; the process is gone
+			return
+		}
+		if n.state == Paused {
+			t.deferred = true
+			n.deferred = append(n.deferred, ev)
+			return
+		}
+	}
+	w.events++
+	w.record(RecTimer, t.node, -1, uint64(ev.ref), 0)
+	fn := t.fn
+	w.freeTimer(ev.ref)
+	fn()
+}
+
+func (w *World) deliver(ev event) {
+	m := &w.msgs[ev.ref]
+	if m.gen != ev.gen {
+		panic("sim: invariant message-slot-generation: a delivery event outlived its message")
+	}
+	n := w.nodes[m.to]
+	if n.state == Paused {
+		n.deferred = append(n.deferred, ev)
+		return
+	}
+	w.events++
+	msg := m.message
+	w.freeMessage(ev.ref)
+	w.net.delivered(msg.from, msg.to)
+	switch {
+	case n.state == Crashed:
+		w.record(RecDrop, msg.from, msg.to, msg.id, uint64(DropCrashed))
+	case w.net.Blocked(msg.from, msg.to):
+		w.record(RecDrop, msg.from, msg.to, msg.id, uint64(DropPartition))
+	default:
+		w.record(RecDeliver, msg.to, msg.from, msg.id, 0)
+		if n.handler != nil {
+			n.handler(msg.from, msg.payload)
+		}
+	}
+}

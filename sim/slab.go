@@ -1,0 +1,70 @@
+package sim
+
+import "time"
+
+// timerSlot holds a pending callback. Events refer to it by index and
+// version, so cancelling or re-timing a timer never touches the heap.
+type timerSlot struct {
+	fn       func()
+	due      time.Duration // local monotonic deadline (node timers)
+	node     NodeID        // -1: a world call, not subject to pause or crash
+	gen      uint32        // identity handed out in TimerID; bumped when freed
+	ver      uint32        // version of the live queue entry; bumped when freed or re-timed
+	live     bool
+	deferred bool // fired while its node was paused; waits in node.deferred
+}
+
+// message is a message on the wire.
+type message struct {
+	payload  any
+	id       uint64
+	from, to NodeID
+}
+
+type msgSlot struct {
+	message
+	gen uint32
+}
+
+func (w *World) allocTimer(fn func(), node NodeID) uint32 {
+	var slot uint32
+	if n := len(w.free); n > 0 {
+		slot = w.free[n-1]
+		w.free = w.free[:n-1]
+	} else {
+		w.timers = append(w.timers, timerSlot{gen: 1, ver: 1})
+		slot = uint32(len(w.timers) - 1)
+	}
+	t := &w.timers[slot]
+	t.fn, t.node, t.live, t.deferred = fn, node, true, false
+	return slot
+}
+
+func (w *World) freeTimer(slot uint32) {
+	t := &w.timers[slot]
+	t.fn, t.live, t.deferred = nil, false, false
+	t.gen++
+	t.ver++
+	w.free = append(w.free, slot)
+}
+
+func (w *World) scheduleMessage(at Time, m message) {
+	var slot uint32
+	if n := len(w.msgFree); n > 0 {
+		slot = w.msgFree[n-1]
+		w.msgFree = w.msgFree[:n-1]
+	} else {
+		w.msgs = append(w.msgs, msgSlot{gen: 1})
+		slot = uint32(len(w.msgs) - 1)
+	}
+	s := &w.msgs[slot]
+	s.message = m
+	w.q.push(at, evDeliver, slot, s.gen)
+}
+
+func (w *World) freeMessage(slot uint32) {
+	s := &w.msgs[slot]
+	s.payload = nil
+	s.gen++
+	w.msgFree = append(w.msgFree, slot)
+}

@@ -1,0 +1,179 @@
+package sim
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/bits"
+	"strconv"
+)
+
+// RecordKind says what a trace record describes.
+type RecordKind uint8
+
+// The kinds of trace record.
+const (
+	RecSeed      RecordKind = iota + 1 // a derived seed: A=seed, B=fnv(component)
+	RecBoot                            // a node (re)started: A=incarnation
+	RecSend                            // a message left Node for Peer: A=message id
+	RecDeliver                         // a message reached Node from Peer: A=message id
+	RecDrop                            // a message was lost: A=message id, B=DropReason
+	RecDuplicate                       // the network made a second copy: A=message id
+	RecTimer                           // a timer fired on Node (Node=-1: a world call): A=timer slot
+	RecFault                           // a fault acted on Node (and Peer): A=FaultKind, B=value
+	RecFailpoint                       // Node reached a failpoint: A=fnv(name), B=FailAction taken (0: none)
+)
+
+var recordKindNames = [...]string{
+	RecSeed: "seed", RecBoot: "boot", RecSend: "send", RecDeliver: "deliver", RecDrop: "drop",
+	RecDuplicate: "duplicate", RecTimer: "timer", RecFault: "fault", RecFailpoint: "failpoint",
+}
+
+// String returns the kind's name as it appears in JSON-lines traces.
+func (k RecordKind) String() string {
+	if int(k) < len(recordKindNames) && recordKindNames[k] != "" {
+		return recordKindNames[k]
+	}
+	return "kind(" + strconv.Itoa(int(k)) + ")"
+}
+
+// Record is one compact trace entry. Node and Peer are node ids (-1: none).
+type Record struct {
+	At   Time
+	Kind RecordKind
+	Node int32
+	Peer int32
+	A, B uint64
+}
+
+// TraceConfig controls what the trace keeps besides its running hash.
+type TraceConfig struct {
+	// Keep is how many of the most recent records stay in memory. Zero means
+	// DefaultTraceKeep; a negative value keeps none. The hash always covers
+	// every record.
+	Keep int
+	// Writer, when set, receives every record as one JSON object per line.
+	Writer io.Writer
+}
+
+// DefaultTraceKeep is how many recent records a trace keeps in memory.
+const DefaultTraceKeep = 4096
+
+// Trace is the hashed log of every event of a run. Its memory stays bounded:
+// it keeps a ring of recent records and, optionally, streams all of them.
+type Trace struct {
+	hash  uint64
+	count uint64
+	ring  []Record
+	next  int // ring write position
+	out   *bufio.Writer
+	err   error
+	names func(int32) string
+	line  []byte
+}
+
+const traceHashSeed = 0x243f6a8885a308d3
+
+func newTrace(cfg TraceConfig, names func(int32) string) Trace {
+	keep := cfg.Keep
+	if keep == 0 {
+		keep = DefaultTraceKeep
+	}
+	t := Trace{hash: traceHashSeed, names: names}
+	if keep > 0 {
+		t.ring = make([]Record, 0, keep)
+	}
+	if cfg.Writer != nil {
+		t.out = bufio.NewWriterSize(cfg.Writer, 64<<10)
+	}
+	return t
+}
+
+// mum is the 128-bit multiply-and-fold mixer used by wyhash.
+func mum(a, b uint64) uint64 {
+	hi, lo := bits.Mul64(a, b)
+	return hi ^ lo
+}
+
+func (t *Trace) add(r Record) {
+	ids := uint64(r.Kind) | uint64(uint32(r.Node))<<8 | uint64(uint32(r.Peer))<<40
+	h := mum(t.hash^uint64(r.At)^0xa0761d6478bd642f, ids^0xe7037ed1a0b428db)
+	t.hash = mum(h^r.A^0x8ebc6af09c88c6e3, r.B^0x589965cc75374cc3)
+	t.count++
+	if cap(t.ring) > 0 {
+		if len(t.ring) < cap(t.ring) {
+			t.ring = append(t.ring, r)
+		} else {
+			t.ring[t.next] = r
+		}
+		t.next++
+		if t.next == cap(t.ring) {
+			t.next = 0
+		}
+	}
+	if t.out != nil && t.err == nil {
+		t.write(r)
+	}
+}
+
+// Hash returns the running hash of every record so far.
+func (t *Trace) Hash() uint64 { return t.hash }
+
+// HashString returns the hash as 16 hex digits, as printed in results.
+func (t *Trace) HashString() string { return fmt.Sprintf("%016x", t.hash) }
+
+// Len returns how many records the trace has seen.
+func (t *Trace) Len() uint64 { return t.count }
+
+// Recent returns the records still kept in memory, oldest first.
+func (t *Trace) Recent() []Record {
+	if len(t.ring) < cap(t.ring) || t.next == 0 {
+		return append([]Record(nil), t.ring...)
+	}
+	out := make([]Record, 0, len(t.ring))
+	out = append(out, t.ring[t.next:]...)
+	return append(out, t.ring[:t.next]...)
+}
+
+// Err returns the first error met while streaming the trace, if any.
+func (t *Trace) Err() error { return t.err }
+
+// flush writes buffered JSON lines out.
+func (t *Trace) flush() error {
+	if t.out != nil && t.err == nil {
+		if err := t.out.Flush(); err != nil {
+			t.err = fmt.Errorf("sim: flush trace: %w", err)
+		}
+	}
+	return t.err
+}
+
+// jsonRecord is the JSON-lines form of a record.
+type jsonRecord struct {
+	AtNS int64  `json:"t"`
+	Kind string `json:"ev"`
+	Node string `json:"node,omitempty"`
+	Peer string `json:"peer,omitempty"`
+	A    uint64 `json:"a,omitempty"`
+	B    uint64 `json:"b,omitempty"`
+}
+
+func (t *Trace) write(r Record) {
+	jr := jsonRecord{AtNS: int64(r.At), Kind: r.Kind.String(), A: r.A, B: r.B}
+	if r.Node >= 0 {
+		jr.Node = t.names(r.Node)
+	}
+	if r.Peer >= 0 {
+		jr.Peer = t.names(r.Peer)
+	}
+	var err error
+	t.line, err = json.Marshal(jr)
+	if err == nil {
+		t.line = append(t.line, '\n')
+		_, err = t.out.Write(t.line)
+	}
+	if err != nil {
+		t.err = fmt.Errorf("sim: write trace record %d: %w", t.count, err)
+	}
+}
