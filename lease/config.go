@@ -1,0 +1,145 @@
+package lease
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/bits"
+	"time"
+)
+
+// ppbOne is a rate of 1 in parts per billion.
+const ppbOne = 1_000_000_000
+
+// Config is the lease configuration. One Config serves the grantor (TTL
+// bounds, Rho) and the holders (TTL, renewal, backoff, margin). Zero fields
+// take defaults in WithDefaults; Validate rejects unusable values.
+type Config struct {
+	// TTL is the lease time to live a holder requests.
+	TTL time.Duration
+	// RenewInterval is how often a holder renews (default TTL/3). It must be
+	// below TTL×(1−Rho)−Margin, or belief would end before the renewal.
+	RenewInterval time.Duration
+	// Rho is the clock drift bound, in [0, 0.5): every clock's rate lies in
+	// [1−Rho, 1+Rho]. It is converted to parts per billion, so every
+	// computation with it is integer arithmetic.
+	Rho float64
+	// Margin is subtracted from the holder's validity as a safety margin,
+	// for example for the time between checking validity and acting.
+	Margin time.Duration
+	// BackoffMin and BackoffMax bound the jittered exponential backoff
+	// between acquire attempts (defaults TTL/50 and TTL/4).
+	BackoffMin, BackoffMax time.Duration
+	// TTLMin and TTLMax bound the TTL the grantor grants (defaults TTL/10
+	// and TTL). TTLMax also sets the restart grace period, so it is kept
+	// no larger than needed.
+	TTLMin, TTLMax time.Duration
+	// CheckpointInterval asks workers to checkpoint on a timer; zero means
+	// never. The core does not use it; workers built on the holder do.
+	CheckpointInterval time.Duration
+	// CheckpointEveryUnits asks workers to checkpoint every N units of work;
+	// zero means never. The core does not use it.
+	CheckpointEveryUnits int
+	// RequestTimeout is how long a holder waits for a reply (default
+	// RenewInterval/2).
+	RequestTimeout time.Duration
+}
+
+// WithDefaults returns c with zero fields set to their defaults. Defaults
+// derive from TTL; if TTL is not positive, c is returned unchanged and
+// Validate will reject it.
+func (c Config) WithDefaults() Config {
+	if c.TTL <= 0 {
+		return c
+	}
+	setDefault(&c.RenewInterval, c.TTL/3)
+	setDefault(&c.BackoffMin, c.TTL/50)
+	setDefault(&c.BackoffMax, c.TTL/4)
+	setDefault(&c.TTLMin, c.TTL/10)
+	setDefault(&c.TTLMax, c.TTL)
+	setDefault(&c.RequestTimeout, c.RenewInterval/2)
+	return c
+}
+
+// setDefault sets *d to def (at least 1ns) if *d is zero.
+func setDefault(d *time.Duration, def time.Duration) {
+	if *d == 0 {
+		*d = max(def, 1)
+	}
+}
+
+// Validate reports the first problem with c, wrapping ErrInvalidConfig.
+func (c Config) Validate() error {
+	if err := c.validateRanges(); err != nil {
+		return fmt.Errorf("%w: %s", ErrInvalidConfig, err)
+	}
+	validity := c.HolderValidity(c.TTL)
+	if c.RenewInterval >= validity {
+		return fmt.Errorf("%w: renew interval %v must be below TTL×(1−rho)−margin = %v×(1−%v)−%v = %v,"+
+			" or the holder stops believing it holds the lease before it renews",
+			ErrInvalidConfig, c.RenewInterval, c.TTL, c.Rho, c.Margin, validity)
+	}
+	return nil
+}
+
+// validateRanges checks each field on its own and TTL against its bounds.
+func (c Config) validateRanges() error {
+	checks := []struct {
+		bad  bool
+		what string
+	}{
+		{c.TTL <= 0, fmt.Sprintf("TTL %v must be positive", c.TTL)},
+		{math.IsNaN(c.Rho) || c.Rho < 0 || c.Rho >= 0.5, fmt.Sprintf("rho %v must lie in [0, 0.5)", c.Rho)},
+		{c.RenewInterval <= 0, fmt.Sprintf("renew interval %v must be positive", c.RenewInterval)},
+		{c.Margin < 0, fmt.Sprintf("margin %v must not be negative", c.Margin)},
+		{c.BackoffMin <= 0, fmt.Sprintf("backoff min %v must be positive", c.BackoffMin)},
+		{c.BackoffMax < c.BackoffMin, fmt.Sprintf("backoff max %v must be at least backoff min %v", c.BackoffMax, c.BackoffMin)},
+		{c.TTLMin <= 0, fmt.Sprintf("TTL min %v must be positive", c.TTLMin)},
+		{c.TTLMax < c.TTLMin, fmt.Sprintf("TTL max %v must be at least TTL min %v", c.TTLMax, c.TTLMin)},
+		{c.TTL < c.TTLMin || c.TTL > c.TTLMax, fmt.Sprintf("TTL %v must lie in [TTL min %v, TTL max %v]", c.TTL, c.TTLMin, c.TTLMax)},
+		{c.CheckpointInterval < 0, fmt.Sprintf("checkpoint interval %v must not be negative", c.CheckpointInterval)},
+		{c.CheckpointEveryUnits < 0, fmt.Sprintf("checkpoint every units %d must not be negative", c.CheckpointEveryUnits)},
+		{c.RequestTimeout <= 0, fmt.Sprintf("request timeout %v must be positive", c.RequestTimeout)},
+	}
+	for _, check := range checks {
+		if check.bad {
+			return errors.New(check.what)
+		}
+	}
+	return nil
+}
+
+// HolderValidity is how long after sending a successful request a holder
+// may believe it holds a lease granted for ttl: ttl×(1−Rho) − Margin, with
+// the drift term rounded up.
+func (c Config) HolderValidity(ttl time.Duration) time.Duration {
+	return ttl - scaleUp(ttl, c.rhoPPB()) - c.Margin
+}
+
+// GrantorHold is how long after receiving a request the grantor keeps a
+// lease granted for ttl: ttl×(1+Rho), with the drift term rounded up.
+func (c Config) GrantorHold(ttl time.Duration) time.Duration {
+	return ttl + scaleUp(ttl, c.rhoPPB())
+}
+
+// RestartGrace is how long a restarted grantor grants nothing: the longest
+// hold of any lease it may have granted, TTLMax×(1+Rho).
+func (c Config) RestartGrace() time.Duration { return c.GrantorHold(c.TTLMax) }
+
+// rhoPPB returns Rho in parts per billion. This is the only place floating
+// point touches lease arithmetic, and its result is the same everywhere.
+func (c Config) rhoPPB() int64 { return int64(math.Round(c.Rho * ppbOne)) }
+
+// scaleUp returns ceil(d×ppb/1e9) for d >= 0 and 0 <= ppb < 1e9, without
+// overflow.
+func scaleUp(d time.Duration, ppb int64) time.Duration {
+	if d <= 0 || ppb <= 0 {
+		return 0
+	}
+	hi, lo := bits.Mul64(uint64(d), uint64(ppb))
+	q, r := bits.Div64(hi, lo, ppbOne)
+	if r != 0 {
+		q++
+	}
+	return time.Duration(q)
+}

@@ -1,0 +1,71 @@
+package lease
+
+import (
+	"encoding/binary"
+	"fmt"
+	"time"
+)
+
+// Durable keys of the grantor. Leases themselves are volatile.
+const (
+	keyBoot             = "lease/boot"        // restart grace of the latest boot
+	keyTokenPrefix      = "lease/token/"      // + resource: last issued token
+	keyCheckpointPrefix = "lease/checkpoint/" // + resource: token ‖ state
+)
+
+// counter returns the last token issued for resource, 0 if none.
+func (g *grantor) counter(resource string) uint64 {
+	b, ok := g.env.Store.Get(keyTokenPrefix + resource)
+	if !ok {
+		return 0
+	}
+	invariant(len(b) == 8, "durable-counter-format", "resource %q: %d bytes", resource, len(b))
+	return binary.BigEndian.Uint64(b)
+}
+
+// putCounter makes token the durable last issued token of resource.
+func (g *grantor) putCounter(resource string, token uint64) error {
+	g.env.Store.Put(keyTokenPrefix+resource, binary.BigEndian.AppendUint64(nil, token))
+	if err := g.env.Store.Sync(); err != nil {
+		return fmt.Errorf("persisting token %d of %q: %w", token, resource, err)
+	}
+	return nil
+}
+
+// checkpoint returns the latest accepted checkpoint of resource.
+func (g *grantor) checkpoint(resource string) (state []byte, token uint64) {
+	b, ok := g.env.Store.Get(keyCheckpointPrefix + resource)
+	if !ok {
+		return nil, 0
+	}
+	invariant(len(b) >= 8, "durable-checkpoint-format", "resource %q: %d bytes", resource, len(b))
+	return b[8:], binary.BigEndian.Uint64(b)
+}
+
+// putCheckpoint makes state the durable checkpoint of resource.
+func (g *grantor) putCheckpoint(resource string, token uint64, state []byte) error {
+	value := append(binary.BigEndian.AppendUint64(nil, token), state...)
+	if err := putSynced(g.env.Store, KV{Key: keyCheckpointPrefix + resource, Value: value}); err != nil {
+		return fmt.Errorf("persisting checkpoint of %q: %w", resource, err)
+	}
+	return nil
+}
+
+// bootGrace reads the grace period recorded by the previous boot, if any.
+func (g *grantor) bootGrace() (time.Duration, bool) {
+	b, ok := g.env.Store.Get(keyBoot)
+	if !ok {
+		return 0, false
+	}
+	invariant(len(b) == 8, "durable-boot-marker-format", "%d bytes", len(b))
+	return time.Duration(binary.BigEndian.Uint64(b)), true
+}
+
+// putBootGrace records grace as the grace period the next boot must wait.
+func (g *grantor) putBootGrace(grace time.Duration) error {
+	g.env.Store.Put(keyBoot, binary.BigEndian.AppendUint64(nil, uint64(grace)))
+	if err := g.env.Store.Sync(); err != nil {
+		return fmt.Errorf("persisting boot marker: %w", err)
+	}
+	return nil
+}

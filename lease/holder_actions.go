@@ -1,0 +1,85 @@
+package lease
+
+import (
+	"fmt"
+	"slices"
+)
+
+// Write writes key=value to the fenced resource under the lease's token.
+func (h *holder) Write(resource, key string, value []byte, done func(error)) {
+	done = orNop(done)
+	g, ok := h.Valid(resource)
+	if !ok {
+		done(fmt.Errorf("write %q on %q: %w", key, resource, ErrLeaseExpired))
+		return
+	}
+	m := Message{Kind: KindWrite, Resource: resource, Token: g.Token, Key: key, Value: slices.Clone(value)}
+	h.env.failpoint(FailpointBeforeWrite, func() {
+		h.request(h.resourceAddr, m,
+			func(r Message) { done(h.outcome("write", resource, g.Token, r, nil)) },
+			func() { done(fmt.Errorf("write %q on %q, token %d: %w", key, resource, g.Token, ErrTimeout)) })
+	})
+}
+
+// Checkpoint stores state at the grantor under the lease's token.
+func (h *holder) Checkpoint(resource string, state []byte, done func(error)) {
+	done = orNop(done)
+	g, ok := h.Valid(resource)
+	if !ok {
+		done(fmt.Errorf("checkpoint %q: %w", resource, ErrLeaseExpired))
+		return
+	}
+	m := Message{Kind: KindCheckpoint, Resource: resource, Token: g.Token, State: slices.Clone(state)}
+	h.env.failpoint(FailpointBeforeCheckpoint, func() {
+		start := h.env.now()
+		h.request(h.grantorAddr, m,
+			func(r Message) {
+				done(h.outcome("checkpoint", resource, g.Token, r, func() {
+					h.env.observe(Event{Kind: EventCheckpoint, Resource: resource, Token: g.Token,
+						Duration: h.env.now() - start})
+				}))
+			},
+			func() { done(fmt.Errorf("checkpoint %q, token %d: %w", resource, g.Token, ErrTimeout)) })
+	})
+}
+
+// SideEffect sends an unfenced side effect to the resource node.
+func (h *holder) SideEffect(resource, id string) {
+	h.env.send(h.resourceAddr, Message{Kind: KindEffect, Resource: resource, Key: id, Client: h.env.Self})
+}
+
+// outcome turns the reply to an action taken under a token into its error.
+// On success it calls ok (if set). On ErrFenced the holder stops acting on
+// that lease before the caller hears of it.
+func (h *holder) outcome(what, resource string, token uint64, r Message, ok func()) error {
+	if r.Err == CodeOK {
+		if ok != nil {
+			ok()
+		}
+		return nil
+	}
+	err := fmt.Errorf("%s on %q, token %d: %w", what, resource, token, r.Err.Err())
+	if r.Err == CodeFenced {
+		h.fenced(resource, token, err)
+	}
+	return err
+}
+
+// fenced reacts to a rejection of token: if that is the lease held now, the
+// holder drops it and goes back to acquiring.
+func (h *holder) fenced(resource string, token uint64, err error) {
+	s := h.sessions[resource]
+	if s != nil && s.state == stateHeld && s.grant.Token == token {
+		h.lose(s, EventFenced, err)
+		return
+	}
+	h.env.observe(Event{Kind: EventFenced, Resource: resource, Token: token, Err: err.Error()})
+}
+
+// orNop returns done, or a function that does nothing if done is nil.
+func orNop(done func(error)) func(error) {
+	if done == nil {
+		return func(error) {}
+	}
+	return done
+}

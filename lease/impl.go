@@ -1,0 +1,122 @@
+package lease
+
+import "time"
+
+// Node is anything that receives messages.
+type Node interface {
+	// Deliver hands the node a message from the node at from. It is called
+	// on the node's event loop.
+	Deliver(from Addr, m Message)
+}
+
+// Grantor is the lease store: it grants, renews, releases, revokes and
+// checkpoints leases in response to messages. An operator revokes a lease by
+// delivering a KindRevoke message.
+type Grantor interface {
+	Node
+	// Lookup reports the lease recorded for resource, if it has not
+	// expired. A revoked lease is reported, with Revoked set, until its old
+	// expiry passes.
+	Lookup(resource string) (LeaseInfo, bool)
+}
+
+// Holder is a client session manager: it acquires and keeps leases, and acts
+// under their tokens. Callbacks run on the node's event loop.
+type Holder interface {
+	Node
+	// Acquire starts acquiring resource and keeps it (renewing, and
+	// re-acquiring after a loss) until Release. It does nothing if the
+	// resource is already being acquired or held.
+	Acquire(resource string, opts AcquireOptions)
+	// Release stops believing at once, then releases the lease at the
+	// grantor (best effort).
+	Release(resource string)
+	// Valid returns the grant and true iff the lease is held and the local
+	// clock is before its deadline.
+	Valid(resource string) (Grant, bool)
+	// Write writes key=value to the fenced resource under the lease's
+	// token. done receives nil, ErrLeaseExpired (not valid, nothing sent),
+	// ErrFenced (the holder then drops the lease) or ErrTimeout.
+	Write(resource, key string, value []byte, done func(error))
+	// Checkpoint stores state at the grantor under the lease's token. done
+	// receives nil, ErrLeaseExpired, ErrFenced or ErrTimeout.
+	Checkpoint(resource string, state []byte, done func(error))
+	// SideEffect performs an unfenced external side effect named id (a
+	// webhook, an email): fire and forget, no token.
+	SideEffect(resource, id string)
+	// Close releases every lease, in resource order, and stops acquiring.
+	Close()
+}
+
+// Resource is a fenced store: it accepts a write only if its token is at
+// least the highest it has accepted for that resource.
+type Resource interface {
+	Node
+	// Highest returns the highest token accepted for resource.
+	Highest(resource string) uint64
+	// Effects returns how many times the side effect id was performed on
+	// resource; more than once means duplicates.
+	Effects(resource, id string) int
+}
+
+// AcquireOptions configures Holder.Acquire.
+type AcquireOptions struct {
+	// Keys are registrations attached to the lease; they vanish with it.
+	Keys []KV
+	// OnGrant is called each time the lease is granted (again).
+	OnGrant func(Grant)
+	// OnLost is called when a held lease is lost: err wraps
+	// ErrLeaseExpired or ErrFenced. token is the lost lease's token, or 0
+	// when acquiring gave up (err then says why, for example
+	// ErrTTLOutOfRange).
+	OnLost func(resource string, token uint64, err error)
+}
+
+// Grant is a holder's view of a lease it holds.
+type Grant struct {
+	Resource        string
+	Token           uint64
+	TTL             time.Duration
+	Deadline        time.Duration // local monotonic reading at which belief ends
+	State           []byte        // latest accepted checkpoint at grant time
+	CheckpointToken uint64        // token State was accepted under; 0 if none
+}
+
+// LeaseInfo is the grantor's record of a lease.
+type LeaseInfo struct {
+	Resource  string
+	Holder    Addr
+	Token     uint64
+	TTL       time.Duration
+	ExpiresAt time.Duration // grantor's monotonic reading at which it expires
+	Revoked   bool
+	Keys      []KV
+}
+
+// Impl bundles the constructors of one lease implementation, so that a
+// harness can drive any implementation, including deliberately broken ones.
+type Impl struct {
+	Name        string // short name, for example "correct" or "mutant/no-fencing"
+	Doc         string // one line on what it is (or what is broken)
+	NewGrantor  func(env Env, cfg Config) (Grantor, error)
+	NewHolder   func(env Env, cfg Config, grantor, resource Addr) (Holder, error)
+	NewResource func(env Env) (Resource, error)
+}
+
+// Correct returns the implementation in this package. It has no bug
+// switches; broken variants wrap it through the interfaces.
+func Correct() Impl {
+	return Impl{
+		Name:        "correct",
+		Doc:         "the lease implementation of package lease",
+		NewGrantor:  NewGrantor,
+		NewHolder:   NewHolder,
+		NewResource: NewResource,
+	}
+}
+
+var (
+	_ Grantor  = (*grantor)(nil)
+	_ Holder   = (*holder)(nil)
+	_ Resource = (*resource)(nil)
+)

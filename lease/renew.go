@@ -1,0 +1,66 @@
+package lease
+
+import (
+	"fmt"
+	"time"
+)
+
+// scheduleRenew sends the next renewal after d (at once if d <= 0).
+func (h *holder) scheduleRenew(s *session, d time.Duration) {
+	epoch := s.epoch
+	s.next = h.env.Clock.AfterFunc(max(d, 0), func() {
+		if h.current(s, epoch) {
+			h.renew(s)
+		}
+	})
+}
+
+// renew sends one renewal. Only one is in flight at a time: the next is
+// scheduled when this one's outcome is known.
+func (h *holder) renew(s *session) {
+	epoch := s.epoch
+	m := Message{Kind: KindRenew, Resource: s.resource, Token: s.grant.Token}
+	h.request(h.grantorAddr, m,
+		func(r Message) {
+			if h.current(s, epoch) {
+				h.onRenewReply(s, r)
+			}
+		},
+		func() {
+			if h.current(s, epoch) {
+				h.onRenewTimeout(s)
+			}
+		})
+}
+
+// onRenewReply extends the deadline, loses the lease, or retries.
+func (h *holder) onRenewReply(s *session, r Message) {
+	now := h.env.now()
+	switch r.Err {
+	case CodeOK:
+		if now >= s.grant.Deadline {
+			return // too late: belief may not be resurrected; the deadline timer ends it
+		}
+		s.grant.Deadline = max(s.grant.Deadline, r.SentAt+h.cfg.HolderValidity(r.TTL))
+		s.jeopardy = false
+		h.env.observe(Event{Kind: EventRenew, Resource: s.resource, Token: s.grant.Token, Deadline: s.grant.Deadline})
+		h.scheduleRenew(s, r.SentAt+h.cfg.RenewInterval-now)
+	case CodeLeaseExpired, CodeFenced, CodeNotHolder:
+		err := fmt.Errorf("renew %q, token %d: %w", s.resource, s.grant.Token, r.Err.Err())
+		h.env.observe(Event{Kind: EventRenewFailed, Resource: s.resource, Token: s.grant.Token, Err: err.Error()})
+		h.lose(s, EventLost, err)
+	default:
+		h.env.observe(Event{Kind: EventRenewFailed, Resource: s.resource, Token: s.grant.Token, Err: r.Err.String()})
+		h.scheduleRenew(s, h.jitter(h.cfg.BackoffMin))
+	}
+}
+
+// onRenewTimeout reports jeopardy (once per episode) and retries soon.
+func (h *holder) onRenewTimeout(s *session) {
+	h.env.observe(Event{Kind: EventRenewFailed, Resource: s.resource, Token: s.grant.Token, Err: ErrTimeout.Error()})
+	if !s.jeopardy && h.env.now() < s.grant.Deadline {
+		s.jeopardy = true
+		h.env.observe(Event{Kind: EventJeopardy, Resource: s.resource, Token: s.grant.Token, Deadline: s.grant.Deadline})
+	}
+	h.scheduleRenew(s, h.jitter(h.cfg.BackoffMin))
+}

@@ -1,0 +1,111 @@
+package lease
+
+import (
+	"encoding/binary"
+	"fmt"
+)
+
+// Durable keys of the fenced resource.
+const (
+	keyHighestPrefix = "lease/resource/highest/" // + resource: highest accepted token
+	keyValuePrefix   = "lease/resource/value/"   // + resource NUL key: token ‖ value
+	keyEffectPrefix  = "lease/resource/effect/"  // + resource NUL id: count
+)
+
+// resource is the fenced store of package lease.
+type resource struct {
+	env Env
+}
+
+// NewResource boots a fenced resource on env. It keeps everything in
+// env.Store, so it continues where it was after a restart.
+func NewResource(env Env) (Resource, error) {
+	if err := env.validate(); err != nil {
+		return nil, fmt.Errorf("new resource: %w", err)
+	}
+	return &resource{env: env}, nil
+}
+
+// Deliver handles Write, Read and Effect requests.
+func (r *resource) Deliver(from Addr, m Message) {
+	var reply Message
+	var ok bool
+	switch m.Kind {
+	case KindWrite:
+		reply, ok = r.write(m)
+	case KindRead:
+		reply, ok = r.read(m), true
+	case KindEffect:
+		reply, ok = r.effect(m)
+	}
+	if ok {
+		r.env.send(from, reply)
+	}
+}
+
+// write accepts m only if its token is at least the highest accepted for
+// the resource. Check and write are one step, durable before the reply.
+func (r *resource) write(m Message) (Message, bool) {
+	reply := m.reply()
+	highest := r.Highest(m.Resource)
+	if m.Token < highest {
+		reply.Err = CodeFenced
+		reply.Token = highest
+		return reply, true
+	}
+	value := append(binary.BigEndian.AppendUint64(nil, m.Token), m.Value...)
+	err := putSynced(r.env.Store,
+		KV{Key: keyHighestPrefix + m.Resource, Value: binary.BigEndian.AppendUint64(nil, m.Token)},
+		KV{Key: keyValuePrefix + m.Resource + "\x00" + m.Key, Value: value})
+	if err != nil {
+		return Message{}, false // outcome unknown to the client, which times out
+	}
+	invariant(r.Highest(m.Resource) == m.Token, "fenced-tokens-non-decreasing",
+		"resource %q: accepted token %d, highest now %d", m.Resource, m.Token, r.Highest(m.Resource))
+	reply.Token = m.Token
+	return reply, true
+}
+
+// read returns the latest value of m.Key and the token that wrote it.
+func (r *resource) read(m Message) Message {
+	reply := m.reply()
+	reply.Key = m.Key
+	b, ok := r.env.Store.Get(keyValuePrefix + m.Resource + "\x00" + m.Key)
+	if !ok {
+		return reply
+	}
+	invariant(len(b) >= 8, "durable-value-format", "%d bytes", len(b))
+	reply.Token = binary.BigEndian.Uint64(b)
+	reply.Value = append([]byte(nil), b[8:]...)
+	return reply
+}
+
+// effect counts an unfenced side effect; it is always accepted.
+func (r *resource) effect(m Message) (Message, bool) {
+	reply := m.reply()
+	reply.Key = m.Key
+	n := r.Effects(m.Resource, m.Key) + 1
+	key := keyEffectPrefix + m.Resource + "\x00" + m.Key
+	if err := putSynced(r.env.Store, KV{Key: key, Value: binary.BigEndian.AppendUint64(nil, uint64(n))}); err != nil {
+		return Message{}, false
+	}
+	return reply, true
+}
+
+// Highest returns the highest token accepted for resource, 0 if none.
+func (r *resource) Highest(res string) uint64 { return r.readUint(keyHighestPrefix + res) }
+
+// Effects returns how many times side effect id was performed on resource.
+func (r *resource) Effects(res, id string) int {
+	return int(r.readUint(keyEffectPrefix + res + "\x00" + id))
+}
+
+// readUint reads an 8-byte counter, 0 if absent.
+func (r *resource) readUint(key string) uint64 {
+	b, ok := r.env.Store.Get(key)
+	if !ok {
+		return 0
+	}
+	invariant(len(b) == 8, "durable-counter-format", "key %q: %d bytes", key, len(b))
+	return binary.BigEndian.Uint64(b)
+}

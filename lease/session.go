@@ -1,0 +1,165 @@
+package lease
+
+import (
+	"fmt"
+	"slices"
+	"time"
+)
+
+// sessionState is where a session is in its lifecycle.
+type sessionState uint8
+
+const (
+	stateAcquiring sessionState = iota // trying to acquire, with backoff
+	stateHeld                          // holding; renewing every RenewInterval
+)
+
+// session keeps one resource's lease for one holder until Release.
+type session struct {
+	resource string
+	opts     AcquireOptions
+	state    sessionState
+	// epoch changes on every state transition. Each timer and reply
+	// callback captures it and does nothing if it changed, so a stale
+	// callback can never act on a newer state.
+	epoch    uint64
+	grant    Grant // valid in stateHeld
+	deadline Timer // fires at grant.Deadline
+	next     Timer // next acquire attempt or next renewal
+	attempts int   // consecutive failed acquire attempts, for backoff
+	jeopardy bool  // a renewal timed out in this episode
+}
+
+// current reports whether a callback captured at epoch may still act on s.
+func (h *holder) current(s *session, epoch uint64) bool {
+	return h.sessions[s.resource] == s && s.epoch == epoch
+}
+
+// transition moves s to state, invalidating every pending callback.
+func (s *session) transition(state sessionState) {
+	s.state = state
+	s.epoch++
+	s.jeopardy = false
+	stopTimer(s.deadline)
+	stopTimer(s.next)
+}
+
+// end removes s; every pending callback becomes stale.
+func (h *holder) end(s *session) {
+	s.transition(stateAcquiring)
+	delete(h.sessions, s.resource)
+}
+
+// tryAcquire sends one acquire attempt.
+func (h *holder) tryAcquire(s *session) {
+	epoch := s.epoch
+	m := Message{Kind: KindAcquire, Resource: s.resource, TTL: h.cfg.TTL, Keys: s.opts.Keys}
+	h.request(h.grantorAddr, m,
+		func(r Message) { h.onAcquireReply(s, epoch, r) },
+		func() {
+			if h.current(s, epoch) {
+				h.retryAcquire(s)
+			}
+		})
+}
+
+// onAcquireReply holds the lease, retries, or gives up.
+func (h *holder) onAcquireReply(s *session, epoch uint64, r Message) {
+	if !h.current(s, epoch) {
+		if r.Err == CodeOK && h.sessions[s.resource] == nil {
+			h.sendRelease(s.resource, r.Token) // released while acquiring
+		}
+		return
+	}
+	switch r.Err {
+	case CodeOK:
+		deadline := r.SentAt + h.cfg.HolderValidity(r.TTL)
+		if h.env.now() >= deadline {
+			h.retryAcquire(s) // a grant that arrived too late to believe
+			return
+		}
+		h.hold(s, r, deadline)
+	case CodeTTLOutOfRange, CodeBadRequest, CodeTokenExhausted, CodeInvalidConfig:
+		h.giveUp(s, fmt.Errorf("acquire %q: %w", s.resource, r.Err.Err()))
+	default:
+		h.retryAcquire(s)
+	}
+}
+
+// retryAcquire schedules the next acquire attempt after a jittered backoff.
+func (h *holder) retryAcquire(s *session) {
+	epoch := s.epoch
+	d := h.jitter(backoff(h.cfg.BackoffMin, h.cfg.BackoffMax, s.attempts))
+	s.attempts++
+	s.next = h.env.Clock.AfterFunc(d, func() {
+		if h.current(s, epoch) {
+			h.tryAcquire(s)
+		}
+	})
+}
+
+// giveUp ends a session whose acquire can never succeed.
+func (h *holder) giveUp(s *session, err error) {
+	h.end(s)
+	if s.opts.OnLost != nil {
+		s.opts.OnLost(s.resource, 0, err)
+	}
+}
+
+// hold starts believing: it arms the deadline and the first renewal.
+func (h *holder) hold(s *session, r Message, deadline time.Duration) {
+	s.transition(stateHeld)
+	s.attempts = 0
+	s.grant = Grant{
+		Resource:        s.resource,
+		Token:           r.Token,
+		TTL:             r.TTL,
+		Deadline:        deadline,
+		State:           slices.Clone(r.State),
+		CheckpointToken: r.CheckpointToken,
+	}
+	h.armDeadline(s)
+	h.scheduleRenew(s, r.SentAt+h.cfg.RenewInterval-h.env.now())
+	h.env.observe(Event{Kind: EventGrant, Resource: s.resource, Token: r.Token, Deadline: deadline})
+	if s.opts.OnGrant != nil {
+		g := s.grant
+		g.State = slices.Clone(g.State)
+		s.opts.OnGrant(g) // last: the callback may release
+	}
+}
+
+// armDeadline sets a timer at the grant's deadline. Renewals move the
+// deadline later without touching the timer; it re-arms when it fires early.
+func (h *holder) armDeadline(s *session) {
+	epoch := s.epoch
+	s.deadline = h.env.Clock.AfterFunc(s.grant.Deadline-h.env.now(), func() {
+		if !h.current(s, epoch) {
+			return
+		}
+		if h.env.now() < s.grant.Deadline {
+			h.armDeadline(s)
+			return
+		}
+		h.lose(s, EventLost, fmt.Errorf("lease on %q, token %d: deadline passed: %w",
+			s.resource, s.grant.Token, ErrLeaseExpired))
+	})
+}
+
+// lose stops believing, reports kind (EventLost or EventFenced), and goes
+// back to acquiring.
+func (h *holder) lose(s *session, kind EventKind, err error) {
+	token := s.grant.Token
+	s.transition(stateAcquiring)
+	h.env.observe(Event{Kind: kind, Resource: s.resource, Token: token, Err: err.Error()})
+	h.retryAcquire(s)
+	if s.opts.OnLost != nil {
+		s.opts.OnLost(s.resource, token, err) // last: the callback may release
+	}
+}
+
+// stopTimer stops t if there is one.
+func stopTimer(t Timer) {
+	if t != nil {
+		t.Stop()
+	}
+}

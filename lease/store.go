@@ -1,0 +1,30 @@
+package lease
+
+import "fmt"
+
+// putSynced writes every pair and syncs. If Sync fails it puts the previous
+// values back (buffered), so that nothing that may not be durable is read
+// back and handed out as if it were.
+func putSynced(s Storage, kvs ...KV) error {
+	type previous struct {
+		value []byte
+		had   bool
+	}
+	prev := make([]previous, len(kvs))
+	for i, kv := range kvs {
+		prev[i].value, prev[i].had = s.Get(kv.Key)
+		s.Put(kv.Key, kv.Value)
+	}
+	err := s.Sync()
+	if err == nil {
+		return nil
+	}
+	for i := len(kvs) - 1; i >= 0; i-- {
+		if prev[i].had {
+			s.Put(kvs[i].Key, prev[i].value)
+		} else {
+			s.Delete(kvs[i].Key)
+		}
+	}
+	return fmt.Errorf("sync: %w", err)
+}
