@@ -1,0 +1,390 @@
+package lease_test
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/leasesim/leasesim/lease"
+)
+
+// lostCall is one OnLost callback.
+type lostCall struct {
+	token uint64
+	err   error
+}
+
+// session acquires resource on h and records its callbacks.
+type sessionLog struct {
+	grants []lease.Grant
+	lost   []lostCall
+}
+
+func acquireLogged(h lease.Holder, resource string, keys ...lease.KV) *sessionLog {
+	log := &sessionLog{}
+	h.Acquire(resource, lease.AcquireOptions{
+		Keys:    keys,
+		OnGrant: func(g lease.Grant) { log.grants = append(log.grants, g) },
+		OnLost:  func(_ string, token uint64, err error) { log.lost = append(log.lost, lostCall{token, err}) },
+	})
+	return log
+}
+
+// cutGrantor drops every message to or from the grantor while on is true.
+func cutGrantor(f *fixture, on *bool) {
+	f.w.Intercept = func(from, to lease.Addr, _ lease.Message) bool {
+		return !*on || (from != grantorAddr && to != grantorAddr)
+	}
+}
+
+func TestHolderAcquireAndRenew(t *testing.T) {
+	f := newFixture(t, testConfig())
+	h := f.holder("h1")
+	log := acquireLogged(h, "r")
+	f.w.Settle()
+
+	g, ok := h.Valid("r")
+	require.True(t, ok)
+	assert.Equal(t, uint64(1), g.Token)
+	assert.Equal(t, f.cfg.HolderValidity(10*time.Second), g.Deadline, "deadline = sent + TTL(1-rho) - margin")
+	require.Len(t, log.grants, 1)
+
+	f.w.Advance(10 * time.Minute)
+	g, ok = h.Valid("r")
+	require.True(t, ok, "renewals keep the lease")
+	assert.Equal(t, uint64(1), g.Token)
+	assert.Greater(t, g.Deadline, f.w.Now())
+	assert.GreaterOrEqual(t, f.obs.count("h1", lease.EventRenew), 170) // every 3.33s for 10 min
+	assert.Zero(t, f.obs.count("h1", lease.EventLost))
+	assert.Len(t, log.grants, 1)
+}
+
+func TestHolderValidUntilExactlyDeadline(t *testing.T) {
+	f := newFixture(t, testConfig())
+	h := f.holder("h1")
+	log := acquireLogged(h, "r")
+	f.w.Settle()
+	g, _ := h.Valid("r")
+
+	cut := true
+	cutGrantor(f, &cut)
+	f.w.Advance(g.Deadline - f.w.Now() - 1)
+	_, ok := h.Valid("r")
+	assert.True(t, ok, "one nanosecond before the deadline")
+	assert.Equal(t, 1, f.obs.count("h1", lease.EventJeopardy), "jeopardy is reported once per episode")
+	assert.Greater(t, f.obs.count("h1", lease.EventRenewFailed), 1)
+
+	f.w.Advance(1)
+	_, ok = h.Valid("r")
+	assert.False(t, ok, "exactly at the deadline")
+	assert.Equal(t, 1, f.obs.count("h1", lease.EventLost))
+	require.Len(t, log.lost, 1)
+	assert.Equal(t, g.Token, log.lost[0].token)
+	assert.ErrorIs(t, log.lost[0].err, lease.ErrLeaseExpired)
+
+	var werr error
+	h.Write("r", "k", []byte("v"), func(err error) { werr = err })
+	assert.ErrorIs(t, werr, lease.ErrLeaseExpired, "no write without a valid lease")
+}
+
+func TestHolderReacquiresAfterHeal(t *testing.T) {
+	tests := []struct {
+		name      string
+		healAfter time.Duration // after the holder's loss
+		wantToken uint64
+	}{
+		{"grantor still holds it: same token", 0, 1},
+		{"grantor expired it: new token", time.Second, 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			f := newFixture(t, testConfig())
+			h := f.holder("h1")
+			log := acquireLogged(h, "r")
+			f.w.Settle()
+			cut := true
+			cutGrantor(f, &cut)
+			f.w.Advance(f.cfg.HolderValidity(f.cfg.TTL) + tt.healAfter)
+			require.Len(t, log.lost, 1)
+
+			cut = false
+			f.w.Advance(time.Minute)
+			g, ok := h.Valid("r")
+			require.True(t, ok, "the session goes back to acquiring")
+			assert.Len(t, log.grants, 2)
+			assert.Equal(t, tt.wantToken, g.Token)
+		})
+	}
+}
+
+func TestHolderIgnoresStaleGrant(t *testing.T) {
+	f := newFixture(t, lease.Config{TTL: 10 * time.Second, Rho: 0.01, RequestTimeout: time.Minute}.WithDefaults())
+	h := f.holder("h1")
+	var held []lease.Message
+	f.w.Intercept = func(from, _ lease.Addr, m lease.Message) bool {
+		if from == grantorAddr && m.Kind == lease.KindAcquireReply && len(held) == 0 {
+			held = append(held, m)
+			return false
+		}
+		return true
+	}
+	acquireLogged(h, "r")
+	f.w.Settle()
+	require.Len(t, held, 1)
+
+	f.w.Advance(f.cfg.HolderValidity(f.cfg.TTL)) // the grant's deadline has passed
+	f.w.Intercept = func(_, _ lease.Addr, m lease.Message) bool { return m.Kind != lease.KindAcquire }
+	f.w.Send(grantorAddr, "h1", held[0])
+	f.w.Settle()
+	_, ok := h.Valid("r")
+	assert.False(t, ok, "a reply that arrives after its deadline must not create belief")
+	assert.Zero(t, f.obs.count("h1", lease.EventGrant))
+}
+
+func TestHolderIgnoresRenewReplyAfterDeadline(t *testing.T) {
+	f := newFixture(t, lease.Config{TTL: 10 * time.Second, Rho: 0.01, RequestTimeout: time.Minute}.WithDefaults())
+	h := f.holder("h1")
+	acquireLogged(h, "r")
+	f.w.Settle()
+	g, _ := h.Valid("r")
+
+	var held []lease.Message
+	f.w.Intercept = func(from, _ lease.Addr, m lease.Message) bool {
+		if from == grantorAddr && m.Kind == lease.KindRenewReply {
+			held = append(held, m)
+			return false
+		}
+		return m.Kind != lease.KindAcquire // keep it from re-acquiring
+	}
+	f.w.Advance(g.Deadline - f.w.Now())
+	require.NotEmpty(t, held)
+	_, ok := h.Valid("r")
+	require.False(t, ok)
+
+	f.w.Send(grantorAddr, "h1", held[0])
+	f.w.Settle()
+	_, ok = h.Valid("r")
+	assert.False(t, ok, "a renewal reply after the deadline must not resurrect belief")
+	assert.Zero(t, f.obs.count("h1", lease.EventRenew))
+}
+
+func TestHolderFencedStopsActing(t *testing.T) {
+	f := newFixture(t, testConfig())
+	h := f.holder("h1")
+	log := acquireLogged(h, "r")
+	f.w.Settle()
+	g, _ := h.Valid("r")
+
+	// Someone with a newer token wrote to the resource.
+	reply := f.call("h9", resourceAddr, lease.Message{Kind: lease.KindWrite, Resource: "r", Token: g.Token + 1, Key: "k"})
+	require.Equal(t, lease.CodeOK, reply.Err)
+
+	var werr error
+	h.Write("r", "k", []byte("v"), func(err error) { werr = err })
+	f.w.Settle()
+	assert.ErrorIs(t, werr, lease.ErrFenced, "ErrFenced is surfaced to the caller")
+	_, ok := h.Valid("r")
+	assert.False(t, ok, "the holder stops acting on a fenced lease")
+	assert.Equal(t, 1, f.obs.count("h1", lease.EventFenced))
+	require.Len(t, log.lost, 1)
+	assert.ErrorIs(t, log.lost[0].err, lease.ErrFenced)
+
+	var cerr error
+	h.Checkpoint("r", []byte("s"), func(err error) { cerr = err })
+	assert.ErrorIs(t, cerr, lease.ErrLeaseExpired)
+}
+
+// TestHolderPausedWriteIsFenced is the GC-pause story: the holder decides to
+// write, pauses past its lease, another holder takes over and writes, and the
+// resumed write is rejected.
+func TestHolderPausedWriteIsFenced(t *testing.T) {
+	f := newFixture(t, testConfig())
+	var paused func()
+	env := f.env("h1")
+	env.Failpoint = func(name string, then func()) {
+		if name == lease.FailpointBeforeWrite && paused == nil {
+			paused = then
+			return
+		}
+		then()
+	}
+	h1, err := lease.NewHolder(env, f.cfg, grantorAddr, resourceAddr)
+	require.NoError(t, err)
+	f.w.Register("h1", h1)
+	acquireLogged(h1, "r")
+	f.w.Settle()
+
+	var staleErr error
+	h1.Write("r", "k", []byte("stale"), func(err error) { staleErr = err })
+	require.NotNil(t, paused)
+	f.w.Crash("h1") // frozen: no renewals, no timers
+	f.w.Advance(f.cfg.GrantorHold(f.cfg.TTL))
+
+	h2 := f.holder("h2")
+	acquireLogged(h2, "r")
+	f.w.Advance(time.Minute)
+	g2, ok := h2.Valid("r")
+	require.True(t, ok)
+	var freshErr error
+	h2.Write("r", "k", []byte("fresh"), func(err error) { freshErr = err })
+	f.w.Settle()
+	require.NoError(t, freshErr)
+
+	f.w.Register("h1", h1) // resume
+	paused()
+	f.w.Settle()
+	assert.ErrorIs(t, staleErr, lease.ErrFenced)
+	read := f.call("c9", resourceAddr, lease.Message{Kind: lease.KindRead, Resource: "r", Key: "k"})
+	assert.Equal(t, []byte("fresh"), read.Value)
+	assert.Equal(t, g2.Token, read.Token)
+}
+
+func TestHolderWriteTimeout(t *testing.T) {
+	f := newFixture(t, testConfig())
+	h := f.holder("h1")
+	acquireLogged(h, "r")
+	f.w.Settle()
+	f.w.Intercept = func(_, to lease.Addr, _ lease.Message) bool { return to != resourceAddr }
+	var werr error
+	h.Write("r", "k", []byte("v"), func(err error) { werr = err })
+	f.w.Advance(f.cfg.RequestTimeout - 1)
+	assert.NoError(t, werr)
+	f.w.Advance(1)
+	assert.ErrorIs(t, werr, lease.ErrTimeout)
+}
+
+func TestHolderReleaseHandsOver(t *testing.T) {
+	f := newFixture(t, testConfig())
+	h1, h2 := f.holder("h1"), f.holder("h2")
+	acquireLogged(h1, "r", lease.KV{Key: "svc/h1"})
+	f.w.Settle()
+	acquireLogged(h2, "r")
+	f.w.Settle()
+	_, ok := h2.Valid("r")
+	require.False(t, ok)
+
+	h1.Release("r")
+	_, ok = h1.Valid("r")
+	assert.False(t, ok, "release stops belief at once")
+	assert.Equal(t, 1, f.obs.count("h1", lease.EventRelease))
+	f.w.Settle()
+	_, held := f.g.Lookup("r")
+	assert.False(t, held, "the grantor released the lease and its keys")
+
+	f.w.Advance(f.cfg.BackoffMax)
+	g, ok := h2.Valid("r")
+	require.True(t, ok, "the waiting holder gets the lease without waiting for a TTL")
+	assert.Equal(t, uint64(2), g.Token)
+}
+
+func TestHolderReleaseWhileAcquiringReleasesLateGrant(t *testing.T) {
+	f := newFixture(t, testConfig())
+	h := f.holder("h1")
+	acquireLogged(h, "r")
+	h.Release("r") // the acquire request is still queued
+	f.w.Settle()
+	_, held := f.g.Lookup("r")
+	assert.False(t, held, "an orphaned grant is released")
+	_, ok := h.Valid("r")
+	assert.False(t, ok)
+}
+
+func TestHolderCloseReleasesAll(t *testing.T) {
+	f := newFixture(t, testConfig())
+	h := f.holder("h1")
+	for _, r := range []string{"b", "a", "c"} {
+		acquireLogged(h, r)
+	}
+	f.w.Settle()
+	var order []string
+	f.w.Intercept = func(_, _ lease.Addr, m lease.Message) bool {
+		if m.Kind == lease.KindRelease {
+			order = append(order, m.Resource)
+		}
+		return true
+	}
+	h.Close()
+	f.w.Settle()
+	assert.Equal(t, []string{"a", "b", "c"}, order)
+	acquireLogged(h, "d")
+	f.w.Settle()
+	_, held := f.g.Lookup("d")
+	assert.False(t, held, "a closed holder acquires nothing")
+}
+
+func TestHolderGivesUpOnPermanentError(t *testing.T) {
+	cfg := testConfig()
+	f := newFixture(t, cfg)
+	holderCfg := cfg
+	holderCfg.TTL, holderCfg.TTLMax = 20*time.Second, 20*time.Second // more than the grantor allows
+	h, err := lease.NewHolder(f.env("h1"), holderCfg, grantorAddr, resourceAddr)
+	require.NoError(t, err)
+	f.w.Register("h1", h)
+	log := acquireLogged(h, "r")
+	f.w.Settle()
+	require.Len(t, log.lost, 1)
+	assert.Zero(t, log.lost[0].token)
+	assert.ErrorIs(t, log.lost[0].err, lease.ErrTTLOutOfRange)
+}
+
+func TestHolderCheckpointHandoff(t *testing.T) {
+	f := newFixture(t, testConfig())
+	h1, h2 := f.holder("h1"), f.holder("h2")
+	acquireLogged(h1, "r")
+	f.w.Settle()
+	var cerr = errors.New("not called")
+	h1.Checkpoint("r", []byte("progress=7"), func(err error) { cerr = err })
+	f.w.Settle()
+	require.NoError(t, cerr)
+	assert.Equal(t, 1, f.obs.count("h1", lease.EventCheckpoint))
+
+	h1.Release("r")
+	log := acquireLogged(h2, "r")
+	f.w.Advance(time.Second)
+	require.Len(t, log.grants, 1)
+	assert.Equal(t, []byte("progress=7"), log.grants[0].State, "the new holder resumes from the checkpoint")
+	assert.Equal(t, uint64(1), log.grants[0].CheckpointToken)
+}
+
+func TestHolderRequestIDsIncreaseAcrossRestart(t *testing.T) {
+	f := newFixture(t, testConfig())
+	var ids []uint64
+	f.w.Intercept = func(from, _ lease.Addr, m lease.Message) bool {
+		if from == "h1" {
+			ids = append(ids, m.ReqID)
+		}
+		return true
+	}
+	h := f.holder("h1")
+	acquireLogged(h, "r")
+	f.w.Advance(5 * time.Second)
+	f.w.Crash("h1")
+	h = f.holder("h1")
+	acquireLogged(h, "r")
+	f.w.Advance(5 * time.Second)
+	require.Greater(t, len(ids), 3)
+	for i := 1; i < len(ids); i++ {
+		assert.Greater(t, ids[i], ids[i-1])
+	}
+}
+
+func TestNewHolderRejectsBadInput(t *testing.T) {
+	f := newFixture(t, testConfig())
+	tests := []struct {
+		name    string
+		cfg     lease.Config
+		grantor lease.Addr
+	}{
+		{"zero config", lease.Config{}, grantorAddr},
+		{"no grantor", testConfig(), ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := lease.NewHolder(f.env("h1"), tt.cfg, tt.grantor, resourceAddr)
+			assert.ErrorIs(t, err, lease.ErrInvalidConfig)
+		})
+	}
+}
