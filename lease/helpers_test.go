@@ -1,7 +1,6 @@
 package lease_test
 
 import (
-	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
@@ -43,9 +42,16 @@ type probe struct{ got []lease.Message }
 
 func (p *probe) Deliver(_ lease.Addr, m lease.Message) { p.got = append(p.got, m) }
 
+// testingT is what fixtures need from *testing.T and *rapid.T.
+type testingT interface {
+	Helper()
+	Errorf(format string, args ...any)
+	FailNow()
+}
+
 // fixture is a world with a grantor and a fenced resource.
 type fixture struct {
-	t       *testing.T
+	t       testingT
 	w       *leasetest.World
 	cfg     lease.Config
 	obs     *recorder
@@ -55,7 +61,7 @@ type fixture struct {
 	nextReq uint64
 }
 
-func newFixture(t *testing.T, cfg lease.Config) *fixture {
+func newFixture(t testingT, cfg lease.Config) *fixture {
 	t.Helper()
 	f := &fixture{t: t, w: leasetest.NewWorld(), cfg: cfg, obs: &recorder{}, probes: map[lease.Addr]*probe{}}
 	f.bootGrantor()

@@ -202,11 +202,12 @@ func TestHolderFencedStopsActing(t *testing.T) {
 // resumed write is rejected.
 func TestHolderPausedWriteIsFenced(t *testing.T) {
 	f := newFixture(t, testConfig())
-	var paused func()
+	var resume func()
 	env := f.env("h1")
 	env.Failpoint = func(name string, then func()) {
-		if name == lease.FailpointBeforeWrite && paused == nil {
-			paused = then
+		if name == lease.FailpointBeforeWrite && resume == nil {
+			f.w.Pause("h1")
+			resume = then
 			return
 		}
 		then()
@@ -214,14 +215,13 @@ func TestHolderPausedWriteIsFenced(t *testing.T) {
 	h1, err := lease.NewHolder(env, f.cfg, grantorAddr, resourceAddr)
 	require.NoError(t, err)
 	f.w.Register("h1", h1)
-	acquireLogged(h1, "r")
+	log := acquireLogged(h1, "r")
 	f.w.Settle()
 
 	var staleErr error
 	h1.Write("r", "k", []byte("stale"), func(err error) { staleErr = err })
-	require.NotNil(t, paused)
-	f.w.Crash("h1") // frozen: no renewals, no timers
-	f.w.Advance(f.cfg.GrantorHold(f.cfg.TTL))
+	require.NotNil(t, resume)
+	f.w.Advance(f.cfg.GrantorHold(f.cfg.TTL)) // h1 is frozen: no renewals
 
 	h2 := f.holder("h2")
 	acquireLogged(h2, "r")
@@ -233,10 +233,12 @@ func TestHolderPausedWriteIsFenced(t *testing.T) {
 	f.w.Settle()
 	require.NoError(t, freshErr)
 
-	f.w.Register("h1", h1) // resume
-	paused()
+	f.w.Resume("h1")
+	resume()
 	f.w.Settle()
 	assert.ErrorIs(t, staleErr, lease.ErrFenced)
+	assert.Len(t, log.lost, 1, "the lease is lost exactly once")
+	assert.Equal(t, 1, f.obs.count("h1", lease.EventFenced))
 	read := f.call("c9", resourceAddr, lease.Message{Kind: lease.KindRead, Resource: "r", Key: "k"})
 	assert.Equal(t, []byte("fresh"), read.Value)
 	assert.Equal(t, g2.Token, read.Token)

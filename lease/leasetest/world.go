@@ -37,9 +37,12 @@ type envelope struct {
 
 // slot is one node address: its durable store outlives crashes.
 type slot struct {
-	node  lease.Node
-	store *Store
-	life  uint64
+	node     lease.Node
+	store    *Store
+	life     uint64
+	paused   bool
+	inbox    []envelope // messages that arrived while paused
+	deferred []*timer   // timers that came due while paused
 }
 
 // NewWorld returns an empty world at time zero.
@@ -78,7 +81,27 @@ func (w *World) Crash(self lease.Addr) {
 	s := w.slot(self)
 	s.life++
 	s.node = nil
+	s.paused = false
+	s.inbox, s.deferred = nil, nil
 	s.store.Crash()
+}
+
+// Pause freezes the node at self, like a long GC pause or a VM migration:
+// its timers do not fire and messages to it wait, until Resume.
+func (w *World) Pause(self lease.Addr) { w.slot(self).paused = true }
+
+// Resume ends a pause: timers that came due fire now, in order, and the
+// messages that waited are delivered, after anything the node does first.
+func (w *World) Resume(self lease.Addr) {
+	s := w.slot(self)
+	s.paused = false
+	for _, t := range s.deferred {
+		t.at = w.now
+		heap.Push(&w.timers, t)
+	}
+	s.deferred = nil
+	w.queue = append(w.queue, s.inbox...)
+	s.inbox = nil
 }
 
 // Send queues m from from to to, as if sent on the network.
@@ -107,7 +130,12 @@ func (w *World) Advance(d time.Duration) {
 	for len(w.timers) > 0 && w.timers[0].at <= target {
 		t := heap.Pop(&w.timers).(*timer)
 		w.now = max(w.now, t.at)
-		if t.stopped || t.life != w.slot(t.owner).life {
+		owner := w.slot(t.owner)
+		if t.stopped || t.life != owner.life {
+			continue
+		}
+		if owner.paused {
+			owner.deferred = append(owner.deferred, t)
 			continue
 		}
 		t.fired = true
@@ -118,6 +146,10 @@ func (w *World) Advance(d time.Duration) {
 }
 
 func (w *World) deliver(e envelope) {
+	if s := w.nodes[e.to]; s != nil && s.paused {
+		s.inbox = append(s.inbox, e)
+		return
+	}
 	if w.Intercept != nil && !w.Intercept(e.from, e.to, e.m) {
 		return
 	}
