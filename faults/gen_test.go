@@ -2,6 +2,7 @@ package faults
 
 import (
 	"math"
+	"slices"
 	"time"
 
 	"pgregory.net/rapid"
@@ -90,6 +91,9 @@ func genSchedule() *rapid.Generator[Schedule] {
 	})
 }
 
+var drawable = []Kind{KindPartition, KindPartitionOneWay, KindIsolate, KindBridge, KindLink,
+	KindDrift, KindStep, KindPause, KindCrash, KindFailpoint}
+
 // genNemesis draws a valid nemesis over testNodes.
 func genNemesis() *rapid.Generator[Nemesis] {
 	return rapid.Custom(func(t *rapid.T) Nemesis {
@@ -99,9 +103,12 @@ func genNemesis() *rapid.Generator[Nemesis] {
 		n := Nemesis{
 			Targets:         rapid.SliceOfNDistinct(rapid.SampledFrom(testNodes), 0, 5, rapid.ID).Draw(t, "targets"),
 			Partitionable:   rapid.SliceOfNDistinct(rapid.SampledFrom(testNodes), 0, 5, rapid.ID).Draw(t, "partitionable"),
-			FaultsPerMinute: rapid.Float64Range(0, 120).Draw(t, "per_minute"),
-			Phase:           ms(1, 120_000, "phase"),
+			// rapid leans towards the first entry and small numbers; put the
+			// busy settings first so that most draws have work to do.
+			FaultsPerMinute: rapid.SampledFrom([]float64{60, 20, 120, 5, 0.5, 0}).Draw(t, "per_minute"),
+			Phase:           rapid.SampledFrom([]time.Duration{20 * time.Second, 5 * time.Second, time.Minute, time.Second}).Draw(t, "phase") + ms(0, 999, "phase_jitter"),
 			Boundaries:      rapid.SliceOfN(rapid.Custom(func(t *rapid.T) time.Duration { return ms(1, 20_000, "b") }), 0, 4).Draw(t, "boundaries"),
+			Kinds:           rapid.SliceOfDistinct(rapid.SampledFrom(drawable), rapid.ID).Draw(t, "kinds"),
 			Rho:             rapid.SampledFrom([]float64{0, 1e-4, 1e-3, 0.01, 0.1}).Draw(t, "rho"),
 			DriftBeyondRho:  rapid.Bool().Draw(t, "beyond"),
 			PauseMax:        ms(0, 20_000, "pause_max"),
@@ -110,6 +117,8 @@ func genNemesis() *rapid.Generator[Nemesis] {
 			WindowMax:       ms(0, 60_000, "window_max"),
 			Failpoints:      rapid.SliceOfNDistinct(rapid.SampledFrom([]string{"before-write", "after-renew"}), 0, 2, rapid.ID).Draw(t, "failpoints"),
 		}
+		// Keep only the listed kinds the rest of the draw made possible.
+		n.Kinds = slices.DeleteFunc(n.Kinds, func(k Kind) bool { return n.lacks(k) != "" })
 		if len(n.pool()) == 0 {
 			n.Targets = []string{"n1"} // crash needs nothing else
 		}
