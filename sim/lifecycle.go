@@ -39,10 +39,10 @@ func (n *Node) Resume() {
 	n.pauseEpoch++
 	n.w.fault(FaultResume, n.id, -1, 0, "")
 	for _, ev := range n.deferred {
-		if ev.kind == evTimer {
+		if ev.kind() == evTimer {
 			n.w.timers[ev.ref].deferred = false
 		}
-		n.w.q.push(n.w.now, ev.kind, ev.ref, ev.gen)
+		n.w.q.push(n.w.now, ev.kind(), ev.ref, ev.gen)
 	}
 	n.deferred = n.deferred[:0]
 }
@@ -58,7 +58,7 @@ func (n *Node) Crash() {
 	n.pauseEpoch++
 	n.w.fault(FaultCrash, n.id, -1, 0, "")
 	for _, ev := range n.deferred {
-		if ev.kind == evDeliver {
+		if ev.kind() == evDeliver {
 			m := n.w.msgs[ev.ref].message
 			n.w.freeMessage(ev.ref)
 			n.w.net.delivered(m.from, m.to)
@@ -68,7 +68,7 @@ func (n *Node) Crash() {
 	n.deferred = n.deferred[:0]
 	for slot := range n.w.timers {
 		if t := &n.w.timers[slot]; t.live && t.node == n.id {
-			n.w.freeTimer(uint32(slot))
+			n.w.freeTimer(uint32(slot), !t.deferred)
 		}
 	}
 	n.handler = nil
@@ -89,13 +89,15 @@ func (n *Node) Restart() {
 }
 
 // SetDrift sets the monotonic clock's rate to 1+drift from now on; drift
-// 0.01 runs 1% fast. Pending timers are re-timed so that they still fire
-// when the local clock reaches their deadline.
+// 0.01 runs 1% fast. Drift must lie in (-1, 1): a clock that stops, runs
+// backwards or runs at twice the true rate is not a clock. Pending timers
+// are re-timed so that they still fire when the local clock reaches their
+// deadline.
 func (n *Node) SetDrift(drift float64) {
-	ppb := int64(drift * ppbOne)
-	if ppb <= -ppbOne {
-		panic(fmt.Sprintf("sim: SetDrift(%v) on %s: the clock must keep moving forward", drift, n.name))
+	if !(drift > -1 && drift < 1) {
+		panic(fmt.Sprintf("sim: SetDrift(%v) on %s: drift must be in (-1, 1)", drift, n.name))
 	}
+	ppb := int64(drift * ppbOne) // floating point once, per fault, never per event
 	n.clock.setDrift(n.w.now, ppb)
 	n.w.fault(FaultDrift, n.id, -1, ppb, "")
 	w := n.w
@@ -105,7 +107,8 @@ func (n *Node) SetDrift(drift float64) {
 			continue
 		}
 		t.ver++
-		w.q.push(max(n.clock.trueAt(t.due), w.now), evTimer, uint32(slot), t.ver)
+		w.pushTimer(max(n.clock.trueAt(t.due), w.now), uint32(slot))
+		w.staled()
 	}
 }
 
@@ -119,7 +122,7 @@ func (n *Node) StepWall(d time.Duration) {
 func (n *Node) dropDeferredTimer(slot uint32) {
 	kept := n.deferred[:0]
 	for _, ev := range n.deferred {
-		if ev.kind != evTimer || ev.ref != slot {
+		if ev.kind() != evTimer || ev.ref != slot {
 			kept = append(kept, ev)
 		}
 	}

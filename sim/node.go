@@ -33,12 +33,13 @@ type TimerID struct {
 // its own PRNG, and a message handler. Node code runs only inside events of
 // its world: the boot function, timer callbacks and the message handler.
 type Node struct {
+	// The fields read on every event come first, to share a cache line.
 	w           *World
 	id          NodeID
-	name        string
-	clock       clock
-	wallOffset  time.Duration
 	state       NodeState
+	clock       clock
+	name        string
+	wallOffset  time.Duration
 	incarnation uint64
 	pauseUntil  Time
 	pauseEpoch  uint64
@@ -116,12 +117,15 @@ func (n *Node) WallNow() time.Time {
 	return Epoch.Add(n.Now() - n.clock.segs[0].monoStart + n.wallOffset)
 }
 
-// MonoAt returns what the node's monotonic clock read at true time t.
+// MonoAt returns what the node's monotonic clock read at true time t (for a
+// t in the future: will read, if the current drift continues).
 func (n *Node) MonoAt(t Time) time.Duration { return n.clock.at(t) }
 
 // TrueTimeOf returns the earliest true time at which the node's monotonic
-// clock read at least mono, assuming the current drift continues. Checkers
-// use it to map a local deadline back to true time.
+// clock read at least mono, assuming the current drift continues, or Never
+// if that lies beyond any representable time. Checkers use it to map a
+// local deadline back to true time. For any t >= 0, TrueTimeOf(MonoAt(t))
+// is at most t.
 func (n *Node) TrueTimeOf(mono time.Duration) Time { return n.clock.trueAt(mono) }
 
 // DriftPPB returns the clock's current drift in parts per billion.
@@ -131,16 +135,25 @@ func (n *Node) DriftPPB() int64 { return n.clock.drift() }
 // between duplicates and must not be mutated after sending.
 func (n *Node) Send(to NodeID, payload any) {
 	n.mustRun("Send")
+	if to < 0 || int(to) >= len(n.w.nodes) {
+		panic(fmt.Sprintf("sim: invariant known-node: %s sent to node id %d, which does not exist", n.name, to))
+	}
 	n.w.net.send(n.id, to, payload)
 }
 
-// SetTimer runs fn after d of the node's local monotonic time. It never
-// fires early in local time; a pause makes it fire late.
+// SetTimer runs fn after d of the node's local monotonic time (a negative d
+// counts as zero). It never fires early in local time; a pause makes it fire
+// late. A crashed node has no process to run fn: SetTimer then does nothing
+// and returns the zero TimerID.
 func (n *Node) SetTimer(d time.Duration, fn func()) TimerID {
-	slot := n.w.allocTimer(fn, n.id)
-	t := &n.w.timers[slot]
-	t.due = n.Now() + max(d, 0)
-	n.w.q.push(max(n.clock.trueAt(t.due), n.w.now), evTimer, slot, t.ver)
+	if n.state == Crashed {
+		return TimerID{}
+	}
+	w := n.w
+	slot := w.allocTimer(fn, n.id)
+	t := &w.timers[slot]
+	t.due = satAdd(n.clock.at(w.now), max(d, 0))
+	w.pushTimer(max(n.clock.trueAt(t.due), w.now), slot)
 	return TimerID{slot: slot, gen: t.gen}
 }
 
@@ -153,10 +166,11 @@ func (n *Node) CancelTimer(id TimerID) bool {
 	if t.gen != id.gen || !t.live || t.node != n.id {
 		return false
 	}
+	queued := !t.deferred
 	if t.deferred {
 		n.dropDeferredTimer(id.slot)
 	}
-	n.w.freeTimer(id.slot)
+	n.w.freeTimer(id.slot, queued)
 	return true
 }
 

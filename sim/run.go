@@ -24,12 +24,16 @@ func (w *World) RunFor(d time.Duration) Result { return w.RunUntil(w.now.Add(d))
 
 // RunUntil executes events in (time, sequence) order until true time end,
 // an empty queue, a limit, or Stop. Time then stands at end unless the run
-// stopped early.
+// stopped early; with end == Never it stands at the last event. Events due
+// at Never (a timer beyond any representable time) never run. A run that
+// would pass Limits.Duration stops there with a *LimitError, as does one
+// that would execute more than Limits.Events events or hold more than
+// Limits.Queue pending events.
 func (w *World) RunUntil(end Time) Result {
 	hardEnd := Time(w.cfg.Limits.Duration)
 	for w.halt == nil {
-		next := w.q.peek()
-		if next > end {
+		next := w.peek()
+		if next > end || next == Never {
 			break
 		}
 		if next > hardEnd {
@@ -37,15 +41,20 @@ func (w *World) RunUntil(end Time) Result {
 			w.limitHit(LimitDuration)
 			break
 		}
-		w.step()
 		if w.events >= w.cfg.Limits.Events {
 			w.limitHit(LimitEvents)
-		} else if w.q.len() > w.cfg.Limits.Queue {
+			break
+		}
+		w.step()
+		if w.q.len()-w.stale > w.cfg.Limits.Queue {
 			w.limitHit(LimitQueue)
 		}
 	}
 	if w.halt == nil && end != Never && end > w.now {
 		w.now = min(end, hardEnd)
+		if end > hardEnd {
+			w.limitHit(LimitDuration)
+		}
 	}
 	err := w.halt
 	if ferr := w.trace.flush(); err == nil {
@@ -55,46 +64,58 @@ func (w *World) RunUntil(end Time) Result {
 }
 
 // Step executes the next event, if any, and reports whether there was one.
+// It observes no limits; RunUntil does.
 func (w *World) Step() bool {
-	if w.q.len() == 0 || w.halt != nil {
+	if w.halt != nil || w.peek() == Never {
 		return false
 	}
 	w.step()
 	return true
 }
 
+// peek drops stale entries (cancelled or re-timed timers) from the top of
+// the queue and returns the time of the earliest live event, or Never.
+func (w *World) peek() Time {
+	for w.q.len() > 0 {
+		top := w.q.top()
+		if w.live(top) {
+			return top.at
+		}
+		w.q.pop() // top finished any taken event
+		w.stale--
+	}
+	return Never
+}
+
+// step executes the earliest event, which peek has found live.
 func (w *World) step() {
-	ev := w.q.pop()
+	ev := w.q.take()
 	w.now = ev.at
-	switch ev.kind {
-	case evTimer:
+	if ev.kind() == evTimer {
 		w.fireTimer(ev)
-	case evDeliver:
+	} else {
 		w.deliver(ev)
 	}
+	w.q.finish()
 }
 
 func (w *World) fireTimer(ev event) {
 	t := &w.timers[ev.ref]
-	if t.ver != ev.gen || !t.live {
-		return // cancelled or re-timed
-	}
 	if t.node >= 0 {
-		n := w.nodes[t.node]
-		if n.state == Crashed {
-			w.freeTimer(ev.ref) // set by harness code after the crash; the process is gone
-			return
-		}
-		if n.state == Paused {
+		switch w.nodes[t.node].state {
+		case Paused:
+			n := w.nodes[t.node]
 			t.deferred = true
 			n.deferred = append(n.deferred, ev)
 			return
+		case Crashed:
+			panic("sim: invariant crashed-node-has-no-timers: a timer of a crashed node fired")
 		}
 	}
 	w.events++
 	w.record(RecTimer, t.node, -1, uint64(ev.ref), 0)
 	fn := t.fn
-	w.freeTimer(ev.ref)
+	w.freeTimer(ev.ref, false)
 	fn()
 }
 

@@ -3,7 +3,8 @@ package sim
 import "time"
 
 // timerSlot holds a pending callback. Events refer to it by index and
-// version, so cancelling or re-timing a timer never touches the heap.
+// version, so cancelling or re-timing a timer never touches the heap: the
+// old queue entry just goes stale and is skipped when it reaches the top.
 type timerSlot struct {
 	fn       func()
 	due      time.Duration // local monotonic deadline (node timers)
@@ -26,6 +27,10 @@ type msgSlot struct {
 	gen uint32
 }
 
+// compactMin is the number of stale queue entries below which the queue is
+// never compacted: compacting a small queue costs more than it saves.
+const compactMin = 1024
+
 func (w *World) allocTimer(fn func(), node NodeID) uint32 {
 	var slot uint32
 	if n := len(w.free); n > 0 {
@@ -40,12 +45,41 @@ func (w *World) allocTimer(fn func(), node NodeID) uint32 {
 	return slot
 }
 
-func (w *World) freeTimer(slot uint32) {
+// pushTimer queues the live entry of a timer slot.
+func (w *World) pushTimer(at Time, slot uint32) {
+	w.q.push(at, evTimer, slot, w.timers[slot].ver)
+}
+
+// freeTimer releases a slot. If the slot's event is still in the queue (the
+// timer is cancelled rather than fired), that event goes stale.
+func (w *World) freeTimer(slot uint32, queued bool) {
 	t := &w.timers[slot]
 	t.fn, t.live, t.deferred = nil, false, false
 	t.gen++
 	t.ver++
 	w.free = append(w.free, slot)
+	if queued {
+		w.staled()
+	}
+}
+
+// staled counts one more stale queue entry and compacts the queue when stale
+// entries outnumber live ones, so that a node which keeps re-arming and
+// cancelling a long timeout (an election or lease timer reset on every
+// message) does not grow the queue without bound.
+func (w *World) staled() {
+	w.stale++
+	if w.stale < compactMin || 2*w.stale < w.q.len() {
+		return
+	}
+	w.q.filter(w.live)
+	w.stale = 0
+}
+
+// live reports whether a queued event still stands: messages always do; a
+// timer event does while its slot's version matches.
+func (w *World) live(e *event) bool {
+	return e.kind() == evDeliver || w.timers[e.ref].ver == e.gen
 }
 
 func (w *World) scheduleMessage(at Time, m message) {

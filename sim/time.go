@@ -12,8 +12,18 @@ type Time int64
 // Never is a time later than any event.
 const Never Time = math.MaxInt64
 
-// Add returns t+d.
-func (t Time) Add(d time.Duration) Time { return t + Time(d) }
+// Add returns t+d, saturating at Never (and at the most negative Time)
+// instead of wrapping around.
+func (t Time) Add(d time.Duration) Time {
+	s := t + Time(d)
+	switch {
+	case d > 0 && s < t:
+		return Never
+	case d < 0 && s > t:
+		return math.MinInt64
+	}
+	return s
+}
 
 // Sub returns the duration t-u.
 func (t Time) Sub(u Time) time.Duration { return time.Duration(t - u) }

@@ -97,9 +97,11 @@ func mum(a, b uint64) uint64 {
 }
 
 func (t *Trace) add(r Record) {
+	// Two independent wyhash-style mixes of the record, folded into the
+	// running hash: only one multiply is on the hash's dependency chain.
 	ids := uint64(r.Kind) | uint64(uint32(r.Node))<<8 | uint64(uint32(r.Peer))<<40
-	h := mum(t.hash^uint64(r.At)^0xa0761d6478bd642f, ids^0xe7037ed1a0b428db)
-	t.hash = mum(h^r.A^0x8ebc6af09c88c6e3, r.B^0x589965cc75374cc3)
+	rec := mum(r.A^0x8ebc6af09c88c6e3, r.B^0x589965cc75374cc3) ^ ids
+	t.hash = mum(t.hash^uint64(r.At)^0xa0761d6478bd642f, rec^0xe7037ed1a0b428db)
 	t.count++
 	if cap(t.ring) > 0 {
 		if len(t.ring) < cap(t.ring) {

@@ -43,12 +43,19 @@ type World struct {
 	faults  []FaultRecord
 	seeds   []DerivedSeed
 	events  uint64
+	stale   int   // queue entries of cancelled or re-timed timers
 	halt    error // set when a limit is hit or Stop is called
 }
 
-// New creates a world and logs its seed.
+// New creates a world and logs its seed. An invalid Config.Link is a
+// programmer error and panics, naming the field.
 func New(cfg Config) *World {
 	cfg.Limits = cfg.Limits.withDefaults()
+	if cfg.Link != nil {
+		if err := cfg.Link.Validate(); err != nil {
+			panic("sim: New: Config.Link." + err.Error())
+		}
+	}
 	w := &World{cfg: cfg, byName: make(map[string]NodeID)}
 	w.log = cfg.Logger
 	if w.log == nil {
@@ -115,11 +122,11 @@ func (w *World) At(t Time, fn func()) {
 	if t < w.now {
 		panic(fmt.Sprintf("sim: At(%v) is in the past (now %v)", t, w.now))
 	}
-	slot := w.allocTimer(fn, -1)
-	w.q.push(t, evTimer, slot, w.timers[slot].ver)
+	w.pushTimer(t, w.allocTimer(fn, -1))
 }
 
-// After runs fn d of true time from now, outside any node.
+// After runs fn d of true time from now, outside any node. A negative d
+// counts as zero.
 func (w *World) After(d time.Duration, fn func()) { w.At(w.now.Add(max(d, 0)), fn) }
 
 // Stop ends the run after the current event, with the given reason.
