@@ -101,8 +101,8 @@ func genNemesis() *rapid.Generator[Nemesis] {
 			return time.Duration(rapid.Int64Range(lo, hi).Draw(t, label)) * time.Millisecond
 		}
 		n := Nemesis{
-			Targets:         rapid.SliceOfNDistinct(rapid.SampledFrom(testNodes), 0, 5, rapid.ID).Draw(t, "targets"),
-			Partitionable:   rapid.SliceOfNDistinct(rapid.SampledFrom(testNodes), 0, 5, rapid.ID).Draw(t, "partitionable"),
+			Targets:       rapid.SliceOfNDistinct(rapid.SampledFrom(testNodes), 0, 5, rapid.ID).Draw(t, "targets"),
+			Partitionable: rapid.SliceOfNDistinct(rapid.SampledFrom(testNodes), 0, 5, rapid.ID).Draw(t, "partitionable"),
 			// rapid leans towards the first entry and small numbers; put the
 			// busy settings first so that most draws have work to do.
 			FaultsPerMinute: rapid.SampledFrom([]float64{60, 20, 120, 5, 0.5, 0}).Draw(t, "per_minute"),

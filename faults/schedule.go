@@ -127,7 +127,11 @@ func (e Event) String() string {
 				l.Latency.Kind, l.Latency.Min, l.Latency.Max, l.Loss, l.Duplicate, l.Reorder)
 		}
 	case KindDrift:
-		fmt.Fprintf(&sb, " %s %+g", e.Node, e.Drift)
+		if e.Drift == 0 {
+			fmt.Fprintf(&sb, " %s back to 0", e.Node)
+		} else {
+			fmt.Fprintf(&sb, " %s %+g", e.Node, e.Drift)
+		}
 	case KindStep:
 		fmt.Fprintf(&sb, " %s by %v", e.Node, e.Step)
 	case KindPause:
