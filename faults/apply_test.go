@@ -1,6 +1,7 @@
 package faults
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -238,4 +239,20 @@ func TestApplySameInstantInListOrder(t *testing.T) {
 	c.runUntil(3 * time.Second)
 	assert.Equal(t, sim.Crashed, c.node("n1").State(), "restart, then crash, at 2s")
 	assert.Equal(t, uint64(1), c.node("n1").Incarnation())
+}
+
+func TestApplyWildcardLinkOnALargeWorldStopsTheRun(t *testing.T) {
+	// The kernel keeps at most 65535 distinct link configurations and every
+	// SetLink adds one, so "*" -> "*" over 260 nodes (67340 links) runs out.
+	// Apply cannot know this up front; the run stops, naming the event.
+	w := sim.New(sim.Config{Seed: 9})
+	for i := range 260 {
+		w.AddNode(fmt.Sprintf("n%d", i), nil)
+	}
+	link := sim.LinkConfig{Latency: sim.FixedDist(time.Millisecond)}
+	s := sched(time.Minute, Event{At: time.Second, Kind: KindLink, From: AnyNode, To: AnyNode, Link: &link})
+	require.NoError(t, s.Apply(w))
+	res := w.RunUntil(sim.Time(2 * time.Second))
+	require.Error(t, res.Err)
+	assert.Equal(t, "faults: event 0 (link): sim: too many distinct link configurations", res.Err.Error())
 }

@@ -20,6 +20,7 @@ type ParseError struct {
 	Err    error
 }
 
+// Error formats the error as "faults: line L, column C: path: what".
 func (e *ParseError) Error() string {
 	if e.Path == "" {
 		return fmt.Sprintf("faults: line %d, column %d: %v", e.Line, e.Column, e.Err)
@@ -50,6 +51,8 @@ type ValidationError struct {
 	Err error
 }
 
+// Error formats the error as "faults: event I (kind): field: what", or
+// "faults: field: what" for a field of the schedule or nemesis itself.
 func (e *ValidationError) Error() string {
 	if e.Index < 0 {
 		return fmt.Sprintf("faults: %s: %v", e.Field, e.Err)

@@ -199,6 +199,14 @@ func (n Nemesis) pool() []Kind {
 // Draw draws one schedule, using only r for randomness. The same Nemesis
 // and the same stream give the same schedule. Draw panics if n does not
 // Validate: check the configuration once, up front.
+//
+// Draw works in integers. Floating point appears in three places only, each
+// a conversion rather than arithmetic on the draw: FaultsPerMinute to
+// thousandths and Rho to parts per billion (once per draw), and a drawn
+// drift in parts per billion to the float64 an Event carries (the kernel
+// truncates it back toward zero, so a drift drawn at exactly Rho never ends
+// up beyond it). Link probabilities and Pareto tail indexes are picked from
+// fixed tables.
 func (n Nemesis) Draw(r *rand.Rand) Schedule {
 	if err := n.Validate(); err != nil {
 		panic(fmt.Sprintf("faults: Nemesis.Draw on an invalid nemesis: %v", err))
@@ -217,7 +225,23 @@ func (n Nemesis) Draw(r *rand.Rand) Schedule {
 	// Stable, so an event that ends a fault stays ahead of a later-drawn
 	// fault at the same instant: a restart comes before the next crash.
 	slices.SortStableFunc(d.events, func(a, b Event) int { return compareDurations(a.At, b.At) })
-	return Schedule{Version: Version, Events: d.events, HealAt: n.Phase}
+	s := Schedule{Version: Version, Events: d.events, HealAt: n.Phase}
+	// The contract, asserted where the schedule is produced.
+	if err := s.Validate(n.nodes()); err != nil {
+		panic(fmt.Sprintf("faults: invariant drawn-schedule-valid: %v\n%s", err, s))
+	}
+	return s
+}
+
+// nodes returns every node n names, targets first.
+func (n Nemesis) nodes() []string {
+	nodes := slices.Clone(n.Targets)
+	for _, p := range n.Partitionable {
+		if !slices.Contains(nodes, p) {
+			nodes = append(nodes, p)
+		}
+	}
+	return nodes
 }
 
 // swarmFactors scale the intensity of one draw, as num/den.
