@@ -138,14 +138,16 @@ func nemesisError(field string, err error) error {
 
 // checkNames rejects empty, duplicate and wildcard names.
 func checkNames(field string, names []string) error {
+	seen := make(map[string]bool, len(names))
 	for i, name := range names {
 		f := fmt.Sprintf("%s[%d]", field, i)
 		switch {
 		case name == "" || name == AnyNode:
 			return nemesisError(f, fmt.Errorf("invalid name %q", name))
-		case slices.Index(names, name) != i:
+		case seen[name]:
 			return nemesisError(f, fmt.Errorf("%q is listed twice", name))
 		}
+		seen[name] = true
 	}
 	return nil
 }
@@ -236,9 +238,14 @@ func (n Nemesis) Draw(r *rand.Rand) Schedule {
 // nodes returns every node n names, targets first.
 func (n Nemesis) nodes() []string {
 	nodes := slices.Clone(n.Targets)
+	seen := make(map[string]bool, len(nodes))
+	for _, t := range n.Targets {
+		seen[t] = true
+	}
 	for _, p := range n.Partitionable {
-		if !slices.Contains(nodes, p) {
+		if !seen[p] {
 			nodes = append(nodes, p)
+			seen[p] = true
 		}
 	}
 	return nodes

@@ -15,17 +15,6 @@ import (
 
 func seeded(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)) }
 
-// nodesOf is every node a nemesis names.
-func nodesOf(n Nemesis) []string {
-	nodes := slices.Clone(n.Targets)
-	for _, p := range n.Partitionable {
-		if !slices.Contains(nodes, p) {
-			nodes = append(nodes, p)
-		}
-	}
-	return nodes
-}
-
 // rich is a nemesis with every kind in its pool.
 func rich() Nemesis {
 	return Nemesis{
@@ -45,7 +34,7 @@ func TestNemesisDrawsValidSchedulesThatEndWithTheHealPhase(t *testing.T) {
 		require.NoError(t, n.Validate())
 		s := n.Draw(seeded(rapid.Uint64().Draw(t, "seed")))
 		draws, events = draws+1, events+len(s.Events)
-		require.NoError(t, s.Validate(nodesOf(n)), "%s", s)
+		require.NoError(t, s.Validate(n.nodes()), "%s", s)
 		assert.Equal(t, n.Phase, s.HealAt, "the heal phase ends the fault phase")
 		for i, e := range s.Events {
 			assert.Less(t, e.At, s.HealAt, "event %d acts before the heal phase", i)
@@ -291,5 +280,5 @@ func TestNemesisZeroIntensityDrawsOnlyTheHealPhase(t *testing.T) {
 	n.FaultsPerMinute = 0
 	s := n.Draw(seeded(1))
 	assert.Equal(t, Schedule{Version: Version, HealAt: time.Minute}, s)
-	require.NoError(t, s.Validate(nodesOf(n)))
+	require.NoError(t, s.Validate(n.nodes()))
 }
