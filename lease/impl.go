@@ -21,7 +21,8 @@ type Grantor interface {
 }
 
 // Holder is a client session manager: it acquires and keeps leases, and acts
-// under their tokens. Callbacks run on the node's event loop.
+// under their tokens. Callbacks run on the node's event loop, and a done
+// callback may run before the call that takes it returns.
 type Holder interface {
 	Node
 	// Acquire starts acquiring resource and keeps it (renewing, and

@@ -148,9 +148,9 @@ func (h *holder) armDeadline(s *session) {
 // lose stops believing, reports kind (EventLost or EventFenced), and goes
 // back to acquiring.
 func (h *holder) lose(s *session, kind EventKind, err error) {
-	token := s.grant.Token
+	token, deadline := s.grant.Token, s.grant.Deadline
 	s.transition(stateAcquiring)
-	h.env.observe(Event{Kind: kind, Resource: s.resource, Token: token, Err: err.Error()})
+	h.env.observe(Event{Kind: kind, Resource: s.resource, Token: token, Deadline: deadline, Err: err.Error()})
 	h.retryAcquire(s)
 	if s.opts.OnLost != nil {
 		s.opts.OnLost(s.resource, token, err) // last: the callback may release

@@ -2,6 +2,7 @@ package realtime_test
 
 import (
 	"context"
+	"errors"
 	"runtime"
 	"testing"
 	"time"
@@ -13,14 +14,17 @@ import (
 	"github.com/leasesim/leasesim/lease/realtime"
 )
 
-// shortConfig uses a 300ms TTL: validity 287ms, renewal every 75ms.
+// shortConfig uses a 300ms TTL: validity 287ms, renewal every 60ms. The
+// request timeout is long for loopback so that a slow reply on a loaded
+// machine still counts; a renewal reply extends the deadline from its send
+// time, so lateness costs nothing unless it passes the deadline.
 func shortConfig() lease.Config {
 	return lease.Config{
 		TTL:            300 * time.Millisecond,
-		RenewInterval:  75 * time.Millisecond,
+		RenewInterval:  60 * time.Millisecond,
 		Rho:            0.01,
 		Margin:         10 * time.Millisecond,
-		RequestTimeout: 60 * time.Millisecond,
+		RequestTimeout: 200 * time.Millisecond,
 		BackoffMin:     5 * time.Millisecond,
 		BackoffMax:     50 * time.Millisecond,
 	}
@@ -49,8 +53,15 @@ func startCluster(t *testing.T) *cluster {
 
 func (c *cluster) holder(opts realtime.Options) *realtime.Holder {
 	c.t.Helper()
+	return c.holderWith(shortConfig().RequestTimeout, opts)
+}
+
+// holderWith starts a holder with the given request timeout.
+func (c *cluster) holderWith(requestTimeout time.Duration, opts realtime.Options) *realtime.Holder {
+	c.t.Helper()
 	opts.Addr = "127.0.0.1:0"
 	opts.Config = shortConfig()
+	opts.Config.RequestTimeout = requestTimeout
 	h, err := realtime.StartHolder(opts, c.grantor.Addr(), c.resource.Addr())
 	require.NoError(c.t, err)
 	return h
@@ -79,6 +90,17 @@ func checkNoLeaks(t *testing.T) {
 	})
 }
 
+// writeRetrying writes, retrying after timeouts as a real client of a fenced
+// register would: on a loaded machine a reply can be slower than the timeout.
+func writeRetrying(ctx context.Context, h *realtime.Holder, resource, key string, value []byte) error {
+	for {
+		err := h.Write(ctx, resource, key, value)
+		if !errors.Is(err, lease.ErrTimeout) || ctx.Err() != nil {
+			return err
+		}
+	}
+}
+
 func TestLoopbackFailover(t *testing.T) {
 	checkNoLeaks(t)
 	c := startCluster(t)
@@ -92,7 +114,7 @@ func TestLoopbackFailover(t *testing.T) {
 	g1, err := h1.AcquireWait(ctx, "job", lease.AcquireOptions{})
 	require.NoError(t, err)
 	eventually(t, "h1 renews a few times", func() bool { return obs1.Count(lease.EventRenew) >= 3 })
-	require.NoError(t, h1.Write(ctx, "job", "k", []byte("from h1")))
+	require.NoError(t, writeRetrying(ctx, h1, "job", "k", []byte("from h1")))
 
 	second := make(chan lease.Grant, 1)
 	go func() {
@@ -110,7 +132,7 @@ func TestLoopbackFailover(t *testing.T) {
 	assert.Greater(t, g2.Token, g1.Token, "a new grant has a larger token")
 	assert.GreaterOrEqual(t, c.gObs.Count(lease.EventExpired), 1, "the grantor expired h1's lease")
 
-	require.NoError(t, h2.Write(ctx, "job", "k", []byte("from h2")))
+	require.NoError(t, writeRetrying(ctx, h2, "job", "k", []byte("from h2")))
 	value, token, err := c.resource.Read(ctx, "job", "k")
 	require.NoError(t, err)
 	assert.Equal(t, []byte("from h2"), value)
@@ -123,7 +145,9 @@ func TestLoopbackStaleWriteFenced(t *testing.T) {
 	unpause := make(chan struct{})
 	paused := make(chan struct{})
 	obs1 := &lease.CountingObserver{}
-	h1 := c.holder(realtime.Options{Observer: obs1, Failpoint: func(name string, then func()) {
+	// The stale write is sent once and must be answered, so h1 waits long
+	// for replies; that does not change how long it believes.
+	h1 := c.holderWith(time.Minute, realtime.Options{Observer: obs1, Failpoint: func(name string, then func()) {
 		if name == lease.FailpointBeforeWrite {
 			close(paused)
 			<-unpause // a stop-the-world pause: the whole node is frozen
@@ -145,7 +169,7 @@ func TestLoopbackStaleWriteFenced(t *testing.T) {
 	g2, err := h2.AcquireWait(ctx, "job", lease.AcquireOptions{})
 	require.NoError(t, err, "h2 gets the lease while h1 is frozen")
 	require.Greater(t, g2.Token, g1.Token)
-	require.NoError(t, h2.Write(ctx, "job", "k", []byte("fresh")))
+	require.NoError(t, writeRetrying(ctx, h2, "job", "k", []byte("fresh")))
 
 	close(unpause)
 	assert.ErrorIs(t, <-stale, lease.ErrFenced, "the resumed write carries a stale token")

@@ -12,9 +12,9 @@ import (
 // Transport limits. A message that does not fit is dropped: the core treats
 // the network as lossy and retries on its own.
 const (
-	dialTimeout       = time.Second
-	writeTimeout      = time.Second
-	maxQueuedPerPeer  = 1024
+	dialTimeout      = time.Second
+	writeTimeout     = time.Second
+	maxQueuedPerPeer = 1024
 )
 
 // tcpTransport is a lease.Transport over TCP. Each destination has one
