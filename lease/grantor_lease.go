@@ -16,6 +16,7 @@ type leaseState struct {
 	revoked   bool          // holder's rights are gone; a new grant waits for expiresAt
 	keys      []KV          // sorted
 	ckptReqID uint64        // ReqID of the latest accepted checkpoint under token
+	lastReqID uint64        // highest ReqID of the holder's acquires and renewals
 	timer     Timer
 }
 

@@ -34,6 +34,7 @@ func (g *grantor) acquire(m Message) (Message, bool) {
 	}
 	g.extend(l, m.TTL)
 	l.keys = cloneKVs(m.Keys)
+	l.lastReqID = max(l.lastReqID, m.ReqID)
 	return g.granted(r, l), true
 }
 
@@ -57,6 +58,7 @@ func (g *grantor) grant(m Message) (Message, bool) {
 		ttl:       m.TTL,
 		expiresAt: g.env.now() + g.cfg.GrantorHold(m.TTL),
 		keys:      cloneKVs(m.Keys),
+		lastReqID: m.ReqID,
 	}
 	g.start(l)
 	return g.granted(r, l), true
@@ -84,16 +86,23 @@ func (g *grantor) renew(m Message) Message {
 		return r
 	}
 	g.extend(l, l.ttl)
+	l.lastReqID = max(l.lastReqID, m.ReqID)
 	r.Token = l.token
 	r.TTL = l.ttl
 	r.Remaining = g.remaining(l)
 	return r
 }
 
-// release ends the lease with m.Token and removes its keys.
+// release ends the lease with m.Token and removes its keys. A release that
+// was overtaken by a later acquire or renewal of the same holder (a smaller
+// ReqID) is stale: the holder released, then acquired the same lease again
+// while the release was in flight, and believes it holds the lease now.
 func (g *grantor) release(m Message) Message {
 	r := m.reply()
 	l, err := g.held(m)
+	if err == nil && m.ReqID != 0 && m.ReqID < l.lastReqID {
+		err = ErrFenced
+	}
 	if err != nil {
 		r.Err = CodeOf(err)
 		return r

@@ -120,11 +120,15 @@ func (h *holder) Valid(resource string) (Grant, bool) {
 	return g, true
 }
 
-// Deliver routes a reply to the request that is waiting for it. Replies to
-// requests that timed out, and anything else, are ignored.
+// Deliver routes a reply to the request that is waiting for it. A grant
+// nobody waits for (a late or duplicated reply) is released if the holder no
+// longer wants the resource; anything else unexpected is ignored.
 func (h *holder) Deliver(_ Addr, m Message) {
 	p := h.pending[m.ReqID]
 	if p == nil || p.kind != m.Kind {
+		if m.Kind == KindAcquireReply && m.Err == CodeOK && h.sessions[m.Resource] == nil {
+			h.sendRelease(m.Resource, m.Token)
+		}
 		return
 	}
 	delete(h.pending, m.ReqID)

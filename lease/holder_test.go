@@ -390,3 +390,61 @@ func TestNewHolderRejectsBadInput(t *testing.T) {
 		})
 	}
 }
+
+// TestHolderDelayedReleaseDoesNotEndNewerBelief: the holder releases, and
+// acquires again while its release is still in flight; the grantor still has
+// the lease and re-grants it with the same token. The late release must not
+// end a lease the holder believes in again.
+func TestHolderDelayedReleaseDoesNotEndNewerBelief(t *testing.T) {
+	f := newFixture(t, testConfig())
+	h1, h2 := f.holder("h1"), f.holder("h2")
+	acquireLogged(h1, "r")
+	f.w.Settle()
+	var delayed []lease.Message
+	f.w.Intercept = func(_, _ lease.Addr, m lease.Message) bool {
+		if m.Kind == lease.KindRelease && len(delayed) == 0 {
+			delayed = append(delayed, m)
+			return false
+		}
+		return true
+	}
+	h1.Release("r")
+	acquireLogged(h1, "r")
+	f.w.Settle()
+	g, ok := h1.Valid("r")
+	require.True(t, ok)
+	require.Equal(t, uint64(1), g.Token, "re-acquired before the release arrived: same lease")
+
+	f.w.Send("h1", grantorAddr, delayed[0])
+	acquireLogged(h2, "r")
+	f.w.Advance(time.Minute)
+	_, ok = h1.Valid("r")
+	assert.True(t, ok)
+	_, ok = h2.Valid("r")
+	assert.False(t, ok, "two holders would believe at once")
+	info, held := f.g.Lookup("r")
+	require.True(t, held)
+	assert.Equal(t, lease.Addr("h1"), info.Holder)
+}
+
+func TestHolderReleasesUnwantedGrant(t *testing.T) {
+	f := newFixture(t, testConfig())
+	h := f.holder("h1")
+	var acquires []lease.Message
+	f.w.Intercept = func(_, _ lease.Addr, m lease.Message) bool {
+		if m.Kind == lease.KindAcquire {
+			acquires = append(acquires, m)
+		}
+		return true
+	}
+	acquireLogged(h, "r")
+	f.w.Settle()
+	h.Release("r")
+	f.w.Settle()
+	require.Len(t, acquires, 1)
+
+	f.w.Send("h1", grantorAddr, acquires[0]) // the network duplicates the old acquire
+	f.w.Settle()
+	_, held := f.g.Lookup("r")
+	assert.False(t, held, "a grant the holder no longer wants is released at once")
+}
