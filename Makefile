@@ -1,0 +1,38 @@
+# leasesim: the two set-up commands are `make run` and `make test`.
+GO        ?= go
+SEEDS     ?= 1-300
+PARALLEL  ?=
+OUT       ?= out/sweep
+FUZZTIME  ?= 30s
+BIN       := bin/simrun
+
+.PHONY: run test test-race bench fuzz lint build clean
+
+build:
+	$(GO) build -o $(BIN) ./cmd/simrun
+
+## run: the main job on built-in defaults: a sweep of the built-in scenarios, with a summary and a report.
+run: build
+	$(BIN) sweep --scenario all --seeds $(SEEDS) --out $(OUT) $(if $(PARALLEL),--parallel $(PARALLEL),)
+
+## test: everything CI checks (vet, tests, race detector on the kernel and the real-time runtime).
+test:
+	$(GO) vet ./...
+	$(GO) test -count=1 ./...
+	$(GO) test -count=1 -race ./sim/... ./lease/...
+
+## bench: benchmarks, printed with ratios against baselines measured in the same run.
+bench:
+	$(GO) test -run '^$$' -bench . -benchmem ./sim/ | $(GO) run ./internal/benchratio
+
+## fuzz: each parser's fuzz target for FUZZTIME.
+fuzz:
+	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./faults/
+
+## lint: formatting and vet.
+lint:
+	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1; }
+	$(GO) vet ./...
+
+clean:
+	rm -rf bin out

@@ -1,0 +1,38 @@
+package checker
+
+import (
+	"time"
+
+	"github.com/leasesim/leasesim/history"
+)
+
+// Options configures Check.
+type Options struct {
+	// Skip runs no checker; Check returns nil. Recording still happens, so
+	// the run is the same either way.
+	Skip bool
+	// LinearizabilityTimeout bounds the porcupine search (P3); running out
+	// gives Unknown, never OK. Zero means DefaultLinearizabilityTimeout.
+	LinearizabilityTimeout time.Duration
+	// OutDir, when set, is where P3 writes linearizability.html on a
+	// violation or an unknown verdict.
+	OutDir string
+}
+
+// DefaultLinearizabilityTimeout bounds one porcupine check.
+const DefaultLinearizabilityTimeout = 10 * time.Second
+
+// Check runs every property checker on h, in property order.
+func Check(h *history.History, opts Options) []Result {
+	if opts.Skip {
+		return nil
+	}
+	return []Result{
+		Exclusivity(h),
+		Fencing(h),
+		Linearizability(h, opts),
+		Liveness(h),
+		Handoff(h),
+		AtLeastOnce(h),
+	}
+}

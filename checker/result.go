@@ -1,0 +1,52 @@
+package checker
+
+import (
+	"time"
+
+	"github.com/leasesim/leasesim/faults"
+	"github.com/leasesim/leasesim/sim"
+)
+
+// Status is a checker's three-valued verdict. Unknown is never a pass: it
+// means the checker could not decide (a timeout, missing data, or an
+// assumption of the property that the run exceeded).
+type Status string
+
+// The verdicts.
+const (
+	OK       Status = "ok"
+	Violated Status = "violated"
+	Unknown  Status = "unknown"
+)
+
+// Result is one property's verdict on one run, with its evidence.
+type Result struct {
+	Property string `json:"property"` // "P1".."P6"
+	Name     string `json:"name"`     // "exclusivity", "fencing", ...
+	Status   Status `json:"status"`
+	Summary  string `json:"summary"` // one line a person reads first
+	// Bound is the bound the property was checked against, stated in words
+	// (P4's liveness bound, P6's re-execution bound).
+	Bound string `json:"bound,omitempty"`
+	// AssumptionExceeded says that the run broke an assumption of the
+	// property (drift beyond rho for P1), so an overlap is not a bug.
+	AssumptionExceeded bool `json:"assumption_exceeded,omitempty"`
+	// MarginMin is P1's smallest gap between one belief ending and the next
+	// beginning, in true time; negative means an overlap.
+	MarginMin *time.Duration `json:"margin_min_ns,omitempty"`
+	// Violations are the counterexamples, earliest first.
+	Violations []Violation `json:"violations,omitempty"`
+	// Artifact is a file the checker wrote (linearizability.html), if any.
+	Artifact string `json:"artifact,omitempty"`
+}
+
+// Violation is one counterexample.
+type Violation struct {
+	Property string   `json:"property"`
+	At       sim.Time `json:"at_ns"`
+	Detail   string   `json:"detail"`
+	// Evidence lists the operations, times and tokens involved.
+	Evidence []string `json:"evidence,omitempty"`
+	// Faults are the faults active at the time.
+	Faults []faults.Window `json:"faults,omitempty"`
+}

@@ -1,0 +1,34 @@
+package history
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Progress is the checkpoint state of a checkpointed task: how many units
+// are done, and whether the task is complete. Workers write it; checkers
+// read it.
+type Progress struct {
+	Units int
+	Done  bool
+}
+
+// Encode returns the checkpoint state bytes: "12", or "done:20".
+func (p Progress) Encode() []byte {
+	if p.Done {
+		return fmt.Appendf(nil, "done:%d", p.Units)
+	}
+	return strconv.AppendInt(nil, int64(p.Units), 10)
+}
+
+// DecodeProgress reads checkpoint state bytes. No state, or state that is
+// not a progress, reads as no progress.
+func DecodeProgress(b []byte) Progress {
+	s, done := strings.CutPrefix(string(b), "done:")
+	units, err := strconv.Atoi(s)
+	if err != nil || units < 0 {
+		return Progress{}
+	}
+	return Progress{Units: units, Done: done}
+}

@@ -1,0 +1,129 @@
+package scenarios
+
+import (
+	"time"
+
+	"github.com/leasesim/leasesim/history"
+	"github.com/leasesim/leasesim/lease"
+	"github.com/leasesim/leasesim/sim"
+)
+
+// beliefTracker turns holders' lease events into belief intervals in true
+// time. A belief ends at the earliest of the holder's own deadline (mapped
+// back to true time through its clock, so a pause does not stretch it), a
+// release, a loss, a fence, or a crash (applied after the run from the fault
+// log). Actions under a token stretch its belief to the instant they were
+// decided.
+type beliefTracker struct {
+	w    *sim.World
+	h    *history.History
+	open []openBelief
+}
+
+type openBelief struct {
+	node     *sim.Node
+	resource string
+	index    int           // into h.Beliefs
+	deadline time.Duration // holder's local monotonic deadline
+}
+
+type beliefObserver struct {
+	t *beliefTracker
+	n *sim.Node
+}
+
+func (o beliefObserver) Observe(ev lease.Event) {
+	switch ev.Kind {
+	case lease.EventGrant:
+		o.t.grant(o.n, ev.Resource, ev.Token, ev.Deadline)
+	case lease.EventRenew:
+		o.t.renew(o.n, ev.Resource, ev.Token, ev.Deadline)
+	case lease.EventLost:
+		o.t.end(o.n, ev.Resource, ev.Token, history.EndLost)
+	case lease.EventFenced:
+		o.t.end(o.n, ev.Resource, ev.Token, history.EndFenced)
+	case lease.EventRelease:
+		o.t.end(o.n, ev.Resource, ev.Token, history.EndRelease)
+	}
+}
+
+func (t *beliefTracker) find(n *sim.Node, resource string) int {
+	for i, ob := range t.open {
+		if ob.node == n && ob.resource == resource {
+			return i
+		}
+	}
+	return -1
+}
+
+func (t *beliefTracker) grant(n *sim.Node, resource string, token uint64, deadline time.Duration) {
+	if i := t.find(n, resource); i >= 0 {
+		if t.h.Beliefs[t.open[i].index].Token == token {
+			t.open[i].deadline = max(t.open[i].deadline, deadline)
+			return
+		}
+		t.close(i, history.EndLost)
+	}
+	t.h.Beliefs = append(t.h.Beliefs, history.Belief{Holder: n.Name(), Resource: resource, Token: token,
+		Start: t.w.Now(), End: sim.Never, LastAct: -1})
+	t.open = append(t.open, openBelief{node: n, resource: resource, index: len(t.h.Beliefs) - 1, deadline: deadline})
+}
+
+func (t *beliefTracker) renew(n *sim.Node, resource string, token uint64, deadline time.Duration) {
+	if i := t.find(n, resource); i >= 0 && t.h.Beliefs[t.open[i].index].Token == token {
+		t.open[i].deadline = max(t.open[i].deadline, deadline)
+	}
+}
+
+func (t *beliefTracker) end(n *sim.Node, resource string, token uint64, reason history.EndReason) {
+	if i := t.find(n, resource); i >= 0 && t.h.Beliefs[t.open[i].index].Token == token {
+		t.close(i, reason)
+	}
+}
+
+// close ends open belief i now, or at its deadline if that came first.
+func (t *beliefTracker) close(i int, reason history.EndReason) {
+	ob := t.open[i]
+	b := &t.h.Beliefs[ob.index]
+	b.End, b.Reason = t.w.Now(), reason
+	if dl := ob.node.TrueTimeOf(ob.deadline); dl < b.End {
+		b.End, b.Reason = dl, history.EndDeadline
+	}
+	b.End = max(b.End, b.Start, b.LastAct)
+	t.open = append(t.open[:i], t.open[i+1:]...)
+}
+
+// act stretches the belief in (n, resource, token) to now.
+func (t *beliefTracker) act(n *sim.Node, resource string, token uint64) {
+	now := t.w.Now()
+	for i := len(t.h.Beliefs) - 1; i >= 0; i-- {
+		b := &t.h.Beliefs[i]
+		if b.Holder == n.Name() && b.Resource == resource && b.Token == token {
+			b.LastAct = now
+			if b.End != sim.Never && b.End < now {
+				b.End = now
+			}
+			return
+		}
+	}
+	// Acting under a token it was never seen to receive: a belief of one instant.
+	t.h.Beliefs = append(t.h.Beliefs, history.Belief{Holder: n.Name(), Resource: resource, Token: token,
+		Start: now, End: now, Reason: history.EndLost, LastAct: now})
+}
+
+// finish closes every belief still open when the run ends, then cuts each
+// belief at the first crash of its holder after it began.
+func (t *beliefTracker) finish(crashes map[string][]sim.Time) {
+	for len(t.open) > 0 {
+		t.close(len(t.open)-1, history.EndRun)
+	}
+	for i := range t.h.Beliefs {
+		b := &t.h.Beliefs[i]
+		for _, c := range crashes[b.Holder] {
+			if c >= b.Start && c < b.End {
+				b.End, b.Reason = c, history.EndCrash
+				break
+			}
+		}
+	}
+}

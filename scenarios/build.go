@@ -1,0 +1,121 @@
+package scenarios
+
+import (
+	"fmt"
+
+	"github.com/leasesim/leasesim/faults"
+	"github.com/leasesim/leasesim/history"
+	"github.com/leasesim/leasesim/lease"
+	"github.com/leasesim/leasesim/sim"
+)
+
+// builder adds a scenario's nodes to a world and boots the implementation
+// on each of them, at the start and after every restart.
+type builder struct {
+	w       *sim.World
+	rec     *recorder
+	impl    lease.Impl
+	cfg     lease.Config
+	sc      Scenario
+	extra   lease.Observer
+	bootErr error
+}
+
+func (b *builder) addNodes() {
+	b.w.AddNode(GrantorNode, func(n *sim.Node) {
+		g, err := b.impl.NewGrantor(b.env(n), b.cfg)
+		if b.booted(n, err) {
+			serve(n, b.rec, g)
+		}
+	})
+	b.w.AddNode(StoreNode, func(n *sim.Node) {
+		r, err := b.impl.NewResource(b.env(n))
+		if b.booted(n, err) {
+			serve(n, b.rec, r)
+		}
+	})
+	for i := range b.sc.Contenders {
+		b.addHolder(fmt.Sprintf("h%d", i+1), func(n *sim.Node, h lease.Holder) {
+			startContender(n, h, b.rec, b.sc.Lock, i)
+		})
+	}
+	for i := range b.sc.Workers {
+		b.addHolder(fmt.Sprintf("w%d", i+1), func(n *sim.Node, h lease.Holder) {
+			startWorker(n, h, b.rec, b.cfg, b.sc.Tasks)
+		})
+	}
+	for i := range b.sc.Registrants {
+		b.addHolder(fmt.Sprintf("s%d", i+1), startRegistrant)
+	}
+	for i := range b.sc.Readers {
+		b.w.AddNode(fmt.Sprintf("r%d", i+1), func(n *sim.Node) {
+			serve(n, b.rec, startReader(n, b.env(n), b.sc.Registry))
+		})
+	}
+}
+
+func (b *builder) addHolder(name string, start func(*sim.Node, lease.Holder)) {
+	b.w.AddNode(name, func(n *sim.Node) {
+		h, err := b.impl.NewHolder(b.env(n), b.cfg, GrantorNode, StoreNode)
+		if b.booted(n, err) {
+			serve(n, b.rec, h)
+			start(n, h)
+		}
+	})
+}
+
+func (b *builder) env(n *sim.Node) lease.Env {
+	var obs lease.Observer = b.rec.observer(n)
+	if b.extra != nil {
+		obs = lease.MultiObserver(obs, b.extra)
+	}
+	return newEnv(n, b.rec, obs)
+}
+
+// booted stops the run if the implementation failed to boot on n.
+func (b *builder) booted(n *sim.Node, err error) bool {
+	if err == nil {
+		return true
+	}
+	if b.bootErr == nil {
+		b.bootErr = fmt.Errorf("scenario %s: %s failed to boot %s: %w", b.sc.Name, b.impl.Name, n.Name(), err)
+		b.w.Stop(b.bootErr)
+	}
+	return false
+}
+
+// finish completes the history once the run has stopped.
+func (b *builder) finish(h *history.History, plan faults.Schedule, res sim.Result) {
+	log := b.w.Faults()
+	crashes := make(map[string][]sim.Time)
+	for _, f := range log {
+		switch f.Kind {
+		case sim.FaultCrash:
+			crashes[f.Node] = append(crashes[f.Node], f.At)
+		case sim.FaultDrift:
+			h.MaxDriftPPB = max(h.MaxDriftPPB, f.Value, -f.Value)
+		}
+	}
+	b.rec.beliefs.finish(crashes)
+	h.Faults = faults.Windows(log, res.Now)
+	h.HealAt, h.End = sim.Time(plan.HealAt), res.Now
+	if g, ok := b.w.Lookup(GrantorNode); ok {
+		h.GrantorSyncs = g.Storage().Syncs()
+	}
+	for _, t := range b.sc.Tasks {
+		h.Tasks = append(h.Tasks, history.Task{ID: t.ID, Units: t.Units, Arrival: sim.Time(t.Arrival),
+			Done: completion(h, t.ID), UnitTime: t.UnitTime})
+	}
+}
+
+// completion returns when a task's final checkpoint was accepted, or
+// sim.Never.
+func completion(h *history.History, task string) sim.Time {
+	for _, op := range h.Ops {
+		if op.In.Kind == lease.KindCheckpoint && op.In.Resource == task && op.Out.Err == lease.CodeOK &&
+			history.DecodeProgress(op.In.State).Done {
+			return op.Processed
+		}
+	}
+	return sim.Never
+}

@@ -1,0 +1,82 @@
+package scenarios
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/leasesim/leasesim/lease"
+	"github.com/leasesim/leasesim/sim"
+)
+
+// contender is a holder that contends for one resource and, while it holds
+// it, writes to the fenced store. It lives for one incarnation of its node.
+type contender struct {
+	n     *sim.Node
+	h     lease.Holder
+	rec   *recorder
+	load  LockLoad
+	res   string
+	token uint64 // the grant being worked under; 0 when not holding
+	seq   int    // writes attempted, for distinct values
+}
+
+func startContender(n *sim.Node, h lease.Holder, rec *recorder, load LockLoad, index int) {
+	c := &contender{n: n, h: h, rec: rec, load: load, res: load.resource()}
+	start := load.Start + time.Duration(index)*load.Stagger
+	if n.Incarnation() > 0 {
+		start = 0 // a restarted holder contends at once
+	}
+	n.SetTimer(start, c.contend)
+}
+
+func (c *contender) contend() {
+	c.h.Acquire(c.res, lease.AcquireOptions{OnGrant: c.granted, OnLost: c.lost})
+}
+
+func (c *contender) granted(g lease.Grant) {
+	if c.token == g.Token {
+		return
+	}
+	c.token = g.Token
+	c.writeLoop(g.Token)
+	if c.load.Hold > 0 {
+		c.n.SetTimer(c.load.Hold, func() { c.release(g.Token) })
+	}
+}
+
+func (c *contender) lost(_ string, token uint64, _ error) {
+	if token == c.token {
+		c.token = 0
+	}
+}
+
+// writeLoop writes under token every WriteEvery while the lease is valid.
+func (c *contender) writeLoop(token uint64) {
+	if c.load.WriteEvery <= 0 || c.token != token {
+		return
+	}
+	if g, ok := c.h.Valid(c.res); ok && g.Token == token {
+		c.rec.act(c.n, c.res, token)
+		c.seq++
+		value := fmt.Appendf(nil, "%s/%d/%d", c.n.Name(), token, c.seq)
+		c.h.Write(c.res, "x", value, func(err error) { c.written(token, err) })
+	}
+	c.n.SetTimer(c.load.WriteEvery, func() { c.writeLoop(token) })
+}
+
+// written stops acting under token once a write under it was fenced.
+func (c *contender) written(token uint64, err error) {
+	if errors.Is(err, lease.ErrFenced) && c.token == token {
+		c.token = 0
+	}
+}
+
+func (c *contender) release(token uint64) {
+	if c.token != token {
+		return
+	}
+	c.token = 0
+	c.h.Release(c.res)
+	c.n.SetTimer(c.load.Idle, c.contend)
+}

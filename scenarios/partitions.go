@@ -1,0 +1,58 @@
+package scenarios
+
+import (
+	"time"
+
+	"github.com/leasesim/leasesim/faults"
+)
+
+// PartitionHeal cuts holders off from the grantor and the store, then heals.
+func PartitionHeal() Scenario {
+	return Scenario{
+		Name: "partition-heal",
+		Doc:  "the holder is partitioned away, the lease moves, the partition heals",
+		Story: "Three holders contend for the lock. At 5 s the holder (h1) is cut off from everyone for three " +
+			"TTLs: it must stop believing at its own deadline, and another holder takes over only after the " +
+			"grantor has expired h1's lease. A nemesis adds more partitions (symmetric, one-way, isolation, " +
+			"bridges) until the heal phase, after which the lock must be held again within the liveness bound.",
+		Config:     baseConfig(),
+		Contenders: 3,
+		Lock:       LockLoad{Stagger: 500 * time.Millisecond, WriteEvery: 500 * time.Millisecond},
+		Faults: faults.Schedule{Events: []faults.Event{
+			{At: 5 * time.Second, Kind: faults.KindIsolate, Node: "h1"},
+			{At: 5*time.Second + 3*ttl, Kind: faults.KindHeal},
+		}},
+		Nemesis: &faults.Nemesis{
+			Kinds:           []faults.Kind{faults.KindPartition, faults.KindPartitionOneWay, faults.KindIsolate, faults.KindBridge},
+			FaultsPerMinute: 4,
+		},
+		Duration: 2 * time.Minute,
+		HealAt:   90 * time.Second,
+	}
+}
+
+// AsymmetricPartition lets renewals reach the grantor while its replies are
+// lost.
+func AsymmetricPartition() Scenario {
+	return Scenario{
+		Name: "asymmetric-partition",
+		Doc:  "renewals arrive, replies don't: the holder must stop believing anyway",
+		Story: "h1 holds the lock when the link from the grantor to h1 goes down in one direction only. " +
+			"h1's renewals still arrive and the grantor keeps extending the lease, but no reply comes back, so " +
+			"h1 must stop believing at its deadline even though the grantor thinks it holds the lease. Nobody " +
+			"else may hold it meanwhile. After the heal, the lock must be held again in time.",
+		Config:     baseConfig(),
+		Contenders: 2,
+		Lock:       LockLoad{Stagger: 500 * time.Millisecond, WriteEvery: 500 * time.Millisecond},
+		Faults: faults.Schedule{Events: []faults.Event{
+			{At: 5 * time.Second, Kind: faults.KindPartitionOneWay, From: GrantorNode, To: "h1"},
+			{At: 5*time.Second + 4*ttl, Kind: faults.KindHeal},
+		}},
+		Nemesis: &faults.Nemesis{
+			Kinds:           []faults.Kind{faults.KindPartitionOneWay},
+			FaultsPerMinute: 4,
+		},
+		Duration: 2 * time.Minute,
+		HealAt:   90 * time.Second,
+	}
+}

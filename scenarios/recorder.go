@@ -1,0 +1,101 @@
+package scenarios
+
+import (
+	"time"
+
+	"github.com/leasesim/leasesim/history"
+	"github.com/leasesim/leasesim/lease"
+	"github.com/leasesim/leasesim/sim"
+)
+
+// recorder builds the history of a run from what crosses the network and
+// what the holders report. It only reads: recording never changes the run,
+// so the trace hash is the same with checking on or off.
+type recorder struct {
+	w          *sim.World
+	h          *history.History
+	calls      map[opKey]call  // requests sent, by key; looked up, never iterated
+	unreturned map[opKey][]int // ops whose reply has not reached the client yet
+	beliefs    beliefTracker
+}
+
+// opKey identifies a request: the client, its request id, and the client's
+// clock reading when it sent it (request ids restart when a client restarts).
+type opKey struct {
+	client string
+	reqID  uint64
+	sentAt time.Duration
+}
+
+type call struct {
+	at     sim.Time
+	server string
+	in     lease.Message
+}
+
+func newRecorder(w *sim.World, h *history.History) *recorder {
+	r := &recorder{w: w, h: h, calls: make(map[opKey]call), unreturned: make(map[opKey][]int)}
+	r.beliefs = beliefTracker{w: w, h: h}
+	return r
+}
+
+// sent sees a message leave node from for node to.
+func (r *recorder) sent(from, to *sim.Node, m lease.Message) {
+	now := r.w.Now()
+	if m.Kind.IsRequest() {
+		key := opKey{client: from.Name(), reqID: m.ReqID, sentAt: m.SentAt}
+		if _, seen := r.calls[key]; !seen {
+			r.calls[key] = call{at: now, server: to.Name(), in: m}
+		}
+		return
+	}
+	// A reply: the server processed a request. Each processing is one Op,
+	// so a request the network duplicated and the server ran twice is two.
+	key := opKey{client: to.Name(), reqID: m.ReqID, sentAt: m.SentAt}
+	c, ok := r.calls[key]
+	if !ok || c.in.Kind.Reply() != m.Kind {
+		return // not a reply to a recorded request
+	}
+	r.h.Ops = append(r.h.Ops, history.Op{Client: key.client, Server: from.Name(), Call: c.at,
+		Return: sim.Never, In: c.in, Out: m, Processed: now})
+	r.unreturned[key] = append(r.unreturned[key], len(r.h.Ops)-1)
+	if m.Kind == lease.KindListReply {
+		for _, kv := range m.Keys {
+			r.h.Sightings = append(r.h.Sightings, history.Sighting{Reader: key.client, Key: kv.Key,
+				Owner: string(kv.Value), At: now})
+		}
+	}
+}
+
+// delivered sees a message reach node to from node from.
+func (r *recorder) delivered(from, to *sim.Node, m lease.Message) {
+	now := r.w.Now()
+	if m.Kind == lease.KindEffect {
+		r.h.Effects = append(r.h.Effects, history.Effect{From: from.Name(), Resource: m.Resource, ID: m.Key, At: now})
+		return
+	}
+	if m.Kind.IsRequest() {
+		return
+	}
+	key := opKey{client: to.Name(), reqID: m.ReqID, sentAt: m.SentAt}
+	if idx := r.unreturned[key]; len(idx) > 0 {
+		r.h.Ops[idx[0]].Return = now
+		r.unreturned[key] = idx[1:]
+	}
+}
+
+// act records that a holder acted under a token now: belief is also what a
+// holder does.
+func (r *recorder) act(n *sim.Node, resource string, token uint64) {
+	r.beliefs.act(n, resource, token)
+}
+
+// unit records a unit of work completed under a token.
+func (r *recorder) unit(n *sim.Node, task string, index int, token uint64) {
+	r.h.Units = append(r.h.Units, history.Unit{Task: task, Index: index, Worker: n.Name(), Token: token, At: r.w.Now()})
+}
+
+// observer returns the lease observer that feeds node n's beliefs.
+func (r *recorder) observer(n *sim.Node) lease.Observer {
+	return beliefObserver{t: &r.beliefs, n: n}
+}

@@ -1,0 +1,161 @@
+package scenarios
+
+import (
+	"cmp"
+	"fmt"
+	"log/slog"
+	"slices"
+	"time"
+
+	"github.com/leasesim/leasesim/checker"
+	"github.com/leasesim/leasesim/faults"
+	"github.com/leasesim/leasesim/history"
+	"github.com/leasesim/leasesim/lease"
+	"github.com/leasesim/leasesim/sim"
+)
+
+// Options says how to run a scenario.
+type Options struct {
+	// Impl is the lease implementation under test; the zero value means
+	// lease.Correct().
+	Impl lease.Impl
+	// Schedule, when set, replaces the scenario's fault plan (its explicit
+	// faults and its nemesis): this is how replay and shrink run a schedule
+	// from a file.
+	Schedule *faults.Schedule
+	// Trace configures the kernel's trace (memory and streaming).
+	Trace sim.TraceConfig
+	// Logger receives the seed and derived seeds first; nil discards.
+	Logger *slog.Logger
+	// Observer, when set, sees the lease events of every node as well.
+	Observer lease.Observer
+	// Check configures the checkers; Skip runs none.
+	Check checker.Options
+}
+
+// Outcome is one finished run: what ran, what happened, and the verdicts.
+type Outcome struct {
+	Scenario string
+	Impl     string
+	Seed     uint64
+	// Sim is the kernel's result: time reached, events, trace hash, and why
+	// the run stopped early, if it did.
+	Sim sim.Result
+	// Schedule is the fault plan that was applied: the explicit faults plus
+	// the nemesis's draw, or Options.Schedule.
+	Schedule faults.Schedule
+	// Faults is what acted, in order.
+	Faults  []sim.FaultRecord
+	History *history.History
+	Checks  []checker.Result
+	Metrics checker.Metrics
+}
+
+// Violated returns the properties that were violated.
+func (o *Outcome) Violated() []checker.Result {
+	var out []checker.Result
+	for _, r := range o.Checks {
+		if r.Status == checker.Violated {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// Execute runs scenario sc with seed. An error means bad input (an invalid
+// scenario or schedule) or an implementation that failed to boot; a run
+// that hits a limit reports it in Outcome.Sim.Err.
+func Execute(sc Scenario, seed uint64, opts Options) (*Outcome, error) {
+	if err := sc.Validate(); err != nil {
+		return nil, err
+	}
+	impl := opts.Impl
+	if impl.NewGrantor == nil {
+		impl = lease.Correct()
+	}
+	cfg := sc.Config.WithDefaults()
+	w := sim.New(sim.Config{Seed: seed, Link: sc.Link, Trace: opts.Trace, Logger: opts.Logger})
+	h := &history.History{Config: cfg, Grantor: GrantorNode, Resource: StoreNode}
+	rec := newRecorder(w, h)
+	b := builder{w: w, rec: rec, impl: impl, cfg: cfg, sc: sc, extra: opts.Observer}
+	b.addNodes()
+
+	plan, err := sc.plan(w, opts.Schedule)
+	if err != nil {
+		return nil, err
+	}
+	if err := plan.Apply(w); err != nil {
+		return nil, fmt.Errorf("scenario %s: schedule: %w", sc.Name, err)
+	}
+	res := w.RunUntil(sim.Time(sc.Duration))
+	if b.bootErr != nil {
+		return nil, b.bootErr
+	}
+	b.finish(h, plan, res)
+	out := &Outcome{Scenario: sc.Name, Impl: impl.Name, Seed: seed, Sim: res, Schedule: plan,
+		Faults: slices.Clone(w.Faults()), History: h}
+	out.Checks = checker.Check(h, opts.Check)
+	out.Metrics = checker.Measure(h)
+	return out, nil
+}
+
+// plan returns the fault schedule of a run: override if given, otherwise
+// the scenario's explicit faults plus the nemesis's draw for this seed.
+func (sc Scenario) plan(w *sim.World, override *faults.Schedule) (faults.Schedule, error) {
+	if override != nil {
+		return *override, nil
+	}
+	plan := sc.Faults
+	plan.Version = max(plan.Version, faults.Version)
+	if plan.HealAt == 0 {
+		plan.HealAt = sc.HealAt
+	}
+	if sc.Nemesis != nil {
+		nem := sc.nemesis()
+		if err := nem.Validate(); err != nil {
+			return faults.Schedule{}, fmt.Errorf("scenario %s: nemesis: %w", sc.Name, err)
+		}
+		drawn := nem.Draw(w.Rand("nemesis"))
+		plan.Events = append(slices.Clone(plan.Events), drawn.Events...)
+		slices.SortStableFunc(plan.Events, func(a, b faults.Event) int { return cmp.Compare(a.At, b.At) })
+	}
+	return plan, nil
+}
+
+// nemesis returns the scenario's nemesis with its defaults filled in: it
+// acts during the fault phase, on every node, with durations biased towards
+// the lease's boundaries.
+func (sc Scenario) nemesis() faults.Nemesis {
+	nem := *sc.Nemesis
+	cfg := sc.Config.WithDefaults()
+	nem.Phase = sc.HealAt
+	if len(nem.Targets) == 0 {
+		nem.Targets = sc.Nodes()
+	}
+	if len(nem.Partitionable) == 0 {
+		nem.Partitionable = sc.Nodes()
+	}
+	if nem.Rho == 0 {
+		nem.Rho = cfg.Rho
+	}
+	if len(nem.Boundaries) == 0 {
+		nem.Boundaries = []time.Duration{cfg.TTL, cfg.HolderValidity(cfg.TTL), cfg.GrantorHold(cfg.TTL),
+			cfg.RenewInterval, cfg.RequestTimeout}
+	}
+	if nem.PauseMax == 0 {
+		nem.PauseMax = 3 * cfg.TTL
+	}
+	if nem.DelayMax == 0 {
+		nem.DelayMax = 2 * cfg.TTL
+	}
+	if nem.StepMax == 0 {
+		nem.StepMax = 2 * cfg.TTL
+	}
+	if nem.WindowMax == 0 {
+		nem.WindowMax = 4 * cfg.TTL
+	}
+	if len(nem.Failpoints) == 0 {
+		nem.Failpoints = []string{lease.FailpointBeforeWrite, lease.FailpointBeforeCheckpoint}
+	}
+	return nem
+}

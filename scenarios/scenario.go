@@ -1,0 +1,145 @@
+package scenarios
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/leasesim/leasesim/faults"
+	"github.com/leasesim/leasesim/lease"
+	"github.com/leasesim/leasesim/sim"
+)
+
+// Scenario is one test story as a value: who runs, what they do, and what
+// goes wrong. Node names are fixed by role: "grantor" (the lease store),
+// "store" (the fenced resource), contending holders "h1".."hN", workers
+// "w1".."wN", service registrants "s1".."sN" and discovery readers
+// "r1".."rN".
+type Scenario struct {
+	Name  string // kebab-case, used on the command line
+	Doc   string // one line, for `simrun list`
+	Story string // a paragraph: what happens and what must hold
+
+	// Config is the lease configuration; zero fields take defaults.
+	Config lease.Config
+	// Link is the healthy network; nil means sim.DefaultLink.
+	Link *sim.LinkConfig
+
+	// Contenders is how many holders contend for Lock.Resource.
+	Contenders int
+	Lock       LockLoad
+	// Workers is how many workers run the checkpointed Tasks.
+	Workers int
+	Tasks   []TaskSpec
+	// Registrants register one service each, attached to their lease;
+	// Readers poll the registry.
+	Registrants, Readers int
+	Registry             RegistryLoad
+
+	// Faults is an explicit fault schedule; it may be empty.
+	Faults faults.Schedule
+	// Nemesis, when set, draws more faults from the seed. Its targets
+	// default to every node but the grantor and the store.
+	Nemesis *faults.Nemesis
+	// Duration is the whole run; HealAt is when faults stop, and the rest is
+	// the heal phase in which liveness (P4) is checked.
+	Duration, HealAt time.Duration
+}
+
+// LockLoad is what contending holders do.
+type LockLoad struct {
+	Resource   string        // the contended resource (default "lock")
+	Start      time.Duration // when h1 starts acquiring
+	Stagger    time.Duration // each next holder starts this much later
+	WriteEvery time.Duration // while holding, write to the fenced store this often
+	Hold       time.Duration // release after holding this long; 0 holds until lost
+	Idle       time.Duration // wait this long after a release before contending again
+}
+
+// TaskSpec is one checkpointed task: Units units of UnitTime each, arriving
+// at Arrival. Every worker contends for every task that has arrived.
+type TaskSpec struct {
+	ID       string
+	Arrival  time.Duration
+	Units    int
+	UnitTime time.Duration
+}
+
+// EvenTasks returns count tasks "t1".."tN" of the same size, one arriving
+// every every, starting at time zero.
+func EvenTasks(count, units int, unitTime, every time.Duration) []TaskSpec {
+	tasks := make([]TaskSpec, count)
+	for i := range tasks {
+		tasks[i] = TaskSpec{ID: fmt.Sprintf("t%d", i+1), Arrival: time.Duration(i) * every, Units: units, UnitTime: unitTime}
+	}
+	return tasks
+}
+
+// RegistryLoad is what the service registry does.
+type RegistryLoad struct {
+	Poll time.Duration // how often each reader lists the registry
+}
+
+// The fixed node names.
+const (
+	GrantorNode = "grantor"
+	StoreNode   = "store"
+)
+
+// Validate reports the first field that makes s unusable.
+func (s Scenario) Validate() error {
+	cfg := s.Config.WithDefaults()
+	switch {
+	case s.Name == "":
+		return errors.New("scenario: name is empty")
+	case s.Duration <= 0:
+		return fmt.Errorf("scenario %s: duration: must be positive, got %v", s.Name, s.Duration)
+	case s.HealAt < 0 || s.HealAt > s.Duration:
+		return fmt.Errorf("scenario %s: heal_at: %v must lie within the run [0, %v]", s.Name, s.HealAt, s.Duration)
+	case s.Contenders < 0 || s.Workers < 0 || s.Registrants < 0 || s.Readers < 0:
+		return fmt.Errorf("scenario %s: node counts must not be negative", s.Name)
+	case s.Contenders+s.Workers+s.Registrants == 0:
+		return fmt.Errorf("scenario %s: no holders: set contenders, workers or registrants", s.Name)
+	case s.Readers > 0 && s.Registry.Poll <= 0:
+		return fmt.Errorf("scenario %s: registry.poll: must be positive when there are readers", s.Name)
+	case s.Workers > 0 && len(s.Tasks) == 0:
+		return fmt.Errorf("scenario %s: workers without tasks", s.Name)
+	}
+	if err := cfg.Validate(); err != nil {
+		return fmt.Errorf("scenario %s: config: %w", s.Name, err)
+	}
+	for i, t := range s.Tasks {
+		if t.ID == "" || t.Units <= 0 || t.UnitTime <= 0 || t.Arrival < 0 {
+			return fmt.Errorf("scenario %s: task %d (%q): needs an id, units > 0, unit time > 0 and arrival >= 0", s.Name, i, t.ID)
+		}
+	}
+	if s.Link != nil {
+		if err := s.Link.Validate(); err != nil {
+			return fmt.Errorf("scenario %s: link: %w", s.Name, err)
+		}
+	}
+	return nil
+}
+
+// Nodes returns every node name of the scenario, in the order they are added
+// to the world.
+func (s Scenario) Nodes() []string {
+	names := []string{GrantorNode, StoreNode}
+	for _, role := range []struct {
+		prefix string
+		count  int
+	}{{"h", s.Contenders}, {"w", s.Workers}, {"s", s.Registrants}, {"r", s.Readers}} {
+		for i := 1; i <= role.count; i++ {
+			names = append(names, fmt.Sprintf("%s%d", role.prefix, i))
+		}
+	}
+	return names
+}
+
+// lockResource is the contended resource's name.
+func (l LockLoad) resource() string {
+	if l.Resource == "" {
+		return "lock"
+	}
+	return l.Resource
+}
