@@ -1,0 +1,55 @@
+package reports
+
+import (
+	"time"
+
+	"github.com/leasesim/leasesim/checker"
+	"github.com/leasesim/leasesim/scenarios"
+	"github.com/leasesim/leasesim/sim"
+)
+
+// Run is the JSON object of one run, as `simrun run --json` prints it. Field
+// names are snake_case and stable once released.
+type Run struct {
+	Scenario     string              `json:"scenario"`
+	Impl         string              `json:"impl"`
+	Seed         uint64              `json:"seed"`
+	TraceHash    string              `json:"trace_hash"`
+	Events       uint64              `json:"events"`
+	SimSeconds   float64             `json:"sim_seconds"`
+	WallSeconds  float64             `json:"wall_seconds"`
+	Acceleration float64             `json:"acceleration"`
+	Faults       []sim.FaultRecord   `json:"faults"`
+	Violations   []checker.Violation `json:"violations"`
+	Properties   []checker.Result    `json:"properties"`
+	Metrics      checker.Metrics     `json:"metrics"`
+	Replay       string              `json:"replay"`
+	// Stopped says why the run stopped early (a limit), if it did.
+	Stopped string `json:"stopped,omitempty"`
+}
+
+// NewRun builds the run object of an outcome that took wall of real time.
+func NewRun(out *scenarios.Outcome, wall time.Duration) Run {
+	r := Run{
+		Scenario: out.Scenario, Impl: out.Impl, Seed: out.Seed,
+		TraceHash: out.Sim.TraceHashString(), Events: out.Sim.Events,
+		SimSeconds: out.Sim.Now.Seconds(), WallSeconds: wall.Seconds(),
+		Faults: out.Faults, Properties: out.Checks, Metrics: out.Metrics,
+		Replay: out.ReplayCommand(), Violations: []checker.Violation{},
+	}
+	if r.Faults == nil {
+		r.Faults = []sim.FaultRecord{}
+	}
+	if wall > 0 {
+		r.Acceleration = r.SimSeconds / r.WallSeconds
+	}
+	for _, p := range out.Checks {
+		if p.Status == checker.Violated {
+			r.Violations = append(r.Violations, p.Violations...)
+		}
+	}
+	if out.Sim.Err != nil {
+		r.Stopped = out.Sim.Err.Error()
+	}
+	return r
+}
