@@ -22,7 +22,7 @@ var Epoch = time.Date(2026, time.January, 1, 0, 0, 0, 0, time.UTC)
 type segment struct {
 	trueStart Time
 	monoStart time.Duration
-	driftPPB  int64 // rate is 1 + driftPPB/1e9; |driftPPB| < 1e9
+	driftPPB  int64 // rate is 1 + driftPPB/1e9, with -1e9 < driftPPB <= 1e9
 }
 
 // clock is a node's monotonic clock: a piecewise-linear, non-decreasing
@@ -40,7 +40,7 @@ func newClock(origin time.Duration) clock {
 }
 
 // scale returns d*ppb/1e9 truncated toward zero. It requires 0 <= d and
-// |ppb| < 1e9, so the quotient fits and never overflows.
+// |ppb| <= 1e9, so the quotient fits and never overflows.
 func scale(d time.Duration, ppb int64) time.Duration {
 	if ppb == 0 || d == 0 {
 		return 0
@@ -118,8 +118,8 @@ func (c *clock) trueAt(m time.Duration) Time {
 
 // setDrift starts a new segment at true time now.
 func (c *clock) setDrift(now Time, ppb int64) {
-	if ppb <= -ppbOne || ppb >= ppbOne {
-		panic("sim: invariant clock-drift-bounded: drift must be in (-1, 1)")
+	if ppb <= -ppbOne || ppb > ppbOne {
+		panic("sim: invariant clock-drift-bounded: drift must be in (-1, 1]")
 	}
 	mono := c.at(now)
 	if c.cur.trueStart == now {

@@ -76,8 +76,9 @@ func (n *Node) Crash() {
 }
 
 // Restart boots a crashed node again: a new incarnation with the same
-// clocks and durable storage. Restarting a node that is not crashed does
-// nothing.
+// clocks and durable storage. The boot function runs at once, inside the
+// call, so the new incarnation has its handler installed before any message
+// can reach it. Restarting a node that is not crashed does nothing.
 func (n *Node) Restart() {
 	if n.state != Crashed {
 		return
@@ -85,17 +86,17 @@ func (n *Node) Restart() {
 	n.state = Up
 	n.incarnation++
 	n.w.fault(FaultRestart, n.id, -1, int64(n.incarnation), "")
-	n.scheduleBoot()
+	n.runBoot()
 }
 
 // SetDrift sets the monotonic clock's rate to 1+drift from now on; drift
-// 0.01 runs 1% fast. Drift must lie in (-1, 1): a clock that stops, runs
-// backwards or runs at twice the true rate is not a clock. Pending timers
-// are re-timed so that they still fire when the local clock reaches their
-// deadline.
+// 0.01 runs 1% fast. Drift must lie in (-1, 1]: a clock never stops or runs
+// backwards, and runs at most twice as fast as true time (faults.MaxDrift).
+// Pending timers are re-timed so that they still fire when the local clock
+// reaches their deadline.
 func (n *Node) SetDrift(drift float64) {
-	if !(drift > -1 && drift < 1) {
-		panic(fmt.Sprintf("sim: SetDrift(%v) on %s: drift must be in (-1, 1)", drift, n.name))
+	if !(drift > -1 && drift <= 1) {
+		panic(fmt.Sprintf("sim: SetDrift(%v) on %s: drift must be in (-1, 1]", drift, n.name))
 	}
 	ppb := int64(drift * ppbOne) // floating point once, per fault, never per event
 	n.clock.setDrift(n.w.now, ppb)

@@ -88,10 +88,13 @@ const (
 	DropPartition                       // a partition blocked it, at send or at delivery
 	DropOverflow                        // the link's in-flight bound was reached
 	DropCrashed                         // the receiver was crashed when it arrived
+	DropUnhandled                       // the receiver had installed no handler
 )
 
-var dropReasonNames = [...]string{DropLoss: "loss", DropPartition: "partition", DropOverflow: "overflow", DropCrashed: "crashed"}
+var dropReasonNames = [...]string{DropLoss: "loss", DropPartition: "partition", DropOverflow: "overflow",
+	DropCrashed: "crashed", DropUnhandled: "unhandled"}
 
+// String returns the reason's name.
 func (r DropReason) String() string {
 	if int(r) < len(dropReasonNames) && dropReasonNames[r] != "" {
 		return dropReasonNames[r]

@@ -52,7 +52,7 @@ type Node struct {
 }
 
 // AddNode adds a node with a unique name. boot runs as the node's first
-// event, and again after every restart; it installs the node's handler and
+// event, and again inside every Restart; it installs the node's handler and
 // builds its volatile state (reading durable state from Storage).
 func (w *World) AddNode(name string, boot func(*Node)) *Node {
 	if _, dup := w.byName[name]; dup {
@@ -69,18 +69,19 @@ func (w *World) AddNode(name string, boot func(*Node)) *Node {
 		boot: boot, storage: newStorage(), rand: r}
 	w.nodes = append(w.nodes, n)
 	w.byName[name] = n.id
-	n.scheduleBoot()
+	if boot != nil {
+		n.SetTimer(0, n.runBoot)
+	}
 	return n
 }
 
-func (n *Node) scheduleBoot() {
+// runBoot starts the node's current incarnation.
+func (n *Node) runBoot() {
 	if n.boot == nil {
 		return
 	}
-	n.SetTimer(0, func() {
-		n.w.record(RecBoot, n.id, -1, n.incarnation, 0)
-		n.boot(n)
-	})
+	n.w.record(RecBoot, n.id, -1, n.incarnation, 0)
+	n.boot(n)
 }
 
 // ID returns the node's id.

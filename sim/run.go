@@ -138,10 +138,10 @@ func (w *World) deliver(ev event) {
 		w.record(RecDrop, msg.from, msg.to, msg.id, uint64(DropCrashed))
 	case w.net.Blocked(msg.from, msg.to):
 		w.record(RecDrop, msg.from, msg.to, msg.id, uint64(DropPartition))
+	case n.handler == nil:
+		w.record(RecDrop, msg.from, msg.to, msg.id, uint64(DropUnhandled))
 	default:
 		w.record(RecDeliver, msg.to, msg.from, msg.id, 0)
-		if n.handler != nil {
-			n.handler(msg.from, msg.payload)
-		}
+		n.handler(msg.from, msg.payload)
 	}
 }

@@ -22,15 +22,17 @@ type pendingWrite struct {
 
 func newStorage() Storage { return Storage{durable: make(map[string][]byte)} }
 
-// Get returns the latest value of key, synced or not.
+// Get returns a copy of the latest value of key, synced or not. It is a
+// copy so that a caller who modifies it cannot change what is durable
+// without a Put and a Sync.
 func (s *Storage) Get(key string) ([]byte, bool) {
 	for i := len(s.pending) - 1; i >= 0; i-- {
 		if p := s.pending[i]; p.key == key {
-			return p.value, !p.delete
+			return slices.Clone(p.value), !p.delete
 		}
 	}
 	v, ok := s.durable[key]
-	return v, ok
+	return slices.Clone(v), ok
 }
 
 // Put buffers a write of a copy of value.
