@@ -1,0 +1,186 @@
+// Command benchratio reads `go test -bench` output on stdin, echoes it, and
+// then prints the ratios the kernel's performance targets are stated in,
+// computed from figures measured in that same run:
+//
+//	go test -run '^$' -bench . -benchmem ./sim/ | go run ./internal/benchratio
+//
+// Comparing figures from one run on one machine is the point: absolute
+// nanoseconds drift with the hardware and its load, ratios much less.
+// Benchmarks that appear several times (-count) are summarised by their
+// median. It exits 1 when the input reports a failure or holds no
+// benchmark, so that a pipeline cannot hide a broken benchmark; a missed
+// target is reported but is not a failure, because a shared machine's noise
+// must not break the build.
+package main
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+)
+
+func main() {
+	if err := run(os.Stdin, os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "benchratio:", err)
+		os.Exit(1)
+	}
+}
+
+// The benchmarks the ratios are made of, without the "Benchmark" prefix.
+const (
+	kernelStorm   = "KernelHeartbeatStorm"
+	bareStorm     = "BareHeapHeartbeatStorm"
+	synctestStorm = "SynctestHeartbeatStorm"
+	messageStorm  = "KernelMessageStorm"
+)
+
+// results maps a benchmark name (without "Benchmark" and the -GOMAXPROCS
+// suffix) to its metrics by unit, one value per line the benchmark printed.
+type results map[string]map[string][]float64
+
+// errFailed says the input reported a failing test or benchmark.
+var errFailed = errors.New("the benchmark run reported a failure")
+
+// run echoes in to out, then appends the ratio report.
+func run(in io.Reader, out io.Writer) error {
+	res := make(results)
+	failed := false
+	sc := bufio.NewScanner(in)
+	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		if _, err := fmt.Fprintln(out, line); err != nil {
+			return err
+		}
+		if strings.HasPrefix(line, "FAIL") || strings.HasPrefix(line, "--- FAIL") || strings.HasPrefix(line, "panic:") {
+			failed = true
+		}
+		if name, metrics, ok := parseLine(line); ok {
+			if res[name] == nil {
+				res[name] = make(map[string][]float64)
+			}
+			for unit, v := range metrics {
+				res[name][unit] = append(res[name][unit], v)
+			}
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("read stdin: %w", err)
+	}
+	if len(res) == 0 {
+		return errors.New("no benchmark results on stdin")
+	}
+	if err := report(out, res); err != nil {
+		return err
+	}
+	if failed {
+		return errFailed
+	}
+	return nil
+}
+
+// parseLine parses one benchmark result line:
+//
+//	BenchmarkName-8   1000   52.1 ns/op   0 B/op   52.1 ns/event
+//
+// into the name without prefix and suffix, and its value per unit.
+func parseLine(line string) (string, map[string]float64, bool) {
+	f := strings.Fields(line)
+	if len(f) < 4 || !strings.HasPrefix(f[0], "Benchmark") || len(f)%2 != 0 {
+		return "", nil, false
+	}
+	if _, err := strconv.ParseUint(f[1], 10, 64); err != nil {
+		return "", nil, false // not an iteration count: some other line
+	}
+	name := strings.TrimPrefix(f[0], "Benchmark")
+	if i := strings.LastIndexByte(name, '-'); i > 0 {
+		if _, err := strconv.Atoi(name[i+1:]); err == nil {
+			name = name[:i]
+		}
+	}
+	metrics := make(map[string]float64)
+	for i := 2; i+1 < len(f); i += 2 {
+		v, err := strconv.ParseFloat(f[i], 64)
+		if err != nil {
+			return "", nil, false
+		}
+		metrics[f[i+1]] = v
+	}
+	return name, metrics, true
+}
+
+// metric returns the median of a benchmark's values in unit.
+func (r results) metric(name, unit string) (float64, bool) {
+	vs := r[name][unit]
+	if len(vs) == 0 {
+		return 0, false
+	}
+	vs = slices.Sorted(slices.Values(vs))
+	mid := len(vs) / 2
+	if len(vs)%2 == 0 {
+		return (vs[mid-1] + vs[mid]) / 2, true
+	}
+	return vs[mid], true
+}
+
+// row is one line of the report: a figure, its target and whether it is met.
+type row struct {
+	name, value, target string
+	met                 string // "ok", "MISSED" or "" when there is no target
+}
+
+// ratioRows computes the report's rows from whatever benchmarks are present.
+func ratioRows(r results) []row {
+	var rows []row
+	kernel, haveKernel := r.metric(kernelStorm, "ns/event")
+	if haveKernel {
+		rows = append(rows, row{name: "kernel heartbeat storm", value: fmt.Sprintf("%.1f ns/event, %.3g events/s", kernel, 1e9/kernel)})
+		if allocs, ok := r.metric(kernelStorm, "allocs/event"); ok {
+			rows = append(rows, row{"kernel allocs/event", fmt.Sprintf("%.4f", allocs), "0 (steady state)", verdict(allocs < 0.001)})
+		}
+	}
+	if bare, ok := r.metric(bareStorm, "ns/event"); ok && haveKernel {
+		ratio := kernel / bare
+		rows = append(rows, row{"kernel / bare heap (ns per event)", fmt.Sprintf("%.2fx (%.1f / %.1f ns)", ratio, kernel, bare), "<= 2x", verdict(ratio <= 2)})
+	}
+	if st, ok := r.metric(synctestStorm, "ns/wakeup"); ok && haveKernel {
+		ratio := st / kernel
+		rows = append(rows, row{"synctest / kernel (ns per wakeup)", fmt.Sprintf("%.1fx (%.1f / %.1f ns)", ratio, st, kernel), ">= 10x", verdict(ratio >= 10)})
+	}
+	if eps, ok := r.metric(messageStorm, "events/s"); ok {
+		value := fmt.Sprintf("%.3g events/s", eps)
+		if allocs, ok := r.metric(messageStorm, "allocs/event"); ok {
+			value += fmt.Sprintf(", %.4f allocs/event", allocs)
+		}
+		rows = append(rows, row{name: "kernel message storm", value: value})
+	}
+	return rows
+}
+
+func verdict(met bool) string {
+	if met {
+		return "ok"
+	}
+	return "MISSED"
+}
+
+// report writes the ratio table.
+func report(out io.Writer, r results) error {
+	rows := ratioRows(r)
+	if len(rows) == 0 {
+		_, err := fmt.Fprintln(out, "\nbenchratio: none of the kernel benchmarks ran; no ratios to report")
+		return err
+	}
+	tw := tabwriter.NewWriter(out, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "\nfigure\tmeasured in this run\ttarget\t")
+	for _, rw := range rows {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", rw.name, rw.value, rw.target, rw.met)
+	}
+	return tw.Flush()
+}

@@ -1,0 +1,102 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+const sample = `goos: linux
+goarch: amd64
+pkg: github.com/leasesim/leasesim/sim
+cpu: AMD EPYC
+BenchmarkKernelHeartbeatStorm-2     	20000000	        40.0 ns/op	         0 allocs/event	        40.0 ns/event	       0 B/op	       0 allocs/op
+BenchmarkKernelHeartbeatStorm-2     	20000000	        44.0 ns/op	         0 allocs/event	        44.0 ns/event	       0 B/op	       0 allocs/op
+BenchmarkKernelHeartbeatStorm-2     	20000000	        42.0 ns/op	         0 allocs/event	        42.0 ns/event	       0 B/op	       0 allocs/op
+BenchmarkBareHeapHeartbeatStorm-2   	21000000	        56.0 ns/op	        56.0 ns/event	       0 B/op	       0 allocs/op
+BenchmarkSynctestHeartbeatStorm-2   	 2000000	       520.0 ns/op	       520.0 ns/wakeup	       0 B/op	       0 allocs/op
+BenchmarkKernelMessageStorm-2       	13000000	        80.0 ns/op	         0 allocs/event	  12500000 events/s	        80.0 ns/event	       0 B/op	       0 allocs/op
+PASS
+ok  	github.com/leasesim/leasesim/sim	5.574s
+`
+
+func TestRunEchoesAndReportsRatios(t *testing.T) {
+	var out bytes.Buffer
+	require.NoError(t, run(strings.NewReader(sample), &out))
+	got := out.String()
+	require.True(t, strings.HasPrefix(got, sample), "the input is echoed first, unchanged")
+	report := got[len(sample):]
+	assert.Contains(t, report, "kernel / bare heap (ns per event)")
+	assert.Contains(t, report, "0.75x (42.0 / 56.0 ns)", "the median of three runs is 42")
+	assert.Contains(t, report, "12.4x (520.0 / 42.0 ns)")
+	assert.Contains(t, report, "1.25e+07 events/s")
+	assert.Contains(t, report, "2.38e+07 events/s", "the heartbeat storm's rate is 1e9 / ns per event")
+	assert.NotContains(t, report, "MISSED")
+}
+
+func TestRunFlagsMissedTargets(t *testing.T) {
+	in := strings.ReplaceAll(sample, "56.0 ns/event", "15.0 ns/event")
+	var out bytes.Buffer
+	require.NoError(t, run(strings.NewReader(in), &out), "a missed target is reported, not an error")
+	var line string
+	for l := range strings.Lines(out.String()) {
+		if strings.HasPrefix(l, "kernel / bare heap") {
+			line = l
+		}
+	}
+	assert.Contains(t, line, "2.80x (42.0 / 15.0 ns)")
+	assert.Equal(t, "MISSED", strings.Fields(line)[len(strings.Fields(line))-1])
+	assert.NotContains(t, strings.ReplaceAll(out.String(), line, ""), "MISSED", "only the bare-heap ratio misses")
+}
+
+func TestRunFailsOnFailureOrNoBenchmarks(t *testing.T) {
+	tests := []struct {
+		name, in string
+		err      string
+	}{
+		{"empty", "", "no benchmark results"},
+		{"only a failure", "--- FAIL: BenchmarkX\nFAIL\n", "no benchmark results"},
+		{"failure among results", sample + "--- FAIL: BenchmarkKernelMessageStorm\nFAIL\n", "reported a failure"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var out bytes.Buffer
+			err := run(strings.NewReader(tc.in), &out)
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tc.err)
+			assert.Equal(t, tc.in, out.String()[:len(tc.in)], "the input is still echoed")
+		})
+	}
+}
+
+func TestParseLine(t *testing.T) {
+	tests := []struct {
+		line    string
+		name    string
+		metrics map[string]float64
+		ok      bool
+	}{
+		{"BenchmarkX-8   100   5.5 ns/op   2 allocs/op", "X", map[string]float64{"ns/op": 5.5, "allocs/op": 2}, true},
+		{"BenchmarkY   7   1e+06 events/s", "Y", map[string]float64{"events/s": 1e6}, true},
+		{"BenchmarkA-B-4   7   1 ns/op", "A-B", map[string]float64{"ns/op": 1}, true},
+		{"BenchmarkX-8   --- FAIL", "", nil, false},
+		{"goos: linux", "", nil, false},
+		{"BenchmarkX-8   100   fast ns/op", "", nil, false},
+		{"BenchmarkX-8   100   5 ns/op 3", "", nil, false},
+	}
+	for _, tc := range tests {
+		name, metrics, ok := parseLine(tc.line)
+		assert.Equal(t, tc.ok, ok, tc.line)
+		assert.Equal(t, tc.name, name, tc.line)
+		assert.Equal(t, tc.metrics, metrics, tc.line)
+	}
+}
+
+func TestReportWithoutKernelBenchmarks(t *testing.T) {
+	var out bytes.Buffer
+	require.NoError(t, run(strings.NewReader("BenchmarkOther-2  10  3 ns/op\n"), &out))
+	assert.Contains(t, out.String(), "none of the kernel benchmarks ran")
+}
