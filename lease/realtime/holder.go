@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/leasesim/leasesim/lease"
 )
@@ -46,7 +47,8 @@ func (h *Holder) Addr() lease.Addr { return h.n.Addr() }
 // a loss) until Release; opts.OnGrant and opts.OnLost report every change
 // on the node's loop. If the resource is already held, AcquireWait returns
 // the current grant; opts then applies only to a new session. If ctx ends
-// first, the session is released.
+// first and no other AcquireWait waits for the resource, the session is
+// released.
 func (h *Holder) AcquireWait(ctx context.Context, resource string, opts lease.AcquireOptions) (lease.Grant, error) {
 	done := make(chan acquireResult, 1)
 	err := h.n.loop.do(ctx, func() {
@@ -67,11 +69,37 @@ func (h *Holder) AcquireWait(ctx context.Context, resource string, opts lease.Ac
 	case r := <-done:
 		return r.grant, r.err
 	case <-ctx.Done():
-		h.Release(resource)
+		if err := h.abandon(resource, done); err != nil {
+			return lease.Grant{}, fmt.Errorf("acquire %q: %w", resource, err)
+		}
+		if r, ok := <-done; ok { // answered while abandoning
+			return r.grant, r.err
+		}
 		return lease.Grant{}, fmt.Errorf("acquire %q: %w", resource, ctx.Err())
 	case <-h.n.loop.done:
 		return lease.Grant{}, ErrClosed
 	}
+}
+
+// abandon removes the waiter done and, if it was the last, releases the
+// session. done is closed if it was still waiting, so a receive on it
+// yields either the answer it got first or nothing.
+func (h *Holder) abandon(resource string, done chan acquireResult) error {
+	return h.n.loop.do(context.Background(), func() {
+		list := h.waiters[resource]
+		i := slices.Index(list, done)
+		if i < 0 {
+			return // already answered
+		}
+		close(done)
+		list = slices.Delete(list, i, i+1)
+		if len(list) > 0 {
+			h.waiters[resource] = list
+			return
+		}
+		delete(h.waiters, resource)
+		h.core.Release(resource)
+	})
 }
 
 // wrap makes the session's callbacks also answer waiting AcquireWait calls.
@@ -133,7 +161,8 @@ func (h *Holder) SideEffect(resource, id string) error {
 func (h *Holder) Release(resource string) error {
 	return h.n.loop.do(context.Background(), func() {
 		h.core.Release(resource)
-		delete(h.waiters, resource) // their AcquireWait calls end with ctx
+		h.notify(resource, acquireResult{err: fmt.Errorf("acquire %q: released while waiting: %w",
+			resource, lease.ErrLeaseExpired)})
 	})
 }
 

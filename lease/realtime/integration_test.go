@@ -226,3 +226,37 @@ func TestClosedNodeRefusesCalls(t *testing.T) {
 	assert.ErrorIs(t, h.Write(context.Background(), "job", "k", nil), realtime.ErrClosed)
 	assert.NoError(t, h.Close(), "Close is idempotent")
 }
+
+func TestAcquireWaitGivesUpWithContext(t *testing.T) {
+	checkNoLeaks(t)
+	c := startCluster(t)
+	h1, h2 := c.holder(realtime.Options{}), c.holder(realtime.Options{})
+	t.Cleanup(func() { assert.NoError(t, h1.Close()) })
+	t.Cleanup(func() { assert.NoError(t, h2.Close()) })
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_, err := h1.AcquireWait(ctx, "job", lease.AcquireOptions{})
+	require.NoError(t, err)
+
+	short, cancelShort := context.WithTimeout(ctx, 100*time.Millisecond)
+	defer cancelShort()
+	_, err = h2.AcquireWait(short, "job", lease.AcquireOptions{})
+	assert.ErrorIs(t, err, context.DeadlineExceeded, "h1 keeps renewing, so h2 waits in vain")
+
+	released := make(chan error, 1)
+	go func() {
+		_, err := h2.AcquireWait(ctx, "job", lease.AcquireOptions{})
+		released <- err
+	}()
+	var got error
+	eventually(t, "Release ends a waiting AcquireWait", func() bool {
+		assert.NoError(t, h2.Release("job")) // until the waiter registered
+		select {
+		case got = <-released:
+			return true
+		default:
+			return false
+		}
+	})
+	assert.ErrorIs(t, got, lease.ErrLeaseExpired)
+}
