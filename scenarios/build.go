@@ -18,6 +18,7 @@ type builder struct {
 	cfg     lease.Config
 	sc      Scenario
 	extra   lease.Observer
+	queue   *taskQueue
 	bootErr error
 }
 
@@ -40,9 +41,10 @@ func (b *builder) addNodes() {
 		})
 	}
 	for i := range b.sc.Workers {
-		b.addHolder(fmt.Sprintf("w%d", i+1), func(n *sim.Node, h lease.Holder) {
-			startWorker(n, h, b.rec, b.cfg, b.sc.Tasks)
+		n := b.addHolder(fmt.Sprintf("w%d", i+1), func(n *sim.Node, h lease.Holder) {
+			startWorker(n, h, b.rec, b.cfg, b.queue, i)
 		})
+		b.queue.addWorker(n)
 	}
 	for i := range b.sc.Registrants {
 		b.addHolder(fmt.Sprintf("s%d", i+1), startRegistrant)
@@ -54,8 +56,8 @@ func (b *builder) addNodes() {
 	}
 }
 
-func (b *builder) addHolder(name string, start func(*sim.Node, lease.Holder)) {
-	b.w.AddNode(name, func(n *sim.Node) {
+func (b *builder) addHolder(name string, start func(*sim.Node, lease.Holder)) *sim.Node {
+	return b.w.AddNode(name, func(n *sim.Node) {
 		h, err := b.impl.NewHolder(b.env(n), b.cfg, GrantorNode, StoreNode)
 		if b.booted(n, err) {
 			serve(n, b.rec, h)
@@ -102,20 +104,30 @@ func (b *builder) finish(h *history.History, plan faults.Schedule, res sim.Resul
 	if g, ok := b.w.Lookup(GrantorNode); ok {
 		h.GrantorSyncs = g.Storage().Syncs()
 	}
-	for _, t := range b.sc.Tasks {
-		h.Tasks = append(h.Tasks, history.Task{ID: t.ID, Units: t.Units, Arrival: sim.Time(t.Arrival),
-			Done: completion(h, t.ID), UnitTime: t.UnitTime})
-	}
-}
-
-// completion returns when a task's final checkpoint was accepted, or
-// sim.Never.
-func completion(h *history.History, task string) sim.Time {
+	done := make(map[string]sim.Time)
 	for _, op := range h.Ops {
-		if op.In.Kind == lease.KindCheckpoint && op.In.Resource == task && op.Out.Err == lease.CodeOK &&
-			history.DecodeProgress(op.In.State).Done {
-			return op.Processed
+		if op.In.Kind == lease.KindCheckpoint && op.Out.Err == lease.CodeOK && history.DecodeProgress(op.In.State).Done {
+			if _, seen := done[op.In.Resource]; !seen {
+				done[op.In.Resource] = op.Processed
+			}
 		}
 	}
-	return sim.Never
+	for i := range h.Tasks {
+		if at, ok := done[h.Tasks[i].ID]; ok {
+			h.Tasks[i].Done = at
+		}
+	}
+	h.Contended = b.contended()
+}
+
+// contended lists the resources live holders keep trying to hold.
+func (b *builder) contended() []string {
+	var out []string
+	if b.sc.Contenders > 0 {
+		out = append(out, b.sc.Lock.resource())
+	}
+	for i := range b.sc.Registrants {
+		out = append(out, fmt.Sprintf("%ss%d", registryPrefix, i+1))
+	}
+	return out
 }

@@ -77,8 +77,13 @@ func Execute(sc Scenario, seed uint64, opts Options) (*Outcome, error) {
 	w := sim.New(sim.Config{Seed: seed, Link: sc.Link, Trace: opts.Trace, Logger: opts.Logger})
 	h := &history.History{Config: cfg, Grantor: GrantorNode, Resource: StoreNode}
 	rec := newRecorder(w, h)
-	b := builder{w: w, rec: rec, impl: impl, cfg: cfg, sc: sc, extra: opts.Observer}
+	src, err := sc.tasks()
+	if err != nil {
+		return nil, err
+	}
+	b := builder{w: w, rec: rec, impl: impl, cfg: cfg, sc: sc, extra: opts.Observer, queue: newTaskQueue(w, h, src)}
 	b.addNodes()
+	b.queue.start()
 
 	plan, err := sc.plan(w, opts.Schedule)
 	if err != nil {
@@ -90,6 +95,9 @@ func Execute(sc Scenario, seed uint64, opts Options) (*Outcome, error) {
 	res := w.RunUntil(sim.Time(sc.Duration))
 	if b.bootErr != nil {
 		return nil, b.bootErr
+	}
+	if b.queue.err != nil {
+		return nil, fmt.Errorf("scenario %s: tasks: %w", sc.Name, b.queue.err)
 	}
 	b.finish(h, plan, res)
 	out := &Outcome{Scenario: sc.Name, Impl: impl.Name, Seed: seed, Sim: res, Schedule: plan,
@@ -158,4 +166,16 @@ func (sc Scenario) nemesis() faults.Nemesis {
 		nem.Failpoints = []string{lease.FailpointBeforeWrite, lease.FailpointBeforeCheckpoint}
 	}
 	return nem
+}
+
+// tasks returns the run's task source.
+func (sc Scenario) tasks() (TaskSource, error) {
+	if sc.TaskSource == nil {
+		return SliceTasks(sc.Tasks), nil
+	}
+	src, err := sc.TaskSource()
+	if err != nil {
+		return nil, fmt.Errorf("scenario %s: tasks: %w", sc.Name, err)
+	}
+	return src, nil
 }

@@ -31,6 +31,9 @@ type Scenario struct {
 	// Workers is how many workers run the checkpointed Tasks.
 	Workers int
 	Tasks   []TaskSpec
+	// TaskSource, when set, streams the tasks instead (a workload file);
+	// it is called once per run.
+	TaskSource func() (TaskSource, error)
 	// Registrants register one service each, attached to their lease;
 	// Readers poll the registry.
 	Registrants, Readers int
@@ -102,7 +105,7 @@ func (s Scenario) Validate() error {
 		return fmt.Errorf("scenario %s: no holders: set contenders, workers or registrants", s.Name)
 	case s.Readers > 0 && s.Registry.Poll <= 0:
 		return fmt.Errorf("scenario %s: registry.poll: must be positive when there are readers", s.Name)
-	case s.Workers > 0 && len(s.Tasks) == 0:
+	case s.Workers > 0 && len(s.Tasks) == 0 && s.TaskSource == nil:
 		return fmt.Errorf("scenario %s: workers without tasks", s.Name)
 	}
 	if err := cfg.Validate(); err != nil {

@@ -3,7 +3,6 @@ package scenarios
 import (
 	"errors"
 	"fmt"
-	"time"
 
 	"github.com/leasesim/leasesim/history"
 	"github.com/leasesim/leasesim/lease"
@@ -19,7 +18,7 @@ type worker struct {
 	h     lease.Holder
 	rec   *recorder
 	cfg   lease.Config
-	tasks map[string]TaskSpec // looked up, never iterated
+	queue *taskQueue
 	done  map[string]bool
 	runs  map[string]*taskRun
 }
@@ -32,14 +31,10 @@ type taskRun struct {
 	lastCkpt int // progress of the last checkpoint sent
 }
 
-func startWorker(n *sim.Node, h lease.Holder, rec *recorder, cfg lease.Config, tasks []TaskSpec) {
-	wk := &worker{n: n, h: h, rec: rec, cfg: cfg, tasks: make(map[string]TaskSpec),
+func startWorker(n *sim.Node, h lease.Holder, rec *recorder, cfg lease.Config, queue *taskQueue, index int) {
+	wk := &worker{n: n, h: h, rec: rec, cfg: cfg, queue: queue,
 		done: make(map[string]bool), runs: make(map[string]*taskRun)}
-	now := time.Duration(n.World().Now())
-	for _, t := range tasks {
-		wk.tasks[t.ID] = t
-		n.SetTimer(max(t.Arrival-now, 0), func() { wk.contend(t.ID) })
-	}
+	queue.join(index, wk)
 }
 
 func (wk *worker) contend(task string) {
@@ -58,7 +53,7 @@ func (wk *worker) granted(g lease.Grant) {
 		wk.finished(g.Resource)
 		return
 	}
-	r := &taskRun{spec: wk.tasks[g.Resource], token: g.Token, next: p.Units, lastCkpt: p.Units}
+	r := &taskRun{spec: wk.queue.specs[g.Resource], token: g.Token, next: p.Units, lastCkpt: p.Units}
 	wk.runs[g.Resource] = r
 	wk.step(r)
 	if wk.cfg.CheckpointInterval > 0 {
@@ -151,6 +146,7 @@ func (wk *worker) complete(r *taskRun) {
 // finished stops contending for a completed task.
 func (wk *worker) finished(task string) {
 	wk.done[task] = true
+	wk.queue.completed(task)
 	delete(wk.runs, task)
 	wk.h.Release(task)
 }
