@@ -448,3 +448,35 @@ func TestHolderReleasesUnwantedGrant(t *testing.T) {
 	_, held := f.g.Lookup("r")
 	assert.False(t, held, "a grant the holder no longer wants is released at once")
 }
+
+func TestHolderTakesOverPromptlyAtExpiry(t *testing.T) {
+	f := newFixture(t, testConfig())
+	h1 := f.holder("h1")
+	acquireLogged(h1, "r")
+	f.w.Settle()
+	h2 := f.holder("h2")
+	log2 := acquireLogged(h2, "r")
+	f.w.Advance(time.Minute) // h2 polls and keeps hearing ErrHeld
+	require.Empty(t, log2.grants)
+
+	f.w.Crash("h1") // no release: the lease must expire at the grantor
+	crashed := f.w.Now()
+	f.w.Advance(time.Minute)
+	require.Len(t, log2.grants, 1)
+	took := f.obs.firstAt("h2", lease.EventGrant) - crashed
+	// The grantor holds the lease at most GrantorHold after h1's last
+	// renewal; h2 then retries within BackoffMin of the expiry it was told
+	// about, instead of at its capped backoff (TTL/4).
+	limit := f.cfg.GrantorHold(f.cfg.TTL) + f.cfg.BackoffMin + 10*time.Millisecond
+	assert.LessOrEqual(t, took, limit, "failover within GrantorHold + BackoffMin")
+}
+
+// firstAt returns the clock reading of node's first event of kind.
+func (r *recorder) firstAt(node lease.Addr, kind lease.EventKind) time.Duration {
+	for _, ev := range r.events {
+		if ev.Node == node && ev.Kind == kind {
+			return ev.Local
+		}
+	}
+	return -1
+}

@@ -81,15 +81,27 @@ func (h *holder) onAcquireReply(s *session, epoch uint64, r Message) {
 		h.hold(s, r, deadline)
 	case CodeTTLOutOfRange, CodeBadRequest, CodeTokenExhausted, CodeInvalidConfig:
 		h.giveUp(s, fmt.Errorf("acquire %q: %w", s.resource, r.Err.Err()))
+	case CodeHeld, CodeGrace:
+		h.retryAcquireWithin(s, r.Remaining)
 	default:
 		h.retryAcquire(s)
 	}
 }
 
 // retryAcquire schedules the next acquire attempt after a jittered backoff.
-func (h *holder) retryAcquire(s *session) {
+func (h *holder) retryAcquire(s *session) { h.retryAcquireWithin(s, 0) }
+
+// retryAcquireWithin schedules the next acquire attempt after a jittered
+// backoff, or sooner: just after remaining (the time the grantor said the
+// current lease or its grace period has left, if positive), plus a jitter of
+// up to BackoffMin so that waiting holders do not all arrive at once. A
+// holder thus takes over an expired lease promptly without polling faster.
+func (h *holder) retryAcquireWithin(s *session, remaining time.Duration) {
 	epoch := s.epoch
 	d := h.jitter(backoff(h.cfg.BackoffMin, h.cfg.BackoffMax, s.attempts))
+	if remaining > 0 {
+		d = min(d, remaining+time.Duration(h.env.Rand.Int64N(int64(h.cfg.BackoffMin)+1)))
+	}
 	s.attempts++
 	s.next = h.env.Clock.AfterFunc(d, func() {
 		if h.current(s, epoch) {
