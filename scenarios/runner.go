@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/leasesim/leasesim/checker"
@@ -92,7 +93,7 @@ func Execute(sc Scenario, seed uint64, opts Options) (*Outcome, error) {
 	if err := plan.Apply(w); err != nil {
 		return nil, fmt.Errorf("scenario %s: schedule: %w", sc.Name, err)
 	}
-	res := w.RunUntil(sim.Time(sc.Duration))
+	res, crash := runGuarded(w, sim.Time(sc.Duration))
 	if b.bootErr != nil {
 		return nil, b.bootErr
 	}
@@ -103,8 +104,36 @@ func Execute(sc Scenario, seed uint64, opts Options) (*Outcome, error) {
 	out := &Outcome{Scenario: sc.Name, Impl: impl.Name, Seed: seed, Sim: res, Schedule: plan,
 		Faults: slices.Clone(w.Faults()), History: h}
 	out.Checks = checker.Check(h, opts.Check)
+	if crash != "" {
+		out.Checks = append(out.Checks, checker.Result{Property: PanicProperty, Name: "no panic", Status: checker.Violated,
+			Summary: "the implementation panicked: " + crash,
+			Violations: []checker.Violation{{Property: PanicProperty, At: res.Now, Detail: crash}}})
+	}
 	out.Metrics = checker.Measure(h)
 	return out, nil
+}
+
+// PanicProperty names the verdict given when the implementation under test
+// panics (for example on one of its own invariants) during a run.
+const PanicProperty = "panic"
+
+// runGuarded runs the world to end. A panic raised by the implementation
+// under test ends the run and is returned as text, to be reported as a
+// violation; a panic of the kernel or of this package is a harness bug and
+// propagates.
+func runGuarded(w *sim.World, end sim.Time) (res sim.Result, crash string) {
+	defer func() {
+		if r := recover(); r != nil {
+			msg := fmt.Sprint(r)
+			if strings.HasPrefix(msg, "sim:") || strings.HasPrefix(msg, "scenarios:") {
+				panic(r)
+			}
+			crash = msg
+			res = sim.Result{Now: w.Now(), Events: w.Events(), TraceHash: w.Trace().Hash(),
+				Err: fmt.Errorf("run ended by a panic at %v", w.Now())}
+		}
+	}()
+	return w.RunUntil(end), ""
 }
 
 // plan returns the fault schedule of a run: override if given, otherwise
