@@ -140,6 +140,9 @@ func runGuarded(w *sim.World, end sim.Time) (res sim.Result, crash string) {
 // the scenario's explicit faults plus the nemesis's draw for this seed.
 func (sc Scenario) plan(w *sim.World, override *faults.Schedule) (faults.Schedule, error) {
 	if override != nil {
+		if err := override.Validate(sc.Nodes()); err != nil {
+			return faults.Schedule{}, fmt.Errorf("scenario %s: schedule: %w", sc.Name, err)
+		}
 		return *override, nil
 	}
 	plan := sc.Faults
@@ -154,7 +157,13 @@ func (sc Scenario) plan(w *sim.World, override *faults.Schedule) (faults.Schedul
 		}
 		drawn := nem.Draw(w.Rand("nemesis"))
 		plan.Events = append(slices.Clone(plan.Events), drawn.Events...)
-		slices.SortStableFunc(plan.Events, func(a, b faults.Event) int { return cmp.Compare(a.At, b.At) })
+	}
+	if sc.RandomFaults != nil {
+		plan.Events = append(slices.Clone(plan.Events), sc.RandomFaults(w.Rand("random-faults"))...)
+	}
+	slices.SortStableFunc(plan.Events, func(a, b faults.Event) int { return cmp.Compare(a.At, b.At) })
+	if err := plan.Validate(sc.Nodes()); err != nil {
+		return faults.Schedule{}, fmt.Errorf("scenario %s: fault plan: %w", sc.Name, err)
 	}
 	return plan, nil
 }

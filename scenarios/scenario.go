@@ -3,6 +3,7 @@ package scenarios
 import (
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"time"
 
 	"github.com/leasesim/leasesim/faults"
@@ -42,8 +43,12 @@ type Scenario struct {
 	// Faults is an explicit fault schedule; it may be empty.
 	Faults faults.Schedule
 	// Nemesis, when set, draws more faults from the seed. Its targets
-	// default to every node but the grantor and the store.
+	// default to every node.
 	Nemesis *faults.Nemesis
+	// RandomFaults, when set, draws further faults from the seed: a workload
+	// uses it for the GC pauses and crashes its environment describes. The
+	// events must come before HealAt.
+	RandomFaults func(r *rand.Rand) []faults.Event
 	// Duration is the whole run; HealAt is when faults stop, and the rest is
 	// the heal phase in which liveness (P4) is checked.
 	Duration, HealAt time.Duration
