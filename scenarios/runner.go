@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"log/slog"
 	"slices"
@@ -106,7 +107,7 @@ func Execute(sc Scenario, seed uint64, opts Options) (*Outcome, error) {
 	out.Checks = checker.Check(h, opts.Check)
 	if crash != "" {
 		out.Checks = append(out.Checks, checker.Result{Property: PanicProperty, Name: "no panic", Status: checker.Violated,
-			Summary: "the implementation panicked: " + crash,
+			Summary:    "the implementation panicked: " + crash,
 			Violations: []checker.Violation{{Property: PanicProperty, At: res.Now, Detail: crash}}})
 	}
 	out.Metrics = checker.Measure(h)
@@ -150,22 +151,67 @@ func (sc Scenario) plan(w *sim.World, override *faults.Schedule) (faults.Schedul
 	if plan.HealAt == 0 {
 		plan.HealAt = sc.HealAt
 	}
+	var drawn []faults.Event
 	if sc.Nemesis != nil {
 		nem := sc.nemesis()
 		if err := nem.Validate(); err != nil {
 			return faults.Schedule{}, fmt.Errorf("scenario %s: nemesis: %w", sc.Name, err)
 		}
-		drawn := nem.Draw(w.Rand("nemesis"))
-		plan.Events = append(slices.Clone(plan.Events), drawn.Events...)
+		drawn = nem.Draw(w.Rand("nemesis")).Events
 	}
 	if sc.RandomFaults != nil {
-		plan.Events = append(slices.Clone(plan.Events), sc.RandomFaults(w.Rand("random-faults"))...)
+		drawn = append(drawn, sc.RandomFaults(w.Rand("random-faults"))...)
 	}
-	slices.SortStableFunc(plan.Events, func(a, b faults.Event) int { return cmp.Compare(a.At, b.At) })
-	if err := plan.Validate(sc.Nodes()); err != nil {
+	plan, err := merge(plan, drawn, sc.Nodes())
+	if err != nil {
 		return faults.Schedule{}, fmt.Errorf("scenario %s: fault plan: %w", sc.Name, err)
 	}
 	return plan, nil
+}
+
+// merge adds drawn events to an explicit schedule in time order. A drawn
+// event that contradicts the plan (crashing a node the explicit schedule has
+// already crashed, say) is dropped; an invalid explicit event is an error.
+func merge(plan faults.Schedule, drawn []faults.Event, nodes []string) (faults.Schedule, error) {
+	type entry struct {
+		ev    faults.Event
+		drawn bool
+	}
+	entries := make([]entry, 0, len(plan.Events)+len(drawn))
+	for _, ev := range plan.Events {
+		entries = append(entries, entry{ev: ev})
+	}
+	for _, ev := range drawn {
+		entries = append(entries, entry{ev: ev, drawn: true})
+	}
+	slices.SortStableFunc(entries, func(a, b entry) int { return cmp.Compare(a.ev.At, b.ev.At) })
+	for {
+		plan.Events = plan.Events[:0:0]
+		for _, e := range entries {
+			plan.Events = append(plan.Events, e.ev)
+		}
+		err := plan.Validate(nodes)
+		var verr *faults.ValidationError
+		if err == nil || !errors.As(err, &verr) || verr.Index < 0 {
+			return plan, err
+		}
+		culprit := verr.Index
+		if !entries[culprit].drawn {
+			// An explicit event contradicts something drawn earlier on the
+			// same node: drop the latest such drawn event.
+			culprit = -1
+			for i := verr.Index - 1; i >= 0; i-- {
+				if entries[i].drawn && entries[i].ev.Node == entries[verr.Index].ev.Node {
+					culprit = i
+					break
+				}
+			}
+			if culprit < 0 {
+				return plan, err
+			}
+		}
+		entries = slices.Delete(entries, culprit, culprit+1)
+	}
 }
 
 // nemesis returns the scenario's nemesis with its defaults filled in: it
