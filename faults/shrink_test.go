@@ -77,7 +77,9 @@ func TestShrinkFindsTheCulprit(t *testing.T) {
 	}{{
 		name: "a pause on n1 longer than 3s shrinks to that pause at 3s",
 		fails: func(s faults.Schedule) bool {
-			return has(s, func(e faults.Event) bool { return e.Kind == faults.KindPause && e.Node == "n1" && e.Duration > 3*time.Second })
+			return has(s, func(e faults.Event) bool {
+				return e.Kind == faults.KindPause && e.Node == "n1" && e.Duration > 3*time.Second
+			})
 		},
 		check: func(t *testing.T, got faults.Schedule) {
 			require.Len(t, got.Events, 1)
@@ -86,8 +88,10 @@ func TestShrinkFindsTheCulprit(t *testing.T) {
 			assert.Greater(t, got.Events[0].Duration, 3*time.Second)
 		},
 	}, {
-		name:  "a crash alone does not need its restart",
-		fails: func(s faults.Schedule) bool { return has(s, func(e faults.Event) bool { return e.Kind == faults.KindCrash }) },
+		name: "a crash alone does not need its restart",
+		fails: func(s faults.Schedule) bool {
+			return has(s, func(e faults.Event) bool { return e.Kind == faults.KindCrash })
+		},
 		check: func(t *testing.T, got faults.Schedule) {
 			require.Len(t, got.Events, 1)
 			assert.Equal(t, faults.Event{At: 3 * time.Second, Kind: faults.KindCrash, Node: "n2"}, got.Events[0])
@@ -139,7 +143,9 @@ func TestShrinkFindsTheCulprit(t *testing.T) {
 	}, {
 		name: "a slow link loses its loss and duplication and slows down only as needed",
 		fails: func(s faults.Schedule) bool {
-			return has(s, func(e faults.Event) bool { return e.Kind == faults.KindLink && e.Link.Latency.Max >= 100*time.Millisecond })
+			return has(s, func(e faults.Event) bool {
+				return e.Kind == faults.KindLink && e.Link.Latency.Max >= 100*time.Millisecond
+			})
 		},
 		check: func(t *testing.T, got faults.Schedule) {
 			require.Len(t, got.Events, 1)
