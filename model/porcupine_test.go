@@ -1,0 +1,86 @@
+package model
+
+import (
+	"testing"
+
+	"github.com/anishathalye/porcupine"
+	"github.com/stretchr/testify/assert"
+)
+
+// timed is a step with its call and return times.
+type timed struct {
+	step
+	resource  string
+	client    int
+	call, ret int64
+}
+
+func ops(ts []timed) []porcupine.Operation {
+	out := make([]porcupine.Operation, len(ts))
+	for i, t := range ts {
+		if t.resource != "" {
+			t.in.Resource, t.out.Resource = t.resource, t.resource
+		}
+		out[i] = porcupine.Operation{ClientId: t.client, Input: t.in, Output: t.out, Call: t.call, Return: t.ret}
+	}
+	return out
+}
+
+// Whole histories: concurrency, partitions by resource, and replies that
+// never returned.
+func TestLeaseStoreHistories(t *testing.T) {
+	const never = 1 << 40
+	tests := []struct {
+		name string
+		ops  []timed
+		want porcupine.CheckResult
+	}{
+		{"ErrHeld concurrent with the grant, after it in grantor time", []timed{
+			{step: grant("h1", 5, 1, 0, ""), client: 0, call: 0, ret: 10},
+			{step: refused("h2", 6, held, "h1"), client: 1, call: 1, ret: 7}}, porcupine.Ok},
+		{"ErrHeld before the grant in grantor time", []timed{
+			{step: grant("h1", 5, 1, 0, ""), client: 0, call: 0, ret: 10},
+			{step: refused("h2", 2, held, "h1"), client: 1, call: 1, ret: 7}}, porcupine.Illegal},
+		{"the same tokens on two resources", []timed{
+			{step: grant("h1", 1, 1, 0, ""), resource: "a", client: 0, call: 0, ret: 10},
+			{step: grant("h2", 2, 1, 0, ""), resource: "b", client: 1, call: 1, ret: 11},
+			{step: grant("h2", 3, 2, 0, ""), resource: "a", client: 1, call: 12, ret: 13}}, porcupine.Illegal},
+		{"a grant whose reply never returned still holds", []timed{
+			{step: grant("h1", 1, 1, 0, ""), client: 0, call: 0, ret: never},
+			{step: refused("h2", 2, held, "h1"), client: 1, call: 5, ret: 6}}, porcupine.Ok},
+		{"a grant whose reply never returned overlaps a later one", []timed{
+			{step: grant("h1", 1, 1, 0, ""), client: 0, call: 0, ret: never},
+			{step: grant("h2", 2, 2, 0, ""), client: 1, call: 5, ret: 6}}, porcupine.Illegal},
+	}
+	m := LeaseStore(testConfig)
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got, _ := porcupine.CheckOperationsVerbose(m, ops(tc.ops), 0)
+			assert.Equal(t, tc.want, got)
+		})
+	}
+}
+
+func TestPartitionsAreSortedByResource(t *testing.T) {
+	history := ops([]timed{
+		{step: grant("h1", 1, 1, 0, ""), resource: "b"},
+		{step: grant("h1", 1, 1, 0, ""), resource: "a"},
+		{step: renewOp("h1", 2, 1, ok), resource: "b"},
+	})
+	parts := LeaseStore(testConfig).Partition(history)
+	if assert.Len(t, parts, 2) {
+		assert.Equal(t, []porcupine.Operation{history[1]}, parts[0])
+		assert.Equal(t, []porcupine.Operation{history[0], history[2]}, parts[1])
+	}
+	events := []porcupine.Event{
+		{Kind: porcupine.CallEvent, Value: history[0].Input, Id: 0},
+		{Kind: porcupine.CallEvent, Value: history[1].Input, Id: 1},
+		{Kind: porcupine.ReturnEvent, Value: history[0].Output, Id: 0},
+		{Kind: porcupine.ReturnEvent, Value: history[1].Output, Id: 1},
+	}
+	evParts := FencedRegister().PartitionEvent(events)
+	if assert.Len(t, evParts, 2) {
+		assert.Equal(t, []porcupine.Event{events[1], events[3]}, evParts[0])
+		assert.Equal(t, []porcupine.Event{events[0], events[2]}, evParts[1])
+	}
+}
