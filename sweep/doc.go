@@ -5,6 +5,18 @@
 // results do not depend on scheduling. Summaries of shards merge into the
 // summary of the whole sweep.
 //
+// [Run] takes a [Config]: the scenarios, the implementation, a seed range
+// ([ParseSeeds] reads "A-B") and a [Shard] of it ([ParseShard] reads "I/N";
+// shards interleave, shard I of N taking the seeds whose offset from the
+// first is I-1 modulo N). Results are aggregated in (scenario, seed) order,
+// so the [Summary] is identical at any parallelism apart from its
+// wall-clock fields. Memory stays flat: each outcome is reduced to a few
+// numbers as soon as its run ends, runs may finish at most a fixed window
+// ahead of the oldest unfinished one, and the summary's lists are bounded
+// ([MaxFailures], [MaxSamples]). Cancelling the context stops the sweep and
+// returns a summary marked Partial that covers exactly the finished runs.
+// [Merge] combines shard summaries.
+//
 // This package reads the wall clock and starts goroutines: it is the
 // parallel driver around the simulated path, not part of it.
 package sweep

@@ -18,14 +18,23 @@ type Summary struct {
 	// sweep was interrupted before every run finished.
 	Runs    int  `json:"runs"`
 	Partial bool `json:"partial"`
+	// RunsExpected is how many runs the shard holds: Runs when the sweep
+	// was not interrupted.
+	RunsExpected int `json:"runs_expected"`
 	// Failures are the runs with a violated property, a limit hit, or a
 	// determinism mismatch, in (scenario, seed) order.
 	Failures []Failure `json:"failures"`
-	// ByProperty maps a property ("P1".."P6", "limit", "determinism") to the
-	// failing runs' seeds per scenario.
+	// FailuresOmitted counts failing runs left out of Failures because it
+	// holds at most MaxFailures; ByProperty still lists their seeds.
+	FailuresOmitted int `json:"failures_omitted,omitempty"`
+	// ByProperty maps a property ("P1".."P6", "limit", "determinism", and
+	// "error" or "panic" for a run that could not finish) to the failing
+	// runs' seeds per scenario, in seed order.
 	ByProperty map[string]map[string][]uint64 `json:"by_property"`
 	// Unknown counts unknown verdicts per property (never a pass).
 	Unknown map[string]int `json:"unknown"`
+	// PerScenario counts runs and failing runs per scenario.
+	PerScenario map[string]ScenarioCounts `json:"per_scenario"`
 	// AssumptionExceeded counts runs whose P1 overlap came from drift
 	// beyond rho.
 	AssumptionExceeded int `json:"assumption_exceeded"`
@@ -42,8 +51,9 @@ type Summary struct {
 
 	// Metrics aggregates the runs' metrics.
 	Metrics checker.Metrics `json:"metrics"`
-	// FailoverSeconds and MarginSeconds are histogram samples across runs:
-	// every failover time, and each run's P1 minimum margin.
+	// FailoverSeconds and MarginSeconds are histogram samples across runs,
+	// sorted ascending: every failover time, and each run's P1 minimum
+	// margin. Each holds at most MaxSamples.
 	FailoverSeconds []float64 `json:"failover_seconds,omitempty"`
 	MarginSeconds   []float64 `json:"margin_seconds,omitempty"`
 }
@@ -56,4 +66,10 @@ type Failure struct {
 	Detail     string   `json:"detail"`     // the first violation's summary
 	TraceHash  string   `json:"trace_hash"`
 	Replay     string   `json:"replay"`
+}
+
+// ScenarioCounts counts one scenario's runs in a sweep.
+type ScenarioCounts struct {
+	Runs   int `json:"runs"`
+	Failed int `json:"failed"`
 }

@@ -1,0 +1,111 @@
+package sweep
+
+import (
+	"fmt"
+	"log/slog"
+	"runtime"
+
+	"github.com/leasesim/leasesim/checker"
+	"github.com/leasesim/leasesim/lease"
+	"github.com/leasesim/leasesim/scenarios"
+)
+
+// Bounds on what one summary holds, so that its memory stays flat however
+// many runs fail.
+const (
+	// MaxFailures bounds Summary.Failures; the rest are counted in
+	// FailuresOmitted (and their seeds still listed in ByProperty).
+	MaxFailures = 10_000
+	// MaxSamples bounds each histogram of a summary.
+	MaxSamples = 1 << 20
+)
+
+// Config says what a sweep runs: every seed of Seeds that Shard selects, for
+// every scenario, against one implementation.
+type Config struct {
+	// Scenarios run in this order; their names must be distinct.
+	Scenarios []scenarios.Scenario
+	// Impl is the implementation under test; the zero value means
+	// lease.Correct().
+	Impl lease.Impl
+	// Seeds is the whole sweep's seed range; Shard selects this machine's
+	// part of it (the zero Shard: all of it).
+	Seeds Seeds
+	Shard Shard
+	// Parallel is how many runs go at once, each single-threaded in its own
+	// world. Zero means runtime.NumCPU().
+	Parallel int
+	// VerifyDeterminism runs each seed twice and fails it under
+	// "determinism" when the two trace hashes differ.
+	VerifyDeterminism bool
+	// Check configures the checkers. OutDir is ignored: a sweep writes no
+	// per-run files.
+	Check checker.Options
+	// Progress, when set, is called after each run finishes, in the order
+	// runs finish, from the goroutine that called Run.
+	Progress func(Progress)
+	// Logger receives a line when the sweep starts and ends; nil discards.
+	// Runs themselves do not log.
+	Logger *slog.Logger
+}
+
+// Progress is a sweep's state after one more run finished.
+type Progress struct {
+	Done, Total int // runs finished, runs in the shard
+	Failed      int // failing runs so far
+	// Scenario and Seed are the run that just finished; Failure is its
+	// failure, or nil if it passed.
+	Scenario string
+	Seed     uint64
+	Failure  *Failure
+}
+
+// withDefaults checks cfg and fills in its defaults.
+func (cfg Config) withDefaults() (Config, error) {
+	if len(cfg.Scenarios) == 0 {
+		return cfg, invalidf("no scenarios to run")
+	}
+	seen := make(map[string]bool, len(cfg.Scenarios))
+	for _, sc := range cfg.Scenarios {
+		if seen[sc.Name] {
+			return cfg, invalidf("scenario %q is listed twice", sc.Name)
+		}
+		seen[sc.Name] = true
+		if err := sc.Validate(); err != nil {
+			return cfg, fmt.Errorf("%w: %w", ErrInvalid, err)
+		}
+	}
+	if err := cfg.Seeds.Validate(); err != nil {
+		return cfg, err
+	}
+	if err := cfg.Shard.Validate(); err != nil {
+		return cfg, err
+	}
+	if runs := cfg.Shard.Len(cfg.Seeds); runs > MaxRuns/len(cfg.Scenarios) {
+		return cfg, invalidf("%d scenarios x %d seeds exceed %d runs", len(cfg.Scenarios), runs, MaxRuns)
+	}
+	switch {
+	case cfg.Parallel < 0:
+		return cfg, invalidf("parallel: must not be negative, got %d", cfg.Parallel)
+	case cfg.Parallel == 0:
+		cfg.Parallel = runtime.NumCPU()
+	}
+	if cfg.Impl.NewGrantor == nil {
+		cfg.Impl = lease.Correct()
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	cfg.Shard = cfg.Shard.norm()
+	cfg.Check.OutDir = ""
+	return cfg, nil
+}
+
+// names returns the scenarios' names in order.
+func (cfg Config) names() []string {
+	names := make([]string, len(cfg.Scenarios))
+	for i, sc := range cfg.Scenarios {
+		names[i] = sc.Name
+	}
+	return names
+}
