@@ -1,0 +1,213 @@
+package checker
+
+import (
+	"fmt"
+	"iter"
+	"math"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/leasesim/leasesim/faults"
+	"github.com/leasesim/leasesim/history"
+	"github.com/leasesim/leasesim/lease"
+	"github.com/leasesim/leasesim/sim"
+)
+
+// maxViolations bounds the counterexamples one Result carries; the summary
+// still counts every one. A broken implementation can break a property
+// thousands of times in one run, and the first few say everything.
+const maxViolations = 20
+
+// verdict collects one property's counterexamples and sub-verdicts while a
+// checker runs, and turns them into a Result.
+type verdict struct {
+	h          *history.History
+	property   string
+	violations []Violation
+	violated   int      // every violation, including those not kept
+	unknown    []string // why parts of the property could not be decided
+	undecided  int      // every undecided part, including those not kept
+}
+
+func newVerdict(h *history.History, property string) *verdict {
+	return &verdict{h: h, property: property}
+}
+
+// violate records a counterexample at true time at, with the faults active
+// then.
+func (v *verdict) violate(at sim.Time, detail string, evidence ...string) {
+	v.violateDuring(at, at, at, detail, evidence...)
+}
+
+// violateDuring records a counterexample at true time at, with the faults
+// that were in force at some point in [from, to]: the faults that may have
+// caused it.
+func (v *verdict) violateDuring(at, from, to sim.Time, detail string, evidence ...string) {
+	v.violated++
+	if len(v.violations) >= maxViolations {
+		return
+	}
+	v.violations = append(v.violations, Violation{Property: v.property, At: at, Detail: detail,
+		Evidence: evidence, Faults: activeBetween(v.h.Faults, from, to)})
+}
+
+// dontKnow records that part of the property could not be decided.
+func (v *verdict) dontKnow(why string) {
+	v.undecided++
+	if len(v.unknown) < maxUnknownReasons {
+		v.unknown = append(v.unknown, why)
+	}
+}
+
+// maxUnknownReasons bounds the reasons an Unknown summary lists.
+const maxUnknownReasons = 3
+
+// result returns the Result: Violated if anything was violated, else
+// Unknown if anything was undecided, else OK. okSummary is the summary of
+// an OK result, and is appended to the others.
+func (v *verdict) result(name, okSummary string) Result {
+	r := Result{Property: v.property, Name: name, Status: OK, Summary: okSummary}
+	switch {
+	case v.violated > 0:
+		r.Status = Violated
+		r.Summary = fmt.Sprintf("%d violation(s): %s", v.violated, v.violations[0].Detail)
+	case len(v.unknown) > 0:
+		r.Status = Unknown
+		r.Summary = strings.Join(v.unknown, "; ")
+		if more := v.undecided - len(v.unknown); more > 0 {
+			r.Summary += fmt.Sprintf("; and %d more undecided", more)
+		}
+	}
+	slices.SortStableFunc(v.violations, func(a, b Violation) int { return compareTimes(a.At, b.At) })
+	r.Violations = v.violations
+	return r
+}
+
+func compareTimes(a, b sim.Time) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// activeBetween returns the fault windows in force at some point in [from,
+// to], in their order. With from == to it is faults.ActiveAt.
+func activeBetween(windows []faults.Window, from, to sim.Time) []faults.Window {
+	if from == to {
+		return faults.ActiveAt(windows, from)
+	}
+	var active []faults.Window
+	for _, w := range windows {
+		if w.Start <= to && from <= w.End {
+			active = append(active, w)
+		}
+	}
+	return active
+}
+
+// inProcessedOrder yields the ops of h in the order their servers processed
+// them (ties in recording order). The recorder appends an op when its reply
+// leaves the server, so the ops are usually in that order already and no
+// copy is made.
+func inProcessedOrder(h *history.History) iter.Seq2[int, *history.Op] {
+	return func(yield func(int, *history.Op) bool) {
+		ops := h.Ops
+		if slices.IsSortedFunc(ops, func(a, b history.Op) int { return compareTimes(a.Processed, b.Processed) }) {
+			for i := range ops {
+				if !yield(i, &ops[i]) {
+					return
+				}
+			}
+			return
+		}
+		order := make([]int32, len(ops))
+		for i := range order {
+			order[i] = int32(i)
+		}
+		slices.SortStableFunc(order, func(a, b int32) int { return compareTimes(ops[a].Processed, ops[b].Processed) })
+		for _, i := range order {
+			if !yield(int(i), &ops[i]) {
+				return
+			}
+		}
+	}
+}
+
+// isGrantorOK reports whether op is a request of kind k that the grantor
+// processed and accepted.
+func isGrantorOK(h *history.History, op *history.Op, k lease.Kind) bool {
+	return op.Server == h.Grantor && op.In.Kind == k && op.Out.Err == lease.CodeOK
+}
+
+// rhoPPB is the configured drift bound in parts per billion, as the lease
+// package computes it.
+func rhoPPB(cfg lease.Config) int64 { return int64(math.Round(cfg.Rho * 1e9)) }
+
+// driftExceeded reports whether some clock drifted beyond the configured
+// bound rho during the run.
+func driftExceeded(h *history.History) bool { return h.MaxDriftPPB > rhoPPB(h.Config) }
+
+// driftNote says by how much drift exceeded rho.
+func driftNote(h *history.History) string {
+	return fmt.Sprintf("drift %d ppb exceeded rho %d ppb", h.MaxDriftPPB, rhoPPB(h.Config))
+}
+
+// describeOp is one line of evidence about an operation.
+func describeOp(op *history.Op) string {
+	var sb strings.Builder
+	fmt.Fprintf(&sb, "%s %q by %s", op.In.Kind, op.In.Resource, op.Client)
+	if op.In.Token != 0 {
+		fmt.Fprintf(&sb, " token %d", op.In.Token)
+	}
+	if op.In.Kind == lease.KindCheckpoint {
+		fmt.Fprintf(&sb, " state %q req %d", op.In.State, op.In.ReqID)
+	}
+	fmt.Fprintf(&sb, ": sent %v, processed %v by %s → %s", op.Call, op.Processed, op.Server, op.Out.Err)
+	if op.Out.Token != 0 {
+		fmt.Fprintf(&sb, " token %d", op.Out.Token)
+	}
+	if op.In.Kind == lease.KindAcquire && op.Out.Err == lease.CodeOK {
+		fmt.Fprintf(&sb, " handing over state %q of token %d", op.Out.State, op.Out.CheckpointToken)
+	}
+	if !op.Returned() {
+		sb.WriteString(", reply never arrived")
+	}
+	return sb.String()
+}
+
+// describeBelief is one line of evidence about a belief interval.
+func describeBelief(b *history.Belief) string {
+	last := "none"
+	if b.LastAct >= 0 {
+		last = b.LastAct.String()
+	}
+	return fmt.Sprintf("%s believed %q token %d from %v to %v (ended by %s, last act %s)",
+		b.Holder, b.Resource, b.Token, b.Start, b.End, b.Reason, last)
+}
+
+// holdTrue is the longest true time a grantor holds a lease granted for ttl
+// after processing the request: GrantorHold(ttl) on its own clock, which may
+// run slow by rho, so GrantorHold(ttl)/(1-rho), rounded up.
+func holdTrue(cfg lease.Config, ttl time.Duration) time.Duration {
+	hold := cfg.GrantorHold(ttl)
+	rho := rhoPPB(cfg)
+	if rho <= 0 {
+		return hold
+	}
+	if rho >= 1e9 {
+		return math.MaxInt64
+	}
+	// hold×1e9/(1e9−rho) in floating point would do, but integers keep the
+	// checkers bit-for-bit the same everywhere; hold fits 63 bits and the
+	// factor is below 2, so split to avoid overflow.
+	den := int64(1e9) - rho
+	q, r := int64(hold)/den, int64(hold)%den
+	if q >= math.MaxInt64/1_000_000_000 {
+		return math.MaxInt64
+	}
+	return time.Duration(q*1e9 + (r*1e9+den-1)/den)
+}

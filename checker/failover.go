@@ -1,0 +1,162 @@
+package checker
+
+import (
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/leasesim/leasesim/faults"
+	"github.com/leasesim/leasesim/history"
+	"github.com/leasesim/leasesim/sim"
+)
+
+// cut is a fault window that cut some holders off from the grantor: they
+// could neither renew nor be heard.
+type cut struct {
+	start sim.Time
+	all   bool     // everyone (the grantor itself was isolated)
+	nodes []string // who, unless all
+}
+
+func (c cut) cuts(node string) bool { return c.all || slices.Contains(c.nodes, node) }
+
+// cutsFromGrantor turns the fault windows into cuts: a holder's crash, its
+// isolation or the grantor's, a partition that puts it and the grantor in
+// different groups, or a one-way partition between them in either
+// direction. A crash of the grantor is not a holder's failure and is left
+// out.
+func cutsFromGrantor(h *history.History) []cut {
+	var cuts []cut
+	for _, w := range h.Faults {
+		c := cut{start: w.Start}
+		switch w.Kind {
+		case sim.FaultCrash:
+			if w.Node != h.Grantor {
+				c.nodes = []string{w.Node}
+			}
+		case sim.FaultIsolate:
+			c.all = w.Node == h.Grantor
+			if !c.all {
+				c.nodes = []string{w.Node}
+			}
+		case sim.FaultPartitionOneWay:
+			switch h.Grantor {
+			case w.Node:
+				c.nodes = []string{w.Peer}
+			case w.Peer:
+				c.nodes = []string{w.Node}
+			}
+		case sim.FaultPartition, sim.FaultSplit, sim.FaultBridge:
+			c.nodes = apartFrom(w, h.Grantor)
+		}
+		if c.all || len(c.nodes) > 0 {
+			cuts = append(cuts, c)
+		}
+	}
+	return cuts
+}
+
+// apartFrom returns the nodes a partition window puts in another group
+// than node. A node in no group keeps its links (a split's bystander, a
+// bridge).
+func apartFrom(w faults.Window, node string) []string {
+	groups := parseGroups(w.Detail)
+	mine := -1
+	for i, g := range groups {
+		if slices.Contains(g, node) {
+			mine = i
+		}
+	}
+	if mine < 0 {
+		return nil
+	}
+	var apart []string
+	for i, g := range groups {
+		if i != mine {
+			apart = append(apart, g...)
+		}
+	}
+	return apart
+}
+
+// parseGroups reads the groups of a partition's detail, "[a b] | [c]".
+func parseGroups(detail string) [][]string {
+	var groups [][]string
+	for part := range strings.SplitSeq(detail, "|") {
+		part = strings.TrimSpace(part)
+		part = strings.TrimSuffix(strings.TrimPrefix(part, "["), "]")
+		if names := strings.Fields(part); len(names) > 0 {
+			groups = append(groups, names)
+		}
+	}
+	return groups
+}
+
+// failovers measures, for every belief during which its holder was cut off
+// from the grantor (the first cut that began within it), the time from the
+// cut to the next new grant of the resource to another holder. A cut with
+// no such grant before the run ended is unresolved.
+func failovers(h *history.History) (samples []time.Duration, unresolved int) {
+	cuts := cutsFromGrantor(h)
+	if len(cuts) == 0 {
+		return nil, 0
+	}
+	grants := newGrants(h)
+	for i := range h.Beliefs {
+		b := &h.Beliefs[i]
+		at, ok := firstCut(cuts, b)
+		if !ok {
+			continue
+		}
+		if g, ok := nextGrant(grants[b.Resource], at, b.Holder); ok {
+			samples = append(samples, g.Sub(at))
+		} else {
+			unresolved++
+		}
+	}
+	slices.Sort(samples)
+	return samples, unresolved
+}
+
+// firstCut returns when b's holder was first cut off while it believed.
+func firstCut(cuts []cut, b *history.Belief) (sim.Time, bool) {
+	for _, c := range cuts {
+		if c.start >= b.Start && c.start <= b.End && c.cuts(b.Holder) {
+			return c.start, true
+		}
+	}
+	return 0, false
+}
+
+// newGrant is a grant that was not a re-confirmation.
+type newGrant struct {
+	at     sim.Time
+	holder string
+}
+
+// newGrants returns the new grants of each resource, in processed order.
+func newGrants(h *history.History) map[string][]newGrant {
+	out := make(map[string][]newGrant)
+	t := newGrantTracker()
+	for _, op := range inProcessedOrder(h) {
+		if !isAcquireOK(h, op) {
+			continue
+		}
+		if kind, _ := t.observe(op); kind != reconfirmed {
+			out[op.In.Resource] = append(out[op.In.Resource], newGrant{at: op.Processed, holder: op.Client})
+		}
+	}
+	return out
+}
+
+// nextGrant returns the first grant at or after at to another holder than
+// holder.
+func nextGrant(gs []newGrant, at sim.Time, holder string) (sim.Time, bool) {
+	i, _ := slices.BinarySearchFunc(gs, at, func(g newGrant, t sim.Time) int { return compareTimes(g.at, t) })
+	for ; i < len(gs); i++ {
+		if gs[i].holder != holder {
+			return gs[i].at, true
+		}
+	}
+	return 0, false
+}

@@ -1,0 +1,82 @@
+package checker
+
+import (
+	"github.com/leasesim/leasesim/history"
+	"github.com/leasesim/leasesim/lease"
+)
+
+// A grant is identified by its holder and its token: a token that a buggy
+// grantor hands to two holders is two grants.
+type grantID struct {
+	holder string
+	token  uint64
+}
+
+// grantKind says what a successful acquire reply was.
+type grantKind uint8
+
+const (
+	// reconfirmed: the reply re-confirms the holder's own current grant
+	// (the latest grant on the resource), as a renewal would. Not a new
+	// grant.
+	reconfirmed grantKind = iota
+	// fresh: a new grant whose token exceeds every earlier token issued on
+	// the resource.
+	fresh
+	// reissued: a new grant whose token does not exceed an earlier token
+	// issued on the resource; P2 reports it.
+	reissued
+)
+
+// grantState is what the grantor last granted on one resource.
+type grantState struct {
+	latest   grantID
+	maxToken uint64 // the highest token issued on the resource
+	granted  bool   // whether anything was granted yet
+}
+
+// grantTracker classifies successful acquire replies, in the order the
+// grantor processed them, into new grants and re-confirmations.
+type grantTracker struct {
+	byResource map[string]*grantState
+}
+
+func newGrantTracker() grantTracker {
+	return grantTracker{byResource: make(map[string]*grantState)}
+}
+
+// observe classifies op, a successful acquire, and returns the state before
+// it. It must see the acquires in processed order.
+func (t grantTracker) observe(op *history.Op) (grantKind, grantState) {
+	st := t.byResource[op.In.Resource]
+	if st == nil {
+		st = &grantState{}
+		t.byResource[op.In.Resource] = st
+	}
+	prev := *st
+	id := grantID{holder: op.Client, token: op.Out.Token}
+	kind := fresh
+	switch {
+	case st.granted && st.latest == id:
+		kind = reconfirmed
+	case st.granted && id.token <= st.maxToken:
+		kind = reissued
+	}
+	st.latest, st.granted = id, true
+	st.maxToken = max(st.maxToken, id.token)
+	return kind, prev
+}
+
+// latest returns the latest grant on resource, if any.
+func (t grantTracker) latest(resource string) (grantID, bool) {
+	st := t.byResource[resource]
+	if st == nil || !st.granted {
+		return grantID{}, false
+	}
+	return st.latest, true
+}
+
+// isAcquireOK reports whether op is an acquire the grantor accepted.
+func isAcquireOK(h *history.History, op *history.Op) bool {
+	return isGrantorOK(h, op, lease.KindAcquire)
+}

@@ -1,0 +1,109 @@
+package checker
+
+import (
+	"bytes"
+	"fmt"
+
+	"github.com/leasesim/leasesim/history"
+	"github.com/leasesim/leasesim/lease"
+)
+
+// Handoff checks P5, checkpoint handoff. Per resource, over the grantor's
+// operations in the order it processed them:
+//
+//   - (a) every successful acquire hands over exactly the latest checkpoint
+//     accepted before it (its state and the token it was accepted under);
+//     handing over anything older is a lost checkpoint;
+//   - (b) every accepted checkpoint carries the token of the latest grant on
+//     the resource; any other token is a stale holder overwriting it.
+//
+// An accepted checkpoint of the same holder and token whose request id is
+// not above that of the latest accepted one was overtaken by it: the
+// grantor linearises it before the newer one and stores nothing, so it does
+// not count as the latest.
+func Handoff(h *history.History) Result {
+	v := newVerdict(h, "P5")
+	ck := newCheckpointTracker()
+	grants := newGrantTracker()
+	handed, accepted := 0, 0
+	for _, op := range inProcessedOrder(h) {
+		switch {
+		case isAcquireOK(h, op):
+			handed++
+			checkHandedOver(v, ck.latest(op.In.Resource), op)
+			grants.observe(op)
+		case isGrantorOK(h, op, lease.KindCheckpoint):
+			accepted++
+			checkCheckpointToken(v, grants, ck.latest(op.In.Resource), op)
+			ck.accept(op)
+		}
+	}
+	return v.result("handoff", fmt.Sprintf("%d grants each handed over the latest accepted checkpoint; "+
+		"%d checkpoints accepted, each under the latest grant's token", handed, accepted))
+}
+
+// checkHandedOver checks (a) for grant, given the latest accepted
+// checkpoint (nil if none).
+func checkHandedOver(v *verdict, latest, grant *history.Op) {
+	var want []byte
+	var wantToken uint64
+	if latest != nil {
+		want, wantToken = latest.In.State, latest.In.Token
+	}
+	if bytes.Equal(grant.Out.State, want) && grant.Out.CheckpointToken == wantToken {
+		return
+	}
+	if latest == nil {
+		v.violate(grant.Processed, fmt.Sprintf("the grant of %q to %s (token %d) handed over state %q of token %d, "+
+			"but no checkpoint was ever accepted", grant.In.Resource, grant.Client, grant.Out.Token,
+			grant.Out.State, grant.Out.CheckpointToken), describeOp(grant))
+		return
+	}
+	v.violateDuring(grant.Processed, latest.Processed, grant.Processed,
+		fmt.Sprintf("lost checkpoint: the grant of %q to %s (token %d) handed over state %q of token %d, "+
+			"but the latest accepted checkpoint is %q of token %d, accepted at %v", grant.In.Resource,
+			grant.Client, grant.Out.Token, grant.Out.State, grant.Out.CheckpointToken, want, wantToken,
+			latest.Processed),
+		"latest accepted: "+describeOp(latest), "grant: "+describeOp(grant))
+}
+
+// checkCheckpointToken checks (b) for an accepted checkpoint.
+func checkCheckpointToken(v *verdict, grants grantTracker, latest, ckpt *history.Op) {
+	g, ok := grants.latest(ckpt.In.Resource)
+	if ok && g.token == ckpt.In.Token {
+		return
+	}
+	what := "nothing was granted on it yet"
+	if ok {
+		what = fmt.Sprintf("its latest grant is token %d to %s", g.token, g.holder)
+	}
+	evidence := []string{"overwriting: " + describeOp(ckpt)}
+	if latest != nil {
+		evidence = append(evidence, "overwritten: "+describeOp(latest))
+	}
+	v.violate(ckpt.Processed, fmt.Sprintf("stale holder %s (token %d) overwrote the checkpoint of %q, but %s",
+		ckpt.Client, ckpt.In.Token, ckpt.In.Resource, what), evidence...)
+}
+
+// checkpointTracker follows the latest accepted checkpoint of each
+// resource.
+type checkpointTracker struct {
+	byResource map[string]*history.Op
+}
+
+func newCheckpointTracker() checkpointTracker {
+	return checkpointTracker{byResource: make(map[string]*history.Op)}
+}
+
+// latest returns the latest accepted checkpoint of resource, or nil.
+func (t checkpointTracker) latest(resource string) *history.Op { return t.byResource[resource] }
+
+// accept records an accepted checkpoint op, unless a newer request of the
+// same holder under the same token overtook it (see Handoff).
+func (t checkpointTracker) accept(op *history.Op) {
+	if cur := t.byResource[op.In.Resource]; cur != nil && cur.Client == op.Client &&
+		cur.In.Token == op.In.Token && op.In.ReqID != 0 && op.In.ReqID <= cur.In.ReqID {
+		return
+	}
+	t.byResource[op.In.Resource] = op
+}

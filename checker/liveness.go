@@ -1,0 +1,168 @@
+package checker
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/leasesim/leasesim/history"
+	"github.com/leasesim/leasesim/lease"
+	"github.com/leasesim/leasesim/sim"
+)
+
+// livenessSlack covers what the bound does not model: message latency on
+// healthy links, messages still in flight from the fault phase, and the
+// workload's own timers.
+const livenessSlack = time.Second
+
+// LivenessBound is P4's bound B: how long after the heal phase begins a
+// contended lease must be held again by a live holder. It is the sum of the
+// worst cases that can follow one another after the heal:
+//
+//   - RestartGrace: a grantor restarted by the heal grants nothing until
+//     every lease it may have granted before has expired, TTLMax×(1+rho);
+//   - GrantorHold(TTL): a lease granted before the heal to a holder that is
+//     gone, or cut off until the heal, blocks its resource for up to
+//     TTL×(1+rho) on the grantor's clock;
+//   - BackoffMax: a contender waits up to this long before its next attempt;
+//   - 2×RequestTimeout: that attempt may time out once on a message still
+//     queued from the fault phase, and the retry takes up to another;
+//   - one second of slack for latency and the workload's timers.
+func LivenessBound(cfg lease.Config) time.Duration {
+	cfg = cfg.WithDefaults()
+	return cfg.RestartGrace() + cfg.GrantorHold(cfg.TTL) + cfg.BackoffMax + 2*cfg.RequestTimeout + livenessSlack
+}
+
+// Liveness checks P4, liveness after the heal phase, against the bound B of
+// LivenessBound, stated in Result.Bound:
+//
+//   - (a) every resource in h.Contended is believed by a holder that is not
+//     crashed at some time within [HealAt, HealAt+B];
+//   - (b) every task that arrived completes by max(Arrival, HealAt) + B +
+//     Units×UnitTime + 1s;
+//   - (c) the service registry: every registrant's key is seen by a reader
+//     within [HealAt, HealAt+B] (if there are readers), and no reader sees
+//     a registration after its lease must have expired (see registry.go).
+//
+// A requirement with a witness (a belief, a completion, a sighting) holds
+// even if the run ended early. One without a witness whose deadline lies
+// beyond the end of the run is Unknown (the run was too short), never OK.
+func Liveness(h *history.History) Result {
+	v := newVerdict(h, "P4")
+	bound := LivenessBound(h.Config)
+	deadline := h.HealAt.Add(bound)
+	var parts []string
+	parts = append(parts, checkContended(v, h, deadline))
+	parts = append(parts, checkTasks(v, h, bound))
+	parts = append(parts, checkRegistry(v, h, deadline))
+	r := v.result("liveness", strings.Join(parts, "; "))
+	r.Bound = boundText(h.Config, bound)
+	return r
+}
+
+// boundText states P4's bound in words.
+func boundText(cfg lease.Config, bound time.Duration) string {
+	cfg = cfg.WithDefaults()
+	return fmt.Sprintf("B = %v after the heal: restart grace %v + grantor hold %v + backoff max %v + "+
+		"2 × request timeout %v + slack %v; a task is due by max(arrival, heal) + B + units × unit time + %v; "+
+		"a registration may be seen until %v (grantor hold / (1−rho)) after its lease's last grant or renewal",
+		bound, cfg.RestartGrace(), cfg.GrantorHold(cfg.TTL), cfg.BackoffMax, cfg.RequestTimeout, livenessSlack,
+		livenessSlack, holdTrue(cfg, cfg.TTL))
+}
+
+// checkContended checks (a): each contended resource is believed by a live
+// holder within [HealAt, deadline].
+func checkContended(v *verdict, h *history.History, deadline sim.Time) string {
+	if len(h.Contended) == 0 {
+		return "no contended resources recorded"
+	}
+	held := 0
+	for _, res := range h.Contended {
+		if heldBetween(h, res, h.HealAt, deadline) {
+			held++
+			continue
+		}
+		if h.End < deadline {
+			v.dontKnow(fmt.Sprintf("run too short: it ended at %v, before %q had to be held again by %v",
+				h.End, res, deadline))
+			continue
+		}
+		v.violateDuring(deadline, h.HealAt, deadline,
+			fmt.Sprintf("no live holder believed %q between the heal at %v and the bound %v", res, h.HealAt, deadline),
+			lastBeliefOn(h, res))
+	}
+	return fmt.Sprintf("%d/%d contended resources held again", held, len(h.Contended))
+}
+
+// heldBetween reports whether some holder that was not crashed believed it
+// held res at some instant of [from, to].
+func heldBetween(h *history.History, res string, from, to sim.Time) bool {
+	for i := range h.Beliefs {
+		b := &h.Beliefs[i]
+		if b.Resource != res {
+			continue
+		}
+		t := max(b.Start, from)
+		covered := t < b.End || (b.Start == b.End && t == b.Start)
+		if covered && t <= to && !crashedAt(h, b.Holder, t) {
+			return true
+		}
+	}
+	return false
+}
+
+// crashedAt reports whether node was crashed at true time t.
+func crashedAt(h *history.History, node string, t sim.Time) bool {
+	for _, w := range h.Faults {
+		if w.Kind == sim.FaultCrash && w.Node == node && w.Start <= t && t < w.End {
+			return true
+		}
+	}
+	return false
+}
+
+// lastBeliefOn describes the last belief on res, as evidence.
+func lastBeliefOn(h *history.History, res string) string {
+	var last *history.Belief
+	for i := range h.Beliefs {
+		if b := &h.Beliefs[i]; b.Resource == res && (last == nil || b.End >= last.End) {
+			last = b
+		}
+	}
+	if last == nil {
+		return fmt.Sprintf("nobody ever believed %q", res)
+	}
+	return "last belief: " + describeBelief(last)
+}
+
+// checkTasks checks (b): every task that arrived completes in time.
+func checkTasks(v *verdict, h *history.History, bound time.Duration) string {
+	arrived, done := 0, 0
+	for i := range h.Tasks {
+		t := &h.Tasks[i]
+		if t.Arrival > h.End {
+			continue // it never arrived
+		}
+		arrived++
+		due := max(t.Arrival, h.HealAt).Add(bound + time.Duration(t.Units)*t.UnitTime + livenessSlack)
+		switch {
+		case t.Done <= due:
+			done++
+		case t.Done == sim.Never && h.End < due:
+			v.dontKnow(fmt.Sprintf("run too short: it ended at %v, before task %q was due at %v", h.End, t.ID, due))
+		default:
+			when := "never completed"
+			if t.Done != sim.Never {
+				when = fmt.Sprintf("completed only at %v", t.Done)
+			}
+			v.violateDuring(due, max(t.Arrival, h.HealAt), due,
+				fmt.Sprintf("task %q (%d units of %v, arrived %v) was due by %v but %s", t.ID, t.Units,
+					t.UnitTime, t.Arrival, due, when),
+				lastBeliefOn(h, t.ID))
+		}
+	}
+	if arrived == 0 {
+		return "no tasks"
+	}
+	return fmt.Sprintf("%d/%d tasks completed in time", done, arrived)
+}

@@ -1,0 +1,257 @@
+package checker
+
+import (
+	"slices"
+	"time"
+
+	"github.com/leasesim/leasesim/history"
+	"github.com/leasesim/leasesim/lease"
+	"github.com/leasesim/leasesim/sim"
+)
+
+// Metrics summarise one run, or many merged, for reports, sweeps and the
+// tuner. JSON names are snake_case and stable. Every duration is a
+// time.Duration, encoded as integer nanoseconds, and its JSON name ends in
+// _ns; rates end in _per_s (per simulated second).
+//
+// The percentiles are nearest-rank over the samples. The samples are kept
+// (sorted) so that Merge and Aggregate can compute exact percentiles over
+// many seeds; they stay out of the JSON.
+type Metrics struct {
+	// Runs is how many runs were merged into these metrics (1 for one run).
+	Runs int `json:"runs"`
+	// SimTime is the simulated time covered, summed over runs.
+	SimTime time.Duration `json:"sim_time_ns"`
+
+	// Acquisitions counts new grants: successful acquires that issued a
+	// token, not the re-confirmations of a holder's own current grant.
+	Acquisitions int `json:"acquisitions"`
+	// Renewals counts renewals that worked: the grantor accepted them and
+	// the reply reached the holder.
+	Renewals int `json:"renewals"`
+	// RenewalFailures counts the other processed renewals: refused by the
+	// grantor (any error), or accepted but with a reply that never reached
+	// the holder, which timed out. Renewals lost before the grantor
+	// processed them are not in the history and are not counted.
+	RenewalFailures int `json:"renewal_failures"`
+	// FalseExpirations counts beliefs that ended while their holder was
+	// alive and still wanted the lease: by its own deadline, or because
+	// the grantor refused a renewal (end reasons deadline and lost; not a
+	// crash, a release, a fence or the end of the run).
+	FalseExpirations int `json:"false_expirations"`
+	// Fenced counts operations answered with ErrFenced, by the grantor or
+	// the fenced store.
+	Fenced int `json:"fenced"`
+
+	// Failovers counts failover samples: a holder cut off from the grantor
+	// (its crash, its isolation or the grantor's, a partition between
+	// them) while it believed it held a resource, until the next new grant
+	// of the resource to another holder.
+	Failovers int `json:"failovers"`
+	// FailoversUnresolved counts cut-off holders whose resource was not
+	// granted to anyone else before the run ended (it may have come back
+	// to them).
+	FailoversUnresolved int           `json:"failovers_unresolved"`
+	FailoverP50         time.Duration `json:"failover_p50_ns"`
+	FailoverP99         time.Duration `json:"failover_p99_ns"`
+	FailoverMax         time.Duration `json:"failover_max_ns"`
+	FailoverMean        time.Duration `json:"failover_mean_ns"`
+
+	// UnitsExecuted counts unit executions, re-executions included.
+	UnitsExecuted int `json:"units_executed"`
+	// UnitsReexecuted counts executions of a unit that had executed before
+	// (see AtLeastOnce), and ReexecutedFraction is their share of
+	// UnitsExecuted.
+	UnitsReexecuted    int     `json:"units_reexecuted"`
+	ReexecutedFraction float64 `json:"reexecuted_fraction"`
+	// Handoffs counts new grants on tasks on which work had been done.
+	Handoffs int `json:"handoffs"`
+	// DuplicateEffects counts unfenced side effects performed again: every
+	// performance of a (resource, id) after its first.
+	DuplicateEffects int `json:"duplicate_effects"`
+
+	// StoreWrites counts the grantor's durable writes (syncs), the load on
+	// the lease store, and StoreWritesPerSecond divides it by SimTime.
+	StoreWrites          uint64  `json:"store_writes"`
+	StoreWritesPerSecond float64 `json:"store_writes_per_s"`
+
+	// TasksCompleted counts completed tasks, and TaskLatencyP50/P99 are
+	// their completion latencies (Done − Arrival). TasksUnfinished counts
+	// tasks that arrived but never completed.
+	TasksCompleted  int           `json:"tasks_completed"`
+	TasksUnfinished int           `json:"tasks_unfinished"`
+	TaskLatencyP50  time.Duration `json:"task_latency_p50_ns"`
+	TaskLatencyP99  time.Duration `json:"task_latency_p99_ns"`
+
+	// FailoverSamples and TaskLatencySamples are the sorted samples behind
+	// the percentiles.
+	FailoverSamples    []time.Duration `json:"-"`
+	TaskLatencySamples []time.Duration `json:"-"`
+}
+
+// Measure computes the metrics of one run from its history.
+func Measure(h *history.History) Metrics {
+	m := Metrics{Runs: 1, SimTime: time.Duration(h.End), StoreWrites: h.GrantorSyncs}
+	m.countOps(h)
+	for i := range h.Beliefs {
+		if r := h.Beliefs[i].Reason; r == history.EndDeadline || r == history.EndLost {
+			m.FalseExpirations++
+		}
+	}
+	m.FailoverSamples, m.FailoversUnresolved = failovers(h)
+	rw := measureRework(h)
+	m.UnitsExecuted, m.UnitsReexecuted, m.Handoffs = len(h.Units), rw.reexec, rw.handoffs
+	m.DuplicateEffects = duplicateEffects(h)
+	for _, t := range h.Tasks {
+		switch {
+		case t.Done != sim.Never:
+			m.TasksCompleted++
+			m.TaskLatencySamples = append(m.TaskLatencySamples, t.Done.Sub(t.Arrival))
+		case t.Arrival <= h.End:
+			m.TasksUnfinished++
+		}
+	}
+	slices.Sort(m.TaskLatencySamples)
+	m.derive()
+	return m
+}
+
+// countOps counts acquisitions, renewals and fenced replies.
+func (m *Metrics) countOps(h *history.History) {
+	grants := newGrantTracker()
+	for _, op := range inProcessedOrder(h) {
+		if op.Out.Err == lease.CodeFenced {
+			m.Fenced++
+		}
+		if op.Server != h.Grantor {
+			continue
+		}
+		switch op.In.Kind {
+		case lease.KindAcquire:
+			if op.Out.Err != lease.CodeOK {
+				continue
+			}
+			if kind, _ := grants.observe(op); kind != reconfirmed {
+				m.Acquisitions++
+			}
+		case lease.KindRenew:
+			if op.Out.Err == lease.CodeOK && op.Returned() {
+				m.Renewals++
+			} else {
+				m.RenewalFailures++
+			}
+		}
+	}
+}
+
+// Merge adds the metrics of other runs to m; percentiles and rates are
+// recomputed over everything merged. Merging in any order gives the same
+// result. Merge is linear in the samples held; to merge many runs at once,
+// Aggregate sorts once instead.
+func (m *Metrics) Merge(o Metrics) {
+	m.addCounters(o)
+	m.FailoverSamples = mergeSorted(m.FailoverSamples, o.FailoverSamples)
+	m.TaskLatencySamples = mergeSorted(m.TaskLatencySamples, o.TaskLatencySamples)
+	m.derive()
+}
+
+// Aggregate merges the metrics of many runs, as Merge would one by one.
+func Aggregate(ms ...Metrics) Metrics {
+	var total Metrics
+	for _, m := range ms {
+		total.addCounters(m)
+		total.FailoverSamples = append(total.FailoverSamples, m.FailoverSamples...)
+		total.TaskLatencySamples = append(total.TaskLatencySamples, m.TaskLatencySamples...)
+	}
+	slices.Sort(total.FailoverSamples)
+	slices.Sort(total.TaskLatencySamples)
+	total.derive()
+	return total
+}
+
+// addCounters adds the counters of o to m.
+func (m *Metrics) addCounters(o Metrics) {
+	m.Runs += o.Runs
+	m.SimTime += o.SimTime
+	m.Acquisitions += o.Acquisitions
+	m.Renewals += o.Renewals
+	m.RenewalFailures += o.RenewalFailures
+	m.FalseExpirations += o.FalseExpirations
+	m.Fenced += o.Fenced
+	m.FailoversUnresolved += o.FailoversUnresolved
+	m.UnitsExecuted += o.UnitsExecuted
+	m.UnitsReexecuted += o.UnitsReexecuted
+	m.Handoffs += o.Handoffs
+	m.DuplicateEffects += o.DuplicateEffects
+	m.StoreWrites += o.StoreWrites
+	m.TasksCompleted += o.TasksCompleted
+	m.TasksUnfinished += o.TasksUnfinished
+}
+
+// derive recomputes the fields that follow from the counters and samples.
+func (m *Metrics) derive() {
+	m.Failovers = len(m.FailoverSamples)
+	m.FailoverP50 = percentile(m.FailoverSamples, 50)
+	m.FailoverP99 = percentile(m.FailoverSamples, 99)
+	m.FailoverMax = percentile(m.FailoverSamples, 100)
+	m.FailoverMean = mean(m.FailoverSamples)
+	m.TaskLatencyP50 = percentile(m.TaskLatencySamples, 50)
+	m.TaskLatencyP99 = percentile(m.TaskLatencySamples, 99)
+	m.ReexecutedFraction = 0
+	if m.UnitsExecuted > 0 {
+		m.ReexecutedFraction = float64(m.UnitsReexecuted) / float64(m.UnitsExecuted)
+	}
+	m.StoreWritesPerSecond = 0
+	if m.SimTime > 0 {
+		m.StoreWritesPerSecond = float64(m.StoreWrites) / m.SimTime.Seconds()
+	}
+}
+
+// percentile returns the nearest-rank p-th percentile of sorted samples, 0
+// if there are none.
+func percentile(sorted []time.Duration, p int) time.Duration {
+	if len(sorted) == 0 {
+		return 0
+	}
+	rank := (p*len(sorted) + 99) / 100 // ceil(p/100 × n)
+	return sorted[max(rank, 1)-1]
+}
+
+// mean returns the mean of samples, 0 if there are none.
+func mean(samples []time.Duration) time.Duration {
+	if len(samples) == 0 {
+		return 0
+	}
+	var sum time.Duration
+	for _, s := range samples {
+		sum += s
+	}
+	return sum / time.Duration(len(samples))
+}
+
+// mergeSorted merges two sorted slices into a new sorted slice.
+func mergeSorted(a, b []time.Duration) []time.Duration {
+	if len(b) == 0 {
+		return a
+	}
+	out := make([]time.Duration, 0, len(a)+len(b))
+	i, j := 0, 0
+	for i < len(a) && j < len(b) {
+		if a[i] <= b[j] {
+			out = append(out, a[i])
+			i++
+		} else {
+			out = append(out, b[j])
+			j++
+		}
+	}
+	out = append(out, a[i:]...)
+	return append(out, b[j:]...)
+}
+
+// Add returns the merge of m and o (see Merge), leaving both unchanged:
+// Merge never writes into a sample slice it was given, it builds a new one.
+func (m Metrics) Add(o Metrics) Metrics {
+	m.Merge(o)
+	return m
+}

@@ -1,0 +1,184 @@
+package checker
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/leasesim/leasesim/history"
+	"github.com/leasesim/leasesim/lease"
+	"github.com/leasesim/leasesim/sim"
+)
+
+// registryPrefix is the key prefix of service registrations; a registrant
+// holds the lease on "svc/"+name and attaches the key "svc/"+name to it
+// (see scenarios/registry.go).
+const registryPrefix = "svc/"
+
+// checkRegistry checks P4's service-registry part, (c):
+//
+//   - liveness: if anyone reads the registry, every registrant's key is
+//     seen by a reader within [HealAt, deadline];
+//   - staleness: a reader sees a key K at t only if a lease carrying K was
+//     granted or renewed at p (processed by the grantor) with t <= p +
+//     GrantorHold(ttl)/(1−rho): the grantor holds a lease GrantorHold(ttl)
+//     on its own clock, which may run slow by rho. A later sighting is a
+//     dead registration. If some clock drifted beyond rho, it is Unknown.
+func checkRegistry(v *verdict, h *history.History, deadline sim.Time) string {
+	stale := checkStaleness(v, h)
+	keys := registrantKeys(h)
+	if len(keys) == 0 {
+		return "no registrants"
+	}
+	if !hasReaders(h) {
+		return fmt.Sprintf("%d registrants, no readers", len(keys))
+	}
+	seen := 0
+	for _, key := range keys {
+		if seenBetween(h, key, h.HealAt, deadline) {
+			seen++
+			continue
+		}
+		if h.End < deadline {
+			v.dontKnow(fmt.Sprintf("run too short: it ended at %v, before %q had to be seen again by %v",
+				h.End, key, deadline))
+			continue
+		}
+		v.violateDuring(deadline, h.HealAt, deadline,
+			fmt.Sprintf("no reader saw the registration %q between the heal at %v and the bound %v",
+				key, h.HealAt, deadline),
+			lastBeliefOn(h, key))
+	}
+	return fmt.Sprintf("%d/%d registrations seen again; %d sightings within the staleness bound",
+		seen, len(keys), len(h.Sightings)-stale)
+}
+
+// registrantKeys returns the registrations, sorted: the resources with the
+// registry prefix that anyone believed or tried to acquire.
+func registrantKeys(h *history.History) []string {
+	var keys []string
+	for i := range h.Beliefs {
+		if r := h.Beliefs[i].Resource; strings.HasPrefix(r, registryPrefix) {
+			keys = append(keys, r)
+		}
+	}
+	for i := range h.Ops {
+		op := &h.Ops[i]
+		if op.Server == h.Grantor && op.In.Kind == lease.KindAcquire && strings.HasPrefix(op.In.Resource, registryPrefix) {
+			keys = append(keys, op.In.Resource)
+		}
+	}
+	slices.Sort(keys)
+	return slices.Compact(keys)
+}
+
+func hasReaders(h *history.History) bool {
+	for i := range h.Ops {
+		if h.Ops[i].In.Kind == lease.KindList {
+			return true
+		}
+	}
+	return false
+}
+
+func seenBetween(h *history.History, key string, from, to sim.Time) bool {
+	for _, s := range h.Sightings {
+		if s.Key == key && from <= s.At && s.At <= to {
+			return true
+		}
+	}
+	return false
+}
+
+// checkStaleness checks every sighting against the latest time the lease
+// carrying its key may still have been alive, and returns how many were
+// stale. Ops and sightings are merged in time order; at equal times the
+// ops come first.
+func checkStaleness(v *verdict, h *history.History) int {
+	s := staleness{v: v, h: h, alive: make(map[string]aliveUntil), keys: make(map[string][]lease.KV)}
+	next := sightingsInOrder(h.Sightings)
+	for _, op := range inProcessedOrder(h) {
+		for len(next) > 0 && h.Sightings[next[0]].At < op.Processed {
+			s.sighting(&h.Sightings[next[0]])
+			next = next[1:]
+		}
+		s.op(op)
+	}
+	for _, i := range next {
+		s.sighting(&h.Sightings[i])
+	}
+	return s.stale
+}
+
+// sightingsInOrder returns the indexes of sightings in time order.
+func sightingsInOrder(ss []history.Sighting) []int32 {
+	order := make([]int32, len(ss))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortStableFunc(order, func(a, b int32) int { return compareTimes(ss[a].At, ss[b].At) })
+	return order
+}
+
+// aliveUntil is the latest true time a key's lease may be alive, and the
+// grant or renewal that set it.
+type aliveUntil struct {
+	at sim.Time
+	by *history.Op
+}
+
+// staleness is the state of the registry staleness sweep.
+type staleness struct {
+	v     *verdict
+	h     *history.History
+	alive map[string]aliveUntil // by key
+	keys  map[string][]lease.KV // the keys attached to each resource's latest grant
+	stale int
+}
+
+// op extends the life of the keys of a lease granted or renewed by op.
+func (s *staleness) op(op *history.Op) {
+	switch {
+	case isAcquireOK(s.h, op):
+		s.keys[op.In.Resource] = op.In.Keys
+	case isGrantorOK(s.h, op, lease.KindRenew):
+	default:
+		return
+	}
+	ttl := op.Out.TTL
+	if ttl <= 0 {
+		ttl = s.h.Config.TTL
+	}
+	until := op.Processed.Add(holdTrue(s.h.Config, ttl))
+	for _, kv := range s.keys[op.In.Resource] {
+		if a := s.alive[kv.Key]; a.by == nil || until > a.at {
+			s.alive[kv.Key] = aliveUntil{at: until, by: op}
+		}
+	}
+}
+
+// sighting checks one sighting against its key's lease.
+func (s *staleness) sighting(x *history.Sighting) {
+	a := s.alive[x.Key]
+	if a.by != nil && x.At <= a.at {
+		return
+	}
+	s.stale++
+	detail := fmt.Sprintf("a reader saw a dead registration for %q: %s saw it at %v", x.Key, x.Reader, x.At)
+	evidence := []string{fmt.Sprintf("%s saw %q owned by %s at %v", x.Reader, x.Key, x.Owner, x.At)}
+	if a.by == nil {
+		detail += ", but no lease ever carried it"
+	} else {
+		detail += fmt.Sprintf(", after the bound %v of its lease's last grant or renewal at %v", a.at, a.by.Processed)
+		evidence = append(evidence, "last grant or renewal: "+describeOp(a.by))
+	}
+	if driftExceeded(s.h) {
+		s.v.dontKnow("assumption exceeded: " + driftNote(s.h) + ", so " + detail + " is not a bug")
+		return
+	}
+	from := x.At
+	if a.by != nil {
+		from = a.by.Processed
+	}
+	s.v.violateDuring(x.At, from, x.At, detail, evidence...)
+}
