@@ -1,6 +1,7 @@
 package sweep
 
 import (
+	"math"
 	"slices"
 	"time"
 
@@ -84,7 +85,9 @@ func (b *builder) add(rec *record) {
 	if rec.margin != nil && len(s.MarginSeconds) < MaxSamples {
 		s.MarginSeconds = append(s.MarginSeconds, rec.margin.Seconds())
 	}
-	s.Metrics = addMetrics(s.Metrics, rec.metrics)
+	s.Metrics = s.Metrics.Add(withoutSamples(rec.metrics))
+	s.FailoverSeconds = appendSamples(s.FailoverSeconds, rec.metrics.FailoverSamples)
+	s.TaskLatencySeconds = appendSamples(s.TaskLatencySeconds, rec.metrics.TaskLatencySamples)
 	counts := s.PerScenario[rec.scenario]
 	counts.Runs++
 	if f := rec.failure; f != nil {
@@ -120,7 +123,7 @@ func (b *builder) finish(wall time.Duration, partial bool) Summary {
 	}
 	s.rates()
 	slices.Sort(s.MarginSeconds)
-	slices.Sort(s.FailoverSeconds)
+	s.Metrics = s.finalMetrics(s.Metrics)
 	return s
 }
 
@@ -133,20 +136,39 @@ func (s *Summary) rates() {
 	}
 }
 
-// metricsAdder is the aggregation sweep needs from checker.Metrics:
-// acc.Add(m) folds one run's (or one summary's) metrics into the total.
-//
-// TODO(checker): checker.Metrics has no aggregation method yet. Until it
-// has Add with this signature, a summary's metrics stay zero; the type
-// assertion below picks the method up as soon as it exists.
-type metricsAdder interface {
-	Add(checker.Metrics) checker.Metrics
+// withoutSamples returns m without its samples. A summary aggregates the
+// counters of its runs' metrics with Metrics.Add, which is cheap without
+// samples, and keeps the samples in its own bounded lists; finalMetrics
+// puts them back once.
+func withoutSamples(m checker.Metrics) checker.Metrics {
+	m.FailoverSamples, m.TaskLatencySamples = nil, nil
+	return m
 }
 
-// addMetrics folds m into acc.
-func addMetrics(acc, m checker.Metrics) checker.Metrics {
-	if a, ok := any(acc).(metricsAdder); ok {
-		return a.Add(m)
+// appendSamples appends samples to h as seconds, up to MaxSamples in all.
+func appendSamples(h []float64, samples []time.Duration) []float64 {
+	for _, d := range samples[:min(len(samples), MaxSamples-len(h))] {
+		h = append(h, d.Seconds())
 	}
-	return acc
+	return h
+}
+
+// durations converts seconds back to durations, exactly for anything
+// shorter than about a hundred days.
+func durations(h []float64) []time.Duration {
+	out := make([]time.Duration, len(h))
+	for i, v := range h {
+		out[i] = time.Duration(math.Round(v * 1e9))
+	}
+	return out
+}
+
+// finalMetrics returns counters (aggregated without samples) with the
+// percentiles and means recomputed over the summary's samples, which it
+// sorts.
+func (s *Summary) finalMetrics(counters checker.Metrics) checker.Metrics {
+	slices.Sort(s.FailoverSeconds)
+	slices.Sort(s.TaskLatencySeconds)
+	samples := checker.Metrics{FailoverSamples: durations(s.FailoverSeconds), TaskLatencySamples: durations(s.TaskLatencySeconds)}
+	return checker.Aggregate(counters, samples)
 }

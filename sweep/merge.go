@@ -103,8 +103,9 @@ func (s *Summary) fold(p Summary) {
 	s.WallSeconds = max(s.WallSeconds, p.WallSeconds)
 	s.CPUSeconds += p.CPUSeconds
 	s.Parallel += p.Parallel
-	s.Metrics = addMetrics(s.Metrics, p.Metrics)
+	s.Metrics = s.Metrics.Add(withoutSamples(p.Metrics))
 	s.FailoverSeconds = append(s.FailoverSeconds, p.FailoverSeconds...)
+	s.TaskLatencySeconds = append(s.TaskLatencySeconds, p.TaskLatencySeconds...)
 	s.MarginSeconds = append(s.MarginSeconds, p.MarginSeconds...)
 }
 
@@ -127,10 +128,11 @@ func (s *Summary) order() {
 			slices.Sort(byScenario[sc])
 		}
 	}
-	for _, h := range []*[]float64{&s.FailoverSeconds, &s.MarginSeconds} {
+	for _, h := range []*[]float64{&s.FailoverSeconds, &s.TaskLatencySeconds, &s.MarginSeconds} {
 		slices.Sort(*h)
 		*h = (*h)[:min(len(*h), MaxSamples)]
 	}
+	s.Metrics = s.finalMetrics(s.Metrics)
 }
 
 // shardSet is the set of shards of N a summary covers.

@@ -62,6 +62,11 @@ func TestRunIsTheSameAtAnyParallelism(t *testing.T) {
 			assert.Positive(t, s.SimSeconds)
 			assert.Positive(t, s.MeanAcceleration)
 			assert.Equal(t, []string{"kleppmann-gc-pause", "asymmetric-partition"}, s.Scenarios)
+			if impl.Name == "correct" {
+				assert.Equal(t, s.Runs, s.Metrics.Runs, "every run's metrics are in the total")
+				assert.Positive(t, s.Metrics.Acquisitions)
+				assert.Len(t, s.FailoverSeconds, s.Metrics.Failovers)
+			}
 			assert.Equal(t, sweep.ScenarioCounts{Runs: 16, Failed: len(s.ByProperty["error"]["kleppmann-gc-pause"])},
 				s.PerScenario["kleppmann-gc-pause"])
 		})

@@ -49,13 +49,17 @@ type Summary struct {
 	Parallel          int     `json:"parallel"`
 	VerifyDeterminism bool    `json:"verify_determinism"`
 
-	// Metrics aggregates the runs' metrics.
+	// Metrics aggregates the runs' metrics: counters add up, and the
+	// percentiles are over FailoverSeconds and TaskLatencySeconds.
 	Metrics checker.Metrics `json:"metrics"`
-	// FailoverSeconds and MarginSeconds are histogram samples across runs,
-	// sorted ascending: every failover time, and each run's P1 minimum
-	// margin. Each holds at most MaxSamples.
-	FailoverSeconds []float64 `json:"failover_seconds,omitempty"`
-	MarginSeconds   []float64 `json:"margin_seconds,omitempty"`
+	// FailoverSeconds, TaskLatencySeconds and MarginSeconds are histogram
+	// samples across runs, sorted ascending: every failover time, every
+	// task's completion latency, and each run's P1 minimum margin. Each
+	// holds at most MaxSamples, the first ones in (scenario, seed) order.
+	// They are also what Merge recomputes percentiles from.
+	FailoverSeconds    []float64 `json:"failover_seconds,omitempty"`
+	TaskLatencySeconds []float64 `json:"task_latency_seconds,omitempty"`
+	MarginSeconds      []float64 `json:"margin_seconds,omitempty"`
 }
 
 // Failure is one failing run.
