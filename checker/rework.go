@@ -145,7 +145,11 @@ func (rw *rework) unit(tw *taskWork, u *history.Unit, ck checkpointTracker) {
 	if ri < 0 {
 		// No recorded grant issued this token: account the units to a run
 		// that starts here.
-		tw.runs = append(tw.runs, run{token: u.Token, fresh: true, lowest: -1, accepted: acceptedProgress(ck, tw.id)})
+		r := run{token: u.Token, fresh: true, handoff: tw.maxExec >= 0, lowest: -1, accepted: acceptedProgress(ck, tw.id)}
+		if r.handoff {
+			rw.handoffs++
+		}
+		tw.runs = append(tw.runs, r)
 		ri = len(tw.runs) - 1
 	}
 	r := &tw.runs[ri]
