@@ -1,0 +1,95 @@
+package reports
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/leasesim/leasesim/scenarios"
+)
+
+// The files of a run's output directory.
+const (
+	RunJSONFile      = "run.json"
+	ScheduleFile     = "schedule.json"
+	ReportFile       = "report.html"
+	PerfettoFile     = "trace.perfetto.json"
+	LinearizableFile = "linearizability.html" // written by the P3 checker, not here
+)
+
+// WriteRunDir writes a run's report files into dir, creating it: run.json
+// (the run object), schedule.json (the fault schedule, which
+// `simrun run --schedule` replays), report.html and trace.perfetto.json.
+// It returns the paths written, in that order. When the P3 checker left a
+// linearizability.html in dir, report.html links to it.
+func WriteRunDir(dir string, run Run, out *scenarios.Outcome) ([]string, error) {
+	if out == nil || out.History == nil {
+		return nil, errors.New("reports: run directory needs the run's outcome and history")
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("reports: run directory: %w", err)
+	}
+	files := []fileLink{
+		{Name: RunJSONFile, Href: RunJSONFile, Note: "the run object (simrun run --json)"},
+		{Name: ScheduleFile, Href: ScheduleFile, Note: "the fault schedule; replay with simrun run --schedule"},
+		{Name: PerfettoFile, Href: PerfettoFile, Note: "open in ui.perfetto.dev (Open trace file)"},
+	}
+	if _, err := os.Stat(filepath.Join(dir, LinearizableFile)); err == nil {
+		files = append(files, fileLink{Name: LinearizableFile, Href: LinearizableFile,
+			Note: "porcupine's visualisation of the linearizability check"})
+	}
+	return writeFiles(dir, []namedWriter{
+		{RunJSONFile, func(w io.Writer) error { return writeIndentedJSON(w, run) }},
+		{ScheduleFile, func(w io.Writer) error { return writeIndentedJSON(w, out.Schedule) }},
+		{ReportFile, func(w io.Writer) error { return writeRunHTML(w, run, out, dir, files) }},
+		{PerfettoFile, func(w io.Writer) error { return WritePerfetto(w, run, out) }},
+	})
+}
+
+// namedWriter renders one file of an output directory.
+type namedWriter struct {
+	name  string
+	write func(io.Writer) error
+}
+
+// writeFiles writes each file into dir, in order, and returns the paths
+// written; it stops at the first error.
+func writeFiles(dir string, files []namedWriter) ([]string, error) {
+	paths := make([]string, 0, len(files))
+	for _, f := range files {
+		path := filepath.Join(dir, f.name)
+		if err := writeFile(path, f.write); err != nil {
+			return paths, err
+		}
+		paths = append(paths, path)
+	}
+	return paths, nil
+}
+
+// writeIndentedJSON writes v as indented JSON with a final newline.
+func writeIndentedJSON(w io.Writer, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return fmt.Errorf("reports: encoding JSON: %w", err)
+	}
+	_, err = w.Write(append(b, '\n'))
+	return err
+}
+
+// writeFile renders into memory and writes the file in one go, so a
+// rendering error leaves no half-written file behind.
+func writeFile(path string, write func(io.Writer) error) error {
+	var buf bytes.Buffer
+	if err := write(&buf); err != nil {
+		return err // already says what was being written
+	}
+	if err := os.WriteFile(path, buf.Bytes(), fs.FileMode(0o644)); err != nil {
+		return fmt.Errorf("reports: %w", err)
+	}
+	return nil
+}

@@ -1,0 +1,200 @@
+package reports
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/leasesim/leasesim/checker"
+	"github.com/leasesim/leasesim/faults"
+	"github.com/leasesim/leasesim/scenarios"
+	"github.com/leasesim/leasesim/sim"
+)
+
+// The properties table: notes start at noteIndent and wrap at noteWidth
+// columns, so a long bound stays readable on an 100-column terminal.
+const (
+	noteIndent = 2 + 3 + 1 + 16 + 1 + 9 + 1
+	noteWidth  = 100 - noteIndent
+)
+
+// maxEvidenceLines bounds the evidence printed per violation; the rest is
+// in run.json and report.html.
+const maxEvidenceLines = 8
+
+// WriteRunText writes the terminal summary of one run to w, in colour when
+// w is a terminal (see TextOptionsFor). out may be nil; when given, it
+// supplies the faults active at each violation if the checker did not.
+func WriteRunText(w io.Writer, run Run, out *scenarios.Outcome) error {
+	return TextOptionsFor(w).WriteRunText(w, run, out)
+}
+
+// WriteRunText writes the terminal summary of one run to w: what ran, the
+// properties, the violations with the faults active then, the metrics, the
+// run's figures and trace hash, and the command that replays it.
+func (o TextOptions) WriteRunText(w io.Writer, run Run, out *scenarios.Outcome) error {
+	t := &textWriter{w: w}
+	t.printf("%s  %s  impl %s  seed %d\n", o.paint(ansiBold, "leasesim run"), run.Scenario, run.Impl, run.Seed)
+	if run.Stopped != "" {
+		t.printf("%s\n", o.paint(ansiBold+ansiRed, "STOPPED EARLY: "+run.Stopped))
+	}
+	t.printf("\nProperties\n")
+	for _, p := range run.Properties {
+		lines := wrapText(propertyNote(p), noteWidth)
+		t.printf("  %-3s %-16s %s %s\n", p.Property, p.Name, o.status(p.Status, 9), lines[0])
+		for _, line := range lines[1:] {
+			t.printf("%*s%s\n", noteIndent, "", line)
+		}
+	}
+	if len(run.Properties) == 0 {
+		t.printf("  (not checked)\n")
+	}
+	o.writeViolations(t, run, out)
+	rows, err := metricRows(run.Metrics)
+	if err != nil {
+		return err
+	}
+	if len(rows) > 0 {
+		t.printf("\nMetrics\n")
+		writeMetricRows(t, rows)
+	}
+	t.printf("\nFaults     %s\n", faultCounts(run.Faults))
+	t.printf("Events     %d in %.3f simulated seconds\n", run.Events, run.SimSeconds)
+	t.printf("Speed      %s acceleration (%.3f wall seconds)\n", formatAcceleration(run.Acceleration), run.WallSeconds)
+	t.printf("Trace      %s\n", run.TraceHash)
+	t.printf("Replay     %s\n", o.paint(ansiBold, run.Replay))
+	return t.result("run summary")
+}
+
+// writeViolations writes each violation with its evidence and the faults
+// active at the time.
+func (o TextOptions) writeViolations(t *textWriter, run Run, out *scenarios.Outcome) {
+	if len(run.Violations) == 0 {
+		return
+	}
+	t.printf("\n%s\n", o.paint(ansiBold+ansiRed, fmt.Sprintf("Violations (%d)", len(run.Violations))))
+	for _, v := range run.Violations {
+		t.printf("  %s at %s: %s\n", o.paint(ansiBold+ansiRed, v.Property), formatTime(v.At), v.Detail)
+		for i, e := range v.Evidence {
+			if i == maxEvidenceLines {
+				t.printf("      ... %d more\n", len(v.Evidence)-i)
+				break
+			}
+			t.printf("      %s\n", e)
+		}
+		active := violationFaults(v, out)
+		if len(active) == 0 {
+			t.printf("      faults active: none\n")
+		}
+		for _, f := range active {
+			t.printf("      fault active: %s\n", describeWindow(f))
+		}
+	}
+}
+
+// propertyNote is what the properties table says after the verdict: the
+// summary; P1's margin unless the summary already gives it; and, when the
+// property did not hold, the bound it was checked against.
+func propertyNote(p checker.Result) string {
+	var parts []string
+	if p.Summary != "" {
+		parts = append(parts, p.Summary)
+	}
+	if p.MarginMin != nil && !strings.Contains(p.Summary, p.MarginMin.String()) {
+		parts = append(parts, "min margin "+p.MarginMin.String())
+	}
+	if p.Bound != "" && p.Status != checker.OK {
+		parts = append(parts, "bound "+p.Bound)
+	}
+	if p.AssumptionExceeded {
+		parts = append(parts, "ASSUMPTION EXCEEDED (drift beyond rho)")
+	}
+	return strings.Join(parts, "; ")
+}
+
+// violationFaults returns the faults active at a violation: the checker's
+// list, or, when it gave none, the history's fault windows at that time.
+func violationFaults(v checker.Violation, out *scenarios.Outcome) []faults.Window {
+	if len(v.Faults) > 0 || out == nil || out.History == nil {
+		return v.Faults
+	}
+	return faults.ActiveAt(out.History.Faults, v.At)
+}
+
+// describeWindow says what a fault window was, for people.
+func describeWindow(f faults.Window) string {
+	var sb strings.Builder
+	sb.WriteString(f.Kind.String())
+	if f.Node != "" {
+		sb.WriteString(" " + f.Node)
+	}
+	if f.Peer != "" {
+		sb.WriteString(" → " + f.Peer)
+	}
+	if f.Detail != "" {
+		sb.WriteString(" " + f.Detail)
+	}
+	if f.Start == f.End {
+		fmt.Fprintf(&sb, " at %s", formatTime(f.Start))
+	} else {
+		fmt.Fprintf(&sb, " %s–%s", formatTime(f.Start), formatTime(f.End))
+	}
+	return sb.String()
+}
+
+// faultCounts summarises a fault log as counts by kind, in kind order:
+// "1 pause, 1 resume, 1 heal".
+func faultCounts(log []sim.FaultRecord) string {
+	counts := map[sim.FaultKind]int{}
+	var kinds []sim.FaultKind
+	for _, f := range log {
+		if counts[f.Kind] == 0 {
+			kinds = append(kinds, f.Kind)
+		}
+		counts[f.Kind]++
+	}
+	if len(kinds) == 0 {
+		return "none"
+	}
+	slices.Sort(kinds)
+	parts := make([]string, len(kinds))
+	for i, k := range kinds {
+		parts[i] = fmt.Sprintf("%d %s", counts[k], k)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// formatTime formats a true time for people: seconds with millisecond
+// precision ("13.010s"). Hover titles use the full precision.
+func formatTime(t sim.Time) string {
+	return fmt.Sprintf("%.3fs", time.Duration(t).Seconds())
+}
+
+// formatAcceleration formats simulated seconds per wall second ("12345x").
+func formatAcceleration(a float64) string {
+	if a <= 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.0fx", a)
+}
+
+// wrapText breaks s into lines of at most width columns at spaces (a word
+// longer than width gets a line of its own). It returns at least one line.
+func wrapText(s string, width int) []string {
+	var lines []string
+	line := ""
+	for word := range strings.FieldsSeq(s) {
+		switch {
+		case line == "":
+			line = word
+		case len([]rune(line))+1+len([]rune(word)) <= width:
+			line += " " + word
+		default:
+			lines = append(lines, line)
+			line = word
+		}
+	}
+	return append(lines, line)
+}

@@ -1,0 +1,155 @@
+package reports
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/leasesim/leasesim/history"
+	"github.com/leasesim/leasesim/lease"
+)
+
+// addOpMarks marks the operations that tell a lease's story on the lanes:
+// writes (accepted, or fenced in red) and checkpoints on the writer's lane,
+// renewals as ticks on the holder's lane, and each grant on the grantor's
+// lane in the grant's colour. A mark sits on the row of the belief it was
+// made under, at the instant the server processed it.
+func addOpMarks(lanes []lane, index map[string]int, h *history.History,
+	beliefs map[string][]history.Belief, scale timeScale, colors grantColors) {
+	rows := map[string][]int{}
+	rowOf := func(holder string, g grant, t int64) int {
+		bs := beliefs[holder]
+		if _, ok := rows[holder]; !ok {
+			rows[holder], _ = beliefRows(bs)
+		}
+		row := 0
+		for i, b := range bs { // sorted by start: the last match wins
+			if b.Resource == g.Resource && b.Token == g.Token && int64(b.Start) <= t {
+				row = rows[holder][i]
+			}
+		}
+		return row
+	}
+	kinds := markKinds(h)
+	for j, o := range h.Ops {
+		kind := kinds[j]
+		if kind == "" {
+			continue
+		}
+		node, g := o.Client, opGrant(o)
+		if kind == "grant" {
+			node = o.Server
+		}
+		i, ok := index[node]
+		if !ok {
+			continue
+		}
+		ln := &lanes[i]
+		row := 0
+		if node == o.Client {
+			row = rowOf(node, g, int64(o.Processed))
+		}
+		y := rowY(ln.Y, row) + barHeight + stripH/2 // in the strip under the bar
+		switch kind {
+		case "grant", "fenced", "checkpoint-fenced":
+			y = rowY(ln.Y, row) + barHeight/2 + 2 // on the bar: these are the story
+		case "renew", "renew-refused", "reacquire":
+			y = rowY(ln.Y, row) - 1 // a tick across the bar's top edge
+		}
+		ln.Marks = append(ln.Marks, mark{X: scale.x(o.Processed), Y: y, Kind: kind,
+			Fill: colors.of(g), Title: opTitle(o, kind)})
+	}
+}
+
+// markKinds says how each operation of a history is marked, by index: an
+// acquire that returned a token already granted on the resource is a
+// holder re-confirming its own grant ("reacquire", a tick like a
+// renewal), not a new grant.
+func markKinds(h *history.History) []string {
+	kinds := make([]string, len(h.Ops))
+	granted := map[grant]bool{}
+	for i, o := range h.Ops {
+		kinds[i] = markKind(o)
+		if kinds[i] == "grant" {
+			g := grant{o.Out.Resource, o.Out.Token}
+			if granted[g] {
+				kinds[i] = "reacquire"
+			}
+			granted[g] = true
+		}
+	}
+	return kinds
+}
+
+// markKind says how an operation is marked, or "" if it is not.
+func markKind(o history.Op) string {
+	ok, fenced := o.Out.Err == lease.CodeOK, o.Out.Err == lease.CodeFenced
+	switch o.In.Kind {
+	case lease.KindWrite:
+		if fenced {
+			return "fenced"
+		}
+		return "write"
+	case lease.KindCheckpoint:
+		if fenced {
+			return "checkpoint-fenced"
+		}
+		return "checkpoint"
+	case lease.KindRenew:
+		if ok {
+			return "renew"
+		}
+		return "renew-refused"
+	case lease.KindAcquire:
+		if ok {
+			return "grant"
+		}
+	}
+	return ""
+}
+
+// opGrant is the grant an operation acted under: the request's token, or
+// for an acquire the token it was granted.
+func opGrant(o history.Op) grant {
+	if o.In.Kind == lease.KindAcquire {
+		return grant{o.Out.Resource, o.Out.Token}
+	}
+	return grant{o.In.Resource, o.In.Token}
+}
+
+// markVerb is what each mark says happened.
+var markVerb = map[string]string{
+	"write":             "write accepted",
+	"fenced":            "write FENCED: a newer token was accepted first",
+	"checkpoint":        "checkpoint",
+	"checkpoint-fenced": "checkpoint FENCED: a newer token was accepted first",
+	"renew":             "renewed",
+	"renew-refused":     "renewal refused",
+	"grant":             "granted",
+	"reacquire":         "re-acquired its own grant",
+}
+
+// opTitle is a mark's hover text: what happened, under which grant, and
+// when the request was sent, processed and answered.
+func opTitle(o history.Op, kind string) string {
+	var sb strings.Builder
+	if kind == "grant" {
+		fmt.Fprintf(&sb, "%s %s to %s (TTL %s)", o.Server, markVerb[kind],
+			o.Client, o.Out.TTL)
+		sb.WriteString("\n" + grantLabel(grant{o.Out.Resource, o.Out.Token}))
+	} else {
+		fmt.Fprintf(&sb, "%s %s %s → %s: %s", o.Client, o.In.Kind, grantLabel(opGrant(o)),
+			o.Server, markVerb[kind])
+	}
+	if o.Out.Err != lease.CodeOK && kind != "fenced" && kind != "checkpoint-fenced" {
+		fmt.Fprintf(&sb, " (%s)", o.Out.Err)
+	}
+	if o.In.Key != "" {
+		fmt.Fprintf(&sb, "\nkey %s", o.In.Key)
+	}
+	reply := "reply lost"
+	if o.Returned() {
+		reply = "reply " + o.Return.String()
+	}
+	fmt.Fprintf(&sb, "\nsent %s · processed %s · %s", o.Call, o.Processed, reply)
+	return sb.String()
+}
