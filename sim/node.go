@@ -34,10 +34,15 @@ type TimerID struct {
 // its world: the boot function, timer callbacks and the message handler.
 type Node struct {
 	// The fields read on every event come first, to share a cache line.
-	w           *World
-	id          NodeID
-	state       NodeState
-	clock       clock
+	w     *World
+	id    NodeID
+	state NodeState
+	clock clock
+	// The node's PRNG lives inside the node, next to the fields read on
+	// every event, so that node code drawing from it (jitter, backoff)
+	// touches no other cache line.
+	pcg         rand.PCG
+	rand        rand.Rand
 	name        string
 	wallOffset  time.Duration
 	incarnation uint64
@@ -47,7 +52,6 @@ type Node struct {
 	boot        func(*Node)
 	handler     func(from NodeID, payload any)
 	storage     Storage
-	rand        *rand.Rand
 	failpoints  []armedFailpoint
 }
 
@@ -61,12 +65,12 @@ func (w *World) AddNode(name string, boot func(*Node)) *Node {
 	if len(w.nodes) >= w.cfg.Limits.Nodes {
 		panic(fmt.Sprintf("sim: AddNode: node limit %d reached", w.cfg.Limits.Nodes))
 	}
-	r := w.Rand("node/" + name)
+	n := &Node{w: w, id: NodeID(len(w.nodes)), name: name, boot: boot, storage: newStorage()}
+	seedPCG(&n.pcg, w.derive("node/"+name))
+	n.rand = *rand.New(&n.pcg)
 	// Monotonic clocks start at arbitrary, different origins, as on real
 	// machines, so that comparing readings across nodes is visibly wrong.
-	origin := time.Duration(r.Int64N(int64(time.Hour)))
-	n := &Node{w: w, id: NodeID(len(w.nodes)), name: name, clock: newClock(origin),
-		boot: boot, storage: newStorage(), rand: r}
+	n.clock = newClock(time.Duration(n.rand.Int64N(int64(time.Hour))))
 	w.nodes = append(w.nodes, n)
 	w.byName[name] = n.id
 	if boot != nil {
@@ -100,7 +104,7 @@ func (n *Node) State() NodeState { return n.state }
 func (n *Node) Incarnation() uint64 { return n.incarnation }
 
 // Rand returns the node's own PRNG.
-func (n *Node) Rand() *rand.Rand { return n.rand }
+func (n *Node) Rand() *rand.Rand { return &n.rand }
 
 // Storage returns the node's durable store.
 func (n *Node) Storage() *Storage { return &n.storage }

@@ -38,3 +38,6 @@ func splitmix64(x uint64) uint64 {
 func newRand(seed uint64) *rand.Rand {
 	return rand.New(rand.NewPCG(seed, splitmix64(seed)))
 }
+
+// seedPCG seeds p with the PCG stream newRand would return for seed.
+func seedPCG(p *rand.PCG, seed uint64) { p.Seed(seed, splitmix64(seed)) }

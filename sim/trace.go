@@ -65,8 +65,8 @@ const DefaultTraceKeep = 4096
 type Trace struct {
 	hash  uint64
 	count uint64
-	ring  []Record
-	next  int // ring write position
+	ring  []Record // Keep slots, filled in turn
+	next  int      // ring write position
 	out   *bufio.Writer
 	err   error
 	names func(int32) string
@@ -82,7 +82,7 @@ func newTrace(cfg TraceConfig, names func(int32) string) Trace {
 	}
 	t := Trace{hash: traceHashSeed, names: names}
 	if keep > 0 {
-		t.ring = make([]Record, 0, keep)
+		t.ring = make([]Record, keep)
 	}
 	if cfg.Writer != nil {
 		t.out = bufio.NewWriterSize(cfg.Writer, 64<<10)
@@ -96,26 +96,27 @@ func mum(a, b uint64) uint64 {
 	return hi ^ lo
 }
 
-func (t *Trace) add(r Record) {
+// add hashes a record and keeps it. It takes the record's fields rather
+// than a Record and stores them one by one: building a Record on the stack
+// and copying it into the ring stalls on store-to-load forwarding, a
+// measurable cost on a path every event takes.
+func (t *Trace) add(at Time, kind RecordKind, node, peer int32, a, b uint64) {
 	// Two independent wyhash-style mixes of the record, folded into the
 	// running hash: only one multiply is on the hash's dependency chain.
-	ids := uint64(r.Kind) | uint64(uint32(r.Node))<<8 | uint64(uint32(r.Peer))<<40
-	rec := mum(r.A^0x8ebc6af09c88c6e3, r.B^0x589965cc75374cc3) ^ ids
-	t.hash = mum(t.hash^uint64(r.At)^0xa0761d6478bd642f, rec^0xe7037ed1a0b428db)
+	ids := uint64(kind) | uint64(uint32(node))<<8 | uint64(uint32(peer))<<40
+	rec := mum(a^0x8ebc6af09c88c6e3, b^0x589965cc75374cc3) ^ ids
+	t.hash = mum(t.hash^uint64(at)^0xa0761d6478bd642f, rec^0xe7037ed1a0b428db)
 	t.count++
-	if cap(t.ring) > 0 {
-		if len(t.ring) < cap(t.ring) {
-			t.ring = append(t.ring, r)
-		} else {
-			t.ring[t.next] = r
-		}
+	if len(t.ring) > 0 {
+		r := &t.ring[t.next]
+		r.At, r.Kind, r.Node, r.Peer, r.A, r.B = at, kind, node, peer, a, b
 		t.next++
-		if t.next == cap(t.ring) {
+		if t.next == len(t.ring) {
 			t.next = 0
 		}
 	}
 	if t.out != nil && t.err == nil {
-		t.write(r)
+		t.write(Record{At: at, Kind: kind, Node: node, Peer: peer, A: a, B: b})
 	}
 }
 
@@ -128,10 +129,11 @@ func (t *Trace) HashString() string { return fmt.Sprintf("%016x", t.hash) }
 // Len returns how many records the trace has seen.
 func (t *Trace) Len() uint64 { return t.count }
 
-// Recent returns the records still kept in memory, oldest first.
+// Recent returns the records still kept in memory, oldest first: the last
+// Keep records, or every record if there were fewer.
 func (t *Trace) Recent() []Record {
-	if len(t.ring) < cap(t.ring) || t.next == 0 {
-		return append([]Record(nil), t.ring...)
+	if t.count <= uint64(len(t.ring)) {
+		return append([]Record(nil), t.ring[:t.count]...)
 	}
 	out := make([]Record, 0, len(t.ring))
 	out = append(out, t.ring[t.next:]...)

@@ -91,12 +91,15 @@ func (w *World) Seeds() []DerivedSeed { return w.seeds }
 
 // Rand returns a new PRNG for a named component, derived from the root seed
 // and the name alone. The derivation is logged and traced.
-func (w *World) Rand(component string) *rand.Rand {
+func (w *World) Rand(component string) *rand.Rand { return newRand(w.derive(component)) }
+
+// derive derives, logs and traces the seed of a named component.
+func (w *World) derive(component string) uint64 {
 	seed := deriveSeed(w.cfg.Seed, component)
 	w.seeds = append(w.seeds, DerivedSeed{Component: component, Seed: seed})
 	w.log.Info("sim: derived seed", "component", component, "seed", seed)
 	w.record(RecSeed, -1, -1, seed, fnv64(component))
-	return newRand(seed)
+	return seed
 }
 
 // Nodes returns the nodes in the order they were added.
@@ -137,7 +140,7 @@ func (w *World) Stop(reason error) {
 }
 
 func (w *World) record(kind RecordKind, node, peer NodeID, a, b uint64) {
-	w.trace.add(Record{At: w.now, Kind: kind, Node: int32(node), Peer: int32(peer), A: a, B: b})
+	w.trace.add(w.now, kind, int32(node), int32(peer), a, b)
 }
 
 func (w *World) limitHit(l Limit) {
