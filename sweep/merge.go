@@ -13,8 +13,8 @@ import (
 // --shard I/N` on several machines) into the summary of their union. The
 // parts must agree on scenarios, implementation and seed range, and their
 // shards must be of the same N and must not overlap; otherwise Merge
-// returns an error that matches ErrInvalid and names the first part (from
-// 1) at fault.
+// returns a *MergeError (which matches ErrInvalid) naming the first part
+// at fault.
 //
 // The result covers the union of the parts' shards: "1/1" once every shard
 // is there, otherwise the indices it has, such as "1,3/4" (Merge reads that
@@ -30,18 +30,18 @@ func Merge(parts ...Summary) (Summary, error) {
 	first := parts[0]
 	set, err := parseShardSet(first.Shard)
 	if err != nil {
-		return Summary{}, invalidf("part 1: %v", err)
+		return Summary{}, &MergeError{Part: 1, Err: err}
 	}
 	for i, p := range parts[1:] {
 		if err := compatible(first, p); err != nil {
-			return Summary{}, invalidf("part %d: %v", i+2, err)
+			return Summary{}, &MergeError{Part: i + 2, Err: err}
 		}
 		other, err := parseShardSet(p.Shard)
 		if err != nil {
-			return Summary{}, invalidf("part %d: %v", i+2, err)
+			return Summary{}, &MergeError{Part: i + 2, Err: err}
 		}
 		if err := set.add(other); err != nil {
-			return Summary{}, invalidf("part %d: %v", i+2, err)
+			return Summary{}, &MergeError{Part: i + 2, Err: err}
 		}
 	}
 	out := Summary{Scenarios: first.Scenarios, Impl: first.Impl, SeedFirst: first.SeedFirst,
@@ -58,6 +58,22 @@ func Merge(parts ...Summary) (Summary, error) {
 	out.rates()
 	return out, nil
 }
+
+// MergeError says which part (from 1) of a Merge is at fault, and why. It
+// matches ErrInvalid.
+type MergeError struct {
+	Part int
+	Err  error
+}
+
+// Error formats the error as "part N: what".
+func (e *MergeError) Error() string { return fmt.Sprintf("part %d: %v", e.Part, e.Err) }
+
+// Unwrap returns why.
+func (e *MergeError) Unwrap() error { return e.Err }
+
+// Is makes errors.Is(err, ErrInvalid) hold.
+func (e *MergeError) Is(target error) bool { return target == ErrInvalid }
 
 // compatible reports why p cannot be merged with first, if it cannot.
 func compatible(first, p Summary) error {

@@ -1,0 +1,121 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/leasesim/leasesim/checker"
+	"github.com/leasesim/leasesim/faults"
+	"github.com/leasesim/leasesim/scenarios"
+	"github.com/leasesim/leasesim/sim"
+)
+
+type shrinkFlags struct {
+	seedFlags
+	out         string
+	maxAttempts int
+}
+
+func (a *app) shrinkCommand() *cobra.Command {
+	var f shrinkFlags
+	cmd := &cobra.Command{
+		Use:   "shrink --scenario NAME --seed N [--impl NAME] [--out DIR] [--max-attempts N]",
+		Short: "cut a failing seed's fault schedule down to a minimal one that still fails",
+		Long: "shrink runs the seed once and takes the first property it violates. It then removes fault\n" +
+			"events and shortens pauses, delays, steps, drifts and windows for as long as the same seed,\n" +
+			"run with the smaller schedule, still violates that property. It writes schedule.json into\n" +
+			"--out (default: the current directory) and prints the command that replays it.\n" +
+			"Exit 0 when it wrote a schedule, 2 when the seed violates nothing.",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return a.shrink(cmd, f) },
+	}
+	f.add(cmd)
+	cmd.Flags().StringVar(&f.out, "out", ".", "write schedule.json into this directory")
+	cmd.Flags().IntVar(&f.maxAttempts, "max-attempts", faults.DefaultShrinkAttempts, "runs to try at most")
+	return cmd
+}
+
+func (a *app) shrink(cmd *cobra.Command, f shrinkFlags) error {
+	sc, impl, err := f.resolve(cmd)
+	if err != nil {
+		return err
+	}
+	if f.maxAttempts < 1 {
+		return usagef(cmd, "--max-attempts: must be at least 1, got %d", f.maxAttempts)
+	}
+	opts := scenarios.Options{Impl: impl, Trace: sim.TraceConfig{Keep: -1}}
+	out, err := scenarios.Execute(sc, f.seed, opts)
+	if err != nil {
+		return classify(cmd, fmt.Errorf("scenario %s seed %d: %w", sc.Name, f.seed, err))
+	}
+	violated := out.Violated()
+	if len(violated) == 0 {
+		err := fmt.Errorf("nothing to shrink: seed %d passes (scenario %s, impl %s)", f.seed, sc.Name, impl.Name)
+		return &exitError{code: exitUsage, err: err}
+	}
+	target := violated[0]
+	fails := func(s faults.Schedule) bool {
+		opts := opts
+		opts.Schedule = &s
+		o, err := scenarios.Execute(sc, f.seed, opts)
+		return err == nil && violates(o, target.Property)
+	}
+	if !fails(out.Schedule) {
+		return internalErr(fmt.Errorf("%s of seed %d is not violated again when its own schedule is replayed", target.Property, f.seed))
+	}
+	fmt.Fprintf(a.stdout, "seed %d violates %s %s: %s\nshrinking %d fault events...\n",
+		f.seed, target.Property, target.Name, target.Summary, len(out.Schedule.Events))
+	small, stats := faults.Shrink(out.Schedule, fails, faults.ShrinkOptions{Nodes: sc.Nodes(), MaxAttempts: f.maxAttempts})
+
+	path := filepath.Join(f.out, scheduleFile)
+	if err := writeSchedule(path, small); err != nil {
+		return usagef(cmd, "--out: %w", err)
+	}
+	note := ""
+	if stats.Exhausted {
+		note = " (stopped at --max-attempts; more may go)"
+	}
+	fmt.Fprintf(a.stdout, "shrunk %d fault events to %d in %d runs%s; %s still violated:\n%s\n",
+		len(out.Schedule.Events), len(small.Events), stats.Attempts, note, target.Property, indent(small.String()))
+	fmt.Fprintf(a.stdout, "wrote %s\nreplay: simrun run --scenario %s --seed %d --impl %s --schedule %s\n",
+		path, sc.Name, f.seed, impl.Name, path)
+	return nil
+}
+
+// violates reports whether out violated property.
+func violates(out *scenarios.Outcome, property string) bool {
+	for _, r := range out.Checks {
+		if r.Property == property && r.Status == checker.Violated {
+			return true
+		}
+	}
+	return false
+}
+
+// writeSchedule writes s as indented JSON to path, creating its directory.
+func writeSchedule(path string, s faults.Schedule) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	return errors.Join(writeJSON(f, s), f.Close())
+}
+
+// indent indents every line of s by two spaces.
+func indent(s string) string {
+	out := "  "
+	for _, r := range s {
+		out += string(r)
+		if r == '\n' {
+			out += "  "
+		}
+	}
+	return out
+}

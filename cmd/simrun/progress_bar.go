@@ -1,0 +1,34 @@
+//go:build progressbar
+
+// TODO(go.mod): this file needs `go 1.26.0` in go.mod (golang.org/x/term
+// v0.47.0, which progressbar imports, requires it); with `go 1.26` every
+// build of ./... fails with "updates to go.mod needed". Once go.mod says
+// 1.26.0, delete the build constraints here and in progress_nobar.go.
+
+package main
+
+import (
+	"io"
+	"os"
+	"time"
+
+	"github.com/schollz/progressbar/v3"
+	"golang.org/x/term"
+)
+
+// newBar returns a progress bar on w if w is a terminal, else nil.
+func newBar(w io.Writer, total int) bar {
+	f, ok := w.(*os.File)
+	if !ok || !term.IsTerminal(int(f.Fd())) {
+		return nil
+	}
+	return progressbar.NewOptions(total,
+		progressbar.OptionSetWriter(w),
+		progressbar.OptionSetDescription("sweep"),
+		progressbar.OptionShowCount(),
+		progressbar.OptionShowIts(),
+		progressbar.OptionSetItsString("runs"),
+		progressbar.OptionThrottle(100*time.Millisecond),
+		progressbar.OptionClearOnFinish(),
+	)
+}

@@ -1,0 +1,84 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"strings"
+
+	"github.com/leasesim/leasesim/faults"
+	"github.com/leasesim/leasesim/lease"
+	"github.com/leasesim/leasesim/mutants"
+	"github.com/leasesim/leasesim/scenarios"
+)
+
+// allScenarios is the --scenario value that selects the whole catalogue.
+const allScenarios = "all"
+
+// lookupScenario resolves --scenario; the error lists the known names.
+func lookupScenario(name string) (scenarios.Scenario, error) {
+	sc, err := scenarios.Lookup(name)
+	if err != nil {
+		return sc, fmt.Errorf("--scenario: %w", err)
+	}
+	return sc, nil
+}
+
+// lookupScenarios resolves a sweep's --scenario: "all", one name, or
+// several separated by commas.
+func lookupScenarios(value string) ([]scenarios.Scenario, error) {
+	if value == allScenarios {
+		return scenarios.Catalog(), nil
+	}
+	var out []scenarios.Scenario
+	for _, name := range strings.Split(value, ",") {
+		sc, err := scenarios.Lookup(strings.TrimSpace(name))
+		if err != nil {
+			return nil, fmt.Errorf("--scenario: %w, or %q", err, allScenarios)
+		}
+		out = append(out, sc)
+	}
+	return out, nil
+}
+
+// implementations returns every implementation --impl accepts: the correct
+// one, then every mutant.
+func implementations() []lease.Impl {
+	return append([]lease.Impl{lease.Correct()}, mutants.All()...)
+}
+
+// lookupImpl resolves --impl: "correct" or "mutant/NAME". The error lists
+// the known names.
+func lookupImpl(name string) (lease.Impl, error) {
+	if name == lease.Correct().Name {
+		return lease.Correct(), nil
+	}
+	if strings.HasPrefix(name, mutants.Prefix) {
+		if impl, err := mutants.Lookup(name); err == nil {
+			return impl, nil
+		}
+	}
+	var names []string
+	for _, impl := range implementations() {
+		names = append(names, impl.Name)
+	}
+	return lease.Impl{}, fmt.Errorf("--impl: unknown implementation %q (known: %s)", name, strings.Join(names, ", "))
+}
+
+// readSchedule reads, parses and validates the schedule file at path
+// against a scenario's nodes. Errors name the file and, from package
+// faults, the line and column or the event and field.
+func readSchedule(path string, nodes []string) (faults.Schedule, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return faults.Schedule{}, fmt.Errorf("--schedule: %w", err)
+	}
+	defer f.Close()
+	s, err := faults.Parse(f)
+	if err != nil {
+		return s, fmt.Errorf("--schedule %s: %w", path, err)
+	}
+	if err := s.Validate(nodes); err != nil {
+		return s, fmt.Errorf("--schedule %s: %w (nodes: %s)", path, err, strings.Join(nodes, ", "))
+	}
+	return s, nil
+}
