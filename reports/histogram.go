@@ -31,6 +31,7 @@ type histogram struct {
 
 type histBar struct {
 	X, Y, W, H float64
+	Count      int
 	Negative   bool // the bin lies (partly) below zero: an overlap, for a margin
 	Title      string
 }
@@ -74,7 +75,7 @@ func newHistogram(title string, samples []float64) histogram {
 	for i, c := range counts {
 		a, b := lo+float64(i)*width, lo+float64(i+1)*width
 		bh := plotH * float64(c) / float64(h.YMax)
-		h.Bars = append(h.Bars, histBar{X: h.PlotX + float64(i)*barW + 0.5, Y: h.PlotY - bh,
+		h.Bars = append(h.Bars, histBar{X: h.PlotX + float64(i)*barW + 0.5, Y: h.PlotY - bh, Count: c,
 			W: max(barW-1, 1), H: bh, Negative: b <= 0,
 			Title: fmt.Sprintf("%s – %s: %d", formatSeconds(a), formatSeconds(b), c)})
 	}

@@ -90,7 +90,7 @@ func (o TextOptions) writeFailures(t *textWriter, s sweep.Summary) {
 		t.printf("  %s seed %d [%s] %s\n", f.Scenario, f.Seed, strings.Join(f.Properties, ","), f.Detail)
 		t.printf("      %s\n", o.paint(ansiBold, f.Replay))
 	}
-	if more := len(s.Failures) - maxTextFailures + s.FailuresOmitted; more > 0 {
+	if more := max(0, len(s.Failures)-maxTextFailures) + s.FailuresOmitted; more > 0 {
 		t.printf("  ... %d more failing runs (their seeds are listed by property above; summary.json)\n", more)
 	}
 }

@@ -1,0 +1,130 @@
+package reports
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/leasesim/leasesim/faults"
+)
+
+// assertSelfContained checks that a page loads nothing from anywhere: no
+// external scripts, style sheets, images, fonts or imports. (The SVG
+// namespace is a name, not a load.)
+func assertSelfContained(t *testing.T, page string) {
+	t.Helper()
+	for _, re := range []*regexp.Regexp{
+		regexp.MustCompile(`(?i)<script[^>]*\bsrc=`),
+		regexp.MustCompile(`(?i)<link\b`),
+		regexp.MustCompile(`(?i)<img\b`),
+		regexp.MustCompile(`(?i)@import`),
+		regexp.MustCompile(`(?i)url\((['"]?)(https?:|//)`),
+		regexp.MustCompile(`(?i)(src|href)=["']?(https?:|//)`),
+	} {
+		assert.False(t, re.MatchString(page), "the page must not load anything: %s", re)
+	}
+}
+
+func TestWriteRunDir(t *testing.T) {
+	run, out := kleppmann(t)
+	dir := filepath.Join(t.TempDir(), "run")
+	paths, err := WriteRunDir(dir, run, out)
+	require.NoError(t, err)
+	var names []string
+	for _, p := range paths {
+		assert.Equal(t, dir, filepath.Dir(p))
+		names = append(names, filepath.Base(p))
+	}
+	assert.Equal(t, []string{"run.json", "schedule.json", "report.html", "trace.perfetto.json"}, names)
+
+	t.Run("run.json is the contract's run object", func(t *testing.T) {
+		b, err := os.ReadFile(paths[0])
+		require.NoError(t, err)
+		var fields map[string]any
+		require.NoError(t, json.Unmarshal(b, &fields))
+		for _, f := range []string{"scenario", "impl", "seed", "trace_hash", "events", "sim_seconds",
+			"wall_seconds", "acceleration", "faults", "violations", "metrics", "replay"} {
+			assert.Contains(t, fields, f)
+		}
+		assert.Equal(t, run.TraceHash, fields["trace_hash"])
+		assert.Equal(t, run.Replay, fields["replay"])
+		assert.Equal(t, []any{}, fields["violations"], "an empty list, not null")
+		assert.True(t, strings.HasPrefix(string(b), "{\n  \"scenario\""), "indented")
+	})
+	t.Run("schedule.json replays", func(t *testing.T) {
+		f, err := os.Open(paths[1])
+		require.NoError(t, err)
+		defer f.Close()
+		s, err := faults.Parse(f)
+		require.NoError(t, err, "simrun run --schedule reads it")
+		assert.Equal(t, out.Schedule, s)
+	})
+	t.Run("report.html is self-contained and links its neighbours", func(t *testing.T) {
+		b, err := os.ReadFile(paths[2])
+		require.NoError(t, err)
+		page := string(b)
+		assertSelfContained(t, page)
+		assert.Contains(t, page, `href="run.json"`)
+		assert.Contains(t, page, `href="trace.perfetto.json"`)
+		assert.NotContains(t, page, "linearizability.html", "no checker artifact in this directory")
+	})
+	t.Run("trace.perfetto.json parses", func(t *testing.T) {
+		b, err := os.ReadFile(paths[3])
+		require.NoError(t, err)
+		var tr parsedTrace
+		require.NoError(t, json.Unmarshal(b, &tr))
+		assert.NotEmpty(t, tr.TraceEvents)
+	})
+}
+
+func TestWriteRunDirLinksLinearizability(t *testing.T) {
+	run, out := kleppmann(t)
+	dir := t.TempDir()
+	artifact := filepath.Join(dir, LinearizableFile)
+	require.NoError(t, os.WriteFile(artifact, []byte("<html></html>"), 0o644))
+	out.Checks[2].Artifact = artifact // as P3 reports it
+	run = NewRun(out, testWall)
+	paths, err := WriteRunDir(dir, run, out)
+	require.NoError(t, err)
+	b, err := os.ReadFile(paths[2])
+	require.NoError(t, err)
+	assert.Equal(t, 2, strings.Count(string(b), `href="linearizability.html"`),
+		"linked from P3's row and from the file list, relative to the report")
+}
+
+func TestReportIsDeterministic(t *testing.T) {
+	render := func() []byte {
+		run, out := runScenario(t, "swarm", 2)
+		var buf bytes.Buffer
+		require.NoError(t, WriteRunHTML(&buf, run, out))
+		return buf.Bytes()
+	}
+	assert.Equal(t, render(), render())
+}
+
+func TestReportEscapes(t *testing.T) {
+	run, out := kleppmann(t)
+	run, out = withViolation(run, out, fencedWrite(t, out.History).Processed)
+	var buf bytes.Buffer
+	require.NoError(t, WriteRunHTML(&buf, run, out))
+	page := buf.String()
+	assert.NotContains(t, page, `<script>alert(`)
+	assert.Contains(t, page, `&lt;script&gt;alert(`)
+	assert.Contains(t, page, `<span class="verdict violated">VIOLATED</span>`)
+	assert.Contains(t, page, `class="vline violation"`)
+}
+
+func TestWriteRunDirNeedsTheOutcome(t *testing.T) {
+	run, _ := kleppmann(t)
+	_, err := WriteRunDir(t.TempDir(), run, nil)
+	require.Error(t, err)
+	var buf bytes.Buffer
+	require.Error(t, WriteRunHTML(&buf, run, nil))
+}

@@ -1,0 +1,64 @@
+package reports
+
+import (
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/leasesim/leasesim/checker"
+	"github.com/leasesim/leasesim/history"
+	"github.com/leasesim/leasesim/lease"
+	"github.com/leasesim/leasesim/scenarios"
+	"github.com/leasesim/leasesim/sim"
+)
+
+// testWall is the wall time the tests pretend a run took, so that the
+// acceleration is a fixed figure.
+const testWall = 5 * time.Millisecond
+
+// runScenario runs a built-in scenario and returns its run object.
+func runScenario(t testing.TB, name string, seed uint64) (Run, *scenarios.Outcome) {
+	t.Helper()
+	sc, err := scenarios.Lookup(name)
+	require.NoError(t, err)
+	out, err := scenarios.Execute(sc, seed, scenarios.Options{})
+	require.NoError(t, err)
+	return NewRun(out, testWall), out
+}
+
+// kleppmann is the article's story: h1 pauses, h2 takes over, h1's stale
+// write is fenced.
+func kleppmann(t testing.TB) (Run, *scenarios.Outcome) {
+	t.Helper()
+	return runScenario(t, "kleppmann-gc-pause", 1)
+}
+
+// fencedWrite returns the first fenced write of a history.
+func fencedWrite(t testing.TB, h *history.History) history.Op {
+	t.Helper()
+	i := slices.IndexFunc(h.Ops, func(o history.Op) bool {
+		return o.In.Kind == lease.KindWrite && o.Out.Err == lease.CodeFenced
+	})
+	require.GreaterOrEqual(t, i, 0, "the history has a fenced write")
+	return h.Ops[i]
+}
+
+// withViolation returns copies of run and out in which P2 is violated at
+// the given time, as a checker would report it. It tests rendering only.
+func withViolation(run Run, out *scenarios.Outcome, at sim.Time) (Run, *scenarios.Outcome) {
+	v := checker.Violation{Property: "P2", At: at, Detail: `store accepted token 1 after token 2 <script>alert("x")</script>`,
+		Evidence: []string{"write lock #1 by h1 accepted at 13.010s", "write lock #2 by h2 accepted at 7.482s"}}
+	o := *out
+	o.Checks = slices.Clone(out.Checks)
+	for i := range o.Checks {
+		if o.Checks[i].Property == "P2" {
+			o.Checks[i].Status = checker.Violated
+			o.Checks[i].Summary = "1 stale write accepted"
+			o.Checks[i].Violations = []checker.Violation{v}
+		}
+	}
+	r := NewRun(&o, time.Duration(run.WallSeconds*float64(time.Second)))
+	return r, &o
+}
