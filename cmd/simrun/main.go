@@ -1,9 +1,7 @@
-// Command simrun is leasesim's command line: it runs one seed, sweeps many,
-// replays and shrinks failures, lists what there is, and merges the
-// summaries of sharded sweeps. See doc.go for the commands and exit codes.
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -28,7 +26,13 @@ func main() {
 
 // run runs simrun with args, writing to stdout and stderr, and returns the
 // exit code. It never panics: a panic is an internal error (exit 3).
-func run(args []string, stdout, stderr io.Writer) (code int) {
+func run(args []string, stdout, stderr io.Writer) int {
+	return runContext(context.Background(), args, stdout, stderr)
+}
+
+// runContext is run under ctx: cancelling ctx interrupts a sweep as Ctrl-C
+// does.
+func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) (code int) {
 	defer func() {
 		if p := recover(); p != nil {
 			fmt.Fprintf(stderr, "simrun: internal error: panic: %v\n%s", p, debug.Stack())
@@ -40,7 +44,7 @@ func run(args []string, stdout, stderr io.Writer) (code int) {
 	root.SetArgs(args)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	cmd, err := root.ExecuteC()
+	cmd, err := root.ExecuteContextC(ctx)
 	return app.exitCode(cmd, err)
 }
 
