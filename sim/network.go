@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"time"
 )
 
@@ -145,7 +146,15 @@ func (n *Network) ensure() {
 	n.size, n.linkOf, n.inFlight, n.blocked = size, linkOf, inFlight, blocked
 }
 
-func (n *Network) pair(from, to NodeID) int { return int(from)*n.size + int(to) }
+// pair returns the index of the ordered pair from -> to in the per-pair
+// tables. An unknown node id would silently alias another pair, so it
+// panics instead.
+func (n *Network) pair(from, to NodeID) int {
+	if uint(from) >= uint(n.size) || uint(to) >= uint(n.size) {
+		panic(fmt.Sprintf("sim: invariant known-node: link %d -> %d names a node that does not exist (%d nodes)", from, to, n.size))
+	}
+	return int(from)*n.size + int(to)
+}
 
 // Blocked reports whether a partition currently cuts the link from -> to.
 func (n *Network) Blocked(from, to NodeID) bool {
@@ -184,12 +193,16 @@ func (n *Network) SetLink(from, to NodeID, c LinkConfig) error {
 		return err
 	}
 	n.ensure()
-	if len(n.links) == math.MaxUint16 {
-		return errors.New("sim: too many distinct link configurations")
+	idx := slices.Index(n.configs, c) // a configuration used before is shared
+	if idx < 0 {
+		if len(n.links) == math.MaxUint16 {
+			return errors.New("sim: too many distinct link configurations")
+		}
+		n.links = append(n.links, compileLink(c, n.w.cfg.Limits.InFlight))
+		n.configs = append(n.configs, c)
+		idx = len(n.links) - 1
 	}
-	n.links = append(n.links, compileLink(c, n.w.cfg.Limits.InFlight))
-	n.configs = append(n.configs, c)
-	n.linkOf[n.pair(from, to)] = uint16(len(n.links) - 1)
+	n.linkOf[n.pair(from, to)] = uint16(idx)
 	n.w.fault(FaultLink, from, to, int64(c.Latency.Max), fmt.Sprintf("latency %s %v..%v loss %g dup %g reorder %g",
 		c.Latency.Kind, c.Latency.Min, c.Latency.Max, c.Loss, c.Duplicate, c.Reorder))
 	return nil
@@ -199,6 +212,7 @@ func (n *Network) SetLink(from, to NodeID, c LinkConfig) error {
 func (n *Network) ResetLinks() {
 	n.ensure()
 	clear(n.linkOf)
+	n.links, n.configs = n.links[:1], n.configs[:1]
 	n.w.fault(FaultLinkReset, -1, -1, 0, "all links back to default")
 }
 

@@ -517,3 +517,44 @@ func TestSendToAnUnknownNodePanics(t *testing.T) {
 	})
 	require.NoError(t, w.RunFor(time.Second).Err)
 }
+
+// TestSetLinkReusesConfigurations: a nemesis that flips links between a
+// few configurations for a long run must not exhaust the link table.
+func TestSetLinkReusesConfigurations(t *testing.T) {
+	w := sim.New(sim.Config{Limits: sim.Limits{Faults: 1 << 20}})
+	a, b := w.AddNode("a", nil), w.AddNode("b", nil)
+	slow := sim.LinkConfig{Latency: sim.FixedDist(time.Second)}
+	lossy := sim.LinkConfig{Latency: sim.FixedDist(time.Millisecond), Loss: 0.5}
+	for i := range 100_000 {
+		cfg := slow
+		if i%2 == 1 {
+			cfg = lossy
+		}
+		require.NoError(t, w.Network().SetLink(a.ID(), b.ID(), cfg))
+		if i%1000 == 999 {
+			w.Network().ResetLinks()
+		}
+	}
+	assert.Equal(t, sim.DefaultLink, w.Network().Link(a.ID(), b.ID()), "the last step was a reset")
+	require.NoError(t, w.Network().SetLink(a.ID(), b.ID(), lossy))
+	assert.Equal(t, lossy, w.Network().Link(a.ID(), b.ID()))
+	assert.Equal(t, sim.DefaultLink, w.Network().Link(b.ID(), a.ID()), "links are directed")
+}
+
+func TestNetworkRejectsUnknownNodes(t *testing.T) {
+	w := sim.New(sim.Config{})
+	for i := range 3 {
+		w.AddNode(nodeName(i), nil)
+	}
+	net := w.Network()
+	const bad = "sim: invariant known-node: link 0 -> 5 names a node that does not exist (3 nodes)"
+	assert.PanicsWithValue(t, bad, func() { net.Partition([]sim.NodeID{0}, []sim.NodeID{5}) })
+	assert.PanicsWithValue(t, bad, func() { net.PartitionOneWay(0, 5) })
+	assert.PanicsWithValue(t, bad, func() { net.Blocked(0, 5) })
+	assert.Panics(t, func() { net.Isolate(-1) })
+	for a := range sim.NodeID(3) {
+		for b := range sim.NodeID(3) {
+			assert.False(t, net.Blocked(a, b), "a rejected call cut nothing: %d -> %d", a, b)
+		}
+	}
+}

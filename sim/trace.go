@@ -63,14 +63,15 @@ const DefaultTraceKeep = 4096
 // Trace is the hashed log of every event of a run. Its memory stays bounded:
 // it keeps a ring of recent records and, optionally, streams all of them.
 type Trace struct {
-	hash  uint64
-	count uint64
-	ring  []Record // Keep slots, filled in turn
-	next  int      // ring write position
-	out   *bufio.Writer
-	err   error
-	names func(int32) string
-	line  []byte
+	hash   uint64
+	count  uint64
+	ring   []Record // Keep slots, filled in turn
+	next   int      // ring write position
+	out    *bufio.Writer
+	err    error
+	names  func(int32) string
+	quoted [][]byte // JSON-quoted node names, by node id
+	line   []byte   // the JSON line being written
 }
 
 const traceHashSeed = 0x243f6a8885a308d3
@@ -153,31 +154,55 @@ func (t *Trace) flush() error {
 	return t.err
 }
 
-// jsonRecord is the JSON-lines form of a record.
-type jsonRecord struct {
-	AtNS int64  `json:"t"`
-	Kind string `json:"ev"`
-	Node string `json:"node,omitempty"`
-	Peer string `json:"peer,omitempty"`
-	A    uint64 `json:"a,omitempty"`
-	B    uint64 `json:"b,omitempty"`
-}
-
+// write streams r as one JSON object on a line:
+//
+//	{"t":1500000,"ev":"send","node":"a","peer":"b","a":7}
+//
+// t is true time in nanoseconds and ev the record kind; node and peer are
+// node names, and they, a and b are left out when unset (or zero). The line
+// is built by hand, without reflection or allocation, because a streamed
+// trace writes one per event.
 func (t *Trace) write(r Record) {
-	jr := jsonRecord{AtNS: int64(r.At), Kind: r.Kind.String(), A: r.A, B: r.B}
-	if r.Node >= 0 {
-		jr.Node = t.names(r.Node)
+	b := append(t.line[:0], `{"t":`...)
+	b = strconv.AppendInt(b, int64(r.At), 10)
+	b = append(b, `,"ev":"`...)
+	b = append(b, r.Kind.String()...) // kind names need no escaping
+	b = append(b, '"')
+	b = t.appendName(b, `,"node":`, r.Node)
+	b = t.appendName(b, `,"peer":`, r.Peer)
+	if r.A != 0 {
+		b = strconv.AppendUint(append(b, `,"a":`...), r.A, 10)
 	}
-	if r.Peer >= 0 {
-		jr.Peer = t.names(r.Peer)
+	if r.B != 0 {
+		b = strconv.AppendUint(append(b, `,"b":`...), r.B, 10)
 	}
-	var err error
-	t.line, err = json.Marshal(jr)
-	if err == nil {
-		t.line = append(t.line, '\n')
-		_, err = t.out.Write(t.line)
-	}
-	if err != nil {
+	b = append(b, "}\n"...)
+	t.line = b
+	if _, err := t.out.Write(b); err != nil {
 		t.err = fmt.Errorf("sim: write trace record %d: %w", t.count, err)
 	}
+}
+
+// appendName appends field and the JSON string of node id's name, unless
+// there is no node (id < 0) or its name is empty. Quoted names are cached:
+// a node's name never changes.
+func (t *Trace) appendName(b []byte, field string, id int32) []byte {
+	if id < 0 {
+		return b
+	}
+	for int(id) >= len(t.quoted) {
+		t.quoted = append(t.quoted, nil)
+	}
+	q := t.quoted[id]
+	if q == nil {
+		var err error
+		if q, err = json.Marshal(t.names(id)); err != nil {
+			panic("sim: invariant name-marshals: a string always marshals to JSON: " + err.Error())
+		}
+		t.quoted[id] = q
+	}
+	if len(q) == 2 { // ""
+		return b
+	}
+	return append(append(b, field...), q...)
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -118,4 +119,28 @@ func TestTraceRecordsSeedsFirst(t *testing.T) {
 	}
 	assert.Equal(t, []string{"network", "node/a"}, []string{w.Seeds()[0].Component, w.Seeds()[1].Component})
 	assert.Equal(t, "kind(99)", sim.RecordKind(99).String())
+}
+
+// TestTraceStreamsAwkwardNamesAsValidJSON: node names are JSON-escaped.
+func TestTraceStreamsAwkwardNamesAsValidJSON(t *testing.T) {
+	var buf bytes.Buffer
+	w := sim.New(sim.Config{Trace: sim.TraceConfig{Writer: &buf}})
+	names := []string{`quote"d`, "new\nline", "ünï", `back\slash`, ""}
+	for _, name := range names {
+		w.AddNode(name, func(n *sim.Node) { n.Send(0, "hi") })
+	}
+	require.NoError(t, w.RunFor(time.Second).Err)
+	seen := make(map[string]bool)
+	sc := bufio.NewScanner(&buf)
+	for sc.Scan() {
+		var line jsonLine
+		require.NoError(t, json.Unmarshal(sc.Bytes(), &line), sc.Text())
+		seen[line.Node] = true
+		if line.Ev == "send" {
+			assert.Equal(t, `quote"d`, line.Peer)
+		}
+	}
+	for _, name := range names {
+		assert.True(t, seen[name], "node %q appears", name)
+	}
 }
