@@ -1,0 +1,272 @@
+package checker
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/anishathalye/porcupine"
+
+	"github.com/leasesim/leasesim/history"
+	"github.com/leasesim/leasesim/lease"
+	"github.com/leasesim/leasesim/model"
+	"github.com/leasesim/leasesim/sim"
+)
+
+// Linearizability checks P3: the grantor's client-visible operations are
+// linearizable against the lease-store specification (model.LeaseStore,
+// with expiry on the grantor's clock readings carried in its replies), and
+// the fenced resource's against the fenced register (model.FencedRegister),
+// both partitioned by resource.
+//
+// Each recorded operation spans [Call, Return] in true time. An operation
+// whose reply never reached its client took effect, and its output is
+// known, so it is kept, with a Return after the end of the run: it may be
+// linearised anywhere after its call. list spans resources and unfenced side
+// effects are not operations of either model; P4 and P6 look at those.
+//
+// porcupine runs with opts.LinearizabilityTimeout (DefaultLinearizability
+// Timeout if zero); running out is Unknown, never OK. On Illegal or Unknown,
+// when opts.OutDir is set, porcupine's visualisation is written to
+// linearizability.html there, with the faults as annotations, and
+// Result.Artifact names it. The only clock read is porcupine's own timeout.
+func Linearizability(h *history.History, opts Options) Result {
+	const name = "linearizability"
+	if h == nil {
+		return Result{Property: "P3", Name: name, Status: Unknown, Summary: "no history to check"}
+	}
+	l := newLinHistory(h)
+	v := newVerdict(h, "P3")
+	timeout := cmp.Or(opts.LinearizabilityTimeout, DefaultLinearizabilityTimeout)
+	verdict, info := porcupine.CheckOperationsVerbose(l.model, l.ops, timeout)
+	switch verdict {
+	case porcupine.Illegal:
+		l.explain(v, info)
+	case porcupine.Unknown:
+		v.dontKnow(fmt.Sprintf("porcupine did not decide %d operations on %d resources within %v: not checked",
+			len(l.ops), len(l.parts), timeout))
+	}
+	r := v.result(name, fmt.Sprintf("%d lease-store and %d fenced-resource operations on %d resources are linearizable",
+		l.stores, len(l.ops)-l.stores, len(l.parts)))
+	if verdict != porcupine.Ok && opts.OutDir != "" {
+		path, err := l.visualize(info, opts.OutDir)
+		if err != nil {
+			r.Summary += "; " + err.Error()
+		} else {
+			r.Artifact = path
+		}
+	}
+	return r
+}
+
+// linHistory is a run's history as porcupine operations.
+type linHistory struct {
+	h       *history.History
+	model   porcupine.Model       // both specifications, routed by operation
+	ops     []porcupine.Operation // Metadata is the index in h.Ops
+	parts   [][]porcupine.Operation
+	stores  int      // how many ops are lease-store ops
+	clients []string // by ClientId
+}
+
+func newLinHistory(h *history.History) *linHistory {
+	l := &linHistory{h: h}
+	l.model = routedModel(model.LeaseStore(h.Config), model.FencedRegister(), l.describeMeta)
+	ids := make(map[string]int)
+	end := h.End
+	for i := range h.Ops {
+		if op := &h.Ops[i]; checkedByP3(h, op) {
+			ids[op.Client] = 0
+			end = max(end, op.Call, op.Processed)
+		}
+	}
+	for c := range ids { // order does not matter: sorted below
+		l.clients = append(l.clients, c)
+	}
+	slices.Sort(l.clients)
+	for i, c := range l.clients {
+		ids[c] = i
+	}
+	for i := range h.Ops {
+		op := &h.Ops[i]
+		if !checkedByP3(h, op) {
+			continue
+		}
+		in := op.In
+		if in.Client == "" {
+			in.Client = lease.Addr(op.Client) // as the grantor does
+		}
+		ret := op.Return
+		if !op.Returned() {
+			ret = end + 1 // took effect; the client never learned
+		}
+		l.ops = append(l.ops, porcupine.Operation{ClientId: ids[op.Client], Input: in, Output: op.Out,
+			Call: int64(op.Call), Return: int64(ret), Metadata: i})
+		if !isRegisterOp(in.Kind) {
+			l.stores++
+		}
+	}
+	boundByGrantorTime(l.ops)
+	l.parts = l.model.Partition(l.ops)
+	return l
+}
+
+// boundByGrantorTime narrows each lease-store operation to the part of its
+// interval where the specification can place it: after every call of an
+// operation on its resource that the grantor processed at an earlier
+// reading, and before every return of one it processed at a later reading.
+// This changes no verdict. The specification orders a resource's operations
+// by grantor time, so an operation comes after every one with an earlier
+// reading, which was called before that point, and before every one with a
+// later reading, which returned after it. Where the two bounds cross, no
+// order can be legal, and the operation keeps its interval.
+//
+// It is what keeps the search fast. porcupine tries operations in order of
+// call; without the bounds it would try an operation whose request was
+// delayed before the ones the grantor processed first, and an operation
+// whose reply never returned would stay open to the end of the run, so the
+// search, having passed it by, learns that it can no longer be placed only
+// there: exponential in the number of such operations.
+func boundByGrantorTime(ops []porcupine.Operation) {
+	byResource := make(map[string][]int) // looked up and visited in any order: groups are independent
+	for i, op := range ops {
+		if in := op.Input.(lease.Message); !isRegisterOp(in.Kind) {
+			byResource[in.Resource] = append(byResource[in.Resource], i)
+		}
+	}
+	g := func(i int) time.Duration { return ops[i].Output.(lease.Message).GrantorTime }
+	for _, idx := range byResource {
+		slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(g(a), g(b)) })
+		// groups[k] is the end of the k-th run of equal readings in idx.
+		var groups []int
+		for i := 1; i <= len(idx); i++ {
+			if i == len(idx) || g(idx[i]) != g(idx[i-1]) {
+				groups = append(groups, i)
+			}
+		}
+		lo := make([]int64, len(groups)) // latest call at an earlier reading
+		hi := make([]int64, len(groups)) // earliest return at a later reading
+		lo[0], hi[len(groups)-1] = math.MinInt64, math.MaxInt64
+		for k := 1; k < len(groups); k++ {
+			lo[k] = lo[k-1]
+			for _, i := range idx[groupStart(groups, k-1):groups[k-1]] {
+				lo[k] = max(lo[k], ops[i].Call)
+			}
+		}
+		for k := len(groups) - 2; k >= 0; k-- {
+			hi[k] = hi[k+1]
+			for _, i := range idx[groupStart(groups, k+1):groups[k+1]] {
+				hi[k] = min(hi[k], ops[i].Return)
+			}
+		}
+		for k := range groups {
+			for _, i := range idx[groupStart(groups, k):groups[k]] {
+				if call, ret := max(ops[i].Call, lo[k]), min(ops[i].Return, hi[k]); call <= ret {
+					ops[i].Call, ops[i].Return = call, ret
+				}
+			}
+		}
+	}
+}
+
+// groupStart returns where group k starts, given the ends of the groups.
+func groupStart(ends []int, k int) int {
+	if k == 0 {
+		return 0
+	}
+	return ends[k-1]
+}
+
+// checkedByP3 reports whether op is an operation of one of P3's models.
+func checkedByP3(h *history.History, op *history.Op) bool {
+	switch op.Server {
+	case h.Grantor:
+		return op.In.Kind != lease.KindList
+	case h.Resource:
+		return isRegisterOp(op.In.Kind)
+	}
+	return false
+}
+
+// isRegisterOp reports whether requests of kind k go to the fenced register.
+func isRegisterOp(k lease.Kind) bool { return k == lease.KindWrite || k == lease.KindRead }
+
+// routedState is a state of one of the two models; state is nil before a
+// partition's first step, when the partition's model is not known yet.
+type routedState struct {
+	register bool
+	state    any
+}
+
+// routedModel serves the lease store's and the fenced register's partitions
+// in one porcupine check, so that one visualisation shows both. Each
+// partition holds one model's operations only.
+func routedModel(store, register porcupine.Model, describeMeta func(any) string) porcupine.Model {
+	pick := func(reg bool) porcupine.Model {
+		if reg {
+			return register
+		}
+		return store
+	}
+	isReg := func(input any) bool { return isRegisterOp(input.(lease.Message).Kind) }
+	return porcupine.Model{
+		Partition: func(ops []porcupine.Operation) [][]porcupine.Operation {
+			stores := slices.DeleteFunc(slices.Clone(ops), func(op porcupine.Operation) bool { return isReg(op.Input) })
+			regs := slices.DeleteFunc(slices.Clone(ops), func(op porcupine.Operation) bool { return !isReg(op.Input) })
+			return append(store.Partition(stores), register.Partition(regs)...)
+		},
+		Init: func() any { return routedState{} },
+		Step: func(state, input, output any) (bool, any) {
+			s, reg := state.(routedState), isReg(input)
+			if s.state == nil {
+				s = routedState{register: reg, state: pick(reg).Init()}
+			}
+			legal, next := pick(reg).Step(s.state, input, output)
+			return legal, routedState{register: reg, state: next}
+		},
+		Equal: func(a, b any) bool {
+			sa, sb := a.(routedState), b.(routedState)
+			if sa.state == nil || sb.state == nil {
+				return sa.state == nil && sb.state == nil
+			}
+			return sa.register == sb.register && pick(sa.register).Equal(sa.state, sb.state)
+		},
+		Hash: func(state any) uint64 {
+			if s := state.(routedState); s.state != nil {
+				return pick(s.register).Hash(s.state)
+			}
+			return 0
+		},
+		DescribeOperation: func(input, output any) string { return pick(isReg(input)).DescribeOperation(input, output) },
+		DescribeState: func(state any) string {
+			if s := state.(routedState); s.state != nil {
+				return pick(s.register).DescribeState(s.state)
+			}
+			return "initial"
+		},
+		DescribeOperationMetadata: describeMeta,
+	}
+}
+
+// describeMeta describes the recorded operation behind a porcupine
+// operation, for the visualisation's tooltip: its true times, which the
+// bars narrowed by boundByGrantorTime may not show.
+func (l *linHistory) describeMeta(meta any) string {
+	i, ok := meta.(int)
+	if !ok {
+		return ""
+	}
+	op := &l.h.Ops[i]
+	returned := "reply never arrived"
+	if op.Returned() {
+		returned = "returned " + op.Return.String()
+	}
+	return fmt.Sprintf("%s → %s: called %v, processed %v, %s", op.Client, op.Server, op.Call, op.Processed, returned)
+}
+
+// opTime is when the server processed a porcupine operation's request.
+func (l *linHistory) opTime(op porcupine.Operation) sim.Time {
+	return l.h.Ops[op.Metadata.(int)].Processed
+}
