@@ -11,14 +11,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/leasesim/leasesim/faults"
+	"github.com/leasesim/leasesim/reports"
 	"github.com/leasesim/leasesim/scenarios"
 	"github.com/leasesim/leasesim/sim"
-)
-
-// The files of a `simrun run --out` directory that replay reads.
-const (
-	runFile      = "run.json"
-	scheduleFile = "schedule.json"
 )
 
 func (a *app) replayCommand() *cobra.Command {
@@ -71,18 +66,18 @@ func (a *app) replaySeed(cmd *cobra.Command, f seedFlags) error {
 // its applied schedule must then equal the recorded one.
 func (a *app) replayDir(cmd *cobra.Command, dir string) error {
 	var run recordedRun
-	if err := readJSONFile(filepath.Join(dir, runFile), &run); err != nil {
+	if err := readJSONFile(filepath.Join(dir, reports.RunJSONFile), &run); err != nil {
 		return usageErr(cmd, err)
 	}
 	sc, err := lookupScenario(run.Scenario)
 	if err != nil {
-		return usagef(cmd, "%s: %w", filepath.Join(dir, runFile), err)
+		return usagef(cmd, "%s: %w", filepath.Join(dir, reports.RunJSONFile), err)
 	}
 	impl, err := lookupImpl(run.Impl)
 	if err != nil {
-		return usagef(cmd, "%s: %w", filepath.Join(dir, runFile), err)
+		return usagef(cmd, "%s: %w", filepath.Join(dir, reports.RunJSONFile), err)
 	}
-	recorded, err := readSchedule(filepath.Join(dir, scheduleFile), sc.Nodes())
+	recorded, err := readSchedule(filepath.Join(dir, reports.ScheduleFile), sc.Nodes())
 	if err != nil {
 		return usageErr(cmd, err)
 	}
@@ -97,10 +92,10 @@ func (a *app) replayDir(cmd *cobra.Command, dir string) error {
 	}
 	if !fromFile && !reflect.DeepEqual(normalize(out.Schedule), normalize(recorded)) {
 		fmt.Fprintf(a.stdout, "the fault schedule differs from %s: the scenario changed since the run\n",
-			filepath.Join(dir, scheduleFile))
+			filepath.Join(dir, reports.ScheduleFile))
 	}
 	return a.compare(fmt.Sprintf("%s seed %d impl %s", sc.Name, run.Seed, impl.Name),
-		filepath.Join(dir, runFile), run.TraceHash, out.Sim.TraceHashString())
+		filepath.Join(dir, reports.RunJSONFile), run.TraceHash, out.Sim.TraceHashString())
 }
 
 // recordedRun is the part of a run object (reports.Run, in run.json) that

@@ -126,7 +126,7 @@ func (a *app) showRun(run reports.Run, out *scenarios.Outcome, asJSON bool, dir 
 	if asJSON {
 		err = writeJSON(a.stdout, run)
 	} else {
-		err = render.RunText(a.stdout, run, out)
+		err = reports.WriteRunText(a.stdout, run, out)
 	}
 	if err != nil {
 		return internalErr(err)
@@ -134,7 +134,7 @@ func (a *app) showRun(run reports.Run, out *scenarios.Outcome, asJSON bool, dir 
 	if dir == "" {
 		return nil
 	}
-	paths, err := render.RunDir(dir, run, out)
+	paths, err := reports.WriteRunDir(dir, run, out)
 	if err != nil {
 		return internalErr(err)
 	}

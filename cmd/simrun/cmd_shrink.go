@@ -10,6 +10,7 @@ import (
 
 	"github.com/leasesim/leasesim/checker"
 	"github.com/leasesim/leasesim/faults"
+	"github.com/leasesim/leasesim/reports"
 	"github.com/leasesim/leasesim/scenarios"
 	"github.com/leasesim/leasesim/sim"
 )
@@ -71,7 +72,7 @@ func (a *app) shrink(cmd *cobra.Command, f shrinkFlags) error {
 		f.seed, target.Property, target.Name, target.Summary, len(out.Schedule.Events))
 	small, stats := faults.Shrink(out.Schedule, fails, faults.ShrinkOptions{Nodes: sc.Nodes(), MaxAttempts: f.maxAttempts})
 
-	path := filepath.Join(f.out, scheduleFile)
+	path := filepath.Join(f.out, reports.ScheduleFile)
 	if err := writeSchedule(path, small); err != nil {
 		return usagef(cmd, "--out: %w", err)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/leasesim/leasesim/lease"
+	"github.com/leasesim/leasesim/reports"
 	"github.com/leasesim/leasesim/sweep"
 )
 
@@ -102,7 +103,7 @@ func (a *app) showSweep(sum sweep.Summary, asJSON bool, dir string) error {
 	if asJSON {
 		err = writeJSON(a.stdout, sum)
 	} else {
-		err = render.SweepText(a.stdout, sum)
+		err = reports.WriteSweepText(a.stdout, sum)
 	}
 	if err != nil {
 		return internalErr(err)
@@ -113,7 +114,7 @@ func (a *app) showSweep(sum sweep.Summary, asJSON bool, dir string) error {
 	}
 	if dir != "" {
 		// Written even when interrupted: the partial summary says so.
-		paths, err := render.SweepDir(dir, sum)
+		paths, err := reports.WriteSweepDir(dir, sum)
 		if err != nil {
 			return internalErr(err)
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/leasesim/leasesim/faults"
+	"github.com/leasesim/leasesim/reports"
 	"github.com/leasesim/leasesim/sweep"
 )
 
@@ -170,9 +171,9 @@ func TestRun(t *testing.T) {
 		require.Equal(t, exitOK, r.code, r.stderr)
 		var run map[string]any
 		oneJSONObject(t, r.stdout, &run)
-		assert.Contains(t, r.stderr, filepath.Join(dir, runFile), "where the files went, on stderr with --json")
-		assert.FileExists(t, filepath.Join(dir, runFile))
-		assert.FileExists(t, filepath.Join(dir, scheduleFile))
+		assert.Contains(t, r.stderr, filepath.Join(dir, reports.RunJSONFile), "where the files went, on stderr with --json")
+		assert.FileExists(t, filepath.Join(dir, reports.RunJSONFile))
+		assert.FileExists(t, filepath.Join(dir, reports.ScheduleFile))
 		data, err := os.ReadFile(trace)
 		require.NoError(t, err)
 		assert.Greater(t, bytes.Count(data, []byte("\n")), 100, "the trace streams every record")
@@ -183,7 +184,7 @@ func TestShrinkThenRunTheSchedule(t *testing.T) {
 	dir := t.TempDir()
 	r := simrun(t, "shrink", "--scenario", "kleppmann-gc-pause", "--seed", "1", "--impl", "mutant/unfenced-resource", "--out", dir)
 	require.Equal(t, exitOK, r.code, r.stderr)
-	path := filepath.Join(dir, scheduleFile)
+	path := filepath.Join(dir, reports.ScheduleFile)
 	replay := "simrun run --scenario kleppmann-gc-pause --seed 1 --impl mutant/unfenced-resource --schedule " + path
 	assert.Contains(t, r.stdout, replay)
 	assert.Contains(t, r.stdout, "shrunk 1 fault events to")
@@ -224,7 +225,7 @@ func TestReplay(t *testing.T) {
 			assert.NotContains(t, r.stdout, "schedule differs")
 
 			// A recorded hash that the run does not give is a failure, with both hashes.
-			path := filepath.Join(dir, runFile)
+			path := filepath.Join(dir, reports.RunJSONFile)
 			data, err := os.ReadFile(path)
 			require.NoError(t, err)
 			var run map[string]any
@@ -264,7 +265,7 @@ func TestSweepAndMerge(t *testing.T) {
 	oneJSONObject(t, r.stdout, &merged)
 	assert.Equal(t, "1/1", merged.Shard)
 	assert.Equal(t, 12, merged.Runs)
-	assert.FileExists(t, filepath.Join(out, "summary.json"))
+	assert.FileExists(t, filepath.Join(out, reports.SweepJSONFile))
 
 	text := simrun(t, append([]string{"merge"}, parts...)...)
 	require.Equal(t, exitOK, text.code, text.stderr)
@@ -286,7 +287,7 @@ func TestSweepInterruptedIsPartial(t *testing.T) {
 	assert.Equal(t, exitInternal, r.code, "interrupted is not a pass")
 	assert.Contains(t, r.stdout, "PARTIAL")
 	assert.Contains(t, r.stderr, "PARTIAL")
-	data, err := os.ReadFile(filepath.Join(dir, "summary.json"))
+	data, err := os.ReadFile(filepath.Join(dir, reports.SweepJSONFile))
 	require.NoError(t, err)
 	var s sweep.Summary
 	require.NoError(t, json.Unmarshal(data, &s))
