@@ -123,3 +123,45 @@ func TestAtLeastOnceUnitsWithoutGrant(t *testing.T) {
 	require.Equal(t, OK, r.Status, r.Summary)
 	assert.Contains(t, r.Summary, "1 handoffs re-executed 2 units")
 }
+
+// TestAtLeastOnceIgnoredGrant: a late reply to an acquire that had timed
+// out re-confirms the grant the holder already acts on; the holder ignores
+// it, so it starts no run, although it hands over a newer checkpoint than
+// the run resumed from. Only grants that started a belief start a run.
+func TestAtLeastOnceIgnoredGrant(t *testing.T) {
+	b := newHistory().task("t1", 8, unit, at(0), at(9000)).
+		acquire("w1", "t1", 1, at(0)).belief("w1", "t1", 1, at(0)+ms, at(3000)).
+		units("t1", "w1", 1, 0, 6, at(100)).
+		checkpoint("w1", "t1", 1, at(300), "2", lease.CodeOK).
+		acquire("w1", "t1", 1, at(4000)).belief("w1", "t1", 1, at(4000)+ms, at(9000)).
+		checkpoint("w1", "t1", 1, at(4100), "4", lease.CodeOK). // sent by the first run, delayed
+		acquire("w1", "t1", 1, at(4500)).                       // the late reply: no belief starts
+		units("t1", "w1", 1, 2, 8, at(4600)).
+		checkpoint("w1", "t1", 1, at(9000), "done:8", lease.CodeOK)
+	r := AtLeastOnce(b.build())
+	require.Equal(t, OK, r.Status, r.Summary)
+	assert.Contains(t, r.Summary, "re-executed 4 units")
+
+	// Without the belief, the late reply would be the run, and the units
+	// below its progress 4 would count as beyond the bound.
+	h := b.build()
+	h.Beliefs = h.Beliefs[:1]
+	h.Beliefs = append(h.Beliefs, b.h.Beliefs[0])
+	h.Beliefs[1].Start = at(4500) + ms
+	assert.Equal(t, Violated, AtLeastOnce(h).Status)
+}
+
+// TestAtLeastOnceInterleavedStraggler: a paused holder finishes a unit it
+// had already re-executed, after another holder re-executed it too. Its
+// run re-executed that unit once, not twice.
+func TestAtLeastOnceInterleavedStraggler(t *testing.T) {
+	b := newHistory().task("t1", 8, unit, at(0), sim.Never).
+		acquire("w2", "t1", 1, at(0)).units("t1", "w2", 1, 0, 8, at(100)).
+		checkpoint("w2", "t1", 1, at(500), "4", lease.CodeOK).
+		acquire("w1", "t1", 2, at(2000)).units("t1", "w1", 2, 4, 8, at(2100)).
+		acquire("w3", "t1", 3, at(3000)).units("t1", "w3", 3, 4, 8, at(3100)).
+		units("t1", "w1", 2, 5, 6, at(4000))
+	r := AtLeastOnce(b.build())
+	require.Equal(t, OK, r.Status, r.Summary)
+	assert.Contains(t, r.Summary, "2 handoffs re-executed 8 units")
+}

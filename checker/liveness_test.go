@@ -116,6 +116,12 @@ func TestLivenessRegistry(t *testing.T) {
 			renew("s1", "svc/s1", 1, at(2000), lease.CodeOK).
 			list("r1", at(3000), "svc/s1")
 	}
+	// back registers s1 again after the heal and keeps it: a reader sees it
+	// before and after the bound.
+	back := func(b *hb) *hb {
+		return b.acquireKeys("s1", "svc/s1", 2, at(61_000), "svc/s1").list("r1", at(62_000), "svc/s1").
+			renew("s1", "svc/s1", 2, at(79_000), lease.CodeOK).list("r1", at(80_000), "svc/s1")
+	}
 	tests := []struct {
 		name   string
 		h      *hb
@@ -124,22 +130,22 @@ func TestLivenessRegistry(t *testing.T) {
 	}{
 		{"no registry", newHistory(), OK, ""},
 		{"registrants but no readers", newHistory().acquireKeys("s1", "svc/s1", 1, at(1000), "svc/s1"), OK, ""},
-		{"seen again after the heal", registered().
-			acquireKeys("s1", "svc/s1", 2, at(61_000), "svc/s1").list("r1", at(62_000), "svc/s1"), OK, ""},
+		{"seen again after the heal, and after the bound", back(registered()), OK, ""},
+		{"seen again, but missing after the bound", registered().
+			acquireKeys("s1", "svc/s1", 2, at(61_000), "svc/s1").list("r1", at(62_000), "svc/s1").
+			list("r1", at(80_000)), Violated, "the registration \"svc/s1\" was missing from r1's listing at 1m20s"},
+		{"seen again, but nobody listed after the bound", registered().
+			acquireKeys("s1", "svc/s1", 2, at(61_000), "svc/s1").list("r1", at(62_000), "svc/s1"), Unknown, ""},
 		{"never seen again", registered().list("r1", at(62_000)), Violated, "no reader saw the registration \"svc/s1\""},
 		{"run too short to tell", registered().span(heal, at(65_000)).list("r1", at(62_000)), Unknown, ""},
-		{"seen within the bound of the last renewal", registered().
-			list("r1", at(2000).Add(hold), "svc/s1").acquireKeys("s1", "svc/s1", 2, at(61_000), "svc/s1").
-			list("r1", at(62_000), "svc/s1"), OK, ""},
-		{"seen after the bound: a dead registration", registered().
-			list("r1", at(2000).Add(hold)+1, "svc/s1").acquireKeys("s1", "svc/s1", 2, at(61_000), "svc/s1").
-			list("r1", at(62_000), "svc/s1"), Violated, "a reader saw a dead registration for \"svc/s1\""},
+		{"seen within the bound of the last renewal", back(registered().list("r1", at(2000).Add(hold), "svc/s1")), OK, ""},
+		{"seen after the bound: a dead registration", back(registered().list("r1", at(2000).Add(hold)+1, "svc/s1")),
+			Violated, "a reader saw a dead registration for \"svc/s1\""},
 		{"a refused renewal extends nothing", registered().renew("s1", "svc/s1", 1, at(5000), lease.CodeLeaseExpired).
 			list("r1", at(5000).Add(hold), "svc/s1"), Violated, "dead registration"},
 		{"a key no lease carried", newHistory().list("r1", at(1000), "svc/ghost"), Violated, "no lease ever carried it"},
-		{"a dead registration under drift beyond rho", registered().drift(50_000_000).
-			list("r1", at(2000).Add(hold)+1, "svc/s1").acquireKeys("s1", "svc/s1", 2, at(61_000), "svc/s1").
-			list("r1", at(62_000), "svc/s1"), Unknown, ""},
+		{"a dead registration under drift beyond rho", back(registered().drift(50_000_000).
+			list("r1", at(2000).Add(hold)+1, "svc/s1")), Unknown, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

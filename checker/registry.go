@@ -18,7 +18,9 @@ const registryPrefix = "svc/"
 // checkRegistry checks P4's service-registry part, (c):
 //
 //   - liveness: if anyone reads the registry, every registrant's key is
-//     seen by a reader within [HealAt, deadline];
+//     seen by a reader within [HealAt, deadline], and from then on it stays:
+//     every listing processed after deadline shows it (none after the
+//     deadline means the run was too short to tell);
 //   - staleness: a reader sees a key K at t only if a lease carrying K was
 //     granted or renewed at p (processed by the grantor) with t <= p +
 //     GrantorHold(ttl)/(1−rho): the grantor holds a lease GrantorHold(ttl)
@@ -30,27 +32,60 @@ func checkRegistry(v *verdict, h *history.History, deadline sim.Time) string {
 	if len(keys) == 0 {
 		return "no registrants"
 	}
-	if !hasReaders(h) {
+	lists := listings(h)
+	if len(lists) == 0 {
 		return fmt.Sprintf("%d registrants, no readers", len(keys))
 	}
-	seen := 0
+	seen := make(map[sightingKey]bool, len(h.Sightings))
+	for _, s := range h.Sightings {
+		seen[sightingKey{reader: s.Reader, key: s.Key, at: s.At}] = true
+	}
+	back := 0
 	for _, key := range keys {
 		if seenBetween(h, key, h.HealAt, deadline) {
-			seen++
-			continue
-		}
-		if h.End < deadline {
+			back++
+		} else if h.End < deadline {
 			v.dontKnow(fmt.Sprintf("run too short: it ended at %v, before %q had to be seen again by %v",
 				h.End, key, deadline))
-			continue
+		} else {
+			v.violateDuring(deadline, h.HealAt, deadline,
+				fmt.Sprintf("no reader saw the registration %q between the heal at %v and the bound %v",
+					key, h.HealAt, deadline),
+				lastBeliefOn(h, key))
 		}
-		v.violateDuring(deadline, h.HealAt, deadline,
-			fmt.Sprintf("no reader saw the registration %q between the heal at %v and the bound %v",
-				key, h.HealAt, deadline),
-			lastBeliefOn(h, key))
+		checkStays(v, h, key, deadline, lists, seen)
 	}
 	return fmt.Sprintf("%d/%d registrations seen again; %d sightings within the staleness bound",
-		seen, len(keys), len(h.Sightings)-stale)
+		back, len(keys), len(h.Sightings)-stale)
+}
+
+// sightingKey is one key in one listing.
+type sightingKey struct {
+	reader, key string
+	at          sim.Time
+}
+
+// checkStays checks that every listing processed after deadline shows key.
+func checkStays(v *verdict, h *history.History, key string, deadline sim.Time, lists []*history.Op,
+	seen map[sightingKey]bool) {
+	after := 0
+	for _, l := range lists {
+		if l.Processed <= deadline {
+			continue
+		}
+		after++
+		if !seen[sightingKey{reader: l.Client, key: key, at: l.Processed}] {
+			v.violateDuring(l.Processed, deadline, l.Processed,
+				fmt.Sprintf("the registration %q was missing from %s's listing at %v, after the bound %v",
+					key, l.Client, l.Processed, deadline),
+				describeOp(l), lastBeliefOn(h, key))
+			return
+		}
+	}
+	if after == 0 {
+		v.dontKnow(fmt.Sprintf("run too short: no reader listed the registry after the bound %v, to see %q stay",
+			deadline, key))
+	}
 }
 
 // registrantKeys returns the registrations, sorted: the resources with the
@@ -72,13 +107,16 @@ func registrantKeys(h *history.History) []string {
 	return slices.Compact(keys)
 }
 
-func hasReaders(h *history.History) bool {
-	for i := range h.Ops {
-		if h.Ops[i].In.Kind == lease.KindList {
-			return true
+// listings returns the registry listings the grantor answered, in
+// processed order.
+func listings(h *history.History) []*history.Op {
+	var lists []*history.Op
+	for _, op := range inProcessedOrder(h) {
+		if op.Server == h.Grantor && op.In.Kind == lease.KindList && op.Out.Err == lease.CodeOK {
+			lists = append(lists, op)
 		}
 	}
-	return false
+	return lists
 }
 
 func seenBetween(h *history.History, key string, from, to sim.Time) bool {

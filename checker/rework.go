@@ -9,15 +9,15 @@ import (
 	"github.com/leasesim/leasesim/sim"
 )
 
-// run is one start of work on a task: a successful acquire on it, which
-// hands the holder a progress to resume from. A fresh grant (a new token)
-// that finds work already done on the task is a handoff; a re-confirmed
-// grant restarts the same token's work after its holder lost and regained
-// belief.
+// run is one start of work on a task: a successful acquire on it that the
+// holder acted on, which hands it a progress to resume from. The first run
+// under a token that finds work already done on the task is a handoff; a
+// later run under the same token resumes that token's work after its
+// holder lost and regained belief (a re-confirmed grant).
 type run struct {
 	grant    *history.Op // the acquire; nil if units came under a token no recorded grant issued
 	token    uint64
-	fresh    bool
+	fresh    bool // the first run under token on the task
 	handoff  bool // fresh, and some unit of the task was executed before
 	accepted int  // progress of the latest accepted checkpoint at the grant
 	handed   int  // progress the grant handed over
@@ -27,6 +27,7 @@ type run struct {
 	reexec   int
 	lowest   int
 	reexecAt sim.Time
+	counted  []uint64 // bit set of the units counted in reexec
 	// bound is the work done since the last accepted checkpoint: the
 	// highest unit executed before (when this run re-executed one) + 1 −
 	// accepted.
@@ -39,8 +40,6 @@ type taskWork struct {
 	task  *history.Task // nil if the task is not in h.Tasks
 	runs  []run
 	first []sim.Time // first execution of each unit index, sim.Never if none
-	// lastRun[i] is 1 + the run that last counted unit i as re-executed.
-	lastRun []int32
 	maxExec int // highest unit index executed so far, -1 if none
 	done    []*history.Op
 }
@@ -56,35 +55,100 @@ type rework struct {
 // measureRework sweeps units and grantor operations in true-time order (a
 // unit first at a tie: it was decided before).
 func measureRework(h *history.History) rework {
-	byID := make(map[string]*taskWork, len(h.Tasks))
-	var rw rework
-	get := func(id string) *taskWork {
-		tw := byID[id]
-		if tw == nil {
-			tw = &taskWork{id: id, maxExec: -1}
-			byID[id] = tw
-			rw.tasks = append(rw.tasks, tw)
-		}
-		return tw
-	}
+	s := reworkSweep{h: h, byID: make(map[string]*taskWork, len(h.Tasks)), ck: newCheckpointTracker()}
 	for i := range h.Tasks {
-		get(h.Tasks[i].ID).task = &h.Tasks[i]
+		s.get(h.Tasks[i].ID).task = &h.Tasks[i]
 	}
-	ck := newCheckpointTracker()
-	grants := newGrantTracker()
+	s.indexBeliefs()
 	units := unitsInOrder(h.Units)
 	for _, op := range inProcessedOrder(h) {
 		for len(units) > 0 && h.Units[units[0]].At <= op.Processed {
-			rw.unit(get(h.Units[units[0]].Task), &h.Units[units[0]], ck)
+			s.rw.unit(s.get(h.Units[units[0]].Task), &h.Units[units[0]], s.ck)
 			units = units[1:]
 		}
-		rw.op(h, op, byID, ck, grants)
+		s.op(op)
 	}
 	for _, i := range units {
-		rw.unit(get(h.Units[i].Task), &h.Units[i], ck)
+		s.rw.unit(s.get(h.Units[i].Task), &h.Units[i], s.ck)
 	}
-	slices.SortFunc(rw.tasks, func(a, b *taskWork) int { return cmp.Compare(a.id, b.id) })
-	return rw
+	slices.SortFunc(s.rw.tasks, func(a, b *taskWork) int { return cmp.Compare(a.id, b.id) })
+	return s.rw
+}
+
+// reworkSweep is the state of measureRework.
+type reworkSweep struct {
+	h    *history.History
+	rw   rework
+	byID map[string]*taskWork
+	ck   checkpointTracker
+	// starts holds the grants holders acted on: a belief of (holder, task,
+	// token) starts the instant the grant's reply arrives. believed holds
+	// the tasks with any belief; on a task without, every grant whose reply
+	// arrived counts (a history recorded without beliefs).
+	starts   map[beliefStart]bool
+	believed map[string]bool
+}
+
+type beliefStart struct {
+	holder, resource string
+	token            uint64
+	at               sim.Time
+}
+
+func (s *reworkSweep) get(id string) *taskWork {
+	tw := s.byID[id]
+	if tw == nil {
+		tw = &taskWork{id: id, maxExec: -1}
+		s.byID[id] = tw
+		s.rw.tasks = append(s.rw.tasks, tw)
+	}
+	return tw
+}
+
+func (s *reworkSweep) indexBeliefs() {
+	s.starts, s.believed = make(map[beliefStart]bool), make(map[string]bool)
+	for i := range s.h.Beliefs {
+		b := &s.h.Beliefs[i]
+		if s.byID[b.Resource] != nil {
+			s.starts[beliefStart{holder: b.Holder, resource: b.Resource, token: b.Token, at: b.Start}] = true
+			s.believed[b.Resource] = true
+		}
+	}
+}
+
+// actedOn reports whether the holder acted on grant: its reply arrived and
+// started a belief. A reply the holder ignored (it arrived after the
+// request timed out, or a duplicate) starts no run.
+func (s *reworkSweep) actedOn(grant *history.Op) bool {
+	if !grant.Returned() {
+		return false
+	}
+	res := grant.In.Resource
+	return !s.believed[res] ||
+		s.starts[beliefStart{holder: grant.Client, resource: res, token: grant.Out.Token, at: grant.Return}]
+}
+
+// op folds a grantor operation into the accounting.
+func (s *reworkSweep) op(op *history.Op) {
+	switch {
+	case isAcquireOK(s.h, op):
+		tw := s.byID[op.In.Resource]
+		if tw == nil || !s.actedOn(op) {
+			return // not a task, or a grant nobody acted on
+		}
+		r := run{grant: op, token: op.Out.Token, fresh: tw.runOf(op.Out.Token) < 0, lowest: -1,
+			accepted: acceptedProgress(s.ck, op.In.Resource), handed: history.DecodeProgress(op.Out.State).Units}
+		r.handoff = r.fresh && tw.maxExec >= 0
+		if r.handoff {
+			s.rw.handoffs++
+		}
+		tw.runs = append(tw.runs, r)
+	case isGrantorOK(s.h, op, lease.KindCheckpoint):
+		s.ck.accept(op)
+		if tw := s.byID[op.In.Resource]; tw != nil && history.DecodeProgress(op.In.State).Done {
+			tw.done = append(tw.done, op)
+		}
+	}
 }
 
 // unitsInOrder returns the indexes of units in completion order.
@@ -97,30 +161,6 @@ func unitsInOrder(us []history.Unit) []int32 {
 		slices.SortStableFunc(order, func(a, b int32) int { return compareTimes(us[a].At, us[b].At) })
 	}
 	return order
-}
-
-// op folds a grantor operation into the accounting.
-func (rw *rework) op(h *history.History, op *history.Op, byID map[string]*taskWork, ck checkpointTracker, grants grantTracker) {
-	switch {
-	case isAcquireOK(h, op):
-		kind, _ := grants.observe(op)
-		tw := byID[op.In.Resource]
-		if tw == nil {
-			return // not a task
-		}
-		r := run{grant: op, token: op.Out.Token, fresh: kind != reconfirmed, lowest: -1,
-			accepted: acceptedProgress(ck, op.In.Resource), handed: history.DecodeProgress(op.Out.State).Units}
-		r.handoff = r.fresh && tw.maxExec >= 0
-		if r.handoff {
-			rw.handoffs++
-		}
-		tw.runs = append(tw.runs, r)
-	case isGrantorOK(h, op, lease.KindCheckpoint):
-		ck.accept(op)
-		if tw := byID[op.In.Resource]; tw != nil && history.DecodeProgress(op.In.State).Done {
-			tw.done = append(tw.done, op)
-		}
-	}
 }
 
 // acceptedProgress is the progress of the latest accepted checkpoint of
@@ -139,7 +179,6 @@ func (rw *rework) unit(tw *taskWork, u *history.Unit, ck checkpointTracker) {
 	}
 	for len(tw.first) <= u.Index {
 		tw.first = append(tw.first, sim.Never)
-		tw.lastRun = append(tw.lastRun, 0)
 	}
 	ri := tw.runOf(u.Token)
 	if ri < 0 {
@@ -153,8 +192,7 @@ func (rw *rework) unit(tw *taskWork, u *history.Unit, ck checkpointTracker) {
 		ri = len(tw.runs) - 1
 	}
 	r := &tw.runs[ri]
-	if tw.first[u.Index] != sim.Never && tw.lastRun[u.Index] != int32(ri+1) {
-		tw.lastRun[u.Index] = int32(ri + 1)
+	if tw.first[u.Index] != sim.Never && r.count(u.Index) {
 		rw.reexec++
 		r.reexec++
 		r.reexecAt = u.At
@@ -165,6 +203,20 @@ func (rw *rework) unit(tw *taskWork, u *history.Unit, ck checkpointTracker) {
 	}
 	tw.first[u.Index] = min(tw.first[u.Index], u.At)
 	tw.maxExec = max(tw.maxExec, u.Index)
+}
+
+// count marks unit index as re-executed by r and reports whether it was
+// not marked yet: a run that executes a unit twice re-executed it once.
+func (r *run) count(index int) bool {
+	word, bit := index/64, uint64(1)<<(index%64)
+	for len(r.counted) <= word {
+		r.counted = append(r.counted, 0)
+	}
+	if r.counted[word]&bit != 0 {
+		return false
+	}
+	r.counted[word] |= bit
+	return true
 }
 
 // runOf returns the latest run under token, or -1.
