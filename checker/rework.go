@@ -36,11 +36,11 @@ type run struct {
 
 // taskWork is what happened to one task.
 type taskWork struct {
-	id    string
-	task  *history.Task // nil if the task is not in h.Tasks
-	runs  []run
-	first []sim.Time // first execution of each unit index, sim.Never if none
-	maxExec int // highest unit index executed so far, -1 if none
+	id      string
+	task    *history.Task // nil if the task is not in h.Tasks
+	runs    []run
+	first   []sim.Time // first execution of each unit index, sim.Never if none
+	maxExec int        // highest unit index executed so far, -1 if none
 	done    []*history.Op
 }
 
