@@ -134,27 +134,22 @@ func hunt(t *testing.T, m lease.Impl, c catchCase, scs []scenarios.Scenario, see
 
 // sweep is the acceptance search: every built-in scenario, seeds 1..N. It
 // reports the first catch in seed-major order, as `simrun sweep --scenario
-// all` meets it, and the first catching seed of every scenario.
+// all` meets it, and the first catch in every scenario.
 func sweep(t *testing.T, m lease.Impl, c catchCase) {
 	all := scenarios.Catalog()
-	first := make([]uint64, len(all)) // per scenario; 0: not caught
+	first := make([]*catch, len(all)) // per scenario; nil: not caught
 	var lines []string
 	for i, sc := range all {
-		for seed := uint64(1); seed <= *catchSeeds; seed++ {
-			if _, out := violates(t, m, c, sc, seed); out != nil {
-				first[i] = seed
-				break
-			}
-		}
+		first[i] = hunt(t, m, c, all[i:i+1], *catchSeeds)
 		line := fmt.Sprintf("  %-22s not caught in seeds 1-%d", sc.Name, *catchSeeds)
-		if first[i] > 0 {
-			line = fmt.Sprintf("  %-22s first caught at seed %d", sc.Name, first[i])
+		if f := first[i]; f != nil {
+			line = fmt.Sprintf("  %-22s first caught at seed %d by %s %s", sc.Name, f.out.Seed, f.result.Property, f.result.Name)
 		}
 		lines = append(lines, line)
 	}
 	best := -1
-	for i, s := range first {
-		if s > 0 && (best < 0 || s < first[best]) {
+	for i, f := range first {
+		if f != nil && (best < 0 || f.out.Seed < first[best].out.Seed) {
 			best = i
 		}
 	}
@@ -162,9 +157,9 @@ func sweep(t *testing.T, m lease.Impl, c catchCase) {
 		t.Fatalf("%s: not caught by %v in any scenario, seeds 1-%d\n%s", m.Name, c.props, *catchSeeds,
 			strings.Join(lines, "\n"))
 	}
-	runs := int(first[best]-1)*len(all) + best + 1
-	t.Logf("%s: first caught in %s seed %d (%d runs, seed-major over all %d scenarios)\n%s",
-		m.Name, all[best].Name, first[best], runs, len(all), strings.Join(lines, "\n"))
+	f := first[best]
+	f.runs = int(f.out.Seed-1)*len(all) + best + 1
+	t.Logf("first catch, seed-major over all %d scenarios: %s\n%s", len(all), f, strings.Join(lines, "\n"))
 }
 
 // violates runs m on (sc, seed) and returns the first expected property it
