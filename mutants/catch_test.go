@@ -45,21 +45,29 @@ type catchCase struct {
 	// proposed are scenarios the catalogue lacks (proposed_test.go), tried
 	// only when the built-in ones did not catch the mutant.
 	proposed []scenarios.Scenario
+	// seeds, if larger than -mutants.seeds, is the default search's budget
+	// for a mutant that the built-in scenarios catch only rarely.
+	seeds uint64
 }
 
 var catchTable = []catchCase{
-	{"unfenced-resource", []string{"P2"}, []string{"kleppmann-gc-pause"}, nil},
-	{"expiry-from-receipt", []string{"P1"}, []string{"message-chaos"}, []scenarios.Scenario{slowReplies()}},
-	{"no-drift-margin", []string{"P1"}, []string{"clock-drift"}, nil},
-	{"wall-clock-expiry", []string{"P1"}, []string{"clock-step"}, nil},
-	{"token-not-persisted", []string{"P2", "P3"}, []string{"grantor-restart"}, nil},
-	{"no-restart-grace", []string{"P1"}, []string{"grantor-restart"}, nil},
-	{"renew-after-expiry", []string{"P1", "P3"}, []string{"grantor-restart"}, nil},
-	{"silent-keepalive-death", []string{"P1"}, []string{"partition-heal"}, nil},
-	{"stale-release", []string{"P1", "P3"}, []string{"message-chaos", "thundering-herd"}, nil},
-	{"unfenced-checkpoint", []string{"P5"}, []string{"worker-crash-handoff"}, nil},
-	{"lost-checkpoint-on-restart", []string{"P5"}, []string{"grantor-restart"}, nil},
-	{"early-grantor-expiry", []string{"P1", "P3"}, []string{"clock-drift"}, nil},
+	{"unfenced-resource", []string{"P2"}, []string{"kleppmann-gc-pause"}, nil, 0},
+	// Caught when a holder pauses while a grant waits in its inbox: it takes
+	// the grant on waking, and counts the lease from then. Rare in the
+	// catalogue (worker-crash-handoff seed 63 first); slow-replies is the
+	// story that catches it at once.
+	{"expiry-from-receipt", []string{"P1"}, []string{"worker-crash-handoff", "message-chaos"},
+		[]scenarios.Scenario{slowReplies()}, 100},
+	{"no-drift-margin", []string{"P1"}, []string{"clock-drift"}, nil, 0},
+	{"wall-clock-expiry", []string{"P1"}, []string{"clock-step"}, nil, 0},
+	{"token-not-persisted", []string{"P2", "P3"}, []string{"grantor-restart"}, nil, 0},
+	{"no-restart-grace", []string{"P1"}, []string{"grantor-restart"}, nil, 0},
+	{"renew-after-expiry", []string{"P1", "P3"}, []string{"grantor-restart"}, nil, 0},
+	{"silent-keepalive-death", []string{"P1"}, []string{"partition-heal"}, nil, 0},
+	{"stale-release", []string{"P1", "P3"}, []string{"message-chaos", "thundering-herd"}, nil, 0},
+	{"unfenced-checkpoint", []string{"P5"}, []string{"worker-crash-handoff"}, nil, 0},
+	{"lost-checkpoint-on-restart", []string{"P5"}, []string{"grantor-restart"}, nil, 0},
+	{"early-grantor-expiry", []string{"P1", "P3"}, []string{"clock-drift"}, nil, 0},
 }
 
 func TestCatchTableCoversEveryMutant(t *testing.T) {
@@ -86,16 +94,17 @@ func TestMutantsAreCaught(t *testing.T) {
 				sweep(t, m, c)
 				return
 			}
-			first := hunt(t, m, c, lookupAll(t, c.scenarios), *catchSeeds)
+			seeds := max(*catchSeeds, c.seeds)
+			first := hunt(t, m, c, lookupAll(t, c.scenarios), seeds)
 			if first != nil {
 				t.Logf("%s", first)
 				return
 			}
 			if first = hunt(t, m, c, c.proposed, *catchSeeds); first == nil {
-				t.Fatalf("%s: no violation of %v in %v, seeds 1-%d", m.Name, c.props, c.scenarios, *catchSeeds)
+				t.Fatalf("%s: no violation of %v in %v, seeds 1-%d", m.Name, c.props, c.scenarios, seeds)
 			}
 			t.Logf("%s: NOT caught by the built-in scenarios %v in seeds 1-%d; caught by a proposed scenario:\n%s",
-				m.Name, c.scenarios, *catchSeeds, first)
+				m.Name, c.scenarios, seeds, first)
 		})
 	}
 }

@@ -4,18 +4,22 @@ import "github.com/leasesim/leasesim/lease"
 
 // expiryFromReceipt is a holder that counts its lease from the moment the
 // grant (or renewal) ARRIVED, not from the moment it sent the request. A
-// grant that spent a second in the network then buys the holder a second
-// more belief than the grantor keeps the lease. This is the mistake the
-// Redlock algorithm warns about (validity must be computed from the time
-// before the request was sent), and the one every hand-rolled "SET key NX
-// PX ttl, then start a ttl timer" client makes.
+// grant that spent half a second in the network, or that sat in the
+// socket buffer while the holder was frozen in a GC pause, buys the holder
+// that much more belief than the grantor keeps the lease; a grant that
+// arrives after a long pause is even taken although the lease it names
+// has long expired. This is the mistake the Redlock algorithm warns about
+// (validity must be computed from the time before the request was sent),
+// and the one every hand-rolled "SET key NX PX ttl, then start a ttl
+// timer" client makes.
 //
 // Technique: the holder's Deliver rewrites the echoed SentAt of acquire and
 // renew replies to the holder's clock reading at receipt, so the correct
 // holder computes deadline = receipt + TTL×(1−rho) − margin.
 //
-// Caught by P1 under delayed responses (message-chaos: heavy-tailed
-// delay, then an isolation so the lease moves).
+// Caught by P1 when a holder pauses while a grant waits in its inbox
+// (worker-crash-handoff, rarely), and at once by the proposed slow-replies
+// scenario (mutants/proposed_test.go): late replies, then an isolation.
 func expiryFromReceipt() lease.Impl {
 	impl := mutant("expiry-from-receipt", "the holder counts its lease from the reply's receipt, not the request's send")
 	impl.NewHolder = func(env lease.Env, cfg lease.Config, grantor, resource lease.Addr) (lease.Holder, error) {
