@@ -138,12 +138,17 @@ func (a *app) showRun(run reports.Run, out *scenarios.Outcome, asJSON bool, dir 
 	if err != nil {
 		return internalErr(err)
 	}
-	note := a.stdout
-	if asJSON {
-		note = a.stderr
-	}
-	fmt.Fprintf(note, "wrote %s\n", strings.Join(paths, ", "))
+	fmt.Fprintf(a.notes(asJSON), "wrote %s\n", strings.Join(paths, ", "))
 	return nil
+}
+
+// notes is where a command says what it wrote: stdout, or stderr when
+// stdout holds exactly one JSON object.
+func (a *app) notes(asJSON bool) io.Writer {
+	if asJSON {
+		return a.stderr
+	}
+	return a.stdout
 }
 
 // runFailed reports whether a run violated a property or stopped early.

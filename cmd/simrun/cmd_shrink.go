@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -110,13 +111,4 @@ func writeSchedule(path string, s faults.Schedule) error {
 }
 
 // indent indents every line of s by two spaces.
-func indent(s string) string {
-	out := "  "
-	for _, r := range s {
-		out += string(r)
-		if r == '\n' {
-			out += "  "
-		}
-	}
-	return out
-}
+func indent(s string) string { return "  " + strings.ReplaceAll(s, "\n", "\n  ") }

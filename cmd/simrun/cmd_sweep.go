@@ -108,17 +108,13 @@ func (a *app) showSweep(sum sweep.Summary, asJSON bool, dir string) error {
 	if err != nil {
 		return internalErr(err)
 	}
-	note := a.stdout
-	if asJSON {
-		note = a.stderr
-	}
 	if dir != "" {
 		// Written even when interrupted: the partial summary says so.
 		paths, err := reports.WriteSweepDir(dir, sum)
 		if err != nil {
 			return internalErr(err)
 		}
-		fmt.Fprintf(note, "wrote %s\n", strings.Join(paths, ", "))
+		fmt.Fprintf(a.notes(asJSON), "wrote %s\n", strings.Join(paths, ", "))
 	}
 	switch {
 	case len(sum.Failures) > 0 || sum.FailuresOmitted > 0:
