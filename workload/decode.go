@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"strconv"
+	"strings"
 	"time"
 	"unicode/utf8"
 )
@@ -26,52 +27,127 @@ type object struct {
 // parseObject reads line as one JSON object. Duplicate keys, anything that
 // is not an object and trailing data are rejected.
 func parseObject(line []byte) (*object, *fieldError) {
-	dec := json.NewDecoder(bytes.NewReader(line))
-	syntax := func(err error) *fieldError {
-		var se *json.SyntaxError
-		if errors.As(err, &se) {
-			col := utf8.RuneCount(line[:min(int(se.Offset), len(line))])
-			return badf("", "invalid JSON at column %d: %v", max(col, 1), se)
-		}
-		if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
+	o := &object{}
+	return o, o.parse(line)
+}
+
+// parse reads line into o, reusing o's memory. The line is validated as a
+// whole first; the members are then split off by a small scanner that can
+// rely on that, which spares the allocations of a json.Decoder per line.
+func (o *object) parse(line []byte) *fieldError {
+	o.keys, o.vals, o.used = o.keys[:0], o.vals[:0], o.used[:0]
+	if !json.Valid(line) {
+		var raw json.RawMessage
+		err := json.Unmarshal(line, &raw)
+		if err == nil || errors.Is(err, io.ErrUnexpectedEOF) {
 			return badf("", "invalid JSON: unexpected end of line")
 		}
 		return badf("", "invalid JSON: %v", err)
 	}
-	tok, err := dec.Token()
-	if err != nil {
-		return nil, syntax(err)
+	i := skipSpace(line, 0)
+	if line[i] != '{' {
+		return badf("", "want a JSON object, got %s", kindOf(line))
 	}
-	if d, ok := tok.(json.Delim); !ok || d != '{' {
-		return nil, badf("", "want a JSON object, got %s", kindOf(line))
-	}
-	o := &object{}
-	for dec.More() {
-		tok, err := dec.Token()
+	i = skipSpace(line, i+1)
+	for line[i] != '}' {
+		end := stringEnd(line, i)
+		key, err := unquote(line[i:end])
 		if err != nil {
-			return nil, syntax(err)
+			return badf("", "invalid JSON: %v", err)
 		}
-		key, ok := tok.(string)
-		if !ok {
-			return nil, badf("", "invalid JSON: want a key, got %v", tok)
-		}
-		var raw json.RawMessage
-		if err := dec.Decode(&raw); err != nil {
-			return nil, syntax(err)
-		}
+		i = skipSpace(line, skipSpace(line, end)+1) // past the colon
+		vend := valueEnd(line, i)
 		if o.index(key) >= 0 {
-			return nil, badf(key, "appears twice")
+			return badf(key, "appears twice")
 		}
-		o.keys, o.vals, o.used = append(o.keys, key), append(o.vals, raw), append(o.used, false)
+		o.keys, o.vals, o.used = append(o.keys, key), append(o.vals, line[i:vend]), append(o.used, false)
+		i = skipSpace(line, vend)
+		if line[i] == ',' {
+			i = skipSpace(line, i+1)
+		}
 	}
-	if _, err := dec.Token(); err != nil {
-		return nil, syntax(err)
-	}
-	if _, err := dec.Token(); err != io.EOF {
-		return nil, badf("", "invalid JSON: trailing data after the object")
-	}
-	return o, nil
+	return nil
 }
+
+// skipSpace returns the index of the first byte at or after i that is not
+// JSON whitespace.
+func skipSpace(b []byte, i int) int {
+	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\r' || b[i] == '\n') {
+		i++
+	}
+	return i
+}
+
+// stringEnd returns the index just past the string that starts at b[i].
+func stringEnd(b []byte, i int) int {
+	for j := i + 1; j < len(b); j++ {
+		switch b[j] {
+		case '\\':
+			j++
+		case '"':
+			return j + 1
+		}
+	}
+	return len(b)
+}
+
+// valueEnd returns the index just past the value that starts at b[i], in
+// a document known to be valid.
+func valueEnd(b []byte, i int) int {
+	switch b[i] {
+	case '"':
+		return stringEnd(b, i)
+	case '{', '[':
+		depth := 0
+		for j := i; j < len(b); j++ {
+			switch b[j] {
+			case '"':
+				j = stringEnd(b, j) - 1
+			case '{', '[':
+				depth++
+			case '}', ']':
+				if depth--; depth == 0 {
+					return j + 1
+				}
+			}
+		}
+		return len(b)
+	}
+	j := i
+	for j < len(b) && !strings.ContainsRune(",}] \t\r\n", rune(b[j])) {
+		j++
+	}
+	return j
+}
+
+// unquote decodes a JSON string. The common case, plain UTF-8 without
+// escapes, is a copy; anything else goes through encoding/json, which
+// also replaces invalid UTF-8 as it always does.
+func unquote(raw []byte) (string, error) {
+	inner := raw[1 : len(raw)-1]
+	if bytes.IndexByte(inner, '\\') < 0 && utf8.Valid(inner) {
+		return internKey(inner), nil
+	}
+	var s string
+	err := json.Unmarshal(raw, &s)
+	return s, err
+}
+
+// internKey returns the field name b without allocating when it is one of
+// the format's own.
+func internKey(b []byte) string {
+	for _, k := range allFields {
+		if string(b) == k {
+			return k
+		}
+	}
+	return string(b)
+}
+
+// allFields are every field name of the format, for internKey.
+var allFields = []string{"type", "at", "id", "units", "unit_time", "unit_time_dist", "worker", "duration",
+	"spacing", "down", "kind", "min", "max", "alpha", "version", "name", "workers", "env", "latency", "loss",
+	"gc_pause", "crash_per_hour", "restart_after", "per_minute", "p50", "p99"}
 
 // index returns the position of key, or -1.
 func (o *object) index(key string) int {
@@ -143,8 +219,9 @@ func (o *object) str(key string) (s string, present bool, err *fieldError) {
 	if kindOf(raw) != "a string" {
 		return "", true, badf(key, "want a string, got %s", kindOf(raw))
 	}
-	if err := json.Unmarshal(raw, &s); err != nil {
-		return "", true, badf(key, "%v", err)
+	s, uerr := unquote(raw)
+	if uerr != nil {
+		return "", true, badf(key, "%v", uerr)
 	}
 	return s, true, nil
 }
@@ -193,9 +270,9 @@ func (o *object) duration(key string) (d time.Duration, present bool, err *field
 	if kindOf(raw) != "a string" {
 		return 0, true, badf(key, `want a duration string such as "250ms", got %s`, kindOf(raw))
 	}
-	var s string
-	if err := json.Unmarshal(raw, &s); err != nil {
-		return 0, true, badf(key, "%v", err)
+	s, uerr := unquote(raw)
+	if uerr != nil {
+		return 0, true, badf(key, "%v", uerr)
 	}
 	d, perr := time.ParseDuration(s)
 	if perr != nil {
@@ -218,13 +295,16 @@ func (o *object) object(key string) (*object, *fieldError) {
 }
 
 // quoteList formats names as `"a", "b" or "c"`.
-func quoteList(names []string) string {
+func quoteList(names []string) string { return quoteJoin(names, " or ") }
+
+// quoteJoin formats names as `"a", "b"` + last + `"c"`.
+func quoteJoin(names []string, last string) string {
 	var b bytes.Buffer
 	for i, n := range names {
 		switch {
 		case i == 0:
 		case i == len(names)-1:
-			b.WriteString(" or ")
+			b.WriteString(last)
 		default:
 			b.WriteString(", ")
 		}

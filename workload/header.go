@@ -151,7 +151,7 @@ func decodeDist(o *object) (sim.Dist, *fieldError) {
 			return d, badf(f, "not used by a %s distribution", kind)
 		}
 		if !o.has(f) && contains(fields, f) {
-			return d, badf(f, "missing (a %s distribution needs %s)", kind, quoteList(fields))
+			return d, badf(f, "missing (a %s distribution needs %s)", kind, quoteJoin(fields, " and "))
 		}
 	}
 	if d.Min, _, err = o.duration("min"); err != nil {

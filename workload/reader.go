@@ -20,6 +20,7 @@ type Reader struct {
 	header Header
 	prev   time.Duration // At of the previous event
 	prevAt int           // its line
+	obj    object        // the current line, reused
 	err    error
 }
 
@@ -84,8 +85,8 @@ func (r *Reader) next() (Event, error) {
 	if err != nil {
 		return Event{}, err
 	}
-	o, ferr := parseObject(text)
-	if ferr != nil {
+	o := &r.obj
+	if ferr := o.parse(text); ferr != nil {
 		return Event{}, ferr.at(r.line, "")
 	}
 	typ, ok, ferr := o.str("type")
