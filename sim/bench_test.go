@@ -58,20 +58,30 @@ func newHeartbeatWorld() *sim.World {
 func BenchmarkKernelHeartbeatStorm(b *testing.B) {
 	w := newHeartbeatWorld()
 	requireOK(b, w.RunFor(time.Second))
+	// b.N events take b.N/stormEventsPerSecond of simulated time.
+	runMeasured(b, w, time.Duration(b.N)*time.Second/time.Duration(stormEventsPerSecond))
+}
+
+// runMeasured runs w for d of simulated time with the benchmark timer on,
+// and reports ns/event and allocs/event (counted with runtime.MemStats, so
+// that they are per event and not per op). It returns the events run.
+func runMeasured(b *testing.B, w *sim.World, d time.Duration) float64 {
 	before := w.Events()
 	var ms runtime.MemStats
 	runtime.ReadMemStats(&ms)
 	mallocs := ms.Mallocs
 	b.ReportAllocs()
 	b.ResetTimer()
-	// b.N events take b.N/stormEventsPerSecond of simulated time.
-	res := w.RunFor(time.Duration(b.N) * time.Second / time.Duration(stormEventsPerSecond))
+	res := w.RunFor(d)
 	b.StopTimer()
 	requireOK(b, res)
 	runtime.ReadMemStats(&ms)
 	events := float64(w.Events() - before)
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/events, "ns/event")
-	b.ReportMetric(float64(ms.Mallocs-mallocs)/events, "allocs/event")
+	if events > 0 { // a tiny b.N may run no event at all
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/events, "ns/event")
+		b.ReportMetric(float64(ms.Mallocs-mallocs)/events, "allocs/event")
+	}
+	return events
 }
 
 // bareEntry and bareHeap are the smallest structure that can run the storm:
@@ -263,21 +273,9 @@ func newMessageWorld() *sim.World {
 func BenchmarkKernelMessageStorm(b *testing.B) {
 	w := newMessageWorld()
 	requireOK(b, w.RunFor(time.Second))
-	rate := float64(w.Events()) / 1 // events per simulated second, measured in the warm-up
-	before := w.Events()
-	var ms runtime.MemStats
-	runtime.ReadMemStats(&ms)
-	mallocs := ms.Mallocs
-	b.ReportAllocs()
-	b.ResetTimer()
-	res := w.RunFor(time.Duration(float64(b.N) / rate * float64(time.Second)))
-	b.StopTimer()
-	requireOK(b, res)
-	runtime.ReadMemStats(&ms)
-	events := float64(w.Events() - before)
+	rate := float64(w.Events()) // events per simulated second, measured in the warm-up
+	events := runMeasured(b, w, time.Duration(float64(b.N)/rate*float64(time.Second)))
 	b.ReportMetric(events/b.Elapsed().Seconds(), "events/s")
-	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/events, "ns/event")
-	b.ReportMetric(float64(ms.Mallocs-mallocs)/events, "allocs/event")
 }
 
 func requireOK(b *testing.B, res sim.Result) {
