@@ -1,5 +1,31 @@
-// Package reports renders runs and sweeps for people and programs: the
-// terminal summary, the stable JSON objects of the CLI contract, a
-// self-contained report.html with a timeline, and a Perfetto (Chrome
-// trace-event) export.
+// Package reports renders runs and sweeps for people and programs.
+//
+// For one run (a scenarios.Outcome and its Run object):
+//
+//   - WriteRunText: the terminal summary: the properties P1..P6 (ok,
+//     violated, unknown; in colour on a terminal), each violation with its
+//     evidence and the faults active then, the metrics, the run's figures,
+//     its trace hash and the command that replays it.
+//   - WriteRunDir: run.json (the Run object of the CLI contract),
+//     schedule.json (replayable with `simrun run --schedule`), report.html
+//     and trace.perfetto.json.
+//   - WriteRunHTML: report.html alone: one self-contained page (inline CSS,
+//     JS and SVG; no network) whose timeline has a lane per node, belief
+//     intervals coloured by grant, writes (fenced ones in red), renewals,
+//     checkpoints, grants, the store's accepted token, faults as shaded
+//     regions, and violations as vertical lines; below it the properties,
+//     the violations, the metrics, the faults and the replay command.
+//   - WritePerfetto: the Chrome trace-event JSON that ui.perfetto.dev opens:
+//     a process per node with tracks for beliefs, operations, requests
+//     served, work units, side effects and faults.
+//
+// For a sweep (a sweep.Summary): WriteSweepText, and WriteSweepDir, which
+// writes summary.json and sweep.html with the failures by property and by
+// scenario, their replay commands, throughput, the aggregate metrics and
+// histograms of failover time and of the P1 margin.
+//
+// Everything rendered depends only on its input: lists are sorted, maps
+// are never iterated into output, and the only wall-clock figure is the
+// wall time the caller passes in. The pages are html/template templates
+// embedded from templates/.
 package reports

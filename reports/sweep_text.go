@@ -40,7 +40,7 @@ func (o TextOptions) WriteSweepText(w io.Writer, s sweep.Summary) error {
 	failed := len(s.Failures) + s.FailuresOmitted
 	verdict := o.paint(ansiBold+ansiGreen, "every property held")
 	if failed > 0 {
-		verdict = o.paint(ansiBold+ansiRed, fmt.Sprintf("%d failing runs", failed))
+		verdict = o.paint(ansiBold+ansiRed, plural(failed, "failing run"))
 	}
 	t.printf("%d runs: %s\n", s.Runs, verdict)
 	o.writeByProperty(t, s)
