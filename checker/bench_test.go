@@ -26,7 +26,8 @@ func swarmHistory(b *testing.B) *history.History {
 // BenchmarkCheck measures checking a swarm-sized history: each property on
 // its own, the five of this package's own files plus Measure (everything
 // but porcupine), and Check plus Measure as a run pays it. ns/op-recorded
-// is the cost per recorded operation.
+// is the cost per recorded operation. simulate-for-scale runs the
+// simulation itself (checkers off), to compare against.
 func BenchmarkCheck(b *testing.B) {
 	h := swarmHistory(b)
 	b.Logf("swarm seed 1: %d ops, %d beliefs, %d units, %d tasks", len(h.Ops), len(h.Beliefs), len(h.Units), len(h.Tasks))
@@ -53,6 +54,18 @@ func BenchmarkCheck(b *testing.B) {
 			checker.Measure(h)
 		}},
 	}
+	sc, err := scenarios.Lookup("swarm")
+	if err != nil {
+		b.Fatal(err)
+	}
+	cases = append(cases, struct {
+		name string
+		run  func()
+	}{"simulate-for-scale", func() {
+		if _, err := scenarios.Execute(sc, 1, scenarios.Options{Check: checker.Options{Skip: true}}); err != nil {
+			b.Fatal(err)
+		}
+	}})
 	for _, c := range cases {
 		b.Run(c.name, func(b *testing.B) {
 			b.ReportAllocs()
