@@ -21,10 +21,11 @@ type beliefTracker struct {
 }
 
 type openBelief struct {
-	node     *sim.Node
-	resource string
-	index    int           // into h.Beliefs
-	deadline time.Duration // holder's local monotonic deadline
+	node        *sim.Node
+	incarnation uint64 // a restarted holder believes afresh
+	resource    string
+	index       int           // into h.Beliefs
+	deadline    time.Duration // holder's local monotonic deadline
 }
 
 type beliefObserver struct {
@@ -47,9 +48,10 @@ func (o beliefObserver) Observe(ev lease.Event) {
 	}
 }
 
+// find returns the open belief of n's current incarnation in resource.
 func (t *beliefTracker) find(n *sim.Node, resource string) int {
 	for i, ob := range t.open {
-		if ob.node == n && ob.resource == resource {
+		if ob.node == n && ob.resource == resource && ob.incarnation == n.Incarnation() {
 			return i
 		}
 	}
@@ -57,6 +59,11 @@ func (t *beliefTracker) find(n *sim.Node, resource string) int {
 }
 
 func (t *beliefTracker) grant(n *sim.Node, resource string, token uint64, deadline time.Duration) {
+	for i := len(t.open) - 1; i >= 0; i-- {
+		if ob := t.open[i]; ob.node == n && ob.incarnation != n.Incarnation() {
+			t.close(i, history.EndCrash) // a previous incarnation's belief; the crash cut ends it
+		}
+	}
 	if i := t.find(n, resource); i >= 0 {
 		if t.h.Beliefs[t.open[i].index].Token == token {
 			t.open[i].deadline = max(t.open[i].deadline, deadline)
@@ -66,7 +73,8 @@ func (t *beliefTracker) grant(n *sim.Node, resource string, token uint64, deadli
 	}
 	t.h.Beliefs = append(t.h.Beliefs, history.Belief{Holder: n.Name(), Resource: resource, Token: token,
 		Start: t.w.Now(), End: sim.Never, LastAct: -1})
-	t.open = append(t.open, openBelief{node: n, resource: resource, index: len(t.h.Beliefs) - 1, deadline: deadline})
+	t.open = append(t.open, openBelief{node: n, incarnation: n.Incarnation(), resource: resource,
+		index: len(t.h.Beliefs) - 1, deadline: deadline})
 }
 
 func (t *beliefTracker) renew(n *sim.Node, resource string, token uint64, deadline time.Duration) {
