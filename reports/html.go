@@ -78,6 +78,7 @@ type propertyView struct {
 	Property, Name, Summary, Bound, Margin string
 	Status                                 checker.Status
 	AssumptionExceeded                     bool
+	Overlap                                bool // P1's margin is negative
 	Artifact, ArtifactName                 string
 }
 
@@ -209,7 +210,7 @@ func propertyViews(results []checker.Result, dir string) []propertyView {
 		v := propertyView{Property: p.Property, Name: p.Name, Status: p.Status, Summary: p.Summary,
 			Bound: p.Bound, AssumptionExceeded: p.AssumptionExceeded}
 		if p.MarginMin != nil {
-			v.Margin = p.MarginMin.String()
+			v.Margin, v.Overlap = p.MarginMin.String(), *p.MarginMin < 0
 		}
 		if p.Artifact != "" {
 			v.Artifact, v.ArtifactName = artifactHref(p.Artifact, dir), filepath.Base(p.Artifact)

@@ -25,6 +25,10 @@ const (
 	charWidth  = 6.5 // an estimate of a label character's width
 )
 
+// maxLegendGrants bounds the grants the legend lists; every bar's hover
+// text names its grant anyway.
+const maxLegendGrants = 36
+
 // networkLane names the lane that shows partitions, splits and bridges,
 // which act on the whole network rather than on one node.
 const networkLane = "network"
@@ -40,6 +44,7 @@ type timeline struct {
 	Lanes         []lane
 	Lines         []vline // violations and the start of the heal phase
 	Grants        []grantKey
+	MoreGrants    int // grants left out of the legend
 }
 
 // lane is one node's horizontal strip.
@@ -147,6 +152,9 @@ func buildTimeline(run Run, out *scenarios.Outcome) timeline {
 	addOpMarks(tl.Lanes, index, h, beliefs, scale, colors)
 	tl.Lines = timelineLines(run, h, scale)
 	tl.Grants = grantLegend(h, colors)
+	if len(tl.Grants) > maxLegendGrants {
+		tl.Grants, tl.MoreGrants = tl.Grants[:maxLegendGrants], len(tl.Grants)-maxLegendGrants
+	}
 	return tl
 }
 
