@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/leasesim/leasesim/faults"
+	"github.com/leasesim/leasesim/sim"
 )
 
 // PartitionHeal cuts holders off from the grantor and the store, then heals.
@@ -11,16 +12,20 @@ func PartitionHeal() Scenario {
 	return Scenario{
 		Name: "partition-heal",
 		Doc:  "the holder is partitioned away, the lease moves, the partition heals",
-		Story: "Three holders contend for the lock. At 5 s the holder (h1) is cut off from everyone for three " +
-			"TTLs: it must stop believing at its own deadline, and another holder takes over only after the " +
-			"grantor has expired h1's lease. A nemesis adds more partitions (symmetric, one-way, isolation, " +
-			"bridges) until the heal phase, after which the lock must be held again within the liveness bound.",
+		Story: "Three holders contend for the lock. From 2 s the grantor's replies to the holder (h1) take " +
+			"700 ms, and at 4.5 s h1 is cut off from everyone for three TTLs: it must stop believing at its own " +
+			"deadline, counted from when it sent its last successful renewal (not from when the slow reply " +
+			"arrived), and another holder takes over only after the grantor has expired h1's lease. A nemesis " +
+			"adds more partitions (symmetric, one-way, isolation, bridges) until the heal phase, after which " +
+			"the lock must be held again within the liveness bound.",
 		Config:     baseConfig(),
 		Contenders: 3,
 		Lock:       LockLoad{Stagger: 500 * time.Millisecond, WriteEvery: 500 * time.Millisecond},
 		Faults: faults.Schedule{Events: []faults.Event{
-			{At: 5 * time.Second, Kind: faults.KindIsolate, Node: "h1"},
-			{At: 5*time.Second + 3*ttl, Kind: faults.KindHeal},
+			{At: 2 * time.Second, Kind: faults.KindLink, From: GrantorNode, To: "h1", Link: &slowLink},
+			{At: 4500 * time.Millisecond, Kind: faults.KindIsolate, Node: "h1"},
+			{At: 4500*time.Millisecond + 3*ttl, Kind: faults.KindHeal},
+			{At: 4500*time.Millisecond + 3*ttl, Kind: faults.KindLinkReset},
 		}},
 		Nemesis: &faults.Nemesis{
 			Kinds:           []faults.Kind{faults.KindPartition, faults.KindPartitionOneWay, faults.KindIsolate, faults.KindBridge},
@@ -30,6 +35,12 @@ func PartitionHeal() Scenario {
 		HealAt:   90 * time.Second,
 	}
 }
+
+// slowLink delivers every message 700 ms late (under the request timeout): more than the slack
+// (2×rho×TTL + margin = 150 ms) between a holder's deadline and the grantor's
+// expiry, so a holder that counts its lease from a reply's arrival
+// believes too long.
+var slowLink = sim.LinkConfig{Latency: sim.FixedDist(700 * time.Millisecond)}
 
 // AsymmetricPartition lets renewals reach the grantor while its replies are
 // lost.

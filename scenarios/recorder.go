@@ -42,6 +42,9 @@ func newRecorder(w *sim.World, h *history.History) *recorder {
 // sent sees a message leave node from for node to.
 func (r *recorder) sent(from, to *sim.Node, m lease.Message) {
 	now := r.w.Now()
+	if m.Kind == lease.KindEffect || m.Kind == lease.KindEffectReply {
+		return // side effects are recorded as Effects when they happen, not as operations
+	}
 	if m.Kind.IsRequest() {
 		key := opKey{client: from.Name(), reqID: m.ReqID, sentAt: m.SentAt}
 		if _, seen := r.calls[key]; !seen {

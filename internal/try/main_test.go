@@ -2,28 +2,39 @@ package try
 
 import (
 	"fmt"
+	"os"
+	"strconv"
+	"strings"
 	"testing"
-	"time"
 
+	"github.com/leasesim/leasesim/checker"
+	"github.com/leasesim/leasesim/mutants"
 	"github.com/leasesim/leasesim/scenarios"
 )
 
+// TRY="scenario:seed,seed;scenario:seed"
 func TestTry(t *testing.T) {
-	for _, sc := range scenarios.Catalog() {
-		start := time.Now()
-		out, err := scenarios.Execute(sc, 1, scenarios.Options{})
+	for _, part := range strings.Split(os.Getenv("TRY"), ";") {
+		name, seeds, _ := strings.Cut(part, ":")
+		sc, err := scenarios.Lookup(name)
 		if err != nil {
 			t.Fatal(err)
 		}
-		el := time.Since(start)
-		h := out.History
-		fenced := 0
-		for _, op := range h.Ops {
-			if op.Out.Err != 0 && op.In.Kind.String() == "write" {
-				fenced++
+		for _, s := range strings.Split(seeds, ",") {
+			seed, _ := strconv.ParseUint(s, 10, 64)
+			impl, _ := mutants.Lookup(os.Getenv("IMPL"))
+			out, err := scenarios.Execute(sc, seed, scenarios.Options{Impl: impl})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, r := range out.Checks {
+				if r.Status != checker.OK {
+					fmt.Printf("%s %d %s %s: %s\n", name, seed, r.Property, r.Status, r.Summary)
+					for _, v := range r.Violations {
+						fmt.Printf("   %v %s %v\n", v.At, v.Detail, v.Evidence)
+					}
+				}
 			}
 		}
-		fmt.Printf("%-22s events=%7d ops=%5d beliefs=%4d units=%4d effects=%4d fencedWrites=%d faults=%d hash=%s err=%v wall=%v accel=%.0f\n",
-			sc.Name, out.Sim.Events, len(h.Ops), len(h.Beliefs), len(h.Units), len(h.Effects), fenced, len(out.Faults), out.Sim.TraceHashString(), out.Sim.Err, el, sc.Duration.Seconds()/el.Seconds())
 	}
 }
