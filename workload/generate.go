@@ -96,7 +96,7 @@ func (p GenParams) Validate() error {
 }
 
 // Generate writes a synthetic workload drawn from r: Poisson arrivals
-// and bursts, task sizes, and rolling deploys, merged in time order and
+// and bursts (to the millisecond), task sizes, and rolling deploys, merged in time order and
 // written as they are drawn, so memory does not grow with the duration
 // (one burst at a time is held).
 // Arrivals, burst spreads and sizes each draw from a PRNG of their own,
@@ -203,6 +203,7 @@ func (g *generator) task(out *Writer, at time.Duration) error {
 		return fmt.Errorf("workload: gen: more than %d tasks", MaxGenTasks)
 	}
 	g.tasks++
+	at = at.Truncate(time.Millisecond) // monotonic, so the order stays; and it reads better
 	units := g.p.UnitsMin
 	switch {
 	case g.pareto != nil:
