@@ -54,43 +54,80 @@ func longestPartial(partials [][]int) []int {
 	return best
 }
 
-// violation records why part cannot be linearised: the longest prefix
-// porcupine found is replayed, and the operation that must come next (the
-// one not linearised that returned first) is the one that breaks it.
+// violation records why part cannot be linearised. porcupine's longest
+// prefix says how far an order got; the operation blamed is the first one
+// outside it in the order the server processed them, judged in the state
+// that the prefix reached before that point. If that operation is legal
+// there (the prefix took a wrong turn elsewhere), the blame falls on the
+// operation that had to come next after the whole prefix: the one outside
+// it that returned first.
 func (l *linHistory) violation(v *verdict, part []porcupine.Operation, best []int) {
-	state := l.model.Init()
 	done := make([]bool, len(part))
 	for _, id := range best {
-		var legal bool
-		legal, state = l.model.Step(state, part[id].Input, part[id].Output)
-		if !legal {
-			panic(fmt.Sprintf("checker: P3 partial-linearisation-replays: step %d of porcupine's prefix is illegal", id))
-		}
 		done[id] = true
 	}
-	next := -1
+	first, next := -1, -1
 	for i, op := range part {
-		if !done[i] && (next < 0 || returnsFirst(op, part[next])) {
+		if done[i] {
+			continue
+		}
+		if first < 0 || l.processedFirst(op, part[first]) {
+			first = i
+		}
+		if next < 0 || returnsFirst(op, part[next]) {
 			next = i
 		}
 	}
-	op := part[next]
-	in, out := op.Input.(lease.Message), op.Output.(lease.Message)
-	why := model.Explain(l.h.Config, l.inner(state, in.Kind), in, out)
+	prefix := best
+	for k, id := range best {
+		if !l.processedFirst(part[id], part[first]) {
+			prefix = best[:k]
+			break
+		}
+	}
+	blamed, state, why := l.judge(part, prefix, first)
+	if why == "" {
+		prefix = best
+		blamed, state, why = l.judge(part, prefix, next)
+	}
 	if why == "" {
 		why = "it is legal here, but no order of the operations concurrent with it completes the history"
 	}
+	in, out := blamed.Input.(lease.Message), blamed.Output.(lease.Message)
 	which := "lease store"
 	if isRegisterOp(in.Kind) {
 		which = "fenced resource"
 	}
 	detail := fmt.Sprintf("%s %q: %s cannot be linearised: %s", which, in.Resource, l.model.DescribeOperation(in, out), why)
-	evidence := []string{describeOp(&l.h.Ops[op.Metadata.(int)]), "state before it: " + l.model.DescribeState(state),
-		fmt.Sprintf("linearised %d of the resource's %d operations before it", len(best), len(part))}
-	for _, id := range best[max(0, len(best)-evidenceOpsMax):] {
+	evidence := []string{describeOp(&l.h.Ops[blamed.Metadata.(int)]), "state before it: " + l.model.DescribeState(state),
+		fmt.Sprintf("linearised %d of the resource's %d operations before it; the longest order found has %d",
+			len(prefix), len(part), len(best))}
+	for _, id := range prefix[max(0, len(prefix)-evidenceOpsMax):] {
 		evidence = append(evidence, "after: "+describeOp(&l.h.Ops[part[id].Metadata.(int)]))
 	}
-	v.violate(l.opTime(op), detail, evidence...)
+	v.violate(l.opTime(blamed), detail, evidence...)
+}
+
+// judge replays prefix, a legal order of some of part's operations, and
+// says why part[i] cannot follow it ("" if it can).
+func (l *linHistory) judge(part []porcupine.Operation, prefix []int, i int) (porcupine.Operation, any, string) {
+	state := l.model.Init()
+	for _, id := range prefix {
+		var legal bool
+		legal, state = l.model.Step(state, part[id].Input, part[id].Output)
+		if !legal {
+			panic(fmt.Sprintf("checker: P3 partial-linearisation-replays: op %d of porcupine's prefix is illegal", id))
+		}
+	}
+	op := part[i]
+	in, out := op.Input.(lease.Message), op.Output.(lease.Message)
+	return op, state, model.Explain(l.h.Config, l.inner(state, in.Kind), in, out)
+}
+
+// processedFirst orders operations as their server processed them: by
+// time, then in the order recorded, which is the order of the replies.
+func (l *linHistory) processedFirst(a, b porcupine.Operation) bool {
+	return cmp.Or(cmp.Compare(l.opTime(a), l.opTime(b)), cmp.Compare(a.Metadata.(int), b.Metadata.(int))) < 0
 }
 
 // returnsFirst orders operations by return, then call, then recording.
