@@ -1,10 +1,12 @@
 package reports
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
 
+	"github.com/leasesim/leasesim/checker"
 	"github.com/leasesim/leasesim/history"
 	"github.com/leasesim/leasesim/scenarios"
 	"github.com/leasesim/leasesim/sim"
@@ -84,13 +86,22 @@ type mark struct {
 	Title string
 }
 
-// vline is a vertical line across every lane.
+// vline is a vertical line across every lane, labelled at LabelY.
 type vline struct {
-	X     float64
-	Class string
-	Label string
-	Title string
+	X      float64
+	Class  string
+	Label  string
+	LabelY float64
+	Title  string
 }
+
+// Where the labels of vertical lines go: at the foot of the axis, stepping
+// down when two labels would overlap.
+const (
+	labelTop  = 28.0
+	labelStep = 12.0
+	labelGap  = 30.0
+)
 
 // tick is one mark of the time axis.
 type tick struct {
@@ -240,19 +251,39 @@ func grantLegend(h *history.History, colors grantColors) []grantKey {
 }
 
 // timelineLines returns the vertical lines: the start of the heal phase,
-// then one per violation.
+// then the violations in time order. Violations at the same pixel share a
+// line and a label ("P2 P3"); labels closer than labelGap step down, so
+// they do not overwrite each other.
 func timelineLines(run Run, h *history.History, scale timeScale) []vline {
 	var lines []vline
 	if h.HealAt > 0 {
-		lines = append(lines, vline{X: scale.x(h.HealAt), Class: "heal", Label: "heal",
+		lines = append(lines, vline{X: scale.x(h.HealAt), Class: "heal", Label: "heal", LabelY: labelTop,
 			Title: fmt.Sprintf("heal phase from %s: faults stop; liveness (P4) is checked from here", h.HealAt)})
 	}
-	for _, v := range run.Violations {
+	violations := slices.Clone(run.Violations)
+	slices.SortStableFunc(violations, func(a, b checker.Violation) int {
+		return cmp.Or(cmp.Compare(a.At, b.At), cmp.Compare(a.Property, b.Property))
+	})
+	var last *vline
+	for _, v := range violations {
 		title := fmt.Sprintf("%s violated at %s\n%s", v.Property, v.At, v.Detail)
 		for _, e := range v.Evidence {
 			title += "\n" + e
 		}
-		lines = append(lines, vline{X: scale.x(v.At), Class: "violation", Label: v.Property, Title: title})
+		x := scale.x(v.At)
+		switch {
+		case last != nil && x-last.X < 2:
+			last.Title += "\n\n" + title
+			if !strings.Contains(last.Label, v.Property) {
+				last.Label += " " + v.Property
+			}
+			continue
+		case last != nil && x-last.X < labelGap && last.LabelY < labelTop+2*labelStep:
+			lines = append(lines, vline{X: x, Class: "violation", Label: v.Property, Title: title, LabelY: last.LabelY + labelStep})
+		default:
+			lines = append(lines, vline{X: x, Class: "violation", Label: v.Property, Title: title, LabelY: labelTop})
+		}
+		last = &lines[len(lines)-1]
 	}
 	return lines
 }

@@ -1,7 +1,9 @@
 package reports
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/leasesim/leasesim/history"
@@ -50,7 +52,7 @@ func addOpMarks(lanes []lane, index map[string]int, h *history.History,
 		}
 		y := rowY(ln.Y, row) + barHeight + stripH/2 // in the strip under the bar
 		switch kind {
-		case "grant", "fenced", "checkpoint-fenced":
+		case "grant", "fenced", "checkpoint-fenced", "stale-write":
 			y = rowY(ln.Y, row) + barHeight/2 + 2 // on the bar: these are the story
 		case "renew", "renew-refused", "reacquire":
 			y = rowY(ln.Y, row) - 1 // a tick across the bar's top edge
@@ -63,7 +65,9 @@ func addOpMarks(lanes []lane, index map[string]int, h *history.History,
 // markKinds says how each operation of a history is marked, by index: an
 // acquire that returned a token already granted on the resource is a
 // holder re-confirming its own grant ("reacquire", a tick like a
-// renewal), not a new grant.
+// renewal), not a new grant; a write the store accepted under a token
+// lower than one it had accepted before is "stale-write", the mark of a
+// fencing (P2) violation.
 func markKinds(h *history.History) []string {
 	kinds := make([]string, len(h.Ops))
 	granted := map[grant]bool{}
@@ -77,7 +81,33 @@ func markKinds(h *history.History) []string {
 			granted[g] = true
 		}
 	}
+	for _, i := range staleWrites(h) {
+		kinds[i] = "stale-write"
+	}
 	return kinds
+}
+
+// staleWrites returns the indexes of the writes the store accepted under a
+// token lower than one it had already accepted on the resource, in the
+// order the store processed them.
+func staleWrites(h *history.History) []int {
+	var accepted []int
+	for i, o := range h.Ops {
+		if o.In.Kind == lease.KindWrite && o.Out.Err == lease.CodeOK {
+			accepted = append(accepted, i)
+		}
+	}
+	slices.SortStableFunc(accepted, func(a, b int) int { return cmp.Compare(h.Ops[a].Processed, h.Ops[b].Processed) })
+	highest := map[string]uint64{}
+	var stale []int
+	for _, i := range accepted {
+		o := h.Ops[i]
+		if o.In.Token < highest[o.In.Resource] {
+			stale = append(stale, i)
+		}
+		highest[o.In.Resource] = max(highest[o.In.Resource], o.In.Token)
+	}
+	return stale
 }
 
 // markKind says how an operation is marked, or "" if it is not.
@@ -120,6 +150,7 @@ func opGrant(o history.Op) grant {
 var markVerb = map[string]string{
 	"write":             "write accepted",
 	"fenced":            "write FENCED: a newer token was accepted first",
+	"stale-write":       "STALE WRITE ACCEPTED: a newer token was accepted first (a fencing violation)",
 	"checkpoint":        "checkpoint",
 	"checkpoint-fenced": "checkpoint FENCED: a newer token was accepted first",
 	"renew":             "renewed",

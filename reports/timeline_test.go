@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/leasesim/leasesim/checker"
 	"github.com/leasesim/leasesim/faults"
 	"github.com/leasesim/leasesim/history"
 	"github.com/leasesim/leasesim/lease"
@@ -244,9 +245,14 @@ func TestMarkKinds(t *testing.T) {
 		op(lease.KindCheckpoint, lease.CodeFenced, 1),
 		op(lease.KindRelease, lease.CodeOK, 1),
 		op(lease.KindAcquire, lease.CodeOK, 2),
+		op(lease.KindWrite, lease.CodeOK, 2),
+		op(lease.KindWrite, lease.CodeOK, 1), // accepted after token 2: stale
 	}}
+	for i := range h.Ops {
+		h.Ops[i].Processed = sim.Time(i)
+	}
 	assert.Equal(t, []string{"grant", "reacquire", "", "renew", "renew-refused", "write", "fenced",
-		"checkpoint", "checkpoint-fenced", "", "grant"}, markKinds(h))
+		"checkpoint", "checkpoint-fenced", "", "grant", "write", "stale-write"}, markKinds(h))
 }
 
 func TestFences(t *testing.T) {
@@ -281,4 +287,25 @@ func TestGrantColorsAreStable(t *testing.T) {
 	assert.Equal(t, grantPalette[2], c.of(grant{"lock", 2}))
 	assert.Equal(t, colorUnknown, c.of(grant{"lock", 9}))
 	assert.NotContains(t, grantPalette, colorFenced, "red is kept for fenced and violated")
+}
+
+func TestViolationLinesShareAndStep(t *testing.T) {
+	h := &history.History{HealAt: 0}
+	scale := timeScale{end: sim.Time(60 * time.Second)}
+	v := func(p string, at time.Duration) checker.Violation {
+		return checker.Violation{Property: p, At: sim.Time(at), Detail: p + " broke"}
+	}
+	run := Run{Violations: []checker.Violation{
+		v("P3", 13*time.Second), v("P2", 13*time.Second), // the same instant: one line
+		v("P1", 13500*time.Millisecond), // close by: its label steps down
+		v("P5", 40*time.Second),         // far away: back at the top
+	}}
+	lines := timelineLines(run, h, scale)
+	require.Len(t, lines, 3)
+	assert.Equal(t, "P2 P3", lines[0].Label, "in property order")
+	assert.Contains(t, lines[0].Title, "P2 broke")
+	assert.Contains(t, lines[0].Title, "P3 broke")
+	assert.Equal(t, "P1", lines[1].Label)
+	assert.Equal(t, labelTop+labelStep, lines[1].LabelY)
+	assert.Equal(t, labelTop, lines[2].LabelY)
 }
