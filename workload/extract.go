@@ -53,6 +53,7 @@ type holdRec struct {
 	abandoned              bool          // the grantor expired it, or granted the resource again
 	next                   time.Time     // wall clock of the node's first event after this hold's last one
 	ended                  bool
+	handed                 bool // its checkpointed progress has been counted as handed on
 }
 
 // taskRec is one granted resource.
@@ -163,8 +164,9 @@ func (x *extractor) grant(n *nodeRec, key holdKey, ev lease.Event) *holdRec {
 		x.tasks = append(x.tasks, t)
 	}
 	for _, h := range x.open {
-		if h.key.resource == key.resource && h.key.token < key.token {
+		if !h.ended && h.key.resource == key.resource && h.key.token < key.token {
 			h.abandoned = true
+			h.handOn()
 		}
 	}
 	if old := x.holds[key]; old != nil {
@@ -226,9 +228,18 @@ func (x *extractor) end(h *holdRec, release bool, now time.Duration) {
 		t.done = true
 		t.work = t.saved + (now - h.grant)
 		x.sum.Completed++
-	case h.lastCkpt >= 0:
-		t.saved += h.lastCkpt - h.grant
+	default:
+		h.handOn()
 	}
+}
+
+// handOn counts the progress h checkpointed, once, as work handed on to
+// the next holder of its task.
+func (h *holdRec) handOn() {
+	if !h.handed && h.lastCkpt >= 0 && !h.task.done {
+		h.task.saved += h.lastCkpt - h.grant
+	}
+	h.handed = true
 }
 
 // compact drops ended holds from the open list once they are most of it.

@@ -232,10 +232,7 @@ func (x *extractor) header() Header {
 // events returns the workload's events in time order.
 func (x *extractor) events(h Header) []Event {
 	var out []Event
-	for _, t := range x.tasks {
-		out = append(out, t.event(x.t0, x.opts.UnitsPerCheckpoint))
-	}
-	if !x.opts.CrashesAsRate {
+	if !x.opts.CrashesAsRate { // first, so that a restart sorts before the grants it makes
 		for _, c := range x.crashes {
 			worker := WorkerName(c.worker)
 			out = append(out, Event{Type: TypeCrash, At: truncMicro(c.at.Sub(x.t0)), Worker: worker})
@@ -243,6 +240,9 @@ func (x *extractor) events(h Header) []Event {
 				out = append(out, Event{Type: TypeRestart, At: truncMicro(c.back.Sub(x.t0)), Worker: worker})
 			}
 		}
+	}
+	for _, t := range x.tasks {
+		out = append(out, t.event(x.t0, x.opts.UnitsPerCheckpoint))
 	}
 	slices.SortStableFunc(out, func(a, b Event) int { return cmp.Compare(a.At, b.At) })
 	for i := range out {

@@ -1,6 +1,7 @@
 package workload
 
 import (
+	"math"
 	"math/bits"
 	"time"
 )
@@ -50,13 +51,15 @@ func (h *hist) add(d time.Duration) {
 	h.buckets[bucket(d)]++
 }
 
-// quantile returns the q-quantile (0 <= q <= 1): the middle of the bucket
-// that holds it, kept within [min, max]. It is 0 for an empty histogram.
+// quantile returns the q-quantile (0 < q <= 1) by the nearest-rank
+// method: the middle of the bucket that holds the ceil(q×count)-th
+// smallest sample, kept within [min, max]. It is 0 for an empty
+// histogram.
 func (h *hist) quantile(q float64) time.Duration {
 	if h.count == 0 {
 		return 0
 	}
-	rank := int64(q * float64(h.count-1))
+	rank := max(int64(math.Ceil(q*float64(h.count)))-1, 0)
 	var seen int64
 	for i, n := range h.buckets {
 		seen += n
