@@ -7,7 +7,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/leasesim/leasesim/checker"
 	"github.com/leasesim/leasesim/lease"
+	"github.com/leasesim/leasesim/scenarios"
 )
 
 func TestCatalogueNamesAreUniqueAndPrefixed(t *testing.T) {
@@ -65,5 +67,24 @@ func TestMutantConstructorsRejectBadConfig(t *testing.T) {
 		assert.ErrorIs(t, err, lease.ErrInvalidConfig, m.Name)
 		_, err = m.NewResource(lease.Env{})
 		assert.ErrorIs(t, err, lease.ErrInvalidConfig, m.Name)
+	}
+}
+
+// Mutants stay deterministic: the same scenario and seed give the same
+// trace, run after run, and the run reaches its end without hitting a
+// limit.
+func TestMutantsAreDeterministic(t *testing.T) {
+	for _, c := range catchTable {
+		m := mustLookup(t, c.mutant)
+		sc, err := scenarios.Lookup(c.scenarios[0])
+		require.NoError(t, err)
+		opts := scenarios.Options{Impl: m, Check: checker.Options{Skip: true}}
+		first, err := scenarios.Execute(sc, 7, opts)
+		require.NoError(t, err)
+		second, err := scenarios.Execute(sc, 7, opts)
+		require.NoError(t, err)
+		assert.NoError(t, first.Sim.Err, m.Name)
+		assert.Equal(t, first.Sim.TraceHashString(), second.Sim.TraceHashString(), "%s on %s", m.Name, sc.Name)
+		assert.Equal(t, first.Sim.Events, second.Sim.Events, m.Name)
 	}
 }
