@@ -17,9 +17,9 @@ import "github.com/leasesim/leasesim/lease"
 // renew replies to the holder's clock reading at receipt, so the correct
 // holder computes deadline = receipt + TTL×(1−rho) − margin.
 //
-// Caught by P1 when a holder pauses while a grant waits in its inbox
-// (worker-crash-handoff, rarely), and at once by the proposed slow-replies
-// scenario (mutants/proposed_test.go): late replies, then an isolation.
+// Caught by P1 under delayed responses (partition-heal: the grantor's
+// replies to h1 take 700 ms, then h1 is cut off), and when a holder pauses
+// while a grant waits in its inbox (worker-crash-handoff).
 func expiryFromReceipt() lease.Impl {
 	impl := mutant("expiry-from-receipt", "the holder counts its lease from the reply's receipt, not the request's send")
 	impl.NewHolder = func(env lease.Env, cfg lease.Config, grantor, resource lease.Addr) (lease.Holder, error) {
