@@ -53,13 +53,19 @@ func (h *hist) add(d time.Duration) {
 
 // quantile returns the q-quantile (0 < q <= 1) by the nearest-rank
 // method: the middle of the bucket that holds the ceil(q×count)-th
-// smallest sample, kept within [min, max]. It is 0 for an empty
-// histogram.
+// smallest sample, kept within [min, max]; the smallest and the largest
+// sample are exact. It is 0 for an empty histogram.
 func (h *hist) quantile(q float64) time.Duration {
 	if h.count == 0 {
 		return 0
 	}
 	rank := max(int64(math.Ceil(q*float64(h.count)))-1, 0)
+	switch {
+	case rank == 0:
+		return h.min
+	case rank >= h.count-1:
+		return h.max
+	}
 	var seen int64
 	for i, n := range h.buckets {
 		seen += n

@@ -211,7 +211,7 @@ func logQuantiles(p GCPause) quantiles {
 		a, b := knots[j-1], knots[j]
 		f := (q - a.q) / (b.q - a.q)
 		v := math.Exp(math.Log(float64(a.d)) + f*(math.Log(float64(b.d))-math.Log(float64(a.d))))
-		t[k] = min(max(time.Duration(v), a.d), b.d)
+		t[k] = min(max(time.Duration(math.Round(v)), a.d), b.d)
 	}
 	t[quantileSteps] = p.Max
 	return t

@@ -277,3 +277,25 @@ func TestRandomFaultRates(t *testing.T) {
 	require.InEpsilon(t, float64(300*time.Millisecond), float64(pauses[len(pauses)*99/100]), 0.15, "p99")
 	require.LessOrEqual(t, pauses[len(pauses)-1], 2*time.Second, "max")
 }
+
+func TestWorkloadsInTestdata(t *testing.T) {
+	for _, tt := range []struct {
+		file, err string
+	}{
+		{"every-kind.jsonl", ""},
+		{"no-duration.jsonl", ""},
+		{"contradiction.jsonl", `workload: line 3: pause: worker: "w1" is crashed at 2s and cannot be paused`},
+	} {
+		t.Run(tt.file, func(t *testing.T) {
+			_, err := workload.Scenario("testdata/workloads/"+tt.file, testConfig)
+			if tt.err == "" {
+				require.NoError(t, err)
+				return
+			}
+			require.EqualError(t, err, tt.err)
+		})
+	}
+	_, err := workload.Scenario("testdata/workloads/missing.jsonl", testConfig)
+	require.ErrorContains(t, err, "workload: open: open testdata/workloads/missing.jsonl: no such file or directory")
+	require.NotErrorIs(t, err, workload.ErrInvalid)
+}

@@ -2,11 +2,13 @@ package workload_test
 
 import (
 	"bytes"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
 
 	"github.com/leasesim/leasesim/sim"
 	"github.com/leasesim/leasesim/workload"
@@ -105,4 +107,58 @@ func TestWriterChecksTheHeader(t *testing.T) {
 		_, err := workload.NewWriter(&bytes.Buffer{}, tt.h)
 		require.EqualError(t, err, tt.want)
 	}
+}
+
+// TestRoundTripProperty: any events the Writer accepts read back equal.
+func TestRoundTripProperty(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		workers := rapid.IntRange(1, 5).Draw(t, "workers")
+		h := workload.Header{Version: 1, Name: rapid.StringN(1, 20, -1).Draw(t, "name"), Workers: workers,
+			Duration: time.Duration(rapid.Int64Range(0, int64(time.Hour)).Draw(t, "duration"))}
+		var buf bytes.Buffer
+		w, err := workload.NewWriter(&buf, h)
+		if err != nil {
+			t.Skip(err) // a name that is not valid UTF-8
+		}
+		var written []workload.Event
+		at := time.Duration(0)
+		for i := range rapid.IntRange(0, 30).Draw(t, "events") {
+			at += time.Duration(rapid.Int64Range(0, int64(time.Minute)).Draw(t, "gap"))
+			e := drawEvent(t, at, workers, i)
+			if w.Write(e) == nil {
+				written = append(written, e)
+			}
+		}
+		if err := w.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		h2, events, err := readAll(&buf)
+		if err != nil {
+			t.Fatalf("reading back: %v", err)
+		}
+		require.Equal(t, h, h2)
+		require.Equal(t, written, events)
+	})
+}
+
+func drawEvent(t *rapid.T, at time.Duration, workers, i int) workload.Event {
+	worker := workload.WorkerName(rapid.IntRange(1, workers).Draw(t, "worker"))
+	positive := func(label string) time.Duration {
+		return time.Duration(rapid.Int64Range(1, int64(time.Hour)).Draw(t, label))
+	}
+	switch rapid.IntRange(0, 5).Draw(t, "type") {
+	case 0:
+		return workload.Event{Type: workload.TypeCrash, At: at, Worker: worker}
+	case 1:
+		return workload.Event{Type: workload.TypeRestart, At: at, Worker: worker}
+	case 2:
+		return workload.Event{Type: workload.TypePause, At: at, Worker: worker, Duration: positive("pause")}
+	case 3:
+		return workload.Event{Type: workload.TypeDeploy, At: at, Spacing: positive("spacing") - 1, Down: positive("down")}
+	case 4:
+		d := sim.UniformDist(positive("min"), 2*time.Hour)
+		return workload.Event{Type: workload.TypeTask, At: at, ID: fmt.Sprintf("t%d", i), Units: rapid.IntRange(1, 50).Draw(t, "units"), UnitTimeDist: &d}
+	}
+	return workload.Event{Type: workload.TypeTask, At: at, ID: fmt.Sprintf("t%d", i),
+		Units: rapid.IntRange(1, workload.MaxUnits).Draw(t, "units"), UnitTime: positive("unit")}
 }

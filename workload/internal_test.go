@@ -1,0 +1,108 @@
+package workload
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
+)
+
+func TestWorkerIndex(t *testing.T) {
+	for _, tt := range []struct {
+		name    string
+		workers int
+		want    int
+	}{
+		{"w1", 4, 1}, {"w4", 4, 4}, {"w10", 10, 10}, {"w5", 4, 0}, {"w0", 4, 0}, {"w01", 4, 0},
+		{"w", 4, 0}, {"", 4, 0}, {"x1", 4, 0}, {"w1x", 4, 0}, {"w-1", 4, 0}, {"w١", 4, 0},
+		{"w99999999999999999999999", 1000, 0},
+	} {
+		require.Equal(t, tt.want, workerIndex(tt.name, tt.workers), "%q of %d", tt.name, tt.workers)
+	}
+}
+
+func TestExponentialMean(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	const n, mean = 200_000, time.Second
+	var sum time.Duration
+	above := 0
+	for range n {
+		d := exponential(r, mean)
+		require.GreaterOrEqual(t, d, time.Duration(0))
+		sum += d
+		if d > 3*mean {
+			above++
+		}
+	}
+	require.InEpsilon(t, float64(mean), float64(sum/n), 0.01, "the mean")
+	require.InEpsilon(t, 0.0498, float64(above)/n, 0.05, "the tail: P(X > 3 means) = e^-3")
+	require.Equal(t, exponential(rand.New(rand.NewPCG(9, 9)), mean), exponential(rand.New(rand.NewPCG(9, 9)), mean))
+}
+
+func TestLogQuantilesKnots(t *testing.T) {
+	p := GCPause{PerMinute: 1, P50: 20 * time.Millisecond, P99: 300 * time.Millisecond, Max: 2 * time.Second}
+	q := logQuantiles(p)
+	require.Len(t, q, quantileSteps+1)
+	require.True(t, slices.IsSorted(q), "a quantile function never decreases")
+	require.Equal(t, p.P50, q[quantileSteps/2], "the median")
+	require.Equal(t, p.Max, q[quantileSteps], "the maximum")
+	require.InEpsilon(t, float64(20*time.Millisecond*20/300), float64(q[0]), 0.01, "p50²/p99")
+
+	flat := logQuantiles(GCPause{PerMinute: 1, P50: time.Second, P99: time.Second, Max: time.Second})
+	for _, d := range flat {
+		require.Equal(t, time.Second, d, "one value when p50 = p99 = max")
+	}
+	r := rand.New(rand.NewPCG(3, 3))
+	for range 10_000 {
+		d := q.sample(r)
+		require.GreaterOrEqual(t, d, q[0])
+		require.LessOrEqual(t, d, p.Max)
+	}
+}
+
+func TestOverlaps(t *testing.T) {
+	spans := []span{{10, 20}, {30, 40}}
+	for _, tt := range []struct {
+		from, to time.Duration
+		want     bool
+	}{
+		{0, 9, false}, {0, 10, true}, {20, 25, true}, {21, 29, false}, {25, 35, true}, {41, 50, false}, {0, 100, true},
+		{15, 15, true}, {25, 25, false},
+	} {
+		require.Equal(t, tt.want, overlaps(spans, tt.from, tt.to), "[%d, %d]", tt.from, tt.to)
+	}
+	require.False(t, overlaps(nil, 0, 100))
+	require.Equal(t, []span{{1, 5}, {7, 8}}, appendMerged(appendMerged(appendMerged(nil, span{1, 3}), span{2, 5}), span{7, 8}))
+}
+
+// TestHistBuckets: every duration falls in a bucket whose bounds hold it,
+// and a bucket is at most 1/16 of its lower bound wide. (Below 16ns the
+// buckets are finer than a nanosecond and several share a bound.)
+func TestHistBuckets(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		d := time.Duration(rapid.Int64Range(16, int64(MaxDuration)).Draw(t, "d"))
+		i := bucket(d)
+		lo, hi := lower(i), lower(i+1)
+		if lo > d || d >= hi {
+			t.Fatalf("%v not in bucket %d = [%v, %v)", d, i, lo, hi)
+		}
+		if hi-lo > lo/16 {
+			t.Fatalf("bucket %d = [%v, %v) is too wide", i, lo, hi)
+		}
+	})
+}
+
+func TestHistQuantiles(t *testing.T) {
+	var h hist
+	require.Zero(t, h.quantile(0.5), "empty")
+	for i := 1; i <= 1000; i++ {
+		h.add(time.Duration(i) * time.Millisecond)
+	}
+	require.InEpsilon(t, float64(500*time.Millisecond), float64(h.quantile(0.5)), 0.04)
+	require.InEpsilon(t, float64(990*time.Millisecond), float64(h.quantile(0.99)), 0.04)
+	require.Equal(t, time.Second, h.quantile(1), "the maximum, exactly")
+	require.Equal(t, time.Millisecond, h.min)
+}
