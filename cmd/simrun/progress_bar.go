@@ -1,10 +1,3 @@
-//go:build progressbar
-
-// TODO(go.mod): this file needs `go 1.26.0` in go.mod (golang.org/x/term
-// v0.47.0, which progressbar imports, requires it); with `go 1.26` every
-// build of ./... fails with "updates to go.mod needed". Once go.mod says
-// 1.26.0, delete the build constraints here and in progress_nobar.go.
-
 package main
 
 import (
