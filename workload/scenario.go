@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/leasesim/leasesim/checker"
 	"github.com/leasesim/leasesim/lease"
 	"github.com/leasesim/leasesim/scenarios"
 	"github.com/leasesim/leasesim/sim"
@@ -79,15 +80,13 @@ func seedOf(name string) uint64 {
 
 // Drain is how long a run goes on after the workload's duration, so that
 // every task that arrived can finish and the liveness property (P4) can
-// give a verdict rather than "unknown": the worst case after a heal (a
-// restarted grantor's grace period, a stale lease running out, a backoff,
-// two request timeouts, a second of slack, as in checker.LivenessBound),
-// plus the longest task's work, plus four one-way latencies at their
-// largest for the completing write and checkpoint, plus two seconds.
+// give a verdict rather than "unknown": P4's bound after a heal
+// (checker.LivenessBound: a restarted grantor's grace period, a stale
+// lease running out, a backoff, two request timeouts, slack), plus the
+// longest task's work, plus four one-way latencies at their largest for
+// the completing write and checkpoint, plus two seconds.
 func (p Plan) Drain(cfg lease.Config) time.Duration {
-	cfg = cfg.WithDefaults()
-	bound := cfg.RestartGrace() + cfg.GrantorHold(cfg.TTL) + cfg.BackoffMax + 2*cfg.RequestTimeout + time.Second
-	return bound + p.WorkMax + 4*distMax(p.Header.Env.latency()) + 2*time.Second
+	return checker.LivenessBound(cfg) + p.WorkMax + 4*distMax(p.Header.Env.latency()) + 2*time.Second
 }
 
 // story tells what a run of the workload does, for `simrun list`.
@@ -108,8 +107,9 @@ func (p Plan) story() string {
 
 // Tasks opens the workload and streams its tasks in arrival order. A task
 // with a unit_time_dist gets its unit time drawn from r, one draw per such
-// task in file order. The file is closed when the source ends; a source
-// abandoned before its end leaves the file to be closed when it is
+// task in file order. The file is closed when the source ends, or by the
+// source's Close method (it implements io.Closer); a source abandoned
+// before its end without Close leaves the file to be closed when it is
 // garbage collected.
 func Tasks(open Opener, r *rand.Rand) (scenarios.TaskSource, error) {
 	rc, err := open()
@@ -155,6 +155,16 @@ func (s *taskSource) Next() (scenarios.TaskSpec, bool) {
 
 // Err says why the source ended early, if it did.
 func (s *taskSource) Err() error { return s.err }
+
+// Close closes the file early, for a run that stops before its tasks end.
+// It may be called more than once.
+func (s *taskSource) Close() error {
+	if s.done {
+		return nil
+	}
+	s.finish(io.EOF)
+	return s.err
+}
 
 func (s *taskSource) finish(err error) {
 	s.done = true

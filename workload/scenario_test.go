@@ -180,6 +180,18 @@ func TestTaskSourceReopensAndClosesTheFile(t *testing.T) {
 		require.Equal(t, before+run, c.opens, "one open per run")
 		require.Equal(t, c.opens, c.closes, "closed at the end of the tasks")
 	}
+
+	src, err := sc.TaskSource()
+	require.NoError(t, err)
+	_, ok := src.Next()
+	require.True(t, ok)
+	closer, ok := src.(io.Closer)
+	require.True(t, ok, "a run that stops early can close the file")
+	require.NoError(t, closer.Close())
+	require.NoError(t, closer.Close(), "twice is fine")
+	require.Equal(t, c.opens, c.closes)
+	_, ok = src.Next()
+	require.False(t, ok, "a closed source has no more tasks")
 }
 
 func TestTaskSourceReportsABadLine(t *testing.T) {
