@@ -55,7 +55,8 @@ type Plan struct {
 // worker, restarting or pausing one that is down), naming the line.
 //
 // Memory: the fault events are kept (at most faults.MaxEvents); of the
-// tasks only an 8-byte hash of each id is kept, to find duplicates.
+// tasks only a 64-bit hash of each id and its line number are kept (a
+// map entry of a few tens of bytes), to find duplicates.
 func Inspect(open Opener) (Plan, error) {
 	rc, err := open()
 	if err != nil {
@@ -109,8 +110,8 @@ func Inspect(open Opener) (Plan, error) {
 	return p, nil
 }
 
-// idSet finds duplicate task ids in constant memory per task: it keeps a
-// hash of each id and the line it was first seen on. A repeated hash is
+// idSet finds duplicate task ids in a small, fixed amount of memory per
+// task: it keeps a hash of each id and the line it was first seen on. A repeated hash is
 // confirmed by reading that line again, so a collision is never reported
 // as a duplicate.
 type idSet struct {
