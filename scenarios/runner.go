@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"slices"
 	"strings"
@@ -79,10 +80,11 @@ func Execute(sc Scenario, seed uint64, opts Options) (*Outcome, error) {
 	w := sim.New(sim.Config{Seed: seed, Link: sc.Link, Trace: opts.Trace, Logger: opts.Logger})
 	h := &history.History{Config: cfg, Grantor: GrantorNode, Resource: StoreNode}
 	rec := newRecorder(w, h)
-	src, err := sc.tasks()
+	src, err := sc.tasks(w)
 	if err != nil {
 		return nil, err
 	}
+
 	b := builder{w: w, rec: rec, impl: impl, cfg: cfg, sc: sc, extra: opts.Observer, queue: newTaskQueue(w, h, src)}
 	b.addNodes()
 	b.queue.start()
@@ -95,6 +97,11 @@ func Execute(sc Scenario, seed uint64, opts Options) (*Outcome, error) {
 		return nil, fmt.Errorf("scenario %s: schedule: %w", sc.Name, err)
 	}
 	res, crash := runGuarded(w, sim.Time(sc.Duration))
+	if c, ok := src.(io.Closer); ok {
+		if err := c.Close(); err != nil {
+			return nil, fmt.Errorf("scenario %s: close tasks: %w", sc.Name, err)
+		}
+	}
 	if b.bootErr != nil {
 		return nil, b.bootErr
 	}
@@ -252,12 +259,13 @@ func (sc Scenario) nemesis() faults.Nemesis {
 	return nem
 }
 
-// tasks returns the run's task source.
-func (sc Scenario) tasks() (TaskSource, error) {
+// tasks returns the run's task source. Its PRNG is derived only when the
+// scenario streams its tasks, so other scenarios' traces do not change.
+func (sc Scenario) tasks(w *sim.World) (TaskSource, error) {
 	if sc.TaskSource == nil {
 		return SliceTasks(sc.Tasks), nil
 	}
-	src, err := sc.TaskSource()
+	src, err := sc.TaskSource(w.Rand("workload"))
 	if err != nil {
 		return nil, fmt.Errorf("scenario %s: tasks: %w", sc.Name, err)
 	}

@@ -32,9 +32,11 @@ type Scenario struct {
 	// Workers is how many workers run the checkpointed Tasks.
 	Workers int
 	Tasks   []TaskSpec
-	// TaskSource, when set, streams the tasks instead (a workload file);
-	// it is called once per run.
-	TaskSource func() (TaskSource, error)
+	// TaskSource, when set, streams the tasks instead (a workload file); it
+	// is called once per run with the run's own PRNG for the workload, for
+	// task sizes drawn from distributions. If the source is an io.Closer, it
+	// is closed when the run ends.
+	TaskSource func(r *rand.Rand) (TaskSource, error)
 	// Registrants register one service each, attached to their lease;
 	// Readers poll the registry.
 	Registrants, Readers int

@@ -2,7 +2,6 @@ package workload
 
 import (
 	"fmt"
-	"hash/fnv"
 	"io"
 	"math/rand/v2"
 	"time"
@@ -46,20 +45,14 @@ func ScenarioOf(open Opener, cfg lease.Config) (scenarios.Scenario, error) {
 func (p Plan) Scenario(open Opener, cfg lease.Config) (scenarios.Scenario, error) {
 	h := p.Header
 	drawer := newDrawer(p)
-	taskSeed := seedOf(h.Name)
 	sc := scenarios.Scenario{
-		Name:    h.Name,
-		Doc:     fmt.Sprintf("workload %s: %d tasks on %d workers over %v", h.Name, p.Tasks, h.Workers, p.Duration),
-		Story:   p.story(),
-		Config:  cfg,
-		Link:    &sim.LinkConfig{Latency: h.Env.latency(), Loss: h.Env.Loss},
-		Workers: h.Workers,
-		TaskSource: func() (scenarios.TaskSource, error) {
-			// TODO(scenarios): draw from the run's seed once TaskSource is
-			// handed a *rand.Rand; until then unit times drawn from a
-			// unit_time_dist are the same in every run of this workload.
-			return Tasks(open, rand.New(rand.NewPCG(taskSeed, 0)))
-		},
+		Name:         h.Name,
+		Doc:          fmt.Sprintf("workload %s: %d tasks on %d workers over %v", h.Name, p.Tasks, h.Workers, p.Duration),
+		Story:        p.story(),
+		Config:       cfg,
+		Link:         &sim.LinkConfig{Latency: h.Env.latency(), Loss: h.Env.Loss},
+		Workers:      h.Workers,
+		TaskSource:   func(r *rand.Rand) (scenarios.TaskSource, error) { return Tasks(open, r) },
 		Faults:       p.Faults,
 		RandomFaults: drawer.draw,
 		HealAt:       p.Duration,
@@ -69,13 +62,6 @@ func (p Plan) Scenario(open Opener, cfg lease.Config) (scenarios.Scenario, error
 		return scenarios.Scenario{}, fmt.Errorf("workload %s: %w", h.Name, err)
 	}
 	return sc, nil
-}
-
-// seedOf derives a fixed seed from a name.
-func seedOf(name string) uint64 {
-	f := fnv.New64a()
-	f.Write([]byte(name))
-	return f.Sum64()
 }
 
 // Drain is how long a run goes on after the workload's duration, so that

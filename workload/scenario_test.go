@@ -132,7 +132,7 @@ func TestScenarioFromAWorkload(t *testing.T) {
 	require.Equal(t, "5m0s crash w2\n5m10s restart w2\n30m0s heal phase", sc.Faults.String())
 	require.NotNil(t, sc.RandomFaults)
 
-	src, err := sc.TaskSource()
+	src, err := sc.TaskSource(rand.New(rand.NewPCG(1, 2)))
 	require.NoError(t, err)
 	var got []scenarios.TaskSpec
 	for task, ok := src.Next(); ok; task, ok = src.Next() {
@@ -172,7 +172,7 @@ func TestTaskSourceReopensAndClosesTheFile(t *testing.T) {
 	require.Equal(t, c.opens, c.closes, "Inspect closes what it opens")
 	before := c.opens
 	for run := 1; run <= 3; run++ {
-		src, err := sc.TaskSource()
+		src, err := sc.TaskSource(rand.New(rand.NewPCG(1, 2)))
 		require.NoError(t, err)
 		for _, ok := src.Next(); ok; _, ok = src.Next() {
 		}
@@ -181,7 +181,7 @@ func TestTaskSourceReopensAndClosesTheFile(t *testing.T) {
 		require.Equal(t, c.opens, c.closes, "closed at the end of the tasks")
 	}
 
-	src, err := sc.TaskSource()
+	src, err := sc.TaskSource(rand.New(rand.NewPCG(1, 2)))
 	require.NoError(t, err)
 	_, ok := src.Next()
 	require.True(t, ok)
