@@ -1,0 +1,89 @@
+package scenarios_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/leasesim/leasesim/lease"
+	"github.com/leasesim/leasesim/mutants"
+	"github.com/leasesim/leasesim/scenarios"
+)
+
+// TestYourOwnImplementation is the door a user's implementation comes in
+// by: an Impl whose constructors build each node from the lease.Env the
+// harness hands over. Here the constructors are package lease's own; put
+// yours in their place.
+func TestYourOwnImplementation(t *testing.T) {
+	mine := lease.Impl{
+		Name:        "mine",
+		NewGrantor:  lease.NewGrantor,
+		NewHolder:   lease.NewHolder,
+		NewResource: lease.NewResource,
+	}
+	for _, sc := range scenarios.Catalog() {
+		t.Run(sc.Name, func(t *testing.T) {
+			scenarios.Run(t, sc, scenarios.Seeds(1, 3), scenarios.WithImpl(mine), scenarios.Parallel())
+		})
+	}
+}
+
+// recordingTB captures what Report says instead of failing the test.
+type recordingTB struct {
+	testing.TB
+	errors []string
+}
+
+func (r *recordingTB) Helper() {}
+
+func (r *recordingTB) Errorf(format string, args ...any) {
+	r.errors = append(r.errors, fmt.Sprintf(format, args...))
+}
+
+func (r *recordingTB) Logf(string, ...any) {}
+
+// A broken implementation fails through the same door, and the failure
+// names the property and the command that replays it.
+func TestReportNamesPropertyAndReplay(t *testing.T) {
+	impl, err := mutants.Lookup("mutant/unfenced-resource")
+	require.NoError(t, err)
+	out, err := scenarios.Execute(scenarios.KleppmannGCPause(), 1, scenarios.Options{Impl: impl})
+	require.NoError(t, err)
+
+	tb := &recordingTB{TB: t}
+	scenarios.Report(tb, out)
+	require.NotEmpty(t, tb.errors, "the stale write is accepted: P2 must fail")
+	joined := strings.Join(tb.errors, "\n")
+	assert.Contains(t, joined, "P2 fencing violated")
+	assert.Contains(t, joined, "simrun run --scenario kleppmann-gc-pause --seed 1 --impl mutant/unfenced-resource")
+}
+
+func TestExecuteRejectsBadScenarios(t *testing.T) {
+	good := scenarios.KleppmannGCPause()
+	tests := []struct {
+		name   string
+		change func(*scenarios.Scenario)
+		want   string
+	}{
+		{"no name", func(s *scenarios.Scenario) { s.Name = "" }, "name is empty"},
+		{"no duration", func(s *scenarios.Scenario) { s.Duration = 0 }, "duration"},
+		{"heal after the end", func(s *scenarios.Scenario) { s.HealAt = s.Duration + 1 }, "heal_at"},
+		{"nobody", func(s *scenarios.Scenario) { s.Contenders = 0 }, "no holders"},
+		{"negative TTL", func(s *scenarios.Scenario) { s.Config.TTL = -1 }, "TTL"},
+		{"workers without tasks", func(s *scenarios.Scenario) { s.Workers = 1 }, "workers without tasks"},
+		{"fault on an unknown node", func(s *scenarios.Scenario) { s.Faults.Events[0].Node = "h9" }, "h9"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			sc := good
+			sc.Faults.Events = append(sc.Faults.Events[:0:0], good.Faults.Events...)
+			tt.change(&sc)
+			_, err := scenarios.Execute(sc, 1, scenarios.Options{})
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tt.want)
+		})
+	}
+}
