@@ -3,9 +3,7 @@ package checker
 import (
 	"cmp"
 	"fmt"
-	"math"
 	"slices"
-	"time"
 
 	"github.com/anishathalye/porcupine"
 
@@ -68,6 +66,7 @@ type linHistory struct {
 	ops     []porcupine.Operation // Metadata is the index in h.Ops
 	parts   [][]porcupine.Operation
 	stores  int      // how many ops are lease-store ops
+	scale   int64    // porcupine time per nanosecond of true time
 	clients []string // by ClientId
 }
 
@@ -108,75 +107,9 @@ func newLinHistory(h *history.History) *linHistory {
 			l.stores++
 		}
 	}
-	boundByGrantorTime(l.ops)
+	l.scale = orderByGrantorTime(l.ops)
 	l.parts = l.model.Partition(l.ops)
 	return l
-}
-
-// boundByGrantorTime narrows each lease-store operation to the part of its
-// interval where the specification can place it: after every call of an
-// operation on its resource that the grantor processed at an earlier
-// reading, and before every return of one it processed at a later reading.
-// This changes no verdict. The specification orders a resource's operations
-// by grantor time, so an operation comes after every one with an earlier
-// reading, which was called before that point, and before every one with a
-// later reading, which returned after it. Where the two bounds cross, no
-// order can be legal, and the operation keeps its interval.
-//
-// It is what keeps the search fast. porcupine tries operations in order of
-// call; without the bounds it would try an operation whose request was
-// delayed before the ones the grantor processed first, and an operation
-// whose reply never returned would stay open to the end of the run, so the
-// search, having passed it by, learns that it can no longer be placed only
-// there: exponential in the number of such operations.
-func boundByGrantorTime(ops []porcupine.Operation) {
-	byResource := make(map[string][]int) // looked up and visited in any order: groups are independent
-	for i, op := range ops {
-		if in := op.Input.(lease.Message); !isRegisterOp(in.Kind) {
-			byResource[in.Resource] = append(byResource[in.Resource], i)
-		}
-	}
-	g := func(i int) time.Duration { return ops[i].Output.(lease.Message).GrantorTime }
-	for _, idx := range byResource {
-		slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(g(a), g(b)) })
-		// groups[k] is the end of the k-th run of equal readings in idx.
-		var groups []int
-		for i := 1; i <= len(idx); i++ {
-			if i == len(idx) || g(idx[i]) != g(idx[i-1]) {
-				groups = append(groups, i)
-			}
-		}
-		lo := make([]int64, len(groups)) // latest call at an earlier reading
-		hi := make([]int64, len(groups)) // earliest return at a later reading
-		lo[0], hi[len(groups)-1] = math.MinInt64, math.MaxInt64
-		for k := 1; k < len(groups); k++ {
-			lo[k] = lo[k-1]
-			for _, i := range idx[groupStart(groups, k-1):groups[k-1]] {
-				lo[k] = max(lo[k], ops[i].Call)
-			}
-		}
-		for k := len(groups) - 2; k >= 0; k-- {
-			hi[k] = hi[k+1]
-			for _, i := range idx[groupStart(groups, k+1):groups[k+1]] {
-				hi[k] = min(hi[k], ops[i].Return)
-			}
-		}
-		for k := range groups {
-			for _, i := range idx[groupStart(groups, k):groups[k]] {
-				if call, ret := max(ops[i].Call, lo[k]), min(ops[i].Return, hi[k]); call <= ret {
-					ops[i].Call, ops[i].Return = call, ret
-				}
-			}
-		}
-	}
-}
-
-// groupStart returns where group k starts, given the ends of the groups.
-func groupStart(ends []int, k int) int {
-	if k == 0 {
-		return 0
-	}
-	return ends[k-1]
 }
 
 // checkedByP3 reports whether op is an operation of one of P3's models.
@@ -252,7 +185,7 @@ func routedModel(store, register porcupine.Model, describeMeta func(any) string)
 
 // describeMeta describes the recorded operation behind a porcupine
 // operation, for the visualisation's tooltip: its true times, which the
-// bars narrowed by boundByGrantorTime may not show.
+// bars, narrowed by orderByGrantorTime, may not show.
 func (l *linHistory) describeMeta(meta any) string {
 	i, ok := meta.(int)
 	if !ok {

@@ -54,80 +54,111 @@ func longestPartial(partials [][]int) []int {
 	return best
 }
 
-// violation records why part cannot be linearised. porcupine's longest
-// prefix says how far an order got; the operation blamed is the first one
-// outside it in the order the server processed them, judged in the state
-// that the prefix reached before that point. If that operation is legal
-// there (the prefix took a wrong turn elsewhere), the blame falls on the
-// operation that had to come next after the whole prefix: the one outside
-// it that returned first.
+// violation records why part cannot be linearised, blaming the first
+// operation that breaks it. porcupine's longest order is followed up to the
+// first operation it left out in the order the server processed them; from
+// there the operations follow in that order, and the first that the
+// specification rejects is blamed, with the state it was rejected in. If
+// none is (a register's concurrent operations may need another order), the
+// blame falls on the operation that had to come next after porcupine's
+// whole order: the one outside it that returned first.
 func (l *linHistory) violation(v *verdict, part []porcupine.Operation, best []int) {
+	order := make([]int, len(part)) // part's operations as processed
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(a, b int) int { return l.compareProcessed(part[a], part[b]) })
 	done := make([]bool, len(part))
 	for _, id := range best {
 		done[id] = true
 	}
-	first, next := -1, -1
-	for i, op := range part {
-		if done[i] {
-			continue
-		}
-		if first < 0 || l.processedFirst(op, part[first]) {
-			first = i
-		}
-		if next < 0 || returnsFirst(op, part[next]) {
-			next = i
-		}
-	}
+	first := slices.IndexFunc(order, func(i int) bool { return !done[i] })
 	prefix := best
 	for k, id := range best {
-		if !l.processedFirst(part[id], part[first]) {
+		if l.compareProcessed(part[id], part[order[first]]) >= 0 {
 			prefix = best[:k]
 			break
 		}
 	}
-	blamed, state, why := l.judge(part, prefix, first)
-	if why == "" {
-		prefix = best
-		blamed, state, why = l.judge(part, prefix, next)
+	state, replayed := l.replay(part, prefix), slices.Clone(prefix)
+	inPrefix := make([]bool, len(part))
+	for _, id := range prefix {
+		inPrefix[id] = true
 	}
-	if why == "" {
-		why = "it is legal here, but no order of the operations concurrent with it completes the history"
+	blamed, why := -1, ""
+	for _, i := range order {
+		if inPrefix[i] {
+			continue
+		}
+		if why = l.explainStep(state, part[i]); why != "" {
+			blamed = i
+			break
+		}
+		_, state = l.model.Step(state, part[i].Input, part[i].Output)
+		replayed = append(replayed, i)
 	}
-	in, out := blamed.Input.(lease.Message), blamed.Output.(lease.Message)
+	if blamed < 0 {
+		blamed, replayed = l.returnsFirstOutside(part, done), best
+		state = l.replay(part, best)
+		why = cmp.Or(l.explainStep(state, part[blamed]),
+			"it is legal here, but no order of the operations concurrent with it completes the history")
+	}
+	l.record(v, part[blamed], state, why, fmt.Sprintf(
+		"%d of the resource's %d operations linearised before it; porcupine's longest order has %d",
+		len(replayed), len(part), len(best)), part, replayed)
+}
+
+// record adds the violation that blames op, rejected in state for why.
+func (l *linHistory) record(v *verdict, op porcupine.Operation, state any, why, progress string,
+	part []porcupine.Operation, before []int) {
+	in, out := op.Input.(lease.Message), op.Output.(lease.Message)
 	which := "lease store"
 	if isRegisterOp(in.Kind) {
 		which = "fenced resource"
 	}
 	detail := fmt.Sprintf("%s %q: %s cannot be linearised: %s", which, in.Resource, l.model.DescribeOperation(in, out), why)
-	evidence := []string{describeOp(&l.h.Ops[blamed.Metadata.(int)]), "state before it: " + l.model.DescribeState(state),
-		fmt.Sprintf("linearised %d of the resource's %d operations before it; the longest order found has %d",
-			len(prefix), len(part), len(best))}
-	for _, id := range prefix[max(0, len(prefix)-evidenceOpsMax):] {
+	evidence := []string{describeOp(&l.h.Ops[op.Metadata.(int)]), "state before it: " + l.model.DescribeState(state), progress}
+	for _, id := range before[max(0, len(before)-evidenceOpsMax):] {
 		evidence = append(evidence, "after: "+describeOp(&l.h.Ops[part[id].Metadata.(int)]))
 	}
-	v.violate(l.opTime(blamed), detail, evidence...)
+	v.violate(l.opTime(op), detail, evidence...)
 }
 
-// judge replays prefix, a legal order of some of part's operations, and
-// says why part[i] cannot follow it ("" if it can).
-func (l *linHistory) judge(part []porcupine.Operation, prefix []int, i int) (porcupine.Operation, any, string) {
+// replay returns the state after order, a legal order of some of part's
+// operations.
+func (l *linHistory) replay(part []porcupine.Operation, order []int) any {
 	state := l.model.Init()
-	for _, id := range prefix {
+	for _, id := range order {
 		var legal bool
 		legal, state = l.model.Step(state, part[id].Input, part[id].Output)
 		if !legal {
-			panic(fmt.Sprintf("checker: P3 partial-linearisation-replays: op %d of porcupine's prefix is illegal", id))
+			panic(fmt.Sprintf("checker: P3 partial-linearisation-replays: op %d of porcupine's order is illegal", id))
 		}
 	}
-	op := part[i]
-	in, out := op.Input.(lease.Message), op.Output.(lease.Message)
-	return op, state, model.Explain(l.h.Config, l.inner(state, in.Kind), in, out)
+	return state
 }
 
-// processedFirst orders operations as their server processed them: by
+// explainStep says why op cannot follow state, "" if it can.
+func (l *linHistory) explainStep(state any, op porcupine.Operation) string {
+	in, out := op.Input.(lease.Message), op.Output.(lease.Message)
+	return model.Explain(l.h.Config, l.inner(state, in.Kind), in, out)
+}
+
+// returnsFirstOutside returns the operation not done that returned first.
+func (l *linHistory) returnsFirstOutside(part []porcupine.Operation, done []bool) int {
+	next := -1
+	for i, op := range part {
+		if !done[i] && (next < 0 || returnsFirst(op, part[next])) {
+			next = i
+		}
+	}
+	return next
+}
+
+// compareProcessed orders operations as their server processed them: by
 // time, then in the order recorded, which is the order of the replies.
-func (l *linHistory) processedFirst(a, b porcupine.Operation) bool {
-	return cmp.Or(cmp.Compare(l.opTime(a), l.opTime(b)), cmp.Compare(a.Metadata.(int), b.Metadata.(int))) < 0
+func (l *linHistory) compareProcessed(a, b porcupine.Operation) int {
+	return cmp.Or(cmp.Compare(l.opTime(a), l.opTime(b)), cmp.Compare(a.Metadata.(int), b.Metadata.(int)))
 }
 
 // returnsFirst orders operations by return, then call, then recording.
@@ -179,19 +210,20 @@ func writeVisualization(m porcupine.Model, info porcupine.LinearizationInfo, pat
 }
 
 // annotations are the run's faults, one row per node, and the heal phase
-// and the end of the run, after which no reply returned.
+// and the end of the run, after which no reply returned, on the scaled
+// time of the operations.
 func (l *linHistory) annotations() []porcupine.Annotation {
 	out := make([]porcupine.Annotation, 0, len(l.h.Faults)+2)
 	for _, w := range l.h.Faults {
 		out = append(out, porcupine.Annotation{Tag: "fault " + cmp.Or(w.Node, "network"),
-			Start: int64(w.Start), End: int64(w.End), Description: faultLabel(w), Details: faultDetails(w),
+			Start: int64(w.Start) * l.scale, End: int64(w.End) * l.scale, Description: faultLabel(w), Details: faultDetails(w),
 			BackgroundColor: faultColor(w.Kind)})
 	}
 	if l.h.HealAt > 0 {
-		out = append(out, porcupine.Annotation{Tag: "harness", Start: int64(l.h.HealAt), Description: "heal",
+		out = append(out, porcupine.Annotation{Tag: "harness", Start: int64(l.h.HealAt) * l.scale, Description: "heal",
 			Details: fmt.Sprintf("the fault phase ended at %v", l.h.HealAt)})
 	}
-	out = append(out, porcupine.Annotation{Tag: "harness", Start: int64(l.h.End), Description: "end",
+	out = append(out, porcupine.Annotation{Tag: "harness", Start: int64(l.h.End) * l.scale, Description: "end",
 		Details: fmt.Sprintf("the run ended at %v; operations still open then never returned", l.h.End)})
 	return out
 }

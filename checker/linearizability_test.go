@@ -2,6 +2,7 @@ package checker
 
 import (
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"testing"
@@ -339,38 +340,61 @@ func TestLinearizabilityClientIDs(t *testing.T) {
 
 // Narrowing by grantor time: each operation ends by the earliest return
 // at a later reading and starts after the latest call at an earlier one.
-func TestBoundByGrantorTime(t *testing.T) {
-	op := func(call, ret int64, g time.Duration) porcupine.Operation {
-		return porcupine.Operation{Call: call, Return: ret, Input: lease.Message{Kind: lease.KindRenew, Resource: "r"},
-			Output: lease.Message{Kind: lease.KindRenewReply, GrantorTime: g}}
-	}
+func TestNarrowByGrantorTime(t *testing.T) {
 	write := porcupine.Operation{Call: 0, Return: 100, Input: lease.Message{Kind: lease.KindWrite, Resource: "r"},
 		Output: lease.Message{Kind: lease.KindWriteReply}}
+	other := renewAt(5, 8, 2)
+	other.Input = lease.Message{Kind: lease.KindRenew, Resource: "s"}
 	tests := []struct {
-		name string
-		ops  []porcupine.Operation
-		want [][2]int64 // call, return
+		name  string
+		ops   []porcupine.Operation
+		want  [][2]int64 // call, return
+		ranks []int
 	}{
-		{"a lost reply ends at the next return", []porcupine.Operation{op(0, 1000, 1), op(5, 8, 2)}, [][2]int64{{0, 8}, {5, 8}}},
-		{"a delayed request starts after the earlier call", []porcupine.Operation{op(0, 9, 2), op(5, 8, 1)}, [][2]int64{{5, 9}, {5, 8}}},
-		{"equal readings do not bound each other", []porcupine.Operation{op(0, 10, 1), op(5, 8, 1)}, [][2]int64{{0, 10}, {5, 8}}},
-		{"crossing bounds leave the interval", []porcupine.Operation{op(5, 6, 2), op(7, 8, 1)}, [][2]int64{{5, 6}, {7, 8}}},
-		{"other resources and the register are left alone", []porcupine.Operation{op(0, 1000, 1), write,
-			func() porcupine.Operation {
-				o := op(5, 8, 2)
-				o.Input = lease.Message{Kind: lease.KindRenew, Resource: "s"}
-				return o
-			}()},
-			[][2]int64{{0, 1000}, {0, 100}, {5, 8}}},
+		{"a lost reply ends at the next return", []porcupine.Operation{renewAt(0, 1000, 1), renewAt(5, 8, 2)},
+			[][2]int64{{0, 8}, {5, 8}}, []int{0, 1}},
+		{"a delayed request starts after the earlier call", []porcupine.Operation{renewAt(0, 9, 2), renewAt(5, 8, 1)},
+			[][2]int64{{5, 9}, {5, 8}}, []int{1, 0}},
+		{"equal readings do not bound each other", []porcupine.Operation{renewAt(0, 10, 1), renewAt(5, 8, 1), renewAt(1, 20, 3)},
+			[][2]int64{{0, 10}, {5, 8}, {5, 20}}, []int{0, 0, 1}},
+		{"crossing bounds leave the interval", []porcupine.Operation{renewAt(5, 6, 2), renewAt(7, 8, 1)},
+			[][2]int64{{5, 6}, {7, 8}}, []int{1, 0}},
+		{"other resources and the register are left alone", []porcupine.Operation{renewAt(0, 1000, 1), write, other},
+			[][2]int64{{0, 1000}, {0, 100}, {5, 8}}, []int{0, 0, 0}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			boundByGrantorTime(tc.ops)
-			var got [][2]int64
-			for _, o := range tc.ops {
-				got = append(got, [2]int64{o.Call, o.Return})
-			}
-			assert.Equal(t, tc.want, got)
+			ranks := narrowByGrantorTime(tc.ops)
+			assert.Equal(t, tc.want, spans(tc.ops))
+			assert.Equal(t, tc.ranks, ranks)
 		})
 	}
+}
+
+// renewAt is a renew on resource "r" called at call, returned at ret, and
+// processed at grantor reading g.
+func renewAt(call, ret int64, g time.Duration) porcupine.Operation {
+	return porcupine.Operation{Call: call, Return: ret, Input: lease.Message{Kind: lease.KindRenew, Resource: "r"},
+		Output: lease.Message{Kind: lease.KindRenewReply, GrantorTime: g}}
+}
+
+func spans(ops []porcupine.Operation) [][2]int64 {
+	var out [][2]int64
+	for _, o := range ops {
+		out = append(out, [2]int64{o.Call, o.Return})
+	}
+	return out
+}
+
+func TestBreakTies(t *testing.T) {
+	ops := []porcupine.Operation{renewAt(5, 9, 2), renewAt(5, 8, 1), renewAt(9, 12, 3)}
+	scale := breakTies(ops, []int{1, 0, 2})
+	assert.Equal(t, int64(3), scale)
+	assert.Equal(t, [][2]int64{{16, 28}, {15, 24}, {29, 38}}, spans(ops),
+		"calls at 5 ordered by rank; a return at 9 precedes a call at 9 only when its reading is earlier")
+
+	huge := []porcupine.Operation{renewAt(0, math.MaxInt64/2, 1), renewAt(1, 2, 2)}
+	assert.Equal(t, int64(1), breakTies(huge, []int{0, 1}), "no scaling when it would overflow")
+	assert.Equal(t, [][2]int64{{0, math.MaxInt64 / 2}, {1, 2}}, spans(huge))
+	assert.Equal(t, int64(1), breakTies(nil, nil))
 }
