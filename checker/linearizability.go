@@ -23,13 +23,19 @@ import (
 // whose reply never reached its client took effect, and its output is
 // known, so it is kept, with a Return after the end of the run: it may be
 // linearised anywhere after its call. list spans resources and unfenced side
-// effects are not operations of either model; P4 and P6 look at those.
+// effects are not operations of either model; other checkers look at those.
+// Before the search, lease-store operations are narrowed to where the
+// specification's grantor-time order can place them (orderByGrantorTime),
+// which changes no verdict and keeps the search close to linear.
 //
-// porcupine runs with opts.LinearizabilityTimeout (DefaultLinearizability
-// Timeout if zero); running out is Unknown, never OK. On Illegal or Unknown,
-// when opts.OutDir is set, porcupine's visualisation is written to
-// linearizability.html there, with the faults as annotations, and
-// Result.Artifact names it. The only clock read is porcupine's own timeout.
+// One porcupine check covers both models, with opts.LinearizabilityTimeout
+// (DefaultLinearizabilityTimeout if zero); running out is Unknown, never
+// OK. A violation names, per resource, the first operation that breaks the
+// specification, why, the state it met, and the faults active when the
+// server processed it. On Illegal or Unknown, when opts.OutDir is set,
+// porcupine's visualisation is written to linearizability.html there, with
+// the faults as annotations, and Result.Artifact names it. The only clock
+// read is porcupine's own timeout.
 func Linearizability(h *history.History, opts Options) Result {
 	const name = "linearizability"
 	if h == nil {
