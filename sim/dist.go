@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -121,7 +122,9 @@ func (d Dist) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON reads the form MarshalJSON writes and validates it.
 func (d *Dist) UnmarshalJSON(b []byte) error {
 	var j distJSON
-	if err := json.Unmarshal(b, &j); err != nil {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields() // a misspelt field is an error, not a default
+	if err := dec.Decode(&j); err != nil {
 		return err
 	}
 	*d = Dist{Kind: j.Kind, Min: time.Duration(j.Min), Max: time.Duration(j.Max), Alpha: j.Alpha}

@@ -1,5 +1,7 @@
 package sim
 
+import "fmt"
+
 // FaultKind names a fault the kernel applied.
 type FaultKind uint8
 
@@ -41,6 +43,17 @@ func (k FaultKind) String() string {
 
 // MarshalText writes the kind's name, so fault logs read well as JSON.
 func (k FaultKind) MarshalText() ([]byte, error) { return []byte(k.String()), nil }
+
+// UnmarshalText reads a kind's name, so fault logs read back from JSON.
+func (k *FaultKind) UnmarshalText(text []byte) error {
+	for i, name := range faultKindNames {
+		if name != "" && name == string(text) {
+			*k = FaultKind(i)
+			return nil
+		}
+	}
+	return fmt.Errorf("sim: unknown fault kind %q", text)
+}
 
 // FaultRecord is one entry of the world's fault log: what acted, on whom,
 // and when, in true time.
