@@ -6,16 +6,18 @@ import (
 	"time"
 )
 
-// Durable keys of the grantor. Leases themselves are volatile.
+// The grantor's durable keys in its Storage. Leases themselves are
+// volatile. They are exported for tools that wrap a grantor's Storage (a
+// fault injector, a migration); their values are stable.
 const (
-	keyBoot             = "lease/boot"        // restart grace of the latest boot
-	keyTokenPrefix      = "lease/token/"      // + resource: last issued token
-	keyCheckpointPrefix = "lease/checkpoint/" // + resource: token ‖ state
+	GrantorKeyBoot             = "lease/boot"        // restart grace of the latest boot
+	GrantorKeyTokenPrefix      = "lease/token/"      // + resource: last issued token
+	GrantorKeyCheckpointPrefix = "lease/checkpoint/" // + resource: token ‖ state
 )
 
 // counter returns the last token issued for resource, 0 if none.
 func (g *grantor) counter(resource string) uint64 {
-	b, ok := g.env.Store.Get(keyTokenPrefix + resource)
+	b, ok := g.env.Store.Get(GrantorKeyTokenPrefix + resource)
 	if !ok {
 		return 0
 	}
@@ -25,7 +27,7 @@ func (g *grantor) counter(resource string) uint64 {
 
 // putCounter makes token the durable last issued token of resource.
 func (g *grantor) putCounter(resource string, token uint64) error {
-	g.env.Store.Put(keyTokenPrefix+resource, binary.BigEndian.AppendUint64(nil, token))
+	g.env.Store.Put(GrantorKeyTokenPrefix+resource, binary.BigEndian.AppendUint64(nil, token))
 	if err := g.env.Store.Sync(); err != nil {
 		return fmt.Errorf("persisting token %d of %q: %w", token, resource, err)
 	}
@@ -34,7 +36,7 @@ func (g *grantor) putCounter(resource string, token uint64) error {
 
 // checkpoint returns the latest accepted checkpoint of resource.
 func (g *grantor) checkpoint(resource string) (state []byte, token uint64) {
-	b, ok := g.env.Store.Get(keyCheckpointPrefix + resource)
+	b, ok := g.env.Store.Get(GrantorKeyCheckpointPrefix + resource)
 	if !ok {
 		return nil, 0
 	}
@@ -45,7 +47,7 @@ func (g *grantor) checkpoint(resource string) (state []byte, token uint64) {
 // putCheckpoint makes state the durable checkpoint of resource.
 func (g *grantor) putCheckpoint(resource string, token uint64, state []byte) error {
 	value := append(binary.BigEndian.AppendUint64(nil, token), state...)
-	if err := putSynced(g.env.Store, KV{Key: keyCheckpointPrefix + resource, Value: value}); err != nil {
+	if err := putSynced(g.env.Store, KV{Key: GrantorKeyCheckpointPrefix + resource, Value: value}); err != nil {
 		return fmt.Errorf("persisting checkpoint of %q: %w", resource, err)
 	}
 	return nil
@@ -53,7 +55,7 @@ func (g *grantor) putCheckpoint(resource string, token uint64, state []byte) err
 
 // bootGrace reads the grace period recorded by the previous boot, if any.
 func (g *grantor) bootGrace() (time.Duration, bool) {
-	b, ok := g.env.Store.Get(keyBoot)
+	b, ok := g.env.Store.Get(GrantorKeyBoot)
 	if !ok {
 		return 0, false
 	}
@@ -63,7 +65,7 @@ func (g *grantor) bootGrace() (time.Duration, bool) {
 
 // putBootGrace records grace as the grace period the next boot must wait.
 func (g *grantor) putBootGrace(grace time.Duration) error {
-	g.env.Store.Put(keyBoot, binary.BigEndian.AppendUint64(nil, uint64(grace)))
+	g.env.Store.Put(GrantorKeyBoot, binary.BigEndian.AppendUint64(nil, uint64(grace)))
 	if err := g.env.Store.Sync(); err != nil {
 		return fmt.Errorf("persisting boot marker: %w", err)
 	}

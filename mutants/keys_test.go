@@ -9,9 +9,9 @@ import (
 	"github.com/leasesim/leasesim/lease"
 )
 
-// The storage mutants name lease.NewGrantor's durable keys, which package
-// lease does not export. This pins them: if lease renames a key, this
-// fails, instead of a mutant quietly becoming the correct implementation.
+// The storage mutants wrap the keys lease.NewGrantor writes. This checks
+// the grantor really writes them: if it stopped, a storage mutant would
+// quietly become the correct implementation.
 func TestGrantorDurableKeysArePinned(t *testing.T) {
 	f := newFixture(t, lease.Correct())
 	grant := f.acquire("c1", "task")
@@ -21,7 +21,7 @@ func TestGrantorDurableKeysArePinned(t *testing.T) {
 	require.Equal(t, lease.CodeOK, ckpt.Err)
 
 	store := f.w.Store(grantorAddr)
-	for _, key := range []string{grantorBootKey, grantorTokenPrefix + "task", grantorCheckpointPrefix + "task"} {
+	for _, key := range []string{lease.GrantorKeyBoot, lease.GrantorKeyTokenPrefix + "task", lease.GrantorKeyCheckpointPrefix + "task"} {
 		_, ok := store.Get(key)
 		assert.True(t, ok, "lease.NewGrantor no longer writes %q", key)
 	}

@@ -18,7 +18,7 @@ import "github.com/leasesim/leasesim/lease"
 func lostCheckpointOnRestart() lease.Impl {
 	impl := mutant("lost-checkpoint-on-restart", "accepted checkpoints live in the grantor's memory and vanish on a crash")
 	impl.NewGrantor = func(env lease.Env, cfg lease.Config) (lease.Grantor, error) {
-		env.Store = newVolatileStore(env.Store, hasPrefix(grantorCheckpointPrefix))
+		env.Store = newVolatileStore(env.Store, hasPrefix(lease.GrantorKeyCheckpointPrefix))
 		return lease.NewGrantor(env, cfg)
 	}
 	return impl

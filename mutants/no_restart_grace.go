@@ -19,7 +19,7 @@ import "github.com/leasesim/leasesim/lease"
 func noRestartGrace() lease.Impl {
 	impl := mutant("no-restart-grace", "the grantor grants at once after a restart (no grace period)")
 	impl.NewGrantor = func(env lease.Env, cfg lease.Config) (lease.Grantor, error) {
-		env.Store = newVolatileStore(env.Store, func(key string) bool { return key == grantorBootKey })
+		env.Store = newVolatileStore(env.Store, func(key string) bool { return key == lease.GrantorKeyBoot })
 		return lease.NewGrantor(env, cfg)
 	}
 	return impl

@@ -20,7 +20,7 @@ import "github.com/leasesim/leasesim/lease"
 func tokenNotPersisted() lease.Impl {
 	impl := mutant("token-not-persisted", "the grantor's token counters restart at 1 after a crash")
 	impl.NewGrantor = func(env lease.Env, cfg lease.Config) (lease.Grantor, error) {
-		env.Store = newVolatileStore(env.Store, hasPrefix(grantorTokenPrefix))
+		env.Store = newVolatileStore(env.Store, hasPrefix(lease.GrantorKeyTokenPrefix))
 		return lease.NewGrantor(env, cfg)
 	}
 	return impl

@@ -10,16 +10,6 @@ import (
 // The building blocks every mutant is made of. Each wraps one seam of
 // lease.Env or of a node, so that a mutant file says only what it breaks.
 
-// Durable keys of lease.NewGrantor. Package lease keeps them unexported;
-// keys_test.go pins them against the real grantor, so that a rename there
-// fails loudly here instead of silently turning a storage mutant into the
-// correct implementation.
-const (
-	grantorBootKey          = "lease/boot"        // restart grace of the latest boot
-	grantorTokenPrefix      = "lease/token/"      // + resource: last issued token
-	grantorCheckpointPrefix = "lease/checkpoint/" // + resource: token ‖ state
-)
-
 // hasPrefix returns a key predicate for volatileStore.
 func hasPrefix(prefix string) func(string) bool {
 	return func(key string) bool { return strings.HasPrefix(key, prefix) }
