@@ -3,6 +3,7 @@ package checker
 import (
 	"cmp"
 	"fmt"
+	"reflect"
 	"slices"
 
 	"github.com/anishathalye/porcupine"
@@ -50,10 +51,10 @@ func Linearizability(h *history.History, opts Options) Result {
 		l.explain(v, info)
 	case porcupine.Unknown:
 		v.dontKnow(fmt.Sprintf("porcupine did not decide %d operations on %d resources within %v: not checked",
-			len(l.ops), len(l.parts), timeout))
+			len(l.ops), l.resources, timeout))
 	}
 	r := v.result(name, fmt.Sprintf("%d lease-store and %d fenced-resource operations on %d resources are linearizable",
-		l.stores, len(l.ops)-l.stores, len(l.parts)))
+		l.stores, len(l.ops)-l.stores, l.resources))
 	if verdict != porcupine.Ok && opts.OutDir != "" {
 		path, err := l.visualize(info, opts.OutDir)
 		if err != nil {
@@ -67,23 +68,26 @@ func Linearizability(h *history.History, opts Options) Result {
 
 // linHistory is a run's history as porcupine operations.
 type linHistory struct {
-	h       *history.History
-	model   porcupine.Model       // both specifications, routed by operation
-	ops     []porcupine.Operation // Metadata is the index in h.Ops
-	parts   [][]porcupine.Operation
-	stores  int      // how many ops are lease-store ops
-	scale   int64    // porcupine time per nanosecond of true time
-	clients []string // by ClientId
+	h         *history.History
+	model     porcupine.Model       // both specifications, routed by operation
+	ops       []porcupine.Operation // Metadata is the index in h.Ops
+	stores    int                   // how many ops are lease-store ops
+	resources int                   // how many partitions: resources, per model
+	scale     int64                 // porcupine time per nanosecond of true time
+	clients   []string              // by ClientId
 }
 
 func newLinHistory(h *history.History) *linHistory {
 	l := &linHistory{h: h}
 	l.model = routedModel(model.LeaseStore(h.Config), model.FencedRegister(), l.describeMeta)
 	ids := make(map[string]int)
-	end := h.End
+	partitions := make(map[[2]string]struct{})
+	end, checked := h.End, 0
 	for i := range h.Ops {
 		if op := &h.Ops[i]; checkedByP3(h, op) {
+			checked++
 			ids[op.Client] = 0
+			partitions[[2]string{op.Server, op.In.Resource}] = struct{}{}
 			end = max(end, op.Call, op.Processed)
 		}
 	}
@@ -94,28 +98,40 @@ func newLinHistory(h *history.History) *linHistory {
 	for i, c := range l.clients {
 		ids[c] = i
 	}
+	l.resources = len(partitions)
+	l.ops = make([]porcupine.Operation, 0, checked)
 	for i := range h.Ops {
 		op := &h.Ops[i]
 		if !checkedByP3(h, op) {
 			continue
 		}
-		in := op.In
+		in := &op.In // read, never written: no copy into the interface
 		if in.Client == "" {
-			in.Client = lease.Addr(op.Client) // as the grantor does
+			named := op.In
+			named.Client = lease.Addr(op.Client) // as the grantor does
+			in = &named
 		}
 		ret := op.Return
 		if !op.Returned() {
 			ret = end + 1 // took effect; the client never learned
 		}
-		l.ops = append(l.ops, porcupine.Operation{ClientId: ids[op.Client], Input: in, Output: op.Out,
+		l.ops = append(l.ops, porcupine.Operation{ClientId: ids[op.Client], Input: in, Output: &op.Out,
 			Call: int64(op.Call), Return: int64(ret), Metadata: i})
 		if !isRegisterOp(in.Kind) {
 			l.stores++
 		}
 	}
 	l.scale = orderByGrantorTime(l.ops)
-	l.parts = l.model.Partition(l.ops)
 	return l
+}
+
+// messageOf returns an operation's input or output.
+func messageOf(v any) *lease.Message {
+	if m, ok := v.(*lease.Message); ok {
+		return m
+	}
+	m := v.(lease.Message)
+	return &m
 }
 
 // checkedByP3 reports whether op is an operation of one of P3's models.
@@ -132,58 +148,65 @@ func checkedByP3(h *history.History, op *history.Op) bool {
 // isRegisterOp reports whether requests of kind k go to the fenced register.
 func isRegisterOp(k lease.Kind) bool { return k == lease.KindWrite || k == lease.KindRead }
 
-// routedState is a state of one of the two models; state is nil before a
-// partition's first step, when the partition's model is not known yet.
-type routedState struct {
-	register bool
-	state    any
-}
-
 // routedModel serves the lease store's and the fenced register's partitions
 // in one porcupine check, so that one visualisation shows both. Each
-// partition holds one model's operations only.
+// partition holds one model's operations only; its state is nil before its
+// first step, and then a state of that model, told apart by its type.
 func routedModel(store, register porcupine.Model, describeMeta func(any) string) porcupine.Model {
+	registerState := reflect.TypeOf(register.Init())
 	pick := func(reg bool) porcupine.Model {
 		if reg {
 			return register
 		}
 		return store
 	}
-	isReg := func(input any) bool { return isRegisterOp(input.(lease.Message).Kind) }
+	of := func(state any) porcupine.Model { return pick(reflect.TypeOf(state) == registerState) }
+	isReg := func(input any) bool { return isRegisterOp(messageOf(input).Kind) }
 	return porcupine.Model{
 		Partition: func(ops []porcupine.Operation) [][]porcupine.Operation {
-			stores := slices.DeleteFunc(slices.Clone(ops), func(op porcupine.Operation) bool { return isReg(op.Input) })
-			regs := slices.DeleteFunc(slices.Clone(ops), func(op porcupine.Operation) bool { return !isReg(op.Input) })
-			return append(store.Partition(stores), register.Partition(regs)...)
-		},
-		Init: func() any { return routedState{} },
-		Step: func(state, input, output any) (bool, any) {
-			s, reg := state.(routedState), isReg(input)
-			if s.state == nil {
-				s = routedState{register: reg, state: pick(reg).Init()}
+			regs := make([]bool, len(ops))
+			n := 0
+			for i, op := range ops {
+				if regs[i] = isReg(op.Input); regs[i] {
+					n++
+				}
 			}
-			legal, next := pick(reg).Step(s.state, input, output)
-			return legal, routedState{register: reg, state: next}
+			stores, registers := make([]porcupine.Operation, 0, len(ops)-n), make([]porcupine.Operation, 0, n)
+			for i, op := range ops {
+				if regs[i] {
+					registers = append(registers, op)
+				} else {
+					stores = append(stores, op)
+				}
+			}
+			return append(store.Partition(stores), register.Partition(registers)...)
+		},
+		Init: func() any { return nil },
+		Step: func(state, input, output any) (bool, any) {
+			m := pick(isReg(input))
+			if state == nil {
+				state = m.Init()
+			}
+			return m.Step(state, input, output)
 		},
 		Equal: func(a, b any) bool {
-			sa, sb := a.(routedState), b.(routedState)
-			if sa.state == nil || sb.state == nil {
-				return sa.state == nil && sb.state == nil
+			if a == nil || b == nil || reflect.TypeOf(a) != reflect.TypeOf(b) {
+				return a == nil && b == nil
 			}
-			return sa.register == sb.register && pick(sa.register).Equal(sa.state, sb.state)
+			return of(a).Equal(a, b)
 		},
 		Hash: func(state any) uint64 {
-			if s := state.(routedState); s.state != nil {
-				return pick(s.register).Hash(s.state)
+			if state == nil {
+				return 0
 			}
-			return 0
+			return of(state).Hash(state)
 		},
 		DescribeOperation: func(input, output any) string { return pick(isReg(input)).DescribeOperation(input, output) },
 		DescribeState: func(state any) string {
-			if s := state.(routedState); s.state != nil {
-				return pick(s.register).DescribeState(s.state)
+			if state == nil {
+				return "initial"
 			}
-			return "initial"
+			return of(state).DescribeState(state)
 		},
 		DescribeOperationMetadata: describeMeta,
 	}

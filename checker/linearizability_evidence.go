@@ -25,12 +25,13 @@ const evidenceOpsMax = 3
 // linearise.
 func (l *linHistory) explain(v *verdict, info porcupine.LinearizationInfo) {
 	partials := info.PartialLinearizations()
-	if len(partials) != len(l.parts) {
+	parts := l.model.Partition(l.ops) // as porcupine made them: the function is deterministic
+	if len(partials) != len(parts) {
 		panic(fmt.Sprintf("checker: P3 partitions-match: porcupine checked %d partitions, the checker made %d",
-			len(partials), len(l.parts)))
+			len(partials), len(parts)))
 	}
 	found := false
-	for p, part := range l.parts {
+	for p, part := range parts {
 		if best := longestPartial(partials[p]); len(best) < len(part) {
 			l.violation(v, part, best)
 			found = true
@@ -111,7 +112,7 @@ func (l *linHistory) violation(v *verdict, part []porcupine.Operation, best []in
 // record adds the violation that blames op, rejected in state for why.
 func (l *linHistory) record(v *verdict, op porcupine.Operation, state any, why, progress string,
 	part []porcupine.Operation, before []int) {
-	in, out := op.Input.(lease.Message), op.Output.(lease.Message)
+	in, out := messageOf(op.Input), messageOf(op.Output)
 	which := "lease store"
 	if isRegisterOp(in.Kind) {
 		which = "fenced resource"
@@ -140,8 +141,8 @@ func (l *linHistory) replay(part []porcupine.Operation, order []int) any {
 
 // explainStep says why op cannot follow state, "" if it can.
 func (l *linHistory) explainStep(state any, op porcupine.Operation) string {
-	in, out := op.Input.(lease.Message), op.Output.(lease.Message)
-	return model.Explain(l.h.Config, l.inner(state, in.Kind), in, out)
+	in, out := messageOf(op.Input), messageOf(op.Output)
+	return model.Explain(l.h.Config, l.inner(state, in.Kind), *in, *out)
 }
 
 // returnsFirstOutside returns the operation not done that returned first.
@@ -170,8 +171,8 @@ func returnsFirst(a, b porcupine.Operation) bool {
 // inner returns the model's own state inside a routed state, the initial
 // one before the partition's first step.
 func (l *linHistory) inner(state any, k lease.Kind) any {
-	if s := state.(routedState); s.state != nil {
-		return s.state
+	if state != nil {
+		return state
 	}
 	if isRegisterOp(k) {
 		return model.FencedRegister().Init()

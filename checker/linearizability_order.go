@@ -7,8 +7,6 @@ import (
 	"time"
 
 	"github.com/anishathalye/porcupine"
-
-	"github.com/leasesim/leasesim/lease"
 )
 
 // orderByGrantorTime narrows the lease-store operations by grantor time and
@@ -47,11 +45,11 @@ func narrowByGrantorTime(ops []porcupine.Operation) []int {
 	ranks := make([]int, len(ops))
 	byResource := make(map[string][]int) // looked up and visited in any order: resources are independent
 	for i, op := range ops {
-		if in := op.Input.(lease.Message); !isRegisterOp(in.Kind) {
+		if in := messageOf(op.Input); !isRegisterOp(in.Kind) {
 			byResource[in.Resource] = append(byResource[in.Resource], i)
 		}
 	}
-	g := func(i int) time.Duration { return ops[i].Output.(lease.Message).GrantorTime }
+	g := func(i int) time.Duration { return messageOf(ops[i].Output).GrantorTime }
 	for _, idx := range byResource {
 		slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(g(a), g(b)) })
 		var groups [][]int // runs of equal readings, earliest first

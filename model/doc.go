@@ -13,6 +13,7 @@
 // Both are partitioned by resource: a history is linearizable if and only if
 // the operations on each resource are. An operation's input is the request
 // (a lease.Message with Client set) and its output is the reply the server
-// sent. Explain says which rule of the specification an operation breaks,
+// sent; either may also be given as a *lease.Message, which the models only
+// read. Explain says which rule of the specification an operation breaks,
 // for evidence.
 package model

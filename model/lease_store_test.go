@@ -159,3 +159,15 @@ func TestExplainPanicsOnAForeignState(t *testing.T) {
 	})
 	assert.Panics(t, func() { LeaseStore(testConfig).Step(leaseState{}, "acquire", s.out) })
 }
+
+func TestOperationsMayBePointers(t *testing.T) {
+	m := LeaseStore(testConfig)
+	s := grant("h1", 0, 1, 0, "")
+	legal, state := m.Step(m.Init(), &s.in, &s.out)
+	assert.True(t, legal)
+	assert.Equal(t, "held by h1 tok 1 until 5.05s; g=0s", m.DescribeState(state))
+	assert.Equal(t, m.DescribeOperation(s.in, s.out), m.DescribeOperation(&s.in, &s.out))
+	w := writeOp("h1", 1, "k", "a", ok, 1)
+	legal, _ = FencedRegister().Step(registerState{}, &w.in, &w.out)
+	assert.True(t, legal)
+}

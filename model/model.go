@@ -26,14 +26,17 @@ func Explain(cfg lease.Config, state any, in, out lease.Message) string {
 	panic(fmt.Sprintf("model: Explain: %T is not a state of package model", state))
 }
 
-// message returns an operation's input or output. Anything else is a
-// programmer error.
+// message returns an operation's input or output: a lease.Message, or a
+// pointer to one, which spares copying a large struct into an interface.
+// Anything else is a programmer error.
 func message(v any) lease.Message {
-	m, ok := v.(lease.Message)
-	if !ok {
-		panic(fmt.Sprintf("model: operation-is-a-message: input or output is %T, not lease.Message", v))
+	switch m := v.(type) {
+	case lease.Message:
+		return m
+	case *lease.Message:
+		return *m
 	}
-	return m
+	panic(fmt.Sprintf("model: operation-is-a-message: input or output is %T, not lease.Message", v))
 }
 
 // partitionByResource groups operations by the resource of their input,
@@ -57,33 +60,42 @@ func partitionEventsByResource(events []porcupine.Event) [][]porcupine.Event {
 // groupBy splits xs by key, keeping their order within a group, with groups
 // in sorted key order so that partitions are the same on every run.
 func groupBy[T any](xs []T, key func(T) string) [][]T {
+	group := make([]int, len(xs)) // xs[i] goes to group[i]
 	index := make(map[string]int)
 	var keys []string
-	var groups [][]T
-	for _, x := range xs {
+	var sizes []int
+	for i, x := range xs {
 		k := key(x)
-		i, ok := index[k]
+		g, ok := index[k]
 		if !ok {
-			i = len(groups)
-			index[k] = i
-			keys = append(keys, k)
-			groups = append(groups, nil)
+			g = len(keys)
+			index[k] = g
+			keys, sizes = append(keys, k), append(sizes, 0)
 		}
-		groups[i] = append(groups[i], x)
+		group[i] = g
+		sizes[g]++
 	}
-	order := make([]int, len(groups))
+	groups := make([][]T, len(keys))
+	for g, n := range sizes {
+		groups[g] = make([]T, 0, n)
+	}
+	for i, x := range xs {
+		groups[group[i]] = append(groups[group[i]], x)
+	}
+	order := make([]int, len(keys))
 	for i := range order {
 		order[i] = i
 	}
 	slices.SortFunc(order, func(a, b int) int { return strings.Compare(keys[a], keys[b]) })
-	out := make([][]T, len(groups))
-	for i, j := range order {
-		out[i] = groups[j]
+	out := make([][]T, len(order))
+	for i, g := range order {
+		out[i] = groups[g]
 	}
 	return out
 }
 
-// fnv is FNV-1a, 64 bits: a deterministic hash for porcupine's state cache.
+// fnv is a word-wise variant of FNV-1a: a deterministic, cheap hash for
+// porcupine's state cache.
 type fnv uint64
 
 const (
@@ -91,19 +103,24 @@ const (
 	fnvPrime  fnv = 1099511628211
 )
 
+// u64 mixes in one word: a multiply per word, not per byte.
 func (h fnv) u64(v uint64) fnv {
-	for range 8 {
-		h = (h ^ fnv(v&0xff)) * fnvPrime
-		v >>= 8
-	}
-	return h
+	h = (h ^ fnv(v)) * fnvPrime
+	return h ^ h>>29
 }
 
+// str mixes in a string, eight bytes at a time, and its length.
 func (h fnv) str(s string) fnv {
-	for i := 0; i < len(s); i++ {
-		h = (h ^ fnv(s[i])) * fnvPrime
+	for len(s) >= 8 {
+		h = h.u64(uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+			uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56)
+		s = s[8:]
 	}
-	return h.u64(uint64(len(s)))
+	var tail uint64
+	for i := 0; i < len(s); i++ {
+		tail |= uint64(s[i]) << (8 * i)
+	}
+	return h.u64(tail).u64(uint64(len(s)))
 }
 
 func b2u(b bool) uint64 {
