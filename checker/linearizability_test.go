@@ -398,3 +398,27 @@ func TestBreakTies(t *testing.T) {
 	assert.Equal(t, [][2]int64{{0, math.MaxInt64 / 2}, {1, 2}}, spans(huge))
 	assert.Equal(t, int64(1), breakTies(nil, nil))
 }
+
+// The order the server processed a resource's operations in is one
+// candidate linearisation, and not always the one that works.
+func TestLegalAsProcessed(t *testing.T) {
+	tests := []struct {
+		name string
+		ops  []history.Op
+		want bool
+	}{
+		{"writes accepted in token order", []history.Op{
+			linWrite("h1", span{0, 0.2, 1}, 1, "a", lease.CodeOK, 1),
+			linWrite("h2", span{0.1, 0.5, 0.9}, 2, "b", lease.CodeOK, 2)}, true},
+		{"concurrent writes accepted out of token order", []history.Op{
+			linWrite("h1", span{0, 0.5, 1}, 1, "a", lease.CodeOK, 1),
+			linWrite("h2", span{0.1, 0.2, 0.9}, 2, "b", lease.CodeOK, 2)}, false},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			l := newLinHistory(linHistoryOf(tc.ops...))
+			assert.Equal(t, tc.want, l.legalAsProcessed(l.ops))
+			assert.Equal(t, OK, Linearizability(linHistoryOf(tc.ops...), Options{}).Status, "linearizable either way")
+		})
+	}
+}
