@@ -1,0 +1,91 @@
+package tune
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/leasesim/leasesim/lease"
+)
+
+// point is one configuration of the grid: its result so far and the lease
+// configuration it runs with.
+type point struct {
+	res   ConfigResult
+	lease lease.Config
+}
+
+// grid returns every configuration, TTL outermost, then renew interval,
+// then checkpoint policy, each checked: one that cannot be a valid lease
+// configuration is marked invalid with the reason, and does not run.
+func (cfg Config) grid() []point {
+	points := make([]point, 0, len(cfg.TTLs)*len(cfg.Renews)*len(cfg.Checkpoints))
+	for _, ttl := range cfg.TTLs {
+		for _, renew := range cfg.Renews {
+			for _, ckpt := range cfg.Checkpoints {
+				points = append(points, cfg.point(ttl, renew, ckpt))
+			}
+		}
+	}
+	return points
+}
+
+// point builds and checks one configuration.
+func (cfg Config) point(ttl time.Duration, renew Renew, ckpt Checkpoint) point {
+	lc := lease.Config{TTL: ttl, RenewInterval: renew.For(ttl), Rho: cfg.Rho, Margin: cfg.Margin,
+		CheckpointEveryUnits: ckpt.EveryUnits, CheckpointInterval: ckpt.Interval}
+	r := ConfigResult{
+		Label: Label(ttl, renew, ckpt), TTL: ttl.String(), TTLNs: ttl,
+		Renew: renew.String(), RenewInterval: lc.RenewInterval,
+		Checkpoint: ckpt.String(), CheckpointEveryUnits: ckpt.EveryUnits, CheckpointInterval: ckpt.Interval,
+		Violations: []Violation{}, Unknown: map[string]int{},
+	}
+	r.InvalidReason = invalidReason(lc)
+	r.Valid = r.InvalidReason == ""
+	if r.Valid {
+		r.Replay = ReplayCommand(cfg.Workload, r, cfg.Rho, cfg.Margin, cfg.Seeds.First, cfg.Seeds.Last)
+	}
+	return point{res: r, lease: lc.WithDefaults()}
+}
+
+// invalidReason says why lc cannot be a valid lease configuration, or "".
+// The renewal rule comes first, in the tuner's words: a holder must renew
+// before its own belief runs out.
+func invalidReason(lc lease.Config) string {
+	if lc.RenewInterval <= 0 {
+		return fmt.Sprintf("renew interval %v: the TTL is too short to divide", lc.RenewInterval)
+	}
+	if validity := lc.HolderValidity(lc.TTL); lc.RenewInterval >= validity {
+		return fmt.Sprintf("renew %v >= TTL×(1−rho)−margin = %v: the holder would stop believing before it renews",
+			lc.RenewInterval, validity)
+	}
+	if err := lc.WithDefaults().Validate(); err != nil {
+		return err.Error()
+	}
+	return ""
+}
+
+// Label names a configuration: "ttl=5s renew=ttl/3 checkpoint=5u".
+func Label(ttl time.Duration, renew Renew, ckpt Checkpoint) string {
+	return fmt.Sprintf("ttl=%v renew=%v checkpoint=%v", ttl, renew, ckpt)
+}
+
+// ReplayCommand returns the simrun command that runs one configuration of
+// a tuning run on seeds: `simrun tune --workload FILE --ttl 5s --renew
+// ttl/3 --checkpoint 5u --rho 0.01 --margin 50ms --seeds 17-17`. It
+// reproduces the runs exactly: each prints the same trace hash.
+func ReplayCommand(workload string, c ConfigResult, rho float64, margin time.Duration, first, last uint64) string {
+	return fmt.Sprintf("simrun tune --workload %s --ttl %s --renew %s --checkpoint %s --rho %s --margin %v --seeds %d-%d",
+		shellQuote(workload), c.TTL, c.Renew, c.Checkpoint, strconv.FormatFloat(rho, 'g', -1, 64), margin, first, last)
+}
+
+// shellQuote quotes s for a POSIX shell when it needs quoting.
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:=@%+,", r))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}

@@ -1,0 +1,51 @@
+package tune
+
+// The Pareto frontier over the three costs a tuner trades against each
+// other: how long a crashed holder's work waits (p99 failover), how much
+// work is done twice (re-executed fraction), and the load on the lease
+// store (store writes per second). All three are minimised.
+
+// costs returns the three minimised costs of m.
+func costs(m Metrics) [3]float64 {
+	return [3]float64{float64(m.FailoverP99), m.ReexecutedFraction, m.StoreWritesPerSecond}
+}
+
+// dominates reports whether a is at least as good as b in every cost and
+// better in one.
+func dominates(a, b [3]float64) bool {
+	better := false
+	for i := range a {
+		if a[i] > b[i] {
+			return false
+		}
+		better = better || a[i] < b[i]
+	}
+	return better
+}
+
+// markPareto sets Pareto on every configuration that takes part (see
+// ConfigResult.eligible) and that no other one dominates, and returns how
+// many there are. Configurations equal in all three costs dominate
+// neither: both are on the frontier.
+func markPareto(configs []ConfigResult, seeds int) int {
+	n := 0
+	for i := range configs {
+		configs[i].Pareto = false
+		if !configs[i].eligible(seeds) {
+			continue
+		}
+		ci := costs(configs[i].Metrics)
+		dominated := false
+		for j := range configs {
+			if j != i && configs[j].eligible(seeds) && dominates(costs(configs[j].Metrics), ci) {
+				dominated = true
+				break
+			}
+		}
+		if !dominated {
+			configs[i].Pareto = true
+			n++
+		}
+	}
+	return n
+}

@@ -1,0 +1,196 @@
+package tune
+
+import (
+	"time"
+
+	"github.com/leasesim/leasesim/checker"
+)
+
+// Result is the outcome of a tuning run: every configuration of the grid
+// with its metrics over the seeds, the Pareto frontier, and the
+// recommendation. It is the JSON object of `simrun tune --json`; field
+// names are snake_case and stable. Everything but WallSeconds depends only
+// on the Config (not on parallelism or timing).
+type Result struct {
+	// Workload is the workload file's path, Name the workload's name.
+	Workload string `json:"workload"`
+	Name     string `json:"workload_name"`
+	// WorkloadSeconds is the workload's duration (faults stop there); the
+	// store write rates are per second of it.
+	WorkloadSeconds float64 `json:"workload_seconds"`
+	// Seeds is the seed range every valid configuration ran on, "A-B".
+	Seeds     string `json:"seeds"`
+	SeedFirst uint64 `json:"seed_first"`
+	SeedLast  uint64 `json:"seed_last"`
+	// Rho and Margin went into every lease configuration.
+	Rho    float64       `json:"rho"`
+	Margin time.Duration `json:"margin_ns"`
+	// Objective and Constraints are what the recommendation was chosen
+	// by.
+	Objective   Objective   `json:"objective"`
+	Constraints Constraints `json:"constraints"`
+
+	// Configs are the grid's configurations, TTL outermost, then renew
+	// interval, then checkpoint policy, each in the order given.
+	Configs []ConfigResult `json:"configs"`
+	// ValidConfigs counts the configurations that ran; ParetoConfigs those
+	// on the Pareto frontier.
+	ValidConfigs  int `json:"valid_configs"`
+	ParetoConfigs int `json:"pareto_configs"`
+	// Recommended is the recommended configuration's label and
+	// RecommendedIndex its index in Configs; nil and -1 when none is
+	// recommended. Explanation says why in one sentence, or why not.
+	Recommended      *string `json:"recommended"`
+	RecommendedIndex int     `json:"recommended_index"`
+	Explanation      string  `json:"explanation"`
+
+	// Runs counts the finished runs; ViolatingRuns those that violated a
+	// property (or stopped at a limit, or panicked). Any of them makes
+	// `simrun tune` exit 1.
+	Runs          int `json:"runs"`
+	ViolatingRuns int `json:"violating_runs"`
+	// Partial says the run was interrupted: some configurations ran on
+	// fewer seeds or not at all, and nothing is recommended.
+	Partial bool `json:"partial"`
+	// Parallel is how many runs went at once; WallSeconds how long the
+	// whole tuning run took, in real time.
+	Parallel    int     `json:"parallel"`
+	WallSeconds float64 `json:"wall_seconds"`
+}
+
+// ConfigResult is one configuration of the grid and what it measured.
+type ConfigResult struct {
+	// Label names the configuration: "ttl=5s renew=ttl/3 checkpoint=5u".
+	Label string `json:"label"`
+	// TTL is the lease TTL.
+	TTL   string        `json:"ttl"`
+	TTLNs time.Duration `json:"ttl_ns"`
+	// Renew is the renew interval as given ("ttl/3" or "1s"), and
+	// RenewInterval its value under this TTL.
+	Renew         string        `json:"renew"`
+	RenewInterval time.Duration `json:"renew_interval_ns"`
+	// Checkpoint is the checkpoint policy as given ("5u", "30s" or
+	// "none"), with its two settings.
+	Checkpoint           string        `json:"checkpoint"`
+	CheckpointEveryUnits int           `json:"checkpoint_every_units"`
+	CheckpointInterval   time.Duration `json:"checkpoint_interval_ns"`
+
+	// Valid says the configuration is a usable lease configuration; if
+	// not, InvalidReason says why and it did not run.
+	Valid         bool   `json:"valid"`
+	InvalidReason string `json:"invalid_reason"`
+
+	// Runs counts the seeds it ran on.
+	Runs    int     `json:"runs"`
+	Metrics Metrics `json:"metrics"`
+	// ViolatingRuns counts the runs that violated a property; Violations
+	// lists the first MaxViolationsListed of them with their replay
+	// commands.
+	ViolatingRuns int         `json:"violating_runs"`
+	Violations    []Violation `json:"violations"`
+	// Unknown counts verdicts that could not be given, per property (a
+	// porcupine search that ran out of time, say): never a pass.
+	Unknown map[string]int `json:"unknown"`
+
+	// Pareto says no other configuration is at least as good in p99
+	// failover, re-executed fraction and store writes per second, and
+	// better in one. Only configurations that ran on every seed without a
+	// violation take part.
+	Pareto bool `json:"pareto"`
+	// Feasible says it takes part and meets the constraints.
+	Feasible bool `json:"feasible"`
+	// Recommended marks the recommended configuration.
+	Recommended bool `json:"recommended"`
+	// Replay is the command that runs this configuration again on the
+	// same seeds.
+	Replay string `json:"replay"`
+}
+
+// MaxViolationsListed bounds ConfigResult.Violations.
+const MaxViolationsListed = 20
+
+// Violation is one failing run: its seed, what failed, and the command
+// that reproduces it (it prints the same trace hash).
+type Violation struct {
+	Seed       uint64   `json:"seed"`
+	Properties []string `json:"properties"`
+	Detail     string   `json:"detail"`
+	TraceHash  string   `json:"trace_hash"`
+	Replay     string   `json:"replay"`
+}
+
+// Metrics are one configuration's measurements, aggregated over its
+// seeds: counts are totals over the runs, percentiles are nearest-rank
+// over every sample of every run, and rates are per second of workload.
+// Definitions follow checker.Metrics.
+type Metrics struct {
+	// Failovers counts failover samples: a holder crashed (or was cut off
+	// from the grantor) while it believed it held a task, until the next
+	// new grant of the task to another worker, as the grantor processed
+	// it. FailoversUnresolved counts those never granted to another.
+	Failovers           int           `json:"failovers"`
+	FailoversUnresolved int           `json:"failovers_unresolved"`
+	FailoverP50         time.Duration `json:"failover_p50_ns"`
+	FailoverP99         time.Duration `json:"failover_p99_ns"`
+	FailoverMax         time.Duration `json:"failover_max_ns"`
+	FailoverMean        time.Duration `json:"failover_mean_ns"`
+
+	// UnitsExecuted counts unit executions; UnitsReexecuted those of a
+	// unit that had executed before, and ReexecutedFraction their share.
+	UnitsExecuted      int     `json:"units_executed"`
+	UnitsReexecuted    int     `json:"units_reexecuted"`
+	ReexecutedFraction float64 `json:"reexecuted_fraction"`
+	// DuplicateEffects counts unfenced side effects performed again.
+	DuplicateEffects int `json:"duplicate_effects"`
+
+	// FalseExpirations counts beliefs that ended while their holder was
+	// alive and wanted the lease; Fenced counts ErrFenced replies;
+	// RenewalFailures counts renewals refused or unanswered.
+	FalseExpirations int `json:"false_expirations"`
+	Fenced           int `json:"fenced"`
+	RenewalFailures  int `json:"renewal_failures"`
+
+	// StoreWrites counts the lease store's durable writes (grants and
+	// checkpoints), and StoreWritesPerSecond divides them by the
+	// workload's duration × runs. The drain after the workload (longer
+	// for a longer TTL) adds its writes but not its time, so every
+	// configuration is measured over the same time.
+	StoreWrites          uint64  `json:"store_writes"`
+	StoreWritesPerSecond float64 `json:"store_writes_per_s"`
+
+	// TasksCompleted counts completed tasks, TaskLatencyP50 and P99 their
+	// latencies from arrival to completion; TasksUnfinished counts tasks
+	// that arrived but never completed.
+	TasksCompleted  int           `json:"tasks_completed"`
+	TasksUnfinished int           `json:"tasks_unfinished"`
+	TaskLatencyP50  time.Duration `json:"task_latency_p50_ns"`
+	TaskLatencyP99  time.Duration `json:"task_latency_p99_ns"`
+
+	// SimSeconds is the simulated time of every run, drains included.
+	SimSeconds float64 `json:"sim_seconds"`
+}
+
+// metricsOf turns a sweep's aggregate metrics into a configuration's, with
+// store writes per second of workload.
+func metricsOf(m checker.Metrics, workload time.Duration) Metrics {
+	out := Metrics{
+		Failovers: m.Failovers, FailoversUnresolved: m.FailoversUnresolved,
+		FailoverP50: m.FailoverP50, FailoverP99: m.FailoverP99, FailoverMax: m.FailoverMax, FailoverMean: m.FailoverMean,
+		UnitsExecuted: m.UnitsExecuted, UnitsReexecuted: m.UnitsReexecuted, ReexecutedFraction: m.ReexecutedFraction,
+		DuplicateEffects: m.DuplicateEffects, FalseExpirations: m.FalseExpirations, Fenced: m.Fenced,
+		RenewalFailures: m.RenewalFailures, StoreWrites: m.StoreWrites,
+		TasksCompleted: m.TasksCompleted, TasksUnfinished: m.TasksUnfinished,
+		TaskLatencyP50: m.TaskLatencyP50, TaskLatencyP99: m.TaskLatencyP99,
+		SimSeconds: m.SimTime.Seconds(),
+	}
+	if covered := workload.Seconds() * float64(m.Runs); covered > 0 {
+		out.StoreWritesPerSecond = float64(m.StoreWrites) / covered
+	}
+	return out
+}
+
+// eligible reports whether c takes part in the frontier and the
+// recommendation: it is valid, it ran on every seed, and nothing failed.
+func (c ConfigResult) eligible(seeds int) bool {
+	return c.Valid && c.Runs == seeds && c.ViolatingRuns == 0
+}
