@@ -183,10 +183,30 @@ func (ch *choice) explain(best int) string {
 	}
 	s.WriteString(ch.tieNote(best))
 	fmt.Fprintf(&s, "; %s on the Pareto frontier", isAre(ch.frontier, "config"))
+	if n := m.Failovers; n < MinFailoverSamples && ch.anyFailover() {
+		fmt.Fprintf(&s, "; its p99 failover rests on only %s, so more seeds would firm it up", plural(n, "failover"))
+	}
 	if ch.violating > 0 {
 		fmt.Fprintf(&s, "; %s that violated a property %s left out", plural(ch.violating, "config"), verb(ch.violating))
 	}
 	return s.String() + "."
+}
+
+// MinFailoverSamples is how many failovers a recommended configuration
+// should have seen for its p99 failover to mean much; with fewer, the
+// explanation says so.
+const MinFailoverSamples = 20
+
+// anyFailover reports whether any configuration that takes part saw a
+// failover: if none did, the workload has no crashes to fail over from,
+// and more seeds would not help.
+func (ch *choice) anyFailover() bool {
+	for _, i := range ch.eligible {
+		if ch.configs[i].Metrics.Failovers > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // tieNote says how a tie on the objective was broken, or "".

@@ -157,6 +157,15 @@ func TestRecommend(t *testing.T) {
 		{"every config violated", []ConfigResult{violating(crafted("unsafe", 1, 0, 1, 1)), invalid("bad")},
 			ObjectiveFailoverP99, Constraints{}, "",
 			"No recommendation: the only valid config violated a property; see the violations and their replay commands."},
+		{"few failovers", []ConfigResult{
+			func() ConfigResult { c := crafted("thin", 1, 0.01, 10, 30); c.Metrics.Failovers = 3; return c }()},
+			ObjectiveFailoverP99, Constraints{}, "thin",
+			"thin: the lowest p99 failover (1 s) of the 1 valid config; 1 config is on the Pareto frontier; its p99 " +
+				"failover rests on only 3 failovers, so more seeds would firm it up."},
+		{"no failovers at all", []ConfigResult{
+			func() ConfigResult { c := crafted("calm", 0, 0, 10, 30); c.Metrics.Failovers = 0; return c }()},
+			ObjectiveFailoverP99, Constraints{}, "calm",
+			"calm: the lowest p99 failover (0 s) of the 1 valid config; 1 config is on the Pareto frontier."},
 		{"nothing valid", []ConfigResult{invalid("bad"), invalid("worse")}, ObjectiveFailoverP99, Constraints{}, "",
 			"No recommendation: none of the 2 configs is valid (renew 2s >= TTL×(1−rho)−margin = 1.93s: the holder would " +
 				"stop believing before it renews)."},
