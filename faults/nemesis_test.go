@@ -63,7 +63,9 @@ func TestNemesisNoFaultActsAfterTheHealPhase(t *testing.T) {
 			assert.Zero(t, node.DriftPPB())
 		}
 	})
-	assert.Greater(t, faults, 1000, "the property saw faults act")
+	// rapid draws differ per run; about 900 to 2,000 faults act over 100
+	// checks, so 300 only says that the property was not vacuous.
+	assert.Greater(t, faults, 300, "the property saw faults act")
 }
 
 func TestNemesisSameSeedSameSchedule(t *testing.T) {
