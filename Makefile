@@ -23,7 +23,9 @@ test:
 
 ## bench: benchmarks, printed with ratios against baselines measured in the same run.
 bench:
-	$(GO) test -run '^$$' -bench . -benchmem ./sim/ | $(GO) run ./internal/benchratio
+	{ $(GO) test -run '^$$' -bench . -benchmem ./sim/ && \
+	  $(GO) test -run '^$$' -bench 'Scenario' -benchtime 30x ./scenarios/ && \
+	  $(GO) test -run '^$$' -bench . -benchmem ./checker/ ; } | $(GO) run ./internal/benchratio
 
 ## fuzz: each parser's fuzz target for FUZZTIME.
 fuzz:

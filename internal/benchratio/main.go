@@ -38,6 +38,10 @@ const (
 	bareStorm     = "BareHeapHeartbeatStorm"
 	synctestStorm = "SynctestHeartbeatStorm"
 	messageStorm  = "KernelMessageStorm"
+	// From ./scenarios and ./checker.
+	swarmChecked   = "Scenario/swarm/checked"
+	swarmUnchecked = "Scenario/swarm/unchecked"
+	linearize100k  = "Linearizability100k"
 )
 
 // results maps a benchmark name (without "Benchmark" and the -GOMAXPROCS
@@ -159,6 +163,25 @@ func ratioRows(r results) []row {
 			value += fmt.Sprintf(", %.4f allocs/event", allocs)
 		}
 		rows = append(rows, row{name: "kernel message storm", value: value})
+	}
+	return append(rows, checkingRows(r)...)
+}
+
+// checkingRows reports the default scenario's speed and what checking costs.
+func checkingRows(r results) []row {
+	var rows []row
+	if acc, ok := r.metric(swarmChecked, "acceleration"); ok {
+		rows = append(rows, row{"swarm acceleration, checked (sim s / wall s)", fmt.Sprintf("%.0fx", acc), ">= 20000x", verdict(acc >= 20000)})
+	}
+	checked, ok1 := r.metric(swarmChecked, "ns/op")
+	unchecked, ok2 := r.metric(swarmUnchecked, "ns/op")
+	if ok1 && ok2 && unchecked > 0 {
+		extra := checked/unchecked - 1
+		rows = append(rows, row{"checking / simulation time (swarm)", fmt.Sprintf("%.0f%% (%.1f ms checked, %.1f ms not)", 100*extra, checked/1e6, unchecked/1e6),
+			"<= 50%", verdict(extra <= 0.5)})
+	}
+	if ns, ok := r.metric(linearize100k, "ns/op"); ok {
+		rows = append(rows, row{"P3 porcupine check, 100,000 operations", fmt.Sprintf("%.0f ms", ns/1e6), "a few seconds", verdict(ns <= 3e9)})
 	}
 	return rows
 }

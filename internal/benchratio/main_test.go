@@ -100,3 +100,17 @@ func TestReportWithoutKernelBenchmarks(t *testing.T) {
 	require.NoError(t, run(strings.NewReader("BenchmarkOther-2  10  3 ns/op\n"), &out))
 	assert.Contains(t, out.String(), "none of the kernel benchmarks ran")
 }
+
+func TestCheckingRows(t *testing.T) {
+	in := strings.Join([]string{
+		"BenchmarkScenario/swarm/checked-2   40   20000000 ns/op   30000 acceleration",
+		"BenchmarkScenario/swarm/unchecked-2 40   16000000 ns/op   37500 acceleration",
+		"BenchmarkLinearizability100k-2      20   60000000 ns/op",
+	}, "\n")
+	var out strings.Builder
+	require.NoError(t, run(strings.NewReader(in), &out))
+	assert.Contains(t, out.String(), "30000x")
+	assert.Contains(t, out.String(), "25% (20.0 ms checked, 16.0 ms not)")
+	assert.Contains(t, out.String(), "60 ms")
+	assert.NotContains(t, out.String(), "MISSED")
+}

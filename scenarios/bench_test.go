@@ -1,0 +1,42 @@
+package scenarios_test
+
+import (
+	"testing"
+
+	"github.com/leasesim/leasesim/checker"
+	"github.com/leasesim/leasesim/scenarios"
+)
+
+// BenchmarkScenario runs each built-in scenario, seed after seed, and
+// reports its acceleration (simulated seconds per wall second), with the
+// checkers and without them, so the cost of checking shows as a ratio.
+func BenchmarkScenario(b *testing.B) {
+	for _, sc := range scenarios.Catalog() {
+		for _, mode := range []struct {
+			name string
+			opts scenarios.Options
+		}{
+			{"checked", scenarios.Options{}},
+			{"unchecked", scenarios.Options{Check: checker.Options{Skip: true}}},
+		} {
+			b.Run(sc.Name+"/"+mode.name, func(b *testing.B) {
+				b.ReportAllocs()
+				var events uint64
+				seed := uint64(0)
+				for b.Loop() {
+					seed++
+					out, err := scenarios.Execute(sc, seed, mode.opts)
+					if err != nil {
+						b.Fatal(err)
+					}
+					events += out.Sim.Events
+				}
+				wall := b.Elapsed().Seconds()
+				b.ReportMetric(float64(b.N)*sc.Duration.Seconds()/wall, "acceleration")
+				b.ReportMetric(float64(events)/wall, "events/s")
+				b.ReportMetric(float64(b.N)/wall, "seeds/s")
+			})
+		}
+	}
+}
+
