@@ -39,4 +39,3 @@ func BenchmarkScenario(b *testing.B) {
 		}
 	}
 }
-
