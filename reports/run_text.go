@@ -9,6 +9,7 @@ import (
 
 	"github.com/leasesim/leasesim/checker"
 	"github.com/leasesim/leasesim/faults"
+	"github.com/leasesim/leasesim/lease"
 	"github.com/leasesim/leasesim/scenarios"
 	"github.com/leasesim/leasesim/sim"
 )
@@ -52,6 +53,7 @@ func (o TextOptions) WriteRunText(w io.Writer, run Run, out *scenarios.Outcome) 
 		t.printf("  (not checked)\n")
 	}
 	o.writeViolations(t, run, out)
+	writeFenced(t, out)
 	rows, err := metricRows(run.Metrics)
 	if err != nil {
 		return err
@@ -91,6 +93,40 @@ func (o TextOptions) writeViolations(t *textWriter, run Run, out *scenarios.Outc
 		for _, f := range active {
 			t.printf("      fault active: %s\n", describeWindow(f))
 		}
+	}
+}
+
+// maxFencedLines bounds the fenced actions listed; the rest are counted.
+const maxFencedLines = 5
+
+// writeFenced lists the actions that fencing refused: the stale writes and
+// checkpoints of holders that had lost their lease, which is fencing doing
+// its job (the Kleppmann story's ending).
+func writeFenced(t *textWriter, out *scenarios.Outcome) {
+	if out == nil || out.History == nil {
+		return
+	}
+	var lines []string
+	for _, op := range out.History.Ops {
+		if op.Out.Err != lease.CodeFenced || (op.In.Kind != lease.KindWrite && op.In.Kind != lease.KindCheckpoint) {
+			continue
+		}
+		line := fmt.Sprintf("%s  %s %s under token %d refused by %s", formatTime(op.Processed), op.Client, op.In.Kind, op.In.Token, op.Server)
+		if op.Out.Token > op.In.Token {
+			line += fmt.Sprintf(" (it had accepted token %d)", op.Out.Token)
+		}
+		lines = append(lines, line)
+	}
+	if len(lines) == 0 {
+		return
+	}
+	t.printf("\nFenced (stale actions refused: %d)\n", len(lines))
+	for i, line := range lines {
+		if i == maxFencedLines {
+			t.printf("  ... %d more\n", len(lines)-i)
+			break
+		}
+		t.printf("  %s\n", line)
 	}
 }
 

@@ -37,6 +37,8 @@ func TestWriteRunText(t *testing.T) {
 				"Replay     simrun run --scenario kleppmann-gc-pause --seed 1",
 				"Faults     ", "1 pause",
 				"Metrics", "acquisitions",
+				"Fenced (stale actions refused: 1)",
+				"13.010s  h1 write under token 1 refused by store (it had accepted token 2)",
 			},
 			notWant: []string{"\x1b[", "Violations", "STOPPED"},
 		},
