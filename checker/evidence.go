@@ -1,6 +1,7 @@
 package checker
 
 import (
+	"cmp"
 	"fmt"
 	"iter"
 	"math"
@@ -79,19 +80,9 @@ func (v *verdict) result(name, okSummary string) Result {
 			r.Summary += fmt.Sprintf("; and %d more undecided", more)
 		}
 	}
-	slices.SortStableFunc(v.violations, func(a, b Violation) int { return compareTimes(a.At, b.At) })
+	slices.SortStableFunc(v.violations, func(a, b Violation) int { return cmp.Compare(a.At, b.At) })
 	r.Violations = v.violations
 	return r
-}
-
-func compareTimes(a, b sim.Time) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // activeBetween returns the fault windows in force at some point in [from,
@@ -128,7 +119,7 @@ func inProcessedOrder(h *history.History) iter.Seq2[int, *history.Op] {
 		for i := range order {
 			order[i] = int32(i)
 		}
-		slices.SortStableFunc(order, func(a, b int32) int { return compareTimes(ops[a].Processed, ops[b].Processed) })
+		slices.SortStableFunc(order, func(a, b int32) int { return cmp.Compare(ops[a].Processed, ops[b].Processed) })
 		for _, i := range order {
 			if !yield(int(i), &ops[i]) {
 				return

@@ -33,8 +33,8 @@ func Exclusivity(h *history.History) Result {
 		x, y := &bs[a], &bs[b]
 		// Longer first among equal starts, so that an instant belief is
 		// checked against the longer one.
-		return cmp.Or(cmp.Compare(x.Resource, y.Resource), compareTimes(x.Start, y.Start),
-			compareTimes(y.End, x.End), cmp.Compare(a, b))
+		return cmp.Or(cmp.Compare(x.Resource, y.Resource), cmp.Compare(x.Start, y.Start),
+			cmp.Compare(y.End, x.End), cmp.Compare(a, b))
 	})
 	var margin *time.Duration
 	overlaps := 0

@@ -1,6 +1,7 @@
 package checker
 
 import (
+	"cmp"
 	"slices"
 	"strings"
 	"time"
@@ -152,7 +153,7 @@ func newGrants(h *history.History) map[string][]newGrant {
 // nextGrant returns the first grant at or after at to another holder than
 // holder.
 func nextGrant(gs []newGrant, at sim.Time, holder string) (sim.Time, bool) {
-	i, _ := slices.BinarySearchFunc(gs, at, func(g newGrant, t sim.Time) int { return compareTimes(g.at, t) })
+	i, _ := slices.BinarySearchFunc(gs, at, func(g newGrant, t sim.Time) int { return cmp.Compare(g.at, t) })
 	for ; i < len(gs); i++ {
 		if gs[i].holder != holder {
 			return gs[i].at, true

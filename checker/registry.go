@@ -1,6 +1,7 @@
 package checker
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -154,7 +155,7 @@ func sightingsInOrder(ss []history.Sighting) []int32 {
 	for i := range order {
 		order[i] = int32(i)
 	}
-	slices.SortStableFunc(order, func(a, b int32) int { return compareTimes(ss[a].At, ss[b].At) })
+	slices.SortStableFunc(order, func(a, b int32) int { return cmp.Compare(ss[a].At, ss[b].At) })
 	return order
 }
 

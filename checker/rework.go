@@ -157,8 +157,8 @@ func unitsInOrder(us []history.Unit) []int32 {
 	for i := range order {
 		order[i] = int32(i)
 	}
-	if !slices.IsSortedFunc(us, func(a, b history.Unit) int { return compareTimes(a.At, b.At) }) {
-		slices.SortStableFunc(order, func(a, b int32) int { return compareTimes(us[a].At, us[b].At) })
+	if !slices.IsSortedFunc(us, func(a, b history.Unit) int { return cmp.Compare(a.At, b.At) }) {
+		slices.SortStableFunc(order, func(a, b int32) int { return cmp.Compare(us[a].At, us[b].At) })
 	}
 	return order
 }

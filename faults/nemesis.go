@@ -1,6 +1,7 @@
 package faults
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -226,7 +227,7 @@ func (n Nemesis) Draw(r *rand.Rand) Schedule {
 	}
 	// Stable, so an event that ends a fault stays ahead of a later-drawn
 	// fault at the same instant: a restart comes before the next crash.
-	slices.SortStableFunc(d.events, func(a, b Event) int { return compareDurations(a.At, b.At) })
+	slices.SortStableFunc(d.events, func(a, b Event) int { return cmp.Compare(a.At, b.At) })
 	s := Schedule{Version: Version, Events: d.events, HealAt: n.Phase}
 	// The contract, asserted where the schedule is produced.
 	if err := s.Validate(n.nodes()); err != nil {

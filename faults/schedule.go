@@ -1,6 +1,7 @@
 package faults
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -75,19 +76,9 @@ func (s Schedule) order() []int {
 		idx[i] = i
 	}
 	slices.SortStableFunc(idx, func(a, b int) int {
-		return compareDurations(s.Events[a].At, s.Events[b].At)
+		return cmp.Compare(s.Events[a].At, s.Events[b].At)
 	})
 	return idx
-}
-
-func compareDurations(a, b time.Duration) int {
-	switch {
-	case a < b:
-		return -1
-	case a > b:
-		return 1
-	}
-	return 0
 }
 
 // String formats the schedule one event per line, in the order the events
