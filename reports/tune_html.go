@@ -29,6 +29,7 @@ type tunePage struct {
 	Violations []tuneViolation
 	Unknown    []tuneUnknown
 	Seeds      int
+	Failing    string // "3 runs"
 	CSS        template.CSS
 	MarkPareto string
 	MarkChoice string
@@ -54,7 +55,7 @@ type tuneUnknown struct {
 func WriteTuneHTML(w io.Writer, res tune.Result) error {
 	page := tunePage{R: res, Glance: tuneGlance(res), Goal: tuneGoal(res), Columns: tuneColumns, Rows: tuneRows(res),
 		Scatter: newScatter(res), Lines: newFailoverLines(res), Heat: newHeatGroups(res), Seeds: tuneSeeds(res),
-		CSS: pageCSS, MarkPareto: markPareto, MarkChoice: markRecommended}
+		Failing: plural(res.ViolatingRuns, "run"), CSS: pageCSS, MarkPareto: markPareto, MarkChoice: markRecommended}
 	switch {
 	case res.ViolatingRuns > 0:
 		page.Verdict = "violated"

@@ -140,7 +140,11 @@ func newFailoverLines(res tune.Result) linePlot {
 		e.sum, e.n, e.lo, e.hi = e.sum+v, e.n+1, min(e.lo, v), max(e.hi, v)
 		yhi = max(yhi, v)
 	}
-	p := linePlot{Frame: newFrame(0, ttls[len(ttls)-1].Seconds(), 0, yhi, "TTL (s)", "p99 failover (s)", "", "")}
+	xhi := 0.0
+	if len(ttls) > 0 {
+		xhi = ttls[len(ttls)-1].Seconds()
+	}
+	p := linePlot{Frame: newFrame(0, xhi, 0, yhi, "TTL (s)", "p99 failover (s)", "", "")}
 	for i, r := range renews {
 		s := lineSeries{Name: "renew " + r, Color: grantPalette[i%len(grantPalette)], LegendY: p.Frame.Y1 + 14 + 16*float64(i)}
 		for j, ttl := range ttls {
