@@ -48,7 +48,7 @@ func sampleTune() tune.Result {
 					TaskLatencyP50: 6 * time.Second, TaskLatencyP99: 10*time.Second + ttl/10,
 					FalseExpirations: int(40 / ttl.Seconds()), RenewalFailures: 3 * div}
 				c.Metrics.UnitsReexecuted = int(c.Metrics.ReexecutedFraction * 100000)
-				c.Replay = tune.ReplayCommand(res.Workload, c, res.Rho, res.Margin, 1, 20)
+				c.Replay = res.ReplayCommand(c, 1, 20)
 				res.Configs = append(res.Configs, c)
 			}
 		}
@@ -60,7 +60,7 @@ func sampleTune() tune.Result {
 	bad := &res.Configs[3] // ttl=2s renew=ttl/6 checkpoint=2u
 	bad.ViolatingRuns = 1
 	bad.Violations = []tune.Violation{{Seed: 17, Properties: []string{"P2"}, Detail: `P2 fencing: store accepted token 3 after 4 <script>alert("x")</script>`,
-		TraceHash: "0123456789abcdef", Replay: tune.ReplayCommand(res.Workload, *bad, res.Rho, res.Margin, 17, 17)}}
+		TraceHash: "0123456789abcdef", Replay: res.ReplayCommand(*bad, 17, 17)}}
 	res.Configs[4].Unknown["P3"] = 2
 	res.ValidConfigs, res.Runs, res.ViolatingRuns = 24, 480, 1
 	for i := range res.Configs {

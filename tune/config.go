@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/leasesim/leasesim/checker"
+	"github.com/leasesim/leasesim/lease"
 	"github.com/leasesim/leasesim/sweep"
 	"github.com/leasesim/leasesim/workload"
 )
@@ -41,6 +42,11 @@ type Config struct {
 	// DefaultMargin are the built-in scenarios' values.
 	Rho    float64
 	Margin time.Duration
+
+	// Impl is the lease implementation under test; the zero value means
+	// lease.Correct(). A user's own implementation, or a mutant, is tuned
+	// the same way.
+	Impl lease.Impl
 
 	// Seeds are the seeds every valid configuration runs on: the same for
 	// all of them (common random numbers), so that differences come from
@@ -107,6 +113,9 @@ func (cfg Config) withDefaults() (Config, error) {
 			return cfg, invalidf("workload", "missing: give the workload file")
 		}
 		cfg.Open = workload.File(cfg.Workload)
+	}
+	if cfg.Impl.NewGrantor == nil {
+		cfg.Impl = lease.Correct()
 	}
 	if cfg.Objective == "" {
 		cfg.Objective = ObjectiveFailoverP99

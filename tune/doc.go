@@ -47,7 +47,10 @@
 // The Pareto frontier is over three costs, all minimised: p99 failover,
 // re-executed fraction and store writes per second. A configuration is on
 // it when no other is at least as good in all three and better in one;
-// equal configurations are both on it. The recommendation minimises the
+// equal configurations are both on it. Only configurations that ran on
+// every seed without a failing run take part, and, when the workload
+// makes some of them fail over, only those that saw a failover: a p99
+// failover without samples is unknown, not zero. The recommendation minimises the
 // [Objective] (p99 failover by default) among the frontier's
 // configurations that meet the [Constraints], breaking ties by the other
 // objectives in the order p99 failover, re-executed work, store writes,

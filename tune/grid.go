@@ -16,15 +16,16 @@ type point struct {
 	lease lease.Config
 }
 
-// grid returns every configuration, TTL outermost, then renew interval,
-// then checkpoint policy, each checked: one that cannot be a valid lease
-// configuration is marked invalid with the reason, and does not run.
-func (cfg Config) grid() []point {
+// grid returns every configuration of res, TTL outermost, then renew
+// interval, then checkpoint policy, each checked: one that cannot be a
+// valid lease configuration is marked invalid with the reason, and does
+// not run.
+func (cfg Config) grid(res Result) []point {
 	points := make([]point, 0, len(cfg.TTLs)*len(cfg.Renews)*len(cfg.Checkpoints))
 	for _, ttl := range cfg.TTLs {
 		for _, renew := range cfg.Renews {
 			for _, ckpt := range cfg.Checkpoints {
-				points = append(points, cfg.point(ttl, renew, ckpt))
+				points = append(points, cfg.point(res, ttl, renew, ckpt))
 			}
 		}
 	}
@@ -32,7 +33,7 @@ func (cfg Config) grid() []point {
 }
 
 // point builds and checks one configuration.
-func (cfg Config) point(ttl time.Duration, renew Renew, ckpt Checkpoint) point {
+func (cfg Config) point(res Result, ttl time.Duration, renew Renew, ckpt Checkpoint) point {
 	lc := lease.Config{TTL: ttl, RenewInterval: renew.For(ttl), Rho: cfg.Rho, Margin: cfg.Margin,
 		CheckpointEveryUnits: ckpt.EveryUnits, CheckpointInterval: ckpt.Interval}
 	r := ConfigResult{
@@ -44,7 +45,7 @@ func (cfg Config) point(ttl time.Duration, renew Renew, ckpt Checkpoint) point {
 	r.InvalidReason = invalidReason(lc)
 	r.Valid = r.InvalidReason == ""
 	if r.Valid {
-		r.Replay = ReplayCommand(cfg.Workload, r, cfg.Rho, cfg.Margin, cfg.Seeds.First, cfg.Seeds.Last)
+		r.Replay = res.ReplayCommand(r, cfg.Seeds.First, cfg.Seeds.Last)
 	}
 	return point{res: r, lease: lc.WithDefaults()}
 }
@@ -71,13 +72,19 @@ func Label(ttl time.Duration, renew Renew, ckpt Checkpoint) string {
 	return fmt.Sprintf("ttl=%v renew=%v checkpoint=%v", ttl, renew, ckpt)
 }
 
-// ReplayCommand returns the simrun command that runs one configuration of
-// a tuning run on seeds: `simrun tune --workload FILE --ttl 5s --renew
-// ttl/3 --checkpoint 5u --rho 0.01 --margin 50ms --seeds 17-17`. It
-// reproduces the runs exactly: each prints the same trace hash.
-func ReplayCommand(workload string, c ConfigResult, rho float64, margin time.Duration, first, last uint64) string {
-	return fmt.Sprintf("simrun tune --workload %s --ttl %s --renew %s --checkpoint %s --rho %s --margin %v --seeds %d-%d",
-		shellQuote(workload), c.TTL, c.Renew, c.Checkpoint, strconv.FormatFloat(rho, 'g', -1, 64), margin, first, last)
+// ReplayCommand returns the simrun command that runs configuration c of
+// the tuning run res on seeds first to last: `simrun tune --workload FILE
+// --ttl 5s --renew ttl/3 --checkpoint 5u --rho 0.01 --margin 50ms --seeds
+// 17-17` (with --impl for another implementation than the correct one).
+// It reproduces the runs exactly: a failing run prints the same trace
+// hash again.
+func (res Result) ReplayCommand(c ConfigResult, first, last uint64) string {
+	cmd := fmt.Sprintf("simrun tune --workload %s --ttl %s --renew %s --checkpoint %s --rho %s --margin %v --seeds %d-%d",
+		shellQuote(res.Workload), c.TTL, c.Renew, c.Checkpoint, strconv.FormatFloat(res.Rho, 'g', -1, 64), res.Margin, first, last)
+	if res.Impl != "" && res.Impl != lease.Correct().Name {
+		cmd += " --impl " + shellQuote(res.Impl)
+	}
+	return cmd
 }
 
 // shellQuote quotes s for a POSIX shell when it needs quoting.

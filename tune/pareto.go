@@ -24,20 +24,21 @@ func dominates(a, b [3]float64) bool {
 }
 
 // markPareto sets Pareto on every configuration that takes part (see
-// ConfigResult.eligible) and that no other one dominates, and returns how
-// many there are. Configurations equal in all three costs dominate
-// neither: both are on the frontier.
+// participants) and that no other one dominates, and returns how many
+// there are. Configurations equal in all three costs dominate neither:
+// both are on the frontier.
 func markPareto(configs []ConfigResult, seeds int) int {
+	part := participants(configs, seeds)
 	n := 0
 	for i := range configs {
 		configs[i].Pareto = false
-		if !configs[i].eligible(seeds) {
+		if !part[i] {
 			continue
 		}
 		ci := costs(configs[i].Metrics)
 		dominated := false
 		for j := range configs {
-			if j != i && configs[j].eligible(seeds) && dominates(costs(configs[j].Metrics), ci) {
+			if j != i && part[j] && dominates(costs(configs[j].Metrics), ci) {
 				dominated = true
 				break
 			}

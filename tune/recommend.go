@@ -102,11 +102,12 @@ type choice struct {
 	seeds      int
 	objective  Objective
 	c          Constraints
-	eligible   []int // take part: valid, every seed, no violation
+	eligible   []int // take part (see participants)
 	feasible   []int // eligible and meeting the constraints
 	candidates []int // feasible and on the frontier
 	frontier   int
 	violating  int // valid configurations with a failing run
+	unsampled  int // completed configurations left out for want of a failover
 }
 
 // recommend marks the feasible configurations and the recommended one
@@ -114,13 +115,17 @@ type choice struct {
 // none) and the explanation.
 func recommend(configs []ConfigResult, seeds int, obj Objective, c Constraints) (int, string) {
 	ch := choice{configs: configs, seeds: seeds, objective: obj, c: c}
+	part := participants(configs, seeds)
 	for i := range configs {
 		cfg := &configs[i]
 		cfg.Feasible, cfg.Recommended = false, false
 		if cfg.Valid && cfg.ViolatingRuns > 0 {
 			ch.violating++
 		}
-		if !cfg.eligible(seeds) {
+		if cfg.completed(seeds) && !part[i] {
+			ch.unsampled++
+		}
+		if !part[i] {
 			continue
 		}
 		ch.eligible = append(ch.eligible, i)
@@ -186,9 +191,7 @@ func (ch *choice) explain(best int) string {
 	if n := m.Failovers; n < MinFailoverSamples && ch.anyFailover() {
 		fmt.Fprintf(&s, "; its p99 failover rests on only %s, so more seeds would firm it up", plural(n, "failover"))
 	}
-	if ch.violating > 0 {
-		fmt.Fprintf(&s, "; %s that violated a property %s left out", plural(ch.violating, "config"), verb(ch.violating))
-	}
+	s.WriteString(ch.leftOut())
 	return s.String() + "."
 }
 
@@ -230,10 +233,10 @@ func (ch *choice) tieNote(best int) string {
 		v := value(ch.configs[best].Metrics, o)
 		tied = slices.DeleteFunc(tied, func(i int) bool { return value(ch.configs[i].Metrics, o) != v })
 		if len(tied) == 0 {
-			return fmt.Sprintf(" (tied with %s, it has %s)", plural(n, "other"), tieBreakPhrase(o))
+			return fmt.Sprintf("; it ties with %s on %s and has %s", plural(n, "other"), objectiveName(objs[0]), tieBreakPhrase(o))
 		}
 	}
-	return fmt.Sprintf(" (tied with %s on every measure, it comes first in the grid)", plural(n, "other"))
+	return fmt.Sprintf("; it ties with %s on every measure and comes first in the grid", plural(n, "other"))
 }
 
 // none says why nothing is recommended.
@@ -300,10 +303,40 @@ func (ch *choice) noneFeasible() string {
 	}
 	s := fmt.Sprintf("No recommendation: none of the %s meets the constraints (%s); the closest is %s (%s)",
 		plural(len(ch.eligible), "valid config"), joinAnd(parts), ch.configs[closest].Label, joinAnd(have))
+	return s + ch.leftOut() + "."
+}
+
+// leftOut says which completed configurations took no part, or "".
+func (ch *choice) leftOut() string {
+	var s string
 	if ch.violating > 0 {
 		s += fmt.Sprintf("; %s that violated a property %s left out", plural(ch.violating, "config"), verb(ch.violating))
 	}
-	return s + "."
+	if ch.unsampled > 0 {
+		s += fmt.Sprintf("; %s that saw no failover %s left out (more seeds would give %s some)",
+			plural(ch.unsampled, "config"), verb(ch.unsampled), pronoun(ch.unsampled))
+	}
+	return s
+}
+
+func pronoun(n int) string {
+	if n == 1 {
+		return "it"
+	}
+	return "them"
+}
+
+// objectiveName names an objective's metric: "p99 failover".
+func objectiveName(o Objective) string {
+	switch o {
+	case ObjectiveReexecuted:
+		return "re-executed work"
+	case ObjectiveStoreWrites:
+		return "store writes"
+	case ObjectiveTaskLatencyP99:
+		return "p99 task latency"
+	}
+	return "p99 failover"
 }
 
 // objectivePhrase is "the lowest p99 failover (5.9 s)" and the like.

@@ -64,6 +64,12 @@ func TestMarkPareto(t *testing.T) {
 		{"equal configs are both on", []ConfigResult{
 			crafted("a", 5, 0.01, 10, 30), crafted("b", 5, 0.01, 10, 30), crafted("c", 5, 0.01, 12, 30)},
 			[]bool{true, true, false}},
+		{"a config without failovers takes no part when others have some", []ConfigResult{
+			func() ConfigResult { c := crafted("lucky", 0, 0, 1, 1); c.Metrics.Failovers = 0; return c }(),
+			crafted("measured", 5, 0.01, 10, 30)}, []bool{false, true}},
+		{"without any failover, all take part", []ConfigResult{
+			func() ConfigResult { c := crafted("a", 0, 0, 1, 1); c.Metrics.Failovers = 0; return c }(),
+			func() ConfigResult { c := crafted("b", 0, 0.1, 0.5, 1); c.Metrics.Failovers = 0; return c }()}, []bool{true, true}},
 		{"invalid, violating and partial configs take no part", []ConfigResult{
 			invalid("bad"), violating(crafted("unsafe", 1, 0, 1, 1)), crafted("slow", 9, 0.1, 9, 9),
 			func() ConfigResult { c := crafted("partial", 1, 0, 1, 1); c.Runs = 3; return c }()},
@@ -142,13 +148,13 @@ func TestRecommend(t *testing.T) {
 		{"ties broken by the next objective", []ConfigResult{
 			crafted("a", 5, 0.02, 10, 30), crafted("b", 5, 0.01, 12, 30), crafted("c", 5, 0.03, 9, 30)},
 			ObjectiveFailoverP99, Constraints{}, "b",
-			"b: the lowest p99 failover (5 s) of the 3 valid configs (tied with 2 others, it has the least re-executed work); " +
-				"3 configs are on the Pareto frontier."},
+			"b: the lowest p99 failover (5 s) of the 3 valid configs; it ties with 2 others on p99 failover and has the least " +
+				"re-executed work; 3 configs are on the Pareto frontier."},
 		{"ties on everything go to grid order", []ConfigResult{
 			crafted("first", 5, 0.01, 10, 30), crafted("second", 5, 0.01, 10, 30)},
 			ObjectiveStoreWrites, Constraints{}, "first",
-			"first: the fewest store writes (10/s) of the 2 valid configs (tied with 1 other on every measure, it comes " +
-				"first in the grid); 2 configs are on the Pareto frontier."},
+			"first: the fewest store writes (10/s) of the 2 valid configs; it ties with 1 other on every measure and comes " +
+				"first in the grid; 2 configs are on the Pareto frontier."},
 		{"violating configs are left out", []ConfigResult{
 			violating(crafted("unsafe", 1, 0, 1, 1)), crafted("safe", 5, 0.01, 10, 30)},
 			ObjectiveFailoverP99, Constraints{}, "safe",
@@ -166,6 +172,12 @@ func TestRecommend(t *testing.T) {
 			func() ConfigResult { c := crafted("calm", 0, 0, 10, 30); c.Metrics.Failovers = 0; return c }()},
 			ObjectiveFailoverP99, Constraints{}, "calm",
 			"calm: the lowest p99 failover (0 s) of the 1 valid config; 1 config is on the Pareto frontier."},
+		{"a config that saw no failover is left out", []ConfigResult{
+			func() ConfigResult { c := crafted("lucky", 0, 0, 1, 1); c.Metrics.Failovers = 0; return c }(),
+			crafted("measured", 5, 0.01, 10, 30)},
+			ObjectiveFailoverP99, Constraints{}, "measured",
+			"measured: the lowest p99 failover (5 s) of the 1 valid config; 1 config is on the Pareto frontier; " +
+				"1 config that saw no failover is left out (more seeds would give it some)."},
 		{"nothing valid", []ConfigResult{invalid("bad"), invalid("worse")}, ObjectiveFailoverP99, Constraints{}, "",
 			"No recommendation: none of the 2 configs is valid (renew 2s >= TTL×(1−rho)−margin = 1.93s: the holder would " +
 				"stop believing before it renews)."},
@@ -206,7 +218,7 @@ func TestRecommendIsBestFeasible(t *testing.T) {
 				i, _ := recommend(configs, seedsCrafted, o, limits(limit))
 				best := -1
 				for j, c := range configs {
-					if c.eligible(seedsCrafted) && c.Metrics.StoreWritesPerSecond <= limit &&
+					if c.completed(seedsCrafted) && c.Metrics.StoreWritesPerSecond <= limit &&
 						(best < 0 || value(c.Metrics, o) < value(configs[best].Metrics, o)) {
 						best = j
 					}

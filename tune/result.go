@@ -22,6 +22,8 @@ type Result struct {
 	Seeds     string `json:"seeds"`
 	SeedFirst uint64 `json:"seed_first"`
 	SeedLast  uint64 `json:"seed_last"`
+	// Impl is the lease implementation that ran.
+	Impl string `json:"impl"`
 	// Rho and Margin went into every lease configuration.
 	Rho    float64       `json:"rho"`
 	Margin time.Duration `json:"margin_ns"`
@@ -95,7 +97,8 @@ type ConfigResult struct {
 	// Pareto says no other configuration is at least as good in p99
 	// failover, re-executed fraction and store writes per second, and
 	// better in one. Only configurations that ran on every seed without a
-	// violation take part.
+	// violation take part, and, if any of those saw a failover, only
+	// those that did (see the package documentation).
 	Pareto bool `json:"pareto"`
 	// Feasible says it takes part and meets the constraints.
 	Feasible bool `json:"feasible"`
@@ -189,8 +192,28 @@ func metricsOf(m checker.Metrics, workload time.Duration) Metrics {
 	return out
 }
 
-// eligible reports whether c takes part in the frontier and the
-// recommendation: it is valid, it ran on every seed, and nothing failed.
-func (c ConfigResult) eligible(seeds int) bool {
+// completed reports whether c ran on every seed and nothing failed.
+func (c ConfigResult) completed(seeds int) bool {
 	return c.Valid && c.Runs == seeds && c.ViolatingRuns == 0
+}
+
+// participants reports which configurations take part in the frontier and
+// the recommendation: those that ran on every seed with nothing failing
+// and, when any of them saw a failover, that saw at least one themselves.
+// A p99 failover without samples is unknown, not zero: the config was
+// lucky that no crash caught it holding a task, and more seeds would
+// give it some.
+func participants(configs []ConfigResult, seeds int) []bool {
+	part := make([]bool, len(configs))
+	anyFailover := false
+	for i, c := range configs {
+		part[i] = c.completed(seeds)
+		anyFailover = anyFailover || (part[i] && c.Metrics.Failovers > 0)
+	}
+	if anyFailover {
+		for i, c := range configs {
+			part[i] = part[i] && c.Metrics.Failovers > 0
+		}
+	}
+	return part
 }

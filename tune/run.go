@@ -45,8 +45,8 @@ func Run(ctx context.Context, cfg Config, progress func(Progress)) (Result, erro
 	if err != nil {
 		return Result{}, fmt.Errorf("tune: %w", err)
 	}
-	points := cfg.grid()
-	res := cfg.newResult(plan, len(points))
+	res := cfg.newResult(plan)
+	points := cfg.grid(res)
 	t := tracker{total: cfg.Seeds.Count() * countValid(points), progress: progress}
 	for i := range points {
 		p := &points[i]
@@ -62,7 +62,7 @@ func Run(ctx context.Context, cfg Config, progress func(Progress)) (Result, erro
 		if err != nil {
 			return Result{}, err
 		}
-		p.fill(sum, cfg, plan)
+		p.fill(sum, res, plan)
 		res.Parallel = sum.Parallel
 		res.Runs += sum.Runs
 		res.ViolatingRuns += p.res.ViolatingRuns
@@ -77,12 +77,12 @@ func Run(ctx context.Context, cfg Config, progress func(Progress)) (Result, erro
 }
 
 // newResult returns the result's frame, before anything ran.
-func (cfg Config) newResult(plan workload.Plan, configs int) Result {
+func (cfg Config) newResult(plan workload.Plan) Result {
 	return Result{
 		Workload: cfg.Workload, Name: plan.Header.Name, WorkloadSeconds: plan.Duration.Seconds(),
-		Seeds: cfg.Seeds.String(), SeedFirst: cfg.Seeds.First, SeedLast: cfg.Seeds.Last,
+		Seeds: cfg.Seeds.String(), SeedFirst: cfg.Seeds.First, SeedLast: cfg.Seeds.Last, Impl: cfg.Impl.Name,
 		Rho: cfg.Rho, Margin: cfg.Margin, Objective: cfg.Objective, Constraints: cfg.Constraints,
-		Configs: make([]ConfigResult, 0, configs), RecommendedIndex: -1, Parallel: cfg.Parallel,
+		Configs: []ConfigResult{}, RecommendedIndex: -1, Parallel: cfg.Parallel,
 	}
 }
 
@@ -120,7 +120,7 @@ func (cfg Config) runPoint(ctx context.Context, plan workload.Plan, p *point, t 
 	}
 	cfg.Logger.Info("tune: config", "config", p.res.Label, "seeds", cfg.Seeds.String())
 	sum, err := sweep.Run(ctx, sweep.Config{
-		Scenarios: []scenarios.Scenario{sc}, Seeds: cfg.Seeds, Parallel: cfg.Parallel, Check: cfg.Check,
+		Scenarios: []scenarios.Scenario{sc}, Impl: cfg.Impl, Seeds: cfg.Seeds, Parallel: cfg.Parallel, Check: cfg.Check,
 		Progress: func(s sweep.Progress) { t.update(p.res.Label, s) },
 	})
 	if err != nil {
@@ -131,7 +131,7 @@ func (cfg Config) runPoint(ctx context.Context, plan workload.Plan, p *point, t 
 }
 
 // fill records what a configuration's runs measured.
-func (p *point) fill(sum sweep.Summary, cfg Config, plan workload.Plan) {
+func (p *point) fill(sum sweep.Summary, res Result, plan workload.Plan) {
 	r := &p.res
 	r.Runs = sum.Runs
 	r.Metrics = metricsOf(sum.Metrics, plan.Duration)
@@ -141,7 +141,7 @@ func (p *point) fill(sum sweep.Summary, cfg Config, plan workload.Plan) {
 	r.ViolatingRuns = len(sum.Failures) + sum.FailuresOmitted
 	for _, f := range sum.Failures[:min(len(sum.Failures), MaxViolationsListed)] {
 		r.Violations = append(r.Violations, Violation{Seed: f.Seed, Properties: f.Properties, Detail: f.Detail,
-			TraceHash: f.TraceHash, Replay: ReplayCommand(cfg.Workload, *r, cfg.Rho, cfg.Margin, f.Seed, f.Seed)})
+			TraceHash: f.TraceHash, Replay: res.ReplayCommand(*r, f.Seed, f.Seed)})
 	}
 }
 

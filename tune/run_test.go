@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/leasesim/leasesim/lease"
+	"github.com/leasesim/leasesim/mutants"
 	"github.com/leasesim/leasesim/scenarios"
 	"github.com/leasesim/leasesim/sim"
 	"github.com/leasesim/leasesim/sweep"
@@ -149,8 +150,9 @@ func TestRunReplayCommands(t *testing.T) {
 	require.Len(t, res.Configs, 1)
 	assert.Equal(t, "simrun tune --workload ../examples/steady-batch.jsonl --ttl 2s --renew ttl/3 --checkpoint 2u "+
 		"--rho 0.01 --margin 50ms --seeds 1-2", res.Configs[0].Replay)
-	assert.Equal(t, "simrun tune --workload 'my workloads/it'\\''s.jsonl' --ttl 2s --renew ttl/3 --checkpoint 2u --rho 0 --margin 0s --seeds 7-7",
-		ReplayCommand("my workloads/it's.jsonl", res.Configs[0], 0, 0, 7, 7))
+	other := Result{Workload: "my workloads/it's.jsonl", Impl: "mutant/unfenced-resource"}
+	assert.Equal(t, "simrun tune --workload 'my workloads/it'\\''s.jsonl' --ttl 2s --renew ttl/3 --checkpoint 2u --rho 0 "+
+		"--margin 0s --seeds 7-7 --impl mutant/unfenced-resource", other.ReplayCommand(res.Configs[0], 7, 7))
 }
 
 func TestRunInterrupted(t *testing.T) {
@@ -286,4 +288,36 @@ func TestExamplesTune(t *testing.T) {
 			assert.Contains(t, res.Explanation, *res.Recommended+": the lowest p99 failover")
 		})
 	}
+}
+
+// A configuration whose runs violate a property lists each failing run
+// with the command that replays it, takes no part in the frontier, and
+// running that seed again gives the same trace hash.
+func TestRunListsViolations(t *testing.T) {
+	impl, err := mutants.Lookup("mutant/silent-keepalive-death")
+	require.NoError(t, err)
+	cfg := smallConfig()
+	cfg.Impl = impl
+	cfg.TTLs, cfg.Checkpoints, cfg.Seeds = cfg.TTLs[:1], cfg.Checkpoints[:1], sweep.Seeds{First: 1, Last: 1}
+	res, err := Run(context.Background(), cfg, nil)
+	require.NoError(t, err)
+	require.Len(t, res.Configs, 1)
+	c := res.Configs[0]
+	require.Equal(t, 1, c.ViolatingRuns)
+	require.Len(t, c.Violations, 1)
+	v := c.Violations[0]
+	assert.Equal(t, uint64(1), v.Seed)
+	assert.Equal(t, []string{"P1"}, v.Properties)
+	assert.Contains(t, v.Detail, "both believed they held")
+	assert.Equal(t, "simrun tune --workload ../examples/steady-batch.jsonl --ttl 2s --renew ttl/3 --checkpoint 2u "+
+		"--rho 0.01 --margin 50ms --seeds 1-1 --impl mutant/silent-keepalive-death", v.Replay)
+	assert.Equal(t, 1, res.ViolatingRuns)
+	assert.False(t, c.Pareto || c.Feasible || c.Recommended)
+	assert.Nil(t, res.Recommended)
+	assert.Equal(t, "No recommendation: the only valid config violated a property; see the violations and their replay commands.",
+		res.Explanation)
+
+	again, err := Run(context.Background(), cfg, nil)
+	require.NoError(t, err)
+	assert.Equal(t, v.TraceHash, again.Configs[0].Violations[0].TraceHash, "the replay is exact")
 }
