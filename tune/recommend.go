@@ -41,11 +41,12 @@ func (c Constraints) meets(m Metrics) bool {
 
 // limit is one constraint, for explanations.
 type limit struct {
-	set             bool
-	metric          float64 // the configuration's value
-	max             float64
-	exceeds, within string // "need more than 200 store writes/s", "stay under 200 store writes/s"
-	have            string // "(it needs 3.1/s)"
+	set     bool
+	metric  float64 // the configuration's value
+	max     float64
+	exceeds [2]string // for one config and for several: "needs more than 200 store writes/s", "need …"
+	within  [2]string // for one config and for several: "stays under 200 store writes/s", "stay under …"
+	have    string    // "it needs 3.1/s"
 }
 
 // limits returns the constraints applied to m, in a fixed order.
@@ -53,19 +54,24 @@ func (c Constraints) limits(m Metrics) []limit {
 	var out []limit
 	if v := c.MaxStoreWritesPerSecond; v != nil {
 		out = append(out, limit{set: true, metric: m.StoreWritesPerSecond, max: *v,
-			exceeds: "need more than " + formatSig(*v) + " store writes/s",
-			within:  "stay under " + formatSig(*v) + " store writes/s", have: "it needs " + formatRate(m.StoreWritesPerSecond)})
+			exceeds: [2]string{"needs more than " + formatSig(*v) + " store writes/s", "need more than " + formatSig(*v) + " store writes/s"},
+			within:  [2]string{"stays under " + formatSig(*v) + " store writes/s", "stay under " + formatSig(*v) + " store writes/s"},
+			have:    "it needs " + formatRate(m.StoreWritesPerSecond)})
 	}
 	if v := c.MaxReexecutedFraction; v != nil {
 		out = append(out, limit{set: true, metric: m.ReexecutedFraction, max: *v,
-			exceeds: "re-execute more than " + formatPercent(*v) + " of their work",
-			within:  "re-execute at most " + formatPercent(*v) + " of their work",
-			have:    "it re-executes " + formatPercent(m.ReexecutedFraction)})
+			exceeds: [2]string{"re-executes more than " + formatPercent(*v) + " of its work",
+				"re-execute more than " + formatPercent(*v) + " of their work"},
+			within: [2]string{"re-executes at most " + formatPercent(*v) + " of its work",
+				"re-execute at most " + formatPercent(*v) + " of their work"},
+			have: "it re-executes " + formatPercent(m.ReexecutedFraction)})
 	}
 	if v := c.MaxFailoverP99; v != nil {
 		out = append(out, limit{set: true, metric: float64(m.FailoverP99), max: float64(*v),
-			exceeds: "take longer than " + formatSeconds(*v) + " to fail over at p99",
-			within:  "fail over within " + formatSeconds(*v) + " at p99", have: "it takes " + formatSeconds(m.FailoverP99)})
+			exceeds: [2]string{"takes longer than " + formatSeconds(*v) + " to fail over at p99",
+				"take longer than " + formatSeconds(*v) + " to fail over at p99"},
+			within: [2]string{"fails over within " + formatSeconds(*v) + " at p99", "fail over within " + formatSeconds(*v) + " at p99"},
+			have:   "it takes " + formatSeconds(m.FailoverP99)})
 	}
 	return out
 }
@@ -173,15 +179,21 @@ func (ch *choice) paretoObjective() bool { return ch.objective != ObjectiveTaskL
 // explain says in one sentence why best was chosen.
 func (ch *choice) explain(best int) string {
 	m := ch.configs[best].Metrics
-	pool := plural(len(ch.feasible), "valid config")
+	n := len(ch.feasible)
+	pool := plural(n, "valid config")
 	if !ch.paretoObjective() {
-		pool = plural(len(ch.candidates), "config") + " on the Pareto frontier"
+		n = len(ch.candidates)
+		pool = plural(n, "config") + " on the Pareto frontier"
+	}
+	form := 1 // the verbs agree with the pool
+	if n == 1 {
+		form = 0
 	}
 	var s strings.Builder
 	fmt.Fprintf(&s, "%s: %s of the %s", ch.configs[best].Label, objectivePhrase(ch.objective, m), pool)
 	var within []string
 	for _, l := range ch.c.limits(m) {
-		within = append(within, l.within+" ("+l.have+")")
+		within = append(within, l.within[form]+" ("+l.have+")")
 	}
 	if len(within) > 0 {
 		s.WriteString(" that " + joinAnd(within))
@@ -284,7 +296,7 @@ func (ch *choice) noneFeasible() string {
 			}
 		}
 		if count > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", count, l.exceeds))
+			parts = append(parts, fmt.Sprintf("%d %s", count, l.exceeds[min(count-1, 1)]))
 		}
 	}
 	closest := slices.MinFunc(ch.eligible, func(a, b int) int {

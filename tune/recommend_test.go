@@ -178,6 +178,13 @@ func TestRecommend(t *testing.T) {
 			ObjectiveFailoverP99, Constraints{}, "measured",
 			"measured: the lowest p99 failover (5 s) of the 1 valid config; 1 config is on the Pareto frontier; " +
 				"1 config that saw no failover is left out (more seeds would give it some)."},
+		{"one config, over the limit", []ConfigResult{crafted("only", 5, 0.01, 10, 30)}, ObjectiveFailoverP99, limits(5), "",
+			"No recommendation: none of the 1 valid config meets the constraints (1 needs more than 5 store writes/s); " +
+				"the closest is only (it needs 10/s)."},
+		{"one config, within the limits", []ConfigResult{crafted("only", 5, 0.01, 10, 30)}, ObjectiveFailoverP99,
+			Constraints{MaxStoreWritesPerSecond: f64(20), MaxReexecutedFraction: f64(0.05)}, "only",
+			"only: the lowest p99 failover (5 s) of the 1 valid config that stays under 20 store writes/s (it needs 10/s) " +
+				"and re-executes at most 5% of its work (it re-executes 1%); 1 config is on the Pareto frontier."},
 		{"nothing valid", []ConfigResult{invalid("bad"), invalid("worse")}, ObjectiveFailoverP99, Constraints{}, "",
 			"No recommendation: none of the 2 configs is valid (renew 2s >= TTL×(1−rho)−margin = 1.93s: the holder would " +
 				"stop believing before it renews)."},
