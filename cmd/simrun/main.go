@@ -75,7 +75,7 @@ func (a *app) rootCommand() *cobra.Command {
 	root.PersistentFlags().BoolVarP(&a.verbose, "verbose", "v", false, "log the seed, derived seeds and progress to stderr")
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error { return usageErr(cmd, err) })
 	root.AddCommand(a.runCommand(), a.sweepCommand(), a.replayCommand(), a.shrinkCommand(),
-		a.listCommand(), a.mergeCommand())
+		a.listCommand(), a.mergeCommand(), a.tuneCommand(), a.workloadCommand())
 	root.CompletionOptions.DisableDefaultCmd = true
 	return root
 }

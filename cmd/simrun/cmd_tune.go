@@ -1,0 +1,258 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/leasesim/leasesim/lease"
+	"github.com/leasesim/leasesim/reports"
+	"github.com/leasesim/leasesim/tune"
+	"github.com/leasesim/leasesim/workload"
+)
+
+type tuneFlags struct {
+	workload, ttl, renew, checkpoint, seeds, impl string
+	objective, maxWrites, maxReexec, maxFailover  string
+	rho                                           float64
+	margin                                        time.Duration
+	parallel                                      int
+	json                                          bool
+	out                                           string
+}
+
+func (a *app) tuneCommand() *cobra.Command {
+	var f tuneFlags
+	cmd := &cobra.Command{
+		Use: "tune --workload FILE [--ttl LIST] [--renew LIST] [--checkpoint LIST] [--seeds N|A-B] [--objective NAME] " +
+			"[--max-store-writes R/s] [--max-reexecuted P%] [--max-failover-p99 D] [--rho F] [--margin D] [--parallel N] " +
+			"[--impl NAME] [--json] [--out DIR]",
+		Short: "choose TTL, renew interval and checkpoint policy for a workload, from evidence",
+		Long: "tune replays a workload (see examples/ and simrun workload) under every combination of --ttl, --renew\n" +
+			"and --checkpoint, each on the same seeds (common random numbers: the workload's faults are drawn\n" +
+			"from the seed alone), checks every property on every run, and prints a row per config: p99 failover,\n" +
+			"re-executed work, lease-store writes per second of workload, task latency p99, false expirations,\n" +
+			"ErrFenced replies, renewal failures and failing runs. ★ marks the Pareto frontier over (p99 failover,\n" +
+			"re-executed work, store writes/s) and → the recommendation: the config on the frontier that minimises\n" +
+			"--objective under the --max-* constraints, explained in one sentence.\n\n" +
+			"  --ttl         durations: 2s,5s,10s\n" +
+			"  --renew       durations (1s) or fractions of the TTL (ttl/3)\n" +
+			"  --checkpoint  every N units (5u), an interval (30s), or none\n" +
+			"  --seeds       N for seeds 1 to N, or A-B (a replay uses N-N)\n" +
+			"  --objective   p99-failover (default), reexecuted, store-writes or task-latency-p99\n\n" +
+			"A config that cannot be valid (renew >= TTL×(1−rho)−margin) is listed as invalid and not run.\n" +
+			"A failing run is listed with the command that replays it exactly (the same trace hash).\n" +
+			"--json prints the result as one JSON object; --out writes tune.json and tune.html.\n" +
+			"Exit 0 when no run failed (with or without a recommendation: when no config meets the constraints,\n" +
+			"the explanation says which constraint excluded them), 1 when a run violated a property, 2 for bad\n" +
+			"input (a grid without one valid config among it), 3 when interrupted (Ctrl-C) before any failure.",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return a.tune(cmd, f) },
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.workload, "workload", "", "the workload file (JSON lines; see examples/)")
+	fl.StringVar(&f.ttl, "ttl", "2s,5s,10s,20s", "TTLs, separated by commas")
+	fl.StringVar(&f.renew, "renew", "ttl/3", "renew intervals: durations or fractions of the TTL (ttl/3), separated by commas")
+	fl.StringVar(&f.checkpoint, "checkpoint", "2u,5u,10u,none", "checkpoint policies: every N units (5u), an interval (30s) or none")
+	fl.StringVar(&f.seeds, "seeds", "10", "N for seeds 1 to N, or a range A-B; every config runs on the same seeds")
+	fl.StringVar(&f.objective, "objective", string(tune.ObjectiveFailoverP99), "what the recommendation minimises: "+
+		"p99-failover, reexecuted, store-writes or task-latency-p99")
+	fl.StringVar(&f.maxWrites, "max-store-writes", "", "recommend only configs with at most this many store writes per second (200/s)")
+	fl.StringVar(&f.maxReexec, "max-reexecuted", "", "recommend only configs that re-execute at most this share of unit executions (5%)")
+	fl.StringVar(&f.maxFailover, "max-failover-p99", "", "recommend only configs whose p99 failover is at most this (30s)")
+	fl.Float64Var(&f.rho, "rho", tune.DefaultRho, "the clock drift bound every config assumes")
+	fl.DurationVar(&f.margin, "margin", tune.DefaultMargin, "the holders' safety margin")
+	fl.IntVar(&f.parallel, "parallel", 0, "runs at once (0: every core)")
+	fl.StringVar(&f.impl, "impl", lease.Correct().Name, `the implementation: "correct" or "mutant/NAME"`)
+	fl.BoolVar(&f.json, "json", false, "print the result as one JSON object")
+	fl.StringVar(&f.out, "out", "", "write tune.json and tune.html into this directory")
+	return cmd
+}
+
+// config turns the flags into a tuning configuration; every error names
+// its flag.
+func (f tuneFlags) config(cmd *cobra.Command) (tune.Config, error) {
+	cfg := tune.Config{Workload: f.workload, Rho: f.rho, Margin: f.margin, Parallel: f.parallel}
+	var err error
+	if f.workload == "" {
+		return cfg, usagef(cmd, "--workload: missing: give the workload file (for example examples/steady-batch.jsonl)")
+	}
+	if cfg.TTLs, err = tune.ParseTTLs(f.ttl); err != nil {
+		return cfg, usagef(cmd, "--ttl: %w", err)
+	}
+	if cfg.Renews, err = tune.ParseList(f.renew, tune.ParseRenew); err != nil {
+		return cfg, usagef(cmd, "--renew: %w", err)
+	}
+	if cfg.Checkpoints, err = tune.ParseList(f.checkpoint, tune.ParseCheckpoint); err != nil {
+		return cfg, usagef(cmd, "--checkpoint: %w", err)
+	}
+	if cfg.Seeds, err = tune.ParseSeeds(f.seeds); err != nil {
+		return cfg, usagef(cmd, "--seeds: %w", err)
+	}
+	if cfg.Objective, err = tune.ParseObjective(f.objective); err != nil {
+		return cfg, usagef(cmd, "--objective: %w", err)
+	}
+	if cfg.Impl, err = lookupImpl(f.impl); err != nil {
+		return cfg, usageErr(cmd, err)
+	}
+	if cfg.Constraints, err = f.constraints(cmd); err != nil {
+		return cfg, err
+	}
+	switch {
+	case !(f.rho >= 0 && f.rho < 0.5):
+		return cfg, usagef(cmd, "--rho: must lie in [0, 0.5), got %v", f.rho)
+	case f.margin < 0:
+		return cfg, usagef(cmd, "--margin: must not be negative, got %v", f.margin)
+	case f.parallel < 0:
+		return cfg, usagef(cmd, "--parallel: must not be negative, got %d", f.parallel)
+	}
+	return cfg, nil
+}
+
+// constraints reads the --max-* flags; an empty one sets no limit.
+func (f tuneFlags) constraints(cmd *cobra.Command) (tune.Constraints, error) {
+	var c tune.Constraints
+	if f.maxWrites != "" {
+		v, err := tune.ParseRate(f.maxWrites)
+		if err != nil {
+			return c, usagef(cmd, "--max-store-writes: %w", err)
+		}
+		c.MaxStoreWritesPerSecond = &v
+	}
+	if f.maxReexec != "" {
+		v, err := tune.ParseFraction(f.maxReexec)
+		if err != nil {
+			return c, usagef(cmd, "--max-reexecuted: %w", err)
+		}
+		c.MaxReexecutedFraction = &v
+	}
+	if f.maxFailover != "" {
+		v, err := time.ParseDuration(f.maxFailover)
+		if err != nil || v < 0 {
+			return c, usagef(cmd, "--max-failover-p99: %q: want a non-negative duration such as 30s", f.maxFailover)
+		}
+		c.MaxFailoverP99 = &v
+	}
+	return c, nil
+}
+
+func (a *app) tune(cmd *cobra.Command, f tuneFlags) error {
+	cfg, err := f.config(cmd)
+	if err != nil {
+		return err
+	}
+	if f.out != "" {
+		if err := os.MkdirAll(f.out, 0o755); err != nil {
+			return usagef(cmd, "--out: %w", err)
+		}
+	}
+	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	cfg.Logger = a.logger
+	progress := &tuneProgress{w: a.stderr, last: time.Now()}
+	res, err := tune.Run(ctx, cfg, progress.update)
+	progress.finish()
+	if err != nil {
+		return classifyTune(cmd, f.workload, err)
+	}
+	return a.showTune(res, f.json, f.out)
+}
+
+// classifyTune maps an error of tune.Run to its exit code: a bad or
+// unreadable workload and a bad grid are bad input (2), naming the file;
+// anything else is internal (3).
+func classifyTune(cmd *cobra.Command, path string, err error) error {
+	switch {
+	case errors.Is(err, workload.ErrInvalid), errors.Is(err, fs.ErrNotExist), errors.Is(err, fs.ErrPermission):
+		return usagef(cmd, "--workload %s: %w", path, err)
+	case errors.Is(err, tune.ErrInvalid):
+		return usageErr(cmd, err)
+	}
+	var perr *fs.PathError
+	if errors.As(err, &perr) {
+		return usagef(cmd, "--workload %s: %w", path, err)
+	}
+	return classify(cmd, err)
+}
+
+// showTune prints the result, writes its files, and returns the exit
+// error: errViolated when a run failed, an internal error for a run
+// interrupted before any failure.
+func (a *app) showTune(res tune.Result, asJSON bool, dir string) error {
+	var err error
+	if asJSON {
+		err = writeJSON(a.stdout, res)
+	} else {
+		err = reports.WriteTuneText(a.stdout, res)
+	}
+	if err != nil {
+		return internalErr(err)
+	}
+	if dir != "" {
+		paths, err := reports.WriteTuneDir(dir, res)
+		if err != nil {
+			return internalErr(err)
+		}
+		fmt.Fprintf(a.notes(asJSON), "wrote %s\n", strings.Join(paths, ", "))
+	}
+	switch {
+	case res.ViolatingRuns > 0:
+		return errViolated
+	case res.ValidConfigs == 0:
+		return &exitError{code: exitUsage, err: fmt.Errorf("--ttl, --renew, --rho, --margin: %s", res.Explanation),
+			hint: "Run 'simrun tune --help' for usage."}
+	case res.Partial:
+		return &exitError{code: exitInternal, err: fmt.Errorf("interrupted: PARTIAL result of %d runs, no failure among them", res.Runs)}
+	}
+	return nil
+}
+
+// tuneProgress shows a tuning run's progress on stderr: a progress bar on
+// a terminal, otherwise a line per failing run and a status line now and
+// then. Its methods run on the goroutine that called tune.Run.
+type tuneProgress struct {
+	w       io.Writer
+	bar     bar
+	started bool
+	last    time.Time
+}
+
+func (p *tuneProgress) update(s tune.Progress) {
+	if !p.started { // the total is known with the first run
+		p.started = true
+		if p.bar = newBar(p.w, s.Total); p.bar != nil {
+			p.bar.Describe("tune")
+		}
+	}
+	if p.bar != nil {
+		if s.Failure != "" {
+			p.bar.Describe(fmt.Sprintf("tune (%d failing)", s.Failed))
+		}
+		if err := p.bar.Set(s.Done); err == nil {
+			return
+		}
+		p.bar = nil // the terminal went away: go on with plain lines
+	}
+	if s.Failure != "" {
+		fmt.Fprintf(p.w, "FAIL %s seed %d: %s\n", s.Config, s.Seed, s.Failure)
+	}
+	if time.Since(p.last) >= plainEvery {
+		p.last = time.Now()
+		fmt.Fprintf(p.w, "tune: %d/%d runs, %d failing\n", s.Done, s.Total, s.Failed)
+	}
+}
+
+// finish clears the bar; progress is best effort.
+func (p *tuneProgress) finish() {
+	if p.bar != nil && p.bar.Finish() != nil {
+		p.bar = nil
+	}
+}

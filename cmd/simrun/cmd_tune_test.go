@@ -1,0 +1,137 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/leasesim/leasesim/reports"
+	"github.com/leasesim/leasesim/tune"
+)
+
+// steadyBatch is the example workload the CLI tests tune.
+const steadyBatch = "../../examples/steady-batch.jsonl"
+
+// smallTune is a 2×1×2 grid on two seeds: a second of work.
+func smallTune(extra ...string) []string {
+	return append([]string{"tune", "--workload", steadyBatch, "--ttl", "2s,10s", "--checkpoint", "5u,none", "--seeds", "2"}, extra...)
+}
+
+func TestTuneBadInputExitsTwo(t *testing.T) {
+	badWorkload := writeFile(t, "bad.jsonl", `{"type":"header","version":1,"name":"w","workers":2,"duration":"1m"}`+"\n"+
+		`{"type":"task","at":"1s","id":"t1","units":0,"unit_time":"1s"}`+"\n")
+	notJSON := writeFile(t, "notjson.jsonl", "hello\n")
+	tests := []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{"no workload", []string{"tune"}, []string{"--workload: missing"}},
+		{"missing workload", []string{"tune", "--workload", "/no/such/workload.jsonl"}, []string{"--workload /no/such/workload.jsonl", "no such file"}},
+		{"bad workload field", []string{"tune", "--workload", badWorkload}, []string{"--workload " + badWorkload, "line 2", `task "t1"`, "units: must be positive"}},
+		{"workload not JSON", []string{"tune", "--workload", notJSON}, []string{notJSON, "line 1"}},
+		{"ttl not a duration", smallTune("--ttl", "x"), []string{`--ttl: "x"`}},
+		{"ttl empty", smallTune("--ttl", ""), []string{"--ttl: empty"}},
+		{"ttl repeated", smallTune("--ttl", "5s,5000ms"), []string{"--ttl:", "repeats value 1"}},
+		{"renew malformed", smallTune("--renew", "often"), []string{`--renew: "often"`, "ttl/3"}},
+		{"renew fraction zero", smallTune("--renew", "ttl/0"), []string{"--renew:", "ttl/N"}},
+		{"checkpoint malformed", smallTune("--checkpoint", "0u"), []string{`--checkpoint: "0u"`}},
+		{"seeds zero", smallTune("--seeds", "0"), []string{"--seeds:", "N >= 1"}},
+		{"seeds reversed", smallTune("--seeds", "9-3"), []string{"--seeds:", "below the first"}},
+		{"objective unknown", smallTune("--objective", "speed"), []string{`--objective: unknown objective "speed"`}},
+		{"store writes malformed", smallTune("--max-store-writes", "fast"), []string{`--max-store-writes: "fast"`}},
+		{"reexecuted beyond 100%", smallTune("--max-reexecuted", "120%"), []string{`--max-reexecuted: "120%"`}},
+		{"failover malformed", smallTune("--max-failover-p99", "soon"), []string{`--max-failover-p99: "soon"`}},
+		{"rho out of range", smallTune("--rho", "0.7"), []string{"--rho: must lie in [0, 0.5)"}},
+		{"rho not a number", smallTune("--rho", "x"), []string{`"--rho"`}},
+		{"margin negative", smallTune("--margin", "-1s"), []string{"--margin: must not be negative"}},
+		{"parallel negative", smallTune("--parallel", "-1"), []string{"--parallel: must not be negative"}},
+		{"impl unknown", smallTune("--impl", "nope"), []string{`--impl: unknown implementation "nope"`}},
+		{"stray argument", append(smallTune(), "extra"), []string{`unknown command "extra"`}},
+		{"no valid config", smallTune("--ttl", "60ms", "--renew", "ttl/3"), []string{"--ttl, --renew", "none of the 2 configs is valid", "renew 20ms >= TTL×(1−rho)−margin"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := simrun(t, tt.args...)
+			assert.Equal(t, exitUsage, r.code, "stderr: %s", r.stderr)
+			for _, w := range tt.want {
+				assert.Contains(t, r.stderr, w)
+			}
+			assert.True(t, strings.HasPrefix(r.stderr, "simrun: "), "stderr: %s", r.stderr)
+			assert.Contains(t, r.stderr, "simrun tune --help")
+			assert.NotContains(t, r.stderr, "panic")
+		})
+	}
+}
+
+func TestTuneJSON(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	r := simrun(t, smallTune("--json", "--out", dir, "--max-store-writes", "2/s", "--parallel", "2")...)
+	require.Equal(t, exitOK, r.code, "stderr: %s", r.stderr)
+	var res tune.Result
+	oneJSONObject(t, r.stdout, &res)
+	assert.Equal(t, "steady-batch", res.Name)
+	assert.Equal(t, steadyBatch, res.Workload)
+	assert.Equal(t, "1-2", res.Seeds)
+	assert.Equal(t, "correct", res.Impl)
+	require.Len(t, res.Configs, 4)
+	assert.Equal(t, "ttl=2s renew=ttl/3 checkpoint=5u", res.Configs[0].Label)
+	assert.Equal(t, 8, res.Runs)
+	require.NotNil(t, res.Constraints.MaxStoreWritesPerSecond)
+	assert.Equal(t, 2.0, *res.Constraints.MaxStoreWritesPerSecond)
+	assert.NotEmpty(t, res.Explanation)
+	assert.Positive(t, res.WallSeconds)
+	for _, key := range []string{`"configs"`, `"valid"`, `"invalid_reason"`, `"pareto"`, `"recommended"`, `"explanation"`,
+		`"seeds"`, `"workload"`, `"wall_seconds"`, `"failover_p99_ns"`, `"store_writes_per_s"`, `"replay"`} {
+		assert.Contains(t, r.stdout, key)
+	}
+	assert.Contains(t, r.stderr, "wrote "+filepath.Join(dir, reports.TuneJSONFile))
+	for _, name := range []string{reports.TuneJSONFile, reports.TuneHTMLFile} {
+		info, err := os.Stat(filepath.Join(dir, name))
+		require.NoError(t, err)
+		assert.Positive(t, info.Size())
+	}
+}
+
+func TestTuneText(t *testing.T) {
+	r := simrun(t, smallTune("--objective", "store-writes")...)
+	require.Equal(t, exitOK, r.code, "stderr: %s", r.stderr)
+	assert.Contains(t, r.stdout, "leasesim tune  steady-batch")
+	assert.Contains(t, r.stdout, "minimise store-writes, no constraints")
+	assert.Regexp(t, `(?m)^  ttl\s+renew\s+checkpoint\s+failover p99`, r.stdout)
+	assert.Regexp(t, `(?m)^→`, r.stdout, "a recommendation")
+	assert.Contains(t, r.stdout, ": the fewest store writes (")
+	assert.Empty(t, r.stderr, "no progress lines for a run this short, no bar off a terminal")
+}
+
+// No config meets the constraints: nothing is recommended, the
+// explanation says why, and the command still succeeds.
+func TestTuneNothingMeetsTheConstraints(t *testing.T) {
+	r := simrun(t, smallTune("--max-store-writes", "0.5/s")...)
+	require.Equal(t, exitOK, r.code, "stderr: %s", r.stderr)
+	assert.Contains(t, r.stdout, "No recommendation: none of the")
+	assert.Contains(t, r.stdout, "need more than 0.5 store writes/s")
+	assert.NotRegexp(t, `(?m)^→`, r.stdout)
+}
+
+// A failing run makes tune exit 1 and prints the command that replays it;
+// the replay fails the same way, with the same trace hash.
+func TestTuneViolationReplays(t *testing.T) {
+	r := simrun(t, "tune", "--workload", steadyBatch, "--ttl", "2s", "--checkpoint", "2u", "--seeds", "1",
+		"--impl", "mutant/silent-keepalive-death")
+	require.Equal(t, exitViolated, r.code, "stderr: %s", r.stderr)
+	assert.Contains(t, r.stdout, "1 failing run (any makes simrun tune exit 1)")
+	replay := regexp.MustCompile(`(?m)^\s+(simrun tune .*--seeds 1-1.*)$`).FindStringSubmatch(r.stdout)
+	require.Len(t, replay, 2, "stdout: %s", r.stdout)
+	hash := regexp.MustCompile(`trace ([0-9a-f]+)`).FindStringSubmatch(r.stdout)
+	require.Len(t, hash, 2)
+
+	again := simrun(t, strings.Fields(strings.TrimPrefix(replay[1], "simrun "))...)
+	require.Equal(t, exitViolated, again.code, "stderr: %s", again.stderr)
+	assert.Contains(t, again.stdout, "trace "+hash[1], "the replay is exact")
+}
