@@ -6,7 +6,7 @@ OUT       ?= out/sweep
 FUZZTIME  ?= 30s
 BIN       := bin/simrun
 
-.PHONY: run test test-race bench fuzz lint build clean
+.PHONY: run test test-race bench fuzz lint build clean tune-example
 
 build:
 	$(GO) build -o $(BIN) ./cmd/simrun
@@ -35,6 +35,17 @@ fuzz:
 lint:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1; }
 	$(GO) vet ./...
+
+## tune-example: tune example workloads over a grid that shows the trade-off (TTL × renew × checkpoint, on the same
+## seeds, at most 2 store writes/s); prints each table and writes out/tune/NAME/tune.json and tune.html.
+## TUNE_WORKLOADS="steady-batch bursty-queue frequent-deploys" tunes all three; TUNE_SEEDS sets the seeds (50).
+tune-example: build
+	@for w in $(or $(TUNE_WORKLOADS),steady-batch); do \
+		echo "== examples/$$w.jsonl"; \
+		$(BIN) tune --workload examples/$$w.jsonl --ttl 2s,5s,10s,20s --renew ttl/3,ttl/4,ttl/6 \
+			--checkpoint 2u,5u,10u,none --seeds $(or $(TUNE_SEEDS),50) --max-store-writes 2/s \
+			$(if $(PARALLEL),--parallel $(PARALLEL),) --out out/tune/$$w || exit $$?; \
+	done
 
 clean:
 	rm -rf bin out

@@ -14,9 +14,13 @@ import (
 )
 
 // tuneJSON, when set, makes the tune browser test render that tune.json
-// (as `simrun tune --out` writes it) instead of the crafted sample: this
-// is how the README's screenshot is made (see docs/img/README or the
-// Makefile's tune-example target).
+// (as `simrun tune --out` writes it) instead of the crafted sample. The
+// README's docs/img/tune.png is made so, from `make tune-example`:
+//
+//	LEASESIM_SCREENSHOTS=docs/img go test ./reports -run TestTuneReportInBrowser \
+//	    -args -tune-json "$PWD/out/tune/steady-batch/tune.json"
+//
+// (which also leaves tune-full.png there, the whole page, to delete).
 var tuneJSON = flag.String("tune-json", "", "render this tune.json in TestTuneReportInBrowser")
 
 // tuneFacts is what the page's own DOM says about the drawn plots.
@@ -94,8 +98,14 @@ func TestTuneReportInBrowser(t *testing.T) {
 	assert.Contains(t, facts.Explanation, res.Explanation)
 	assert.NotEmpty(t, ttls)
 
-	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100)) // 100: PNG
+	// The README's picture: the recommendation, the plots and the heat
+	// maps, in a window tall enough to hold them.
+	require.NoError(t, chromedp.Do(ctx, chromedp.EmulateViewport(1280, 1320)))
+	top, err := chromedp.Run(ctx, chromedp.CaptureScreenshot())
 	require.NoError(t, err)
-	saveScreenshot(t, "tune.png", png)
+	saveScreenshot(t, "tune.png", top)
+	page, err := chromedp.Run(ctx, chromedp.FullScreenshot(100)) // 100: PNG
+	require.NoError(t, err)
+	saveScreenshot(t, "tune-full.png", page)
 	assert.Empty(t, problems.list(), "the page reports no errors")
 }
