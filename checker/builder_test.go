@@ -72,6 +72,12 @@ func (b *hb) op(client string, t sim.Time, in, out lease.Message) *hb {
 	return b
 }
 
+// calledAt sets when the last op's request was sent.
+func (b *hb) calledAt(t sim.Time) *hb {
+	b.h.Ops[len(b.h.Ops)-1].Call = t
+	return b
+}
+
 // lost marks the last op's reply as never arriving.
 func (b *hb) lost() *hb {
 	b.h.Ops[len(b.h.Ops)-1].Return = sim.Never

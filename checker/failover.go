@@ -95,28 +95,67 @@ func parseGroups(detail string) [][]string {
 
 // failovers measures, for every belief during which its holder was cut off
 // from the grantor (the first cut that began within it), the time from the
-// cut to the next new grant of the resource to another holder. A cut with
-// no such grant before the run ended is unresolved.
+// cut until the resource is held again: the next new grant of the resource
+// to another holder, or the first grant to the same holder for a request it
+// sent after the cut (a crashed holder restarted, or an isolated one
+// reconnected, and took its own lease back), whichever came first. A cut
+// with neither before the run ended is unresolved.
 func failovers(h *history.History) (samples []time.Duration, unresolved int) {
 	cuts := cutsFromGrantor(h)
 	if len(cuts) == 0 {
 		return nil, 0
 	}
 	grants := newGrants(h)
+	own := ownGrants(h)
 	for i := range h.Beliefs {
 		b := &h.Beliefs[i]
 		at, ok := firstCut(cuts, b)
 		if !ok {
 			continue
 		}
-		if g, ok := nextGrant(grants[b.Resource], at, b.Holder); ok {
-			samples = append(samples, g.Sub(at))
-		} else {
+		other, okOther := nextGrant(grants[b.Resource], at, b.Holder)
+		back, okBack := takenBack(own[[2]string{b.Resource, b.Holder}], at)
+		switch {
+		case okOther && okBack:
+			samples = append(samples, min(other, back).Sub(at))
+		case okOther:
+			samples = append(samples, other.Sub(at))
+		case okBack:
+			samples = append(samples, back.Sub(at))
+		default:
 			unresolved++
 		}
 	}
 	slices.Sort(samples)
 	return samples, unresolved
+}
+
+// ownGrant is a successful acquire: when its request was sent and when the
+// grantor processed it.
+type ownGrant struct{ call, at sim.Time }
+
+// ownGrants returns every successful acquire by (resource, holder), in
+// processed order, re-confirmations included.
+func ownGrants(h *history.History) map[[2]string][]ownGrant {
+	out := make(map[[2]string][]ownGrant)
+	for _, op := range inProcessedOrder(h) {
+		if isAcquireOK(h, op) {
+			key := [2]string{op.In.Resource, op.Client}
+			out[key] = append(out[key], ownGrant{call: op.Call, at: op.Processed})
+		}
+	}
+	return out
+}
+
+// takenBack returns when the first grant for a request sent after at was
+// processed.
+func takenBack(gs []ownGrant, at sim.Time) (sim.Time, bool) {
+	for _, g := range gs {
+		if g.call > at {
+			return g.at, true
+		}
+	}
+	return 0, false
 }
 
 // firstCut returns when b's holder was first cut off while it believed.

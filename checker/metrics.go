@@ -45,12 +45,13 @@ type Metrics struct {
 
 	// Failovers counts failover samples: a holder cut off from the grantor
 	// (its crash, its isolation or the grantor's, a partition between
-	// them) while it believed it held a resource, until the next new grant
-	// of the resource to another holder.
+	// them) while it believed it held a resource, until the resource is
+	// held again: the next new grant to another holder, or a grant to the
+	// same holder for a request it sent after the cut (restarted or
+	// reconnected, it took its lease back).
 	Failovers int `json:"failovers"`
 	// FailoversUnresolved counts cut-off holders whose resource was not
-	// granted to anyone else before the run ended (it may have come back
-	// to them).
+	// held again before the run ended.
 	FailoversUnresolved int           `json:"failovers_unresolved"`
 	FailoverP50         time.Duration `json:"failover_p50_ns"`
 	FailoverP99         time.Duration `json:"failover_p99_ns"`

@@ -68,8 +68,15 @@ func TestMeasureFailover(t *testing.T) {
 	base := func() *hb {
 		return newHistory().
 			acquire("h1", "lock", 1, at(0)).belief("h1", "lock", 1, at(0), at(5000)).
-			acquire("h1", "lock", 3, at(7000)). // the same holder again is no failover
+			// A grant to h1 for a request it sent before the cut (a late
+			// one) does not end the failover.
+			acquire("h1", "lock", 3, at(7000)).calledAt(at(1500)).
 			acquire("h2", "lock", 4, at(7500))
+	}
+	// h1 restarts (or reconnects) and takes its own lease back at 6s, for
+	// a request sent after the cut: the lock is held again after 4s.
+	takenBack := func() *hb {
+		return base().acquire("h1", "lock", 1, at(6000)).calledAt(at(5900))
 	}
 	tests := []struct {
 		name string
@@ -94,6 +101,10 @@ func TestMeasureFailover(t *testing.T) {
 			[]time.Duration{5500 * time.Millisecond}},
 		{"one way elsewhere", base().faultDetail(sim.FaultPartitionOneWay, "h1", "h2", "", at(2000), at(30_000)), nil},
 		{"a cut before the belief", base().fault(sim.FaultIsolate, "h1", at(-1000), at(-500)), nil},
+		{"holder crash, restarted, takes its lease back", takenBack().fault(sim.FaultCrash, "h1", at(2000), at(5800)),
+			[]time.Duration{4 * time.Second}},
+		{"holder isolated, reconnects, takes its lease back", takenBack().fault(sim.FaultIsolate, "h1", at(2000), at(5800)),
+			[]time.Duration{4 * time.Second}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
