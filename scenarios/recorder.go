@@ -14,7 +14,8 @@ import (
 type recorder struct {
 	w          *sim.World
 	h          *history.History
-	calls      map[opKey]call  // requests sent, by key; looked up, never iterated
+	calls      map[opKey]int32 // requests sent, by key, as indices into sent; looked up, never iterated
+	sentCalls  []call          // the requests, kept out of the map so that it stays small as it grows
 	unreturned map[opKey][]int // ops whose reply has not reached the client yet
 	beliefs    beliefTracker
 }
@@ -33,8 +34,13 @@ type call struct {
 	in     lease.Message
 }
 
-func newRecorder(w *sim.World, h *history.History) *recorder {
-	r := &recorder{w: w, h: h, calls: make(map[opKey]call), unreturned: make(map[opKey][]int)}
+// newRecorder returns a recorder whose tables start sized for about ops
+// operations, so that they seldom grow (a run's history is its largest
+// allocation).
+func newRecorder(w *sim.World, h *history.History, ops int) *recorder {
+	r := &recorder{w: w, h: h, calls: make(map[opKey]int32, ops), sentCalls: make([]call, 0, ops),
+		unreturned: make(map[opKey][]int)}
+	h.Ops = make([]history.Op, 0, ops)
 	r.beliefs = beliefTracker{w: w, h: h}
 	return r
 }
@@ -48,17 +54,19 @@ func (r *recorder) sent(from, to *sim.Node, m lease.Message) {
 	if m.Kind.IsRequest() {
 		key := opKey{client: from.Name(), reqID: m.ReqID, sentAt: m.SentAt}
 		if _, seen := r.calls[key]; !seen {
-			r.calls[key] = call{at: now, server: to.Name(), in: m}
+			r.calls[key] = int32(len(r.sentCalls))
+			r.sentCalls = append(r.sentCalls, call{at: now, server: to.Name(), in: m})
 		}
 		return
 	}
 	// A reply: the server processed a request. Each processing is one Op,
 	// so a request the network duplicated and the server ran twice is two.
 	key := opKey{client: to.Name(), reqID: m.ReqID, sentAt: m.SentAt}
-	c, ok := r.calls[key]
-	if !ok || c.in.Kind.Reply() != m.Kind {
+	i, ok := r.calls[key]
+	if !ok || r.sentCalls[i].in.Kind.Reply() != m.Kind {
 		return // not a reply to a recorded request
 	}
+	c := &r.sentCalls[i]
 	r.h.Ops = append(r.h.Ops, history.Op{Client: key.client, Server: from.Name(), Call: c.at,
 		Return: sim.Never, In: c.in, Out: m, Processed: now})
 	r.unreturned[key] = append(r.unreturned[key], len(r.h.Ops)-1)
