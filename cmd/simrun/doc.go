@@ -1,6 +1,7 @@
 // Command simrun is leasesim's command line. It is thin: the work is done
 // by packages scenarios (one run), sweep (many runs, merging), faults
-// (schedules, shrinking) and reports (rendering).
+// (schedules, shrinking), workload and tune (replayed workloads, the config
+// grid) and reports (rendering).
 //
 //	simrun run     [--scenario NAME] [--seed N] [--impl NAME] [--schedule FILE] [--out DIR] [--json] [--trace FILE]
 //	simrun sweep   [--scenario NAME|all] [--seeds A-B] [--impl NAME] [--parallel N] [--shard I/N] [--out DIR] [--json] [--verify-determinism]
@@ -8,6 +9,9 @@
 //	simrun shrink  [--scenario NAME] [--seed N] [--impl NAME] [--out DIR] [--max-attempts N]
 //	simrun list    [--json]
 //	simrun merge   FILE... [--json] [--out DIR]
+//	simrun tune    --workload FILE [--ttl LIST] [--renew LIST] [--checkpoint LIST] [--seeds N] [--objective ...] [--max-store-writes N/s] [--json] [--out DIR]
+//	simrun workload gen [flags] [-o FILE]
+//	simrun workload from-events LOG [-o FILE]
 //
 // run defaults to the swarm scenario, seed 1, and the correct
 // implementation; sweep to every scenario and seeds 1-100 on every core.
