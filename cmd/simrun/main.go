@@ -61,8 +61,8 @@ func (a *app) rootCommand() *cobra.Command {
 		Short: "deterministic simulation and chaos testing of lease-based coordination",
 		Long: "simrun runs leasesim scenarios: one seed (run), many seeds in parallel (sweep), a replay that\n" +
 			"confirms the trace hash (replay), a minimal failing fault schedule (shrink), the catalogue\n" +
-			"(list), the merge of sharded sweeps (merge), and the tuning of TTL, renewal and checkpoint " +
-			"intervals against a workload (tune, workload).\n\n" +
+			"(list), the merge of sharded sweeps (merge), and the tuning of TTL, renewal and\n" +
+			"checkpoint intervals against a workload (tune, workload).\n\n" +
 			"Exit codes: 0 every property held; 1 a property was violated (or a replay differed);\n" +
 			"2 bad usage or bad input; 3 internal error.",
 		SilenceErrors: true,
