@@ -23,9 +23,9 @@ const evidenceOpsMax = 3
 
 // explain records one violation per partition that porcupine could not
 // linearise.
-func (l *linHistory) explain(v *verdict, info porcupine.LinearizationInfo) {
+func (l *linHistory) explain(v *verdict, ops []porcupine.Operation, info porcupine.LinearizationInfo) {
 	partials := info.PartialLinearizations()
-	parts := l.model.Partition(l.ops) // as porcupine made them: the function is deterministic
+	parts := l.model.Partition(ops) // as porcupine made them: the function is deterministic
 	if len(partials) != len(parts) {
 		panic(fmt.Sprintf("checker: P3 partitions-match: porcupine checked %d partitions, the checker made %d",
 			len(partials), len(parts)))
