@@ -7,6 +7,7 @@ import (
 
 	"github.com/anishathalye/porcupine"
 
+	"github.com/leasesim/leasesim/history"
 	"github.com/leasesim/leasesim/lease"
 	"github.com/leasesim/leasesim/sim"
 )
@@ -14,7 +15,7 @@ import (
 // Limits of decideByGrantorTime's own search: beyond them it leaves the
 // partition to porcupine.
 const (
-	changersMax  = 12      // state-changing operations sharing one grantor reading
+	changersMax  = 12      // kinds of state-changing operations sharing one grantor reading
 	proofStepMax = 200_000 // specification steps for one partition
 )
 
@@ -203,7 +204,7 @@ func (p *prover) group(states []any, ops []porcupine.Operation) groupResult {
 			others = append(others, i)
 		}
 	}
-	if len(changers) > changersMax || p.concurrentOnlyInName(ops) {
+	if kindsOf(ops, changers) > changersMax || p.concurrentOnlyInName(ops) {
 		return groupResult{}
 	}
 	var reached, next stateSet // every state reached within the group; the states after it
@@ -239,14 +240,27 @@ func (p *prover) group(states []any, ops []porcupine.Operation) groupResult {
 }
 
 // orders runs every order of the changers from s, adding every state on
-// the way to reached and every final state to next. It reports false if
-// the budget ran out.
+// the way to reached and every final state to next. Changers that the
+// specification cannot tell apart (the same request and reply: a burst of
+// renewals of one lease, say) are interchangeable, so only how many of each
+// kind are placed matters. It reports false if the budget ran out.
 func (p *prover) orders(s any, ops []porcupine.Operation, changers []int, reached, next *stateSet) bool {
-	seen := make(map[visit][]any) // explored (placed set, state) points; looked up, never iterated
-	full := uint32(1)<<len(changers) - 1
-	var dfs func(s any, used uint32) bool
-	dfs = func(s any, used uint32) bool {
-		key := visit{used: used, state: p.l.model.Hash(s)}
+	var reps []int  // one changer per kind
+	var left []byte // how many of each kind are still to place
+	kinds := make(map[changeKey]int)
+	for _, i := range changers {
+		k := keyOf(ops[i])
+		if j, ok := kinds[k]; ok {
+			left[j]++
+			continue
+		}
+		kinds[k] = len(reps)
+		reps, left = append(reps, i), append(left, 1)
+	}
+	seen := make(map[visit][]any) // explored (placements, state) points; looked up, never iterated
+	var dfs func(s any) bool
+	dfs = func(s any) bool {
+		key := visit{left: string(left), state: p.l.model.Hash(s)}
 		for _, o := range seen[key] {
 			if p.l.model.Equal(o, s) {
 				return true
@@ -254,24 +268,51 @@ func (p *prover) orders(s any, ops []porcupine.Operation, changers []int, reache
 		}
 		seen[key] = append(seen[key], s)
 		reached.add(p.l.model, s)
-		if used == full {
-			next.add(p.l.model, s)
-			return true
-		}
-		for k, i := range changers {
-			if used&(1<<k) != 0 {
+		complete := true
+		for k, i := range reps {
+			if left[k] == 0 {
 				continue
 			}
+			complete = false
 			if p.budget--; p.budget < 0 {
 				return false
 			}
-			if ok, after := p.l.model.Step(s, ops[i].Input, ops[i].Output); ok && !dfs(after, used|1<<k) {
-				return false
+			if ok, after := p.l.model.Step(s, ops[i].Input, ops[i].Output); ok {
+				left[k]--
+				done := dfs(after)
+				left[k]++
+				if !done {
+					return false
+				}
 			}
+		}
+		if complete {
+			next.add(p.l.model, s)
 		}
 		return true
 	}
-	return dfs(s, 0)
+	return dfs(s)
+}
+
+// changeKey is what the lease-store specification reads of an operation:
+// two operations with the same key make the same transitions.
+type changeKey struct {
+	kind                              lease.Kind
+	client, inState, outState, holder string
+	token, reqID, outToken, ckptToken uint64
+	ttl, outTTL                       int64
+	err                               lease.ErrCode
+}
+
+func keyOf(op porcupine.Operation) changeKey {
+	in, out := messageOf(op.Input), messageOf(op.Output)
+	k := changeKey{kind: in.Kind, client: string(in.Client), inState: string(in.State), outState: string(out.State),
+		holder: string(out.Holder), token: in.Token, outToken: out.Token, ckptToken: out.CheckpointToken,
+		ttl: int64(in.TTL), outTTL: int64(out.TTL), err: out.Err}
+	if in.Kind == lease.KindCheckpoint {
+		k.reqID = in.ReqID // the specification orders checkpoints by request id
+	}
+	return k
 }
 
 // concurrentOnlyInName reports whether real time orders two operations of
@@ -287,6 +328,15 @@ func (p *prover) concurrentOnlyInName(ops []porcupine.Operation) bool {
 		}
 	}
 	return firstReturn < lastCall
+}
+
+// kindsOf counts the kinds of changers (see orders).
+func kindsOf(ops []porcupine.Operation, changers []int) int {
+	kinds := make(map[changeKey]bool)
+	for _, i := range changers {
+		kinds[keyOf(ops[i])] = true
+	}
+	return len(kinds)
 }
 
 // stateSet is a set of specification states.
@@ -309,9 +359,50 @@ func (s *stateSet) add(m porcupine.Model, state any) {
 	s.states = append(s.states, state)
 }
 
-// visit is a point of the search within one group: the changes placed, and
-// the state's hash.
+// visit is a point of the search within one group: how many changes of
+// each kind are left to place, and the state's hash.
 type visit struct {
-	used  uint32
+	left  string
 	state uint64
+}
+
+// decideRegister proves a fenced-register partition illegal when it can
+// without a search: an accepted write whose token is below that of a write
+// accepted and returned before it was even called can go in no order (the
+// store would have had to accept a lower token after a higher one). It
+// records the violation and reports true when it finds one; false decides
+// nothing.
+func (l *linHistory) decideRegister(v *verdict, part []porcupine.Operation) bool {
+	if len(part) == 0 || !isRegisterOp(messageOf(part[0].Input).Kind) {
+		return false
+	}
+	var accepted []porcupine.Operation
+	for _, op := range part {
+		if in, out := messageOf(op.Input), messageOf(op.Output); in.Kind == lease.KindWrite && out.Err == lease.CodeOK {
+			accepted = append(accepted, op)
+		}
+	}
+	rec := func(op porcupine.Operation) *history.Op { return &l.h.Ops[op.Metadata.(int)] }
+	byReturn := slices.Clone(accepted)
+	slices.SortFunc(byReturn, func(a, b porcupine.Operation) int { return cmp.Compare(rec(a).Return, rec(b).Return) })
+	byCall := slices.Clone(accepted)
+	slices.SortFunc(byCall, func(a, b porcupine.Operation) int { return cmp.Compare(rec(a).Call, rec(b).Call) })
+	highest, from, r := -1, uint64(0), 0 // the highest token returned so far, and by which write
+	for _, op := range byCall {
+		for ; r < len(byReturn) && rec(byReturn[r]).Return < rec(op).Call; r++ {
+			if t := messageOf(byReturn[r].Input).Token; highest < 0 || t > from {
+				highest, from = r, t
+			}
+		}
+		if highest >= 0 && messageOf(op.Input).Token < from {
+			first := byReturn[highest]
+			_, state := l.model.Step(l.model.Init(), first.Input, first.Output)
+			why := cmp.Or(l.explainStep(state, op), "a lower token accepted after a higher one")
+			earlier := rec(first)
+			l.record(v, op, state, why, fmt.Sprintf("decided without a search: %s's write under token %d returned at %v, "+
+				"before this one was called, so every order places it first", earlier.Client, from, earlier.Return), part, nil)
+			return true
+		}
+	}
+	return false
 }
