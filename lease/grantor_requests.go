@@ -32,6 +32,13 @@ func (g *grantor) acquire(m Message) (Message, bool) {
 		r.Remaining = g.remaining(l)
 		return r, true
 	}
+	if Incarnation(m.ReqID) > Incarnation(l.lastReqID) {
+		// The holder restarted, and the incarnation that held this lease
+		// is gone. The new one gets a new token at once, so that whatever
+		// the old one left in flight is fenced.
+		g.remove(l)
+		return g.grant(m)
+	}
 	g.extend(l, m.TTL)
 	l.keys = cloneKVs(m.Keys)
 	l.lastReqID = max(l.lastReqID, m.ReqID)

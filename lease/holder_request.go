@@ -45,7 +45,7 @@ func (h *holder) nextReqID() uint64 {
 		invariant(err == nil, "request-ids-increase", "%v", err)
 		h.seq = 1
 	}
-	return h.epoch<<32 | uint64(h.seq)
+	return requestID(h.epoch, h.seq)
 }
 
 // sendRelease tells the grantor to release token, without waiting.

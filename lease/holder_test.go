@@ -480,3 +480,26 @@ func (r *recorder) firstAt(node lease.Addr, kind lease.EventKind) time.Duration 
 	}
 	return -1
 }
+
+func TestRestartedHolderGetsANewTokenAtOnce(t *testing.T) {
+	f := newFixture(t, testConfig())
+	h1 := f.holder("h1")
+	acquireLogged(h1, "r")
+	f.w.Settle()
+	old, ok := h1.Valid("r")
+	require.True(t, ok)
+
+	f.w.Crash("h1") // no release: the grantor still holds the lease for h1
+	restarted := f.holder("h1")
+	log := acquireLogged(restarted, "r")
+	f.w.Settle()
+	require.Len(t, log.grants, 1, "the new incarnation does not wait for the old lease to expire")
+	assert.Greater(t, log.grants[0].Token, old.Token, "a new token, so the old incarnation's writes are fenced")
+
+	var werr error
+	restarted.Write("r", "k", []byte("new"), func(err error) { werr = err })
+	f.w.Settle()
+	require.NoError(t, werr)
+	stale := f.call("h1", resourceAddr, lease.Message{Kind: lease.KindWrite, Resource: "r", Token: old.Token, Key: "k", Value: []byte("old")})
+	assert.Equal(t, lease.CodeFenced, stale.Err, "a write the old incarnation left in flight is fenced")
+}

@@ -68,6 +68,15 @@ func (k Kind) Reply() Kind {
 	return k + 1
 }
 
+// Incarnation returns the incarnation a request id carries: its high 32
+// bits. A holder keeps a durable counter of its boots and puts it there, so
+// its request ids keep increasing across restarts, and the grantor can tell
+// a restarted holder from the incarnation that went down.
+func Incarnation(reqID uint64) uint64 { return reqID >> 32 }
+
+// requestID composes a request id from an incarnation and a sequence number.
+func requestID(incarnation uint64, seq uint32) uint64 { return incarnation<<32 | uint64(seq) }
+
 // KV is a key-value pair: a registration attached to a lease, which vanishes
 // with the lease.
 type KV struct {

@@ -36,6 +36,12 @@ func grant(client string, g float64, token uint64, ckptTok uint64, ckpt string) 
 	return step{in, out}
 }
 
+// incarnation sets the holder incarnation a step's request id carries.
+func incarnation(s step, n uint64) step {
+	s.in.ReqID = n<<32 | 1
+	return s
+}
+
 // refused: client's acquire fails with err at g, naming holder.
 func refused(client string, g float64, err lease.ErrCode, holder string) step {
 	in := req(lease.KindAcquire, client, 0)

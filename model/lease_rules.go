@@ -47,16 +47,20 @@ func (sp leaseSpec) grant(s leaseState, in, out lease.Message) (leaseState, stri
 	case s.live(g) && (s.holder != in.Client || s.revoked):
 		return s, fmt.Sprintf("granted tok %d to %s at g=%v, but %s holds tok %d until g=%v%s",
 			token, in.Client, g, s.holder, s.token, s.expiresAt, revokedNote(s.revoked))
-	case s.live(g) && token != s.token:
+	case s.live(g) && token != s.token && lease.Incarnation(in.ReqID) <= s.incarnation:
 		return s, fmt.Sprintf("re-granted to its holder %s as tok %d, but it holds tok %d", in.Client, token, s.token)
-	case s.live(g):
+	case s.live(g) && token == s.token:
 		next.ttl = ttl
 		next.expiresAt = max(s.expiresAt, sp.until(g, ttl)) // never shortened
+		next.incarnation = max(s.incarnation, lease.Incarnation(in.ReqID))
 	case token <= s.maxToken:
 		return s, fmt.Sprintf("granted tok %d to %s, not above tok %d issued before", token, in.Client, s.maxToken)
 	default:
+		// A free or expired resource, or its holder restarted (a later
+		// incarnation): a new lease under a new token.
 		next.holder, next.token, next.ttl, next.expiresAt = in.Client, token, ttl, sp.until(g, ttl)
 		next.revoked, next.maxToken, next.ckptReqID = false, token, 0
+		next.incarnation = lease.Incarnation(in.ReqID)
 	}
 	if string(out.State) != s.ckptState || out.CheckpointToken != s.ckptToken {
 		return s, fmt.Sprintf("grant handed over checkpoint tok %d %s, but the latest accepted is tok %d %s",
@@ -78,6 +82,7 @@ func (sp leaseSpec) renew(s leaseState, in, out lease.Message) (leaseState, stri
 		return s, fmt.Sprintf("renew reply carries tok %d, but the lease has tok %d", out.Token, s.token)
 	}
 	s.expiresAt = max(s.expiresAt, sp.until(g, s.ttl))
+	s.incarnation = max(s.incarnation, lease.Incarnation(in.ReqID))
 	return s, ""
 }
 

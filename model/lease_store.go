@@ -72,7 +72,11 @@ type leaseState struct {
 	ckptState string        // the latest accepted checkpoint
 	ckptToken uint64        // the token it was accepted under
 	ckptReqID uint64        // its request id, reset by every new grant
-	lastG     time.Duration // the latest grantor reading seen
+	// incarnation is the highest incarnation (lease.Incarnation) of the
+	// holder's acquires and renewals of this lease: a later one is the
+	// holder restarted, and gets a new lease at once.
+	incarnation uint64
+	lastG       time.Duration // the latest grantor reading seen
 }
 
 // live reports whether a lease is in force at grantor reading g, revoked or

@@ -133,7 +133,7 @@ func b2u(b bool) uint64 {
 func (s leaseState) hash() uint64 {
 	h := fnvOffset.str(string(s.holder)).u64(s.token).u64(uint64(s.ttl)).u64(uint64(s.expiresAt))
 	h = h.u64(b2u(s.revoked)).u64(s.maxToken).str(s.ckptState).u64(s.ckptToken).u64(s.ckptReqID)
-	return uint64(h.u64(uint64(s.lastG)))
+	return uint64(h.u64(s.incarnation).u64(uint64(s.lastG)))
 }
 
 func (s registerState) hash() uint64 {
