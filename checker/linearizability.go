@@ -33,11 +33,13 @@ import (
 // Each resource is decided as cheaply as it can be. If the order in which
 // its server processed the operations is a legal sequential history, that
 // order is a witness: the operations were processed within their
-// intervals, so the resource is linearizable. Otherwise, when the grantor's
-// readings on a lease-store resource are all distinct, the specification's
-// rule that readings never go backwards leaves one candidate order, and
-// checking it proves the resource illegal (decideByGrantorTime). What is
-// left goes to one porcupine check over both models, with opts.LinearizabilityTimeout
+// intervals, so the resource is linearizable. Otherwise, on a lease-store
+// resource, the specification's rule that grantor readings never go
+// backwards leaves only the order within bursts of equal readings open, and
+// exploring those decides the resource (decideByGrantorTime); a fenced
+// register that accepted a lower token after a higher one had returned is
+// illegal in every order (decideRegister). What is left goes to one porcupine check
+// over both models, with opts.LinearizabilityTimeout
 // (DefaultLinearizabilityTimeout if zero); running out is Unknown, never
 // OK. A violation names, per resource, the first operation that breaks the
 // specification, why, the state it met, and the faults active when the
@@ -59,7 +61,7 @@ func Linearizability(h *history.History, opts Options) Result {
 	for _, part := range l.model.Partition(l.ops) {
 		switch {
 		case l.legalAsProcessed(part):
-		case l.decideByGrantorTime(v, part):
+		case l.decideByGrantorTime(v, part) || l.decideRegister(v, part):
 			witnessed = false
 			decided = append(decided, part...)
 		default:
