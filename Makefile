@@ -15,11 +15,12 @@ build:
 run: build
 	$(BIN) sweep --scenario all --seeds $(SEEDS) --out $(OUT) $(if $(PARALLEL),--parallel $(PARALLEL),)
 
-## test: everything CI checks (vet, tests, race detector on the kernel and the real-time runtime).
+## test: everything CI checks (vet, tests, and the race detector on the kernel, the real-time runtime,
+## the scenario determinism tests and the parallel sweep).
 test:
 	$(GO) vet ./...
 	$(GO) test -count=1 ./...
-	$(GO) test -count=1 -race ./sim/... ./lease/...
+	$(GO) test -count=1 -race ./sim/... ./lease/... ./scenarios/... ./sweep/...
 
 ## bench: benchmarks, printed with ratios against baselines measured in the same run.
 bench:
