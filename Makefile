@@ -6,7 +6,7 @@ OUT       ?= out/sweep
 FUZZTIME  ?= 30s
 BIN       := bin/simrun
 
-.PHONY: run test test-race bench fuzz lint build clean tune-example
+.PHONY: run test bench fuzz lint build clean tune-example
 
 build:
 	$(GO) build -o $(BIN) ./cmd/simrun
