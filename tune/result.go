@@ -128,9 +128,10 @@ type Violation struct {
 // Definitions follow checker.Metrics.
 type Metrics struct {
 	// Failovers counts failover samples: a holder crashed (or was cut off
-	// from the grantor) while it believed it held a task, until the next
-	// new grant of the task to another worker, as the grantor processed
-	// it. FailoversUnresolved counts those never granted to another.
+	// from the grantor) while it believed it held a task, until the task
+	// was held again (a new grant to another worker, or to the same one
+	// restarted), as the grantor processed it. FailoversUnresolved counts
+	// those never held again.
 	Failovers           int           `json:"failovers"`
 	FailoversUnresolved int           `json:"failovers_unresolved"`
 	FailoverP50         time.Duration `json:"failover_p50_ns"`
