@@ -11,6 +11,7 @@ const (
 	FailCrash                       // crash the node there
 )
 
+// String names the action: "pause", "crash", or "none".
 func (a FailAction) String() string {
 	switch a {
 	case FailPause:

@@ -67,6 +67,7 @@ type LimitError struct {
 	Bound string
 }
 
+// Error says which limit was reached, its bound, and when.
 func (e *LimitError) Error() string {
 	return fmt.Sprintf("sim: %s limit (%s) reached at %v", e.Limit, e.Bound, e.At)
 }

@@ -21,6 +21,7 @@ const (
 
 var nodeStateNames = [...]string{Up: "up", Paused: "paused", Crashed: "crashed"}
 
+// String names the state: "up", "paused" or "crashed".
 func (s NodeState) String() string { return nodeStateNames[s] }
 
 // TimerID identifies a pending timer. The zero value is no timer.
