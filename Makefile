@@ -31,6 +31,7 @@ bench:
 ## fuzz: each parser's fuzz target for FUZZTIME.
 fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./faults/
+	$(GO) test -run '^$$' -fuzz '^FuzzReader$$' -fuzztime $(FUZZTIME) ./workload/
 
 ## lint: formatting and vet.
 lint:
