@@ -119,14 +119,24 @@ func (a *app) runOne(cmd *cobra.Command, f runFlags) error {
 }
 
 // showRun prints run on stdout, as text or one JSON object, and writes its
-// report files into dir if dir is set, saying where on stdout (or on stderr
-// with --json, so that stdout holds exactly one JSON object).
+// report files into dir if dir is set.
 func (a *app) showRun(run reports.Run, out *scenarios.Outcome, asJSON bool, dir string) error {
+	return a.present(asJSON, run,
+		func(w io.Writer) error { return reports.WriteRunText(w, run, out) },
+		dir, func(dir string) ([]string, error) { return reports.WriteRunDir(dir, run, out) })
+}
+
+// present prints v on stdout, as text or as one JSON object, then, if dir
+// is set, writes its files there and says where: on stdout, or on stderr
+// with --json, so that stdout holds exactly one JSON object. A failure to
+// write is an internal error.
+func (a *app) present(asJSON bool, v any, text func(io.Writer) error, dir string,
+	files func(dir string) ([]string, error)) error {
 	var err error
 	if asJSON {
-		err = writeJSON(a.stdout, run)
+		err = writeJSON(a.stdout, v)
 	} else {
-		err = reports.WriteRunText(a.stdout, run, out)
+		err = text(a.stdout)
 	}
 	if err != nil {
 		return internalErr(err)
@@ -134,7 +144,7 @@ func (a *app) showRun(run reports.Run, out *scenarios.Outcome, asJSON bool, dir 
 	if dir == "" {
 		return nil
 	}
-	paths, err := reports.WriteRunDir(dir, run, out)
+	paths, err := files(dir)
 	if err != nil {
 		return internalErr(err)
 	}

@@ -2,9 +2,9 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -99,22 +99,11 @@ func (a *app) sweep(cmd *cobra.Command, f sweepFlags) error {
 // error: errViolated when a run failed, an internal error for a sweep
 // interrupted before any failure (it did not pass, it did not finish).
 func (a *app) showSweep(sum sweep.Summary, asJSON bool, dir string) error {
-	var err error
-	if asJSON {
-		err = writeJSON(a.stdout, sum)
-	} else {
-		err = reports.WriteSweepText(a.stdout, sum)
-	}
+	// Written even when interrupted: the partial summary says so.
+	err := a.present(asJSON, sum, func(w io.Writer) error { return reports.WriteSweepText(w, sum) },
+		dir, func(dir string) ([]string, error) { return reports.WriteSweepDir(dir, sum) })
 	if err != nil {
-		return internalErr(err)
-	}
-	if dir != "" {
-		// Written even when interrupted: the partial summary says so.
-		paths, err := reports.WriteSweepDir(dir, sum)
-		if err != nil {
-			return internalErr(err)
-		}
-		fmt.Fprintf(a.notes(asJSON), "wrote %s\n", strings.Join(paths, ", "))
+		return err
 	}
 	switch {
 	case len(sum.Failures) > 0 || sum.FailuresOmitted > 0:

@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"os/signal"
-	"strings"
 	"syscall"
 	"time"
 
@@ -187,21 +186,10 @@ func classifyTune(cmd *cobra.Command, path string, err error) error {
 // error: errViolated when a run failed, an internal error for a run
 // interrupted before any failure.
 func (a *app) showTune(res tune.Result, asJSON bool, dir string) error {
-	var err error
-	if asJSON {
-		err = writeJSON(a.stdout, res)
-	} else {
-		err = reports.WriteTuneText(a.stdout, res)
-	}
+	err := a.present(asJSON, res, func(w io.Writer) error { return reports.WriteTuneText(w, res) },
+		dir, func(dir string) ([]string, error) { return reports.WriteTuneDir(dir, res) })
 	if err != nil {
-		return internalErr(err)
-	}
-	if dir != "" {
-		paths, err := reports.WriteTuneDir(dir, res)
-		if err != nil {
-			return internalErr(err)
-		}
-		fmt.Fprintf(a.notes(asJSON), "wrote %s\n", strings.Join(paths, ", "))
+		return err
 	}
 	switch {
 	case res.ViolatingRuns > 0:
