@@ -1,0 +1,49 @@
+package repro
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+)
+
+// GoTest returns the line that re-runs one subtest of a Go test from the
+// module root: `go test -run '^TestX$/^seed=7$' ./pkg`. test is the full
+// name testing.T.Name() gives ("TestX/seed=7", or deeper); each level is
+// anchored and its regexp metacharacters escaped, so exactly that subtest
+// runs. pkg is the package directory relative to the module root ("." for
+// the root itself); PackageDir finds it for the running test.
+func GoTest(test, pkg string, extra ...string) string {
+	parts := strings.Split(test, "/")
+	for i, p := range parts {
+		parts[i] = "^" + regexp.QuoteMeta(p) + "$"
+	}
+	words := []string{"go", "test", "-run", strings.Join(parts, "/")}
+	words = append(words, extra...)
+	return Line(append(words, pkg)...)
+}
+
+// PackageDir returns the current directory (a test's package directory)
+// relative to the enclosing module root, as "./path/to/pkg" or ".".
+func PackageDir() (string, error) {
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", fmt.Errorf("repro: working directory: %w", err)
+	}
+	for dir := wd; ; dir = filepath.Dir(dir) {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			rel, err := filepath.Rel(dir, wd)
+			if err != nil {
+				return "", fmt.Errorf("repro: package directory: %w", err)
+			}
+			if rel == "." {
+				return ".", nil
+			}
+			return "./" + filepath.ToSlash(rel), nil
+		}
+		if filepath.Dir(dir) == dir {
+			return "", fmt.Errorf("repro: no go.mod above %s", wd)
+		}
+	}
+}

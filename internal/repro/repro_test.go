@@ -1,0 +1,40 @@
+package repro
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestSimrun(t *testing.T) {
+	t.Cleanup(func() { SetProgram("") })
+	tests := []struct {
+		program string
+		args    []string
+		want    string
+	}{
+		{"", []string{"run", "--scenario", "swarm", "--seed", "7"}, "simrun run --scenario swarm --seed 7"},
+		{"bin/simrun", []string{"run", "--impl", "mutant/stale-release"}, "bin/simrun run --impl mutant/stale-release"},
+		{"./bin/simrun", []string{"tune", "--workload", "my file.jsonl"}, "./bin/simrun tune --workload 'my file.jsonl'"},
+		{"", []string{"check", "it's.jsonl"}, `simrun check 'it'\''s.jsonl'`},
+		{"", []string{"run", ""}, "simrun run ''"},
+	}
+	for _, tc := range tests {
+		SetProgram(tc.program)
+		assert.Equal(t, tc.want, Simrun(tc.args...))
+	}
+}
+
+func TestGoTest(t *testing.T) {
+	assert.Equal(t, `go test -run '^TestDoubleIsolation$/^seed=42$' ./scenarios`,
+		GoTest("TestDoubleIsolation/seed=42", "./scenarios"))
+	assert.Equal(t, `go test -run '^TestX\.y$/^seed=1$' -count=1 .`,
+		GoTest("TestX.y/seed=1", ".", "-count=1"))
+}
+
+func TestPackageDir(t *testing.T) {
+	dir, err := PackageDir()
+	require.NoError(t, err)
+	assert.Equal(t, "./internal/repro", dir)
+}
