@@ -52,7 +52,7 @@ func Line(words ...string) string {
 }
 
 // Quote quotes s for a POSIX shell when it needs quoting: single quotes,
-// with an embedded single quote written as '\”.
+// an embedded single quote closes the quoting, is escaped, and reopens it.
 func Quote(s string) string {
 	if s != "" && strings.IndexFunc(s, needsQuote) < 0 {
 		return s
