@@ -34,6 +34,7 @@ type beliefObserver struct {
 }
 
 func (o beliefObserver) Observe(ev lease.Event) {
+	markEvent(o.t.w, o.n, ev)
 	switch ev.Kind {
 	case lease.EventGrant:
 		o.t.grant(o.n, ev.Resource, ev.Token, ev.Deadline)

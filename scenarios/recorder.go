@@ -98,11 +98,13 @@ func (r *recorder) delivered(from, to *sim.Node, m lease.Message) {
 // act records that a holder acted under a token now: belief is also what a
 // holder does.
 func (r *recorder) act(n *sim.Node, resource string, token uint64) {
+	markAction(r.w, n, resource, token)
 	r.beliefs.act(n, resource, token)
 }
 
 // unit records a unit of work completed under a token.
 func (r *recorder) unit(n *sim.Node, task string, index int, token uint64) {
+	markUnitDone(r.w, n, task, index, token)
 	r.h.Units = append(r.h.Units, history.Unit{Task: task, Index: index, Worker: n.Name(), Token: token, At: r.w.Now()})
 }
 

@@ -222,7 +222,11 @@ func (n *Network) send(from, to NodeID, payload any) {
 	w := n.w
 	n.nextID++
 	id := n.nextID
-	w.record(RecSend, from, to, id, 0)
+	digest, ok := payloadDigest(payload)
+	if !ok {
+		w.undigested++
+	}
+	w.record(RecSend, from, to, id, digest)
 	p := n.pair(from, to)
 	if n.blocked[p/64]&(1<<(p%64)) != 0 {
 		w.record(RecDrop, from, to, id, uint64(DropPartition))

@@ -10,6 +10,9 @@ type Result struct {
 	Now       Time   // true time reached
 	Events    uint64 // events executed
 	TraceHash uint64 // hash of every trace record
+	// UndigestedSends counts sent payloads whose contents the hash could not
+	// cover (see Digester); zero means the hash covers every message.
+	UndigestedSends uint64
 	// Err is nil when the run reached its end time (or ran out of events).
 	// Otherwise it says why it stopped early: a *LimitError, or the reason
 	// given to Stop.
@@ -60,7 +63,7 @@ func (w *World) RunUntil(end Time) Result {
 	if ferr := w.trace.flush(); err == nil {
 		err = ferr
 	}
-	return Result{Now: w.now, Events: w.events, TraceHash: w.trace.hash, Err: err}
+	return Result{Now: w.now, Events: w.events, TraceHash: w.trace.hash, UndigestedSends: w.undigested, Err: err}
 }
 
 // Step executes the next event, if any, and reports whether there was one.

@@ -16,18 +16,19 @@ type RecordKind uint8
 const (
 	RecSeed      RecordKind = iota + 1 // a derived seed: A=seed, B=fnv(component)
 	RecBoot                            // a node (re)started: A=incarnation
-	RecSend                            // a message left Node for Peer: A=message id
+	RecSend                            // a message left Node for Peer: A=message id, B=digest of its contents (0: none)
 	RecDeliver                         // a message reached Node from Peer: A=message id
 	RecDrop                            // a message was lost: A=message id, B=DropReason
 	RecDuplicate                       // the network made a second copy: A=message id
 	RecTimer                           // a timer fired on Node (Node=-1: a world call): A=timer slot
 	RecFault                           // a fault acted on Node (and Peer): A=FaultKind, B=value
 	RecFailpoint                       // Node reached a failpoint: A=fnv(name), B=FailAction taken (0: none)
+	RecMark                            // a host folded an event of its own into the trace (Mark): A=what, B=digest
 )
 
 var recordKindNames = [...]string{
 	RecSeed: "seed", RecBoot: "boot", RecSend: "send", RecDeliver: "deliver", RecDrop: "drop",
-	RecDuplicate: "duplicate", RecTimer: "timer", RecFault: "fault", RecFailpoint: "failpoint",
+	RecDuplicate: "duplicate", RecTimer: "timer", RecFault: "fault", RecFailpoint: "failpoint", RecMark: "mark",
 }
 
 // String returns the kind's name as it appears in JSON-lines traces.

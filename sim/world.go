@@ -45,6 +45,9 @@ type World struct {
 	events  uint64
 	stale   int   // queue entries of cancelled or re-timed timers
 	halt    error // set when a limit is hit or Stop is called
+	// undigested counts sent payloads whose contents the trace hash could
+	// not cover (neither Digester nor bytes); see UndigestedSends.
+	undigested uint64
 }
 
 // New creates a world and logs its seed. An invalid Config.Link is a
@@ -138,6 +141,20 @@ func (w *World) Stop(reason error) {
 		w.halt = reason
 	}
 }
+
+// Mark folds an event a host observed on node (-1: none) into the trace
+// and its hash: what says which kind of event (a host's own code), digest
+// its contents. Recorders use it so that the hash covers the history the
+// checkers read, not only the messages and timers that produced it.
+func (w *World) Mark(node NodeID, what, digest uint64) {
+	w.record(RecMark, node, -1, what, digest)
+}
+
+// UndigestedSends returns how many sent payloads had contents the trace
+// hash could not cover: they implement neither Digester nor are bytes,
+// strings or integers. Nonzero means two runs with equal hashes may still
+// have carried different message contents.
+func (w *World) UndigestedSends() uint64 { return w.undigested }
 
 func (w *World) record(kind RecordKind, node, peer NodeID, a, b uint64) {
 	w.trace.add(w.now, kind, int32(node), int32(peer), a, b)
