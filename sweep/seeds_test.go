@@ -14,19 +14,31 @@ func TestParseSeeds(t *testing.T) {
 	tests := []struct {
 		in      string
 		want    sweep.Seeds
+		str     string // String of the result; in when empty
+		count   int
 		wantErr string
 	}{
-		{in: "1-500", want: sweep.Seeds{First: 1, Last: 500}},
-		{in: "7", want: sweep.Seeds{First: 7, Last: 7}},
-		{in: "0-0", want: sweep.Seeds{First: 0, Last: 0}},
-		{in: " 3-4 ", want: sweep.Seeds{First: 3, Last: 4}},
-		{in: "5-2", wantErr: "below the first"},
+		{in: "1-500", want: sweep.Seeds{First: 1, Last: 500}, count: 500},
+		{in: "7", want: sweep.Seeds{First: 7, Last: 7}, count: 1},
+		{in: "0-0", want: sweep.Seeds{First: 0, Last: 0}, str: "0", count: 1},
+		{in: " 3-4 ", want: sweep.Seeds{First: 3, Last: 4}, str: "3-4", count: 2},
+		{in: "1-5,9", want: sweep.SeedList(1, 2, 3, 4, 5, 9), count: 6},
+		{in: "2,5,9", want: sweep.SeedList(9, 5, 2), count: 3},
+		{in: "9, 2 ,5", want: sweep.SeedList(2, 5, 9), str: "2,5,9", count: 3},
+		{in: "1-3,2-6", want: sweep.Seeds{First: 1, Last: 6}, str: "1-6", count: 6},
+		{in: "1-3,4", want: sweep.Seeds{First: 1, Last: 4}, str: "1-4", count: 4},
+		{in: "5,5", want: sweep.Seeds{First: 5, Last: 5}, str: "5", count: 1},
+		{in: "5-2", wantErr: "5-2: the last seed is below the first"},
+		{in: "1,5-2", wantErr: "5-2: the last seed is below the first"},
 		{in: "x", wantErr: `"x" is not one`},
 		{in: "1-", wantErr: `"" is not one`},
 		{in: "-3", wantErr: `"" is not one`},
+		{in: "1,,3", wantErr: `"" is not one`},
 		{in: "1-2-3", wantErr: `"2-3" is not one`},
-		{in: "", wantErr: "want A-B"},
+		{in: "", wantErr: "want N, A-B or a list"},
+		{in: "random", wantErr: `"random" is not one`},
 		{in: "0-18446744073709551615", wantErr: "more than"},
+		{in: "0-1073741823,1073741825", wantErr: "more than"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
@@ -39,8 +51,63 @@ func TestParseSeeds(t *testing.T) {
 			}
 			require.NoError(t, err)
 			assert.Equal(t, tt.want, got)
+			assert.Equal(t, tt.count, got.Count())
+			want := tt.str
+			if want == "" {
+				want = tt.in
+			}
+			assert.Equal(t, want, got.String())
 		})
 	}
+}
+
+// Property: a seed set reads back from its String, and At, Has and Count
+// agree with the seeds it was built from.
+func TestSeedsRoundTrip(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		seeds := rapid.SliceOfN(rapid.Uint64Range(0, 60), 1, 20).Draw(t, "seeds")
+		set := sweep.SeedList(seeds...)
+		back, err := sweep.ParseSeeds(set.String())
+		require.NoError(t, err)
+		require.Equal(t, set, back)
+		distinct := map[uint64]bool{}
+		for _, s := range seeds {
+			distinct[s] = true
+		}
+		require.Equal(t, len(distinct), set.Count())
+		prev := uint64(0)
+		for k := range set.Count() {
+			s := set.At(k)
+			require.True(t, distinct[s], "seed %d at %d", s, k)
+			require.True(t, set.Has(s))
+			if k > 0 {
+				require.Greater(t, s, prev)
+			}
+			prev = s
+		}
+		for s := uint64(0); s <= 61; s++ {
+			require.Equal(t, distinct[s], set.Has(s), "seed %d", s)
+		}
+	})
+}
+
+func FuzzParseSeeds(f *testing.F) {
+	for _, s := range []string{"1-500", "7", "1-5,9", "2,5,9", "5-2", "", "1,,3", "0-18446744073709551615"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		set, err := sweep.ParseSeeds(s)
+		if err != nil {
+			require.ErrorIs(t, err, sweep.ErrInvalid)
+			return
+		}
+		require.NoError(t, set.Validate())
+		back, err := sweep.ParseSeeds(set.String())
+		require.NoError(t, err)
+		require.Equal(t, set, back)
+		require.Equal(t, set.First, set.At(0))
+		require.Equal(t, set.Last, set.At(set.Count()-1))
+	})
 }
 
 func TestParseShard(t *testing.T) {
@@ -80,6 +147,9 @@ func TestShardsPartitionTheRange(t *testing.T) {
 	rapid.Check(t, func(t *rapid.T) {
 		first := rapid.Uint64Range(0, 1<<40).Draw(t, "first")
 		r := sweep.Seeds{First: first, Last: first + rapid.Uint64Range(0, 200).Draw(t, "span")}
+		if rapid.Bool().Draw(t, "gaps") {
+			r = sweep.SeedList(rapid.SliceOfN(rapid.Uint64Range(first, first+300), 1, 200).Draw(t, "seeds")...)
+		}
 		n := rapid.IntRange(1, 12).Draw(t, "n")
 		owner := map[uint64]int{}
 		total := 0
