@@ -69,9 +69,16 @@ func ParseSeeds(s string) (Seeds, error) {
 	}
 	var items []seedRange
 	for item := range strings.SplitSeq(in, ",") {
-		r, err := parseSeedItem(strings.TrimSpace(item))
-		if err != nil {
+		item = strings.TrimSpace(item)
+		r, err := parseSeedItem(item)
+		switch {
+		case err == nil:
+		case item == in && r.last < r.first: // one range, backwards: name it as written
+			return Seeds{}, invalidf("seeds %s: %s", in, err.Error())
+		case item == in:
 			return Seeds{}, invalidf("seeds %q: %s", s, err.Error())
+		default:
+			return Seeds{}, invalidf("seeds %q: %s: %s", s, item, err.Error())
 		}
 		items = append(items, r)
 	}
@@ -97,7 +104,7 @@ func parseSeedItem(item string) (seedRange, error) {
 		return seedRange{}, fmt.Errorf("want A-B with non-negative integers, and %q is not one", b)
 	}
 	if last < first {
-		return seedRange{}, fmt.Errorf("%s: the last seed is below the first", item)
+		return seedRange{first: first, last: last}, errors.New("the last seed is below the first")
 	}
 	return seedRange{first: first, last: last}, nil
 }
