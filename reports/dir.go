@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/leasesim/leasesim/checker"
 	"github.com/leasesim/leasesim/scenarios"
 )
 
@@ -25,8 +26,12 @@ const (
 // WriteRunDir writes a run's report files into dir, creating it: run.json
 // (the run object), schedule.json (the fault schedule, which
 // `simrun run --schedule` replays), report.html and trace.perfetto.json.
-// It returns the paths written, in that order. When the P3 checker left a
-// linearizability.html in dir, report.html links to it.
+// It returns the paths written, in that order.
+//
+// Everything in dir is the run's own: report.html links
+// linearizability.html only when this run's P3 result names it as its
+// artifact, and a linearizability.html that an earlier run left in dir is
+// removed, so a passing run never shows an old failure's visualisation.
 func WriteRunDir(dir string, run Run, out *scenarios.Outcome) ([]string, error) {
 	if out == nil || out.History == nil {
 		return nil, errors.New("reports: run directory needs the run's outcome and history")
@@ -39,7 +44,11 @@ func WriteRunDir(dir string, run Run, out *scenarios.Outcome) ([]string, error) 
 		{Name: ScheduleFile, Href: ScheduleFile, Note: "the fault schedule; replay with simrun run --schedule"},
 		{Name: PerfettoFile, Href: PerfettoFile, Note: "open in ui.perfetto.dev (Open trace file)"},
 	}
-	if _, err := os.Stat(filepath.Join(dir, LinearizableFile)); err == nil {
+	own, err := ownLinearizability(dir, run.Properties)
+	if err != nil {
+		return nil, err
+	}
+	if own {
 		files = append(files, fileLink{Name: LinearizableFile, Href: LinearizableFile,
 			Note: "porcupine's visualisation of the linearizability check"})
 	}
@@ -49,6 +58,33 @@ func WriteRunDir(dir string, run Run, out *scenarios.Outcome) ([]string, error) 
 		{ReportFile, func(w io.Writer) error { return writeRunHTML(w, run, out, dir, files) }},
 		{PerfettoFile, func(w io.Writer) error { return WritePerfetto(w, run, out) }},
 	})
+}
+
+// ownLinearizability reports whether dir's linearizability.html is this
+// run's: a property result names it as its artifact. If it is not, a file
+// of that name left in dir by an earlier run is removed.
+func ownLinearizability(dir string, results []checker.Result) (bool, error) {
+	path := filepath.Join(dir, LinearizableFile)
+	for _, r := range results {
+		if r.Artifact != "" && samePath(r.Artifact, path) {
+			return true, nil
+		}
+	}
+	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return false, fmt.Errorf("reports: removing an earlier run's %s: %w", LinearizableFile, err)
+	}
+	return false, nil
+}
+
+// samePath reports whether a and b name the same file, comparing their
+// absolute, cleaned forms.
+func samePath(a, b string) bool {
+	absA, errA := filepath.Abs(a)
+	absB, errB := filepath.Abs(b)
+	if errA != nil || errB != nil {
+		return filepath.Clean(a) == filepath.Clean(b)
+	}
+	return absA == absB
 }
 
 // namedWriter renders one file of an output directory.

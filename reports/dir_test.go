@@ -128,3 +128,32 @@ func TestWriteRunDirNeedsTheOutcome(t *testing.T) {
 	var buf bytes.Buffer
 	require.Error(t, WriteRunHTML(&buf, run, nil))
 }
+
+func TestWriteRunDirOwnsItsArtifacts(t *testing.T) {
+	for _, tc := range []struct {
+		name     string
+		artifact func(dir string) string // what this run's P3 names, "" for nothing
+		kept     bool
+	}{
+		{"an earlier run's file is removed and not linked", func(string) string { return "" }, false},
+		{"this run's file is kept and linked", func(dir string) string { return filepath.Join(dir, LinearizableFile) }, true},
+		{"a file this run wrote elsewhere does not adopt the stale one",
+			func(string) string { return filepath.Join(t.TempDir(), LinearizableFile) }, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			run, out := kleppmann(t)
+			dir := t.TempDir()
+			stale := filepath.Join(dir, LinearizableFile)
+			require.NoError(t, os.WriteFile(stale, []byte("<html>old failure</html>"), 0o644))
+			out.Checks[2].Artifact = tc.artifact(dir)
+			run = NewRun(out, testWall)
+			paths, err := WriteRunDir(dir, run, out)
+			require.NoError(t, err)
+			_, statErr := os.Stat(stale)
+			assert.Equal(t, tc.kept, statErr == nil, "linearizability.html present: %v", statErr)
+			b, err := os.ReadFile(paths[2])
+			require.NoError(t, err)
+			assert.Equal(t, tc.kept, strings.Contains(string(b), `href="linearizability.html"`))
+		})
+	}
+}
