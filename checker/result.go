@@ -50,3 +50,10 @@ type Violation struct {
 	// Faults are the faults active at the time.
 	Faults []faults.Window `json:"faults,omitempty"`
 }
+
+// AssumptionOnly reports whether r is unknown only because the run
+// exceeded an assumption of the property (drift beyond rho for P1): an
+// outcome of its own, shown and counted apart, and never a failure. Every
+// other unknown (no data, a timeout, a premise that did not happen) is
+// undecided, and never a pass.
+func (r Result) AssumptionOnly() bool { return r.Status == Unknown && r.AssumptionExceeded }

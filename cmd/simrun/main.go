@@ -53,6 +53,8 @@ type app struct {
 	stdout, stderr io.Writer
 	verbose        bool
 	logger         *slog.Logger
+	// random is where random seeds come from; nil means crypto/rand.
+	random io.Reader
 }
 
 func (a *app) rootCommand() *cobra.Command {
