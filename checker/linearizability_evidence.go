@@ -1,6 +1,7 @@
 package checker
 
 import (
+	"bytes"
 	"cmp"
 	"fmt"
 	"os"
@@ -8,6 +9,7 @@ import (
 	"slices"
 
 	"github.com/anishathalye/porcupine"
+	"github.com/google/renameio/v2"
 
 	"github.com/leasesim/leasesim/faults"
 	"github.com/leasesim/leasesim/lease"
@@ -212,21 +214,19 @@ func (l *linHistory) visualize(info porcupine.LinearizationInfo, dir string) (st
 	return path, nil
 }
 
-func writeVisualization(m porcupine.Model, info porcupine.LinearizationInfo, path string) (err error) {
+// writeVisualization renders porcupine's page in memory and puts it at
+// path atomically (fsync and rename, through renameio), so a reader never
+// sees half a page and a failed rendering leaves no file behind.
+func writeVisualization(m porcupine.Model, info porcupine.LinearizationInfo, path string) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("creating its folder: %w", err)
 	}
-	f, err := os.Create(path)
-	if err != nil {
-		return fmt.Errorf("creating it: %w", err)
-	}
-	defer func() {
-		if cerr := f.Close(); cerr != nil && err == nil {
-			err = fmt.Errorf("closing it: %w", cerr)
-		}
-	}()
-	if err := porcupine.Visualize(m, info, f); err != nil {
+	var page bytes.Buffer
+	if err := porcupine.Visualize(m, info, &page); err != nil {
 		return fmt.Errorf("rendering it: %w", err)
+	}
+	if err := renameio.WriteFile(path, page.Bytes(), 0o644); err != nil {
+		return fmt.Errorf("writing it: %w", err)
 	}
 	return nil
 }

@@ -1,7 +1,6 @@
 package reports
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -99,7 +98,7 @@ func writeFiles(dir string, files []namedWriter) ([]string, error) {
 	paths := make([]string, 0, len(files))
 	for _, f := range files {
 		path := filepath.Join(dir, f.name)
-		if err := writeFile(path, f.write); err != nil {
+		if err := WriteFileAtomic(path, f.write); err != nil {
 			return paths, err
 		}
 		paths = append(paths, path)
@@ -115,17 +114,4 @@ func writeIndentedJSON(w io.Writer, v any) error {
 	}
 	_, err = w.Write(append(b, '\n'))
 	return err
-}
-
-// writeFile renders into memory and writes the file in one go, so a
-// rendering error leaves no half-written file behind.
-func writeFile(path string, write func(io.Writer) error) error {
-	var buf bytes.Buffer
-	if err := write(&buf); err != nil {
-		return err // already says what was being written
-	}
-	if err := os.WriteFile(path, buf.Bytes(), fs.FileMode(0o644)); err != nil {
-		return fmt.Errorf("reports: %w", err)
-	}
-	return nil
 }
