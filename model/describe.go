@@ -3,8 +3,6 @@ package model
 import (
 	"fmt"
 	"strings"
-
-	"github.com/leasesim/leasesim/lease"
 )
 
 // quoteMaxBytes bounds how much of a state or value a description shows.
@@ -39,53 +37,53 @@ func (s leaseState) String() string {
 
 // describeLeaseOp describes a lease-store operation, for example
 // `acquire(h2, ttl 5s) -> tok 7 @g=12.3s`.
-func describeLeaseOp(in, out lease.Message) string {
+func describeLeaseOp(in LeaseInput, out LeaseOutput) string {
 	var args, result string
-	switch in.Kind {
-	case lease.KindAcquire:
+	switch in.Op {
+	case OpAcquire:
 		args = fmt.Sprintf("%s, ttl %v", in.Client, in.TTL)
 		result = fmt.Sprintf("tok %d", out.Token)
-		if out.CheckpointToken != 0 || len(out.State) > 0 {
-			result += fmt.Sprintf(", ckpt tok %d %s", out.CheckpointToken, quote(string(out.State)))
+		if out.CheckpointToken != 0 || out.State != "" {
+			result += fmt.Sprintf(", ckpt tok %d %s", out.CheckpointToken, quote(out.State))
 		}
-	case lease.KindRenew, lease.KindRelease:
+	case OpRenew, OpRelease:
 		args = fmt.Sprintf("%s, tok %d", in.Client, in.Token)
 		result = "ok"
-	case lease.KindRevoke:
-		args = string(in.Client)
+	case OpRevoke:
+		args = in.Client
 		result = fmt.Sprintf("revoked %s tok %d", out.Holder, out.Token)
-	case lease.KindCheckpoint:
-		args = fmt.Sprintf("%s, tok %d, %s", in.Client, in.Token, quote(string(in.State)))
+	case OpCheckpoint:
+		args = fmt.Sprintf("%s, tok %d, %s", in.Client, in.Token, quote(in.State))
 		result = "ok"
-	case lease.KindReadCheckpoint:
-		args = string(in.Client)
-		result = fmt.Sprintf("tok %d %s", out.CheckpointToken, quote(string(out.State)))
-	case lease.KindQuery:
-		args = string(in.Client)
+	case OpReadCheckpoint:
+		args = in.Client
+		result = fmt.Sprintf("tok %d %s", out.CheckpointToken, quote(out.State))
+	case OpQuery:
+		args = in.Client
 		result = fmt.Sprintf("%s tok %d", out.Holder, out.Token)
 	default:
-		args = string(in.Client)
+		args = in.Client
 	}
-	if out.Err != lease.CodeOK {
-		result = out.Err.String()
+	if out.Err != LeaseOK {
+		result = string(out.Err)
 		if out.Holder != "" {
-			result += " by " + string(out.Holder)
+			result += " by " + out.Holder
 		}
 	}
-	return fmt.Sprintf("%v(%s) -> %s @g=%v", in.Kind, args, result, out.GrantorTime)
+	return fmt.Sprintf("%v(%s) -> %s @g=%v", in.Op, args, result, out.ServerTime)
 }
 
 // describeRegisterOp describes a fenced-register operation, for example
 // `write(h1, tok 7, "k"="v") -> ok`.
-func describeRegisterOp(in, out lease.Message) string {
+func describeRegisterOp(in RegisterInput, out RegisterOutput) string {
 	switch {
-	case in.Kind == lease.KindWrite && out.Err == lease.CodeOK:
-		return fmt.Sprintf("write(%s, tok %d, %s=%s) -> ok", in.Client, in.Token, quote(in.Key), quote(string(in.Value)))
-	case in.Kind == lease.KindWrite:
+	case in.Op == OpWrite && out.Err == RegisterOK:
+		return fmt.Sprintf("write(%s, tok %d, %s=%s) -> ok", in.Client, in.Token, quote(in.Key), quote(in.Value))
+	case in.Op == OpWrite:
 		return fmt.Sprintf("write(%s, tok %d, %s=%s) -> %v (highest tok %d)",
-			in.Client, in.Token, quote(in.Key), quote(string(in.Value)), out.Err, out.Token)
-	case in.Kind == lease.KindRead && out.Err == lease.CodeOK:
-		return fmt.Sprintf("read(%s, %s) -> tok %d %s", in.Client, quote(in.Key), out.Token, quote(string(out.Value)))
+			in.Client, in.Token, quote(in.Key), quote(in.Value), out.Err, out.Token)
+	case in.Op == OpRead && out.Err == RegisterOK:
+		return fmt.Sprintf("read(%s, %s) -> tok %d %s", in.Client, quote(in.Key), out.Token, quote(out.Value))
 	}
-	return fmt.Sprintf("%v(%s, %s) -> %v", in.Kind, in.Client, quote(in.Key), out.Err)
+	return fmt.Sprintf("%v(%s, %s) -> %v", in.Op, in.Client, quote(in.Key), out.Err)
 }

@@ -1,60 +1,35 @@
 package model
 
 import (
-	"fmt"
 	"slices"
 	"strings"
 
 	"github.com/anishathalye/porcupine"
-
-	"github.com/leasesim/leasesim/lease"
 )
 
-// Explain says why the specification rejects the operation (in, out) in
-// state, a state reached through LeaseStore(cfg) or FencedRegister(), or
-// returns "" if the operation is legal there. It is the reason behind Step's
-// verdict, for evidence.
-func Explain(cfg lease.Config, state any, in, out lease.Message) string {
-	switch s := state.(type) {
-	case leaseState:
-		_, why := leaseSpec{cfg: cfg}.step(s, in, out)
-		return why
-	case registerState:
-		_, why := registerStep(s, in, out)
-		return why
-	}
-	panic(fmt.Sprintf("model: Explain: %T is not a state of package model", state))
+// Spec is a sequential specification: the porcupine model and the reason
+// behind each of its verdicts.
+type Spec struct {
+	// Name identifies the specification, as a --spec flag would name it.
+	Name  string
+	Model porcupine.Model
+	// Explain says why the specification rejects the operation (input,
+	// output) in state, a state reached through Model, or returns "" if the
+	// operation is legal there: the reason behind Step's verdict, for
+	// evidence.
+	Explain func(state, input, output any) string
 }
 
-// message returns an operation's input or output: a lease.Message, or a
-// pointer to one, which spares copying a large struct into an interface.
-// Anything else is a programmer error.
-func message(v any) lease.Message {
-	switch m := v.(type) {
-	case lease.Message:
-		return m
-	case *lease.Message:
-		return *m
-	}
-	panic(fmt.Sprintf("model: operation-is-a-message: input or output is %T, not lease.Message", v))
-}
-
-// partitionByResource groups operations by the resource of their input,
-// keeping their order, with resources in sorted order.
-func partitionByResource(ops []porcupine.Operation) [][]porcupine.Operation {
-	return groupBy(ops, func(op porcupine.Operation) string { return message(op.Input).Resource })
-}
-
-// partitionEventsByResource groups events by the resource of their call; a
-// return goes with its call.
-func partitionEventsByResource(events []porcupine.Event) [][]porcupine.Event {
-	resource := make(map[int]string) // event id -> resource of its call
+// partitionEvents groups events by the key of their call; a return goes
+// with its call.
+func partitionEvents(events []porcupine.Event, key func(call any) string) [][]porcupine.Event {
+	keys := make(map[int]string) // event id -> key of its call; looked up, never iterated
 	for _, e := range events {
 		if e.Kind == porcupine.CallEvent {
-			resource[e.Id] = message(e.Value).Resource
+			keys[e.Id] = key(e.Value)
 		}
 	}
-	return groupBy(events, func(e porcupine.Event) string { return resource[e.Id] })
+	return groupBy(events, func(e porcupine.Event) string { return keys[e.Id] })
 }
 
 // groupBy splits xs by key, keeping their order within a group, with groups
@@ -131,8 +106,8 @@ func b2u(b bool) uint64 {
 }
 
 func (s leaseState) hash() uint64 {
-	h := fnvOffset.str(string(s.holder)).u64(s.token).u64(uint64(s.ttl)).u64(uint64(s.expiresAt))
-	h = h.u64(b2u(s.revoked)).u64(s.maxToken).str(s.ckptState).u64(s.ckptToken).u64(s.ckptReqID)
+	h := fnvOffset.str(s.holder).u64(s.token).u64(uint64(s.ttl)).u64(uint64(s.expiresAt))
+	h = h.u64(b2u(s.revoked)).u64(s.maxToken).str(s.ckptState).u64(s.ckptToken).u64(s.ckptSeq)
 	return uint64(h.u64(s.incarnation).u64(uint64(s.lastG)))
 }
 

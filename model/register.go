@@ -6,36 +6,125 @@ import (
 	"strings"
 
 	"github.com/anishathalye/porcupine"
-
-	"github.com/leasesim/leasesim/lease"
 )
 
-// FencedRegister returns the fenced resource's specification as a porcupine
-// model, partitioned by resource. A resource holds one value per key and
-// one highest accepted token shared by all its keys:
+// RegisterOp names a fenced-register operation.
+type RegisterOp string
+
+// The fenced-register operations.
+const (
+	OpWrite RegisterOp = "write"
+	OpRead  RegisterOp = "read"
+)
+
+// RegisterErr is how a fenced-register operation failed; "" is success.
+type RegisterErr string
+
+// The failures the fenced register tells apart; any other fails the
+// specification.
+const (
+	RegisterOK RegisterErr = ""
+	// RegisterFenced: a write refused because a higher token was accepted.
+	RegisterFenced RegisterErr = "fenced"
+	// RegisterBadRequest: a malformed request; legal for both operations.
+	RegisterBadRequest RegisterErr = "bad_request"
+)
+
+// RegisterInput is a request to the fenced resource.
+type RegisterInput struct {
+	Op       RegisterOp
+	Client   string
+	Resource string
+	Key      string
+	Token    uint64 // write: the fencing token it carries
+	Value    string // write: the value
+}
+
+// RegisterOutput is the fenced resource's reply.
+type RegisterOutput struct {
+	Err RegisterErr
+	// Token is, for a read, the token that wrote the value; for a fenced
+	// write, the highest accepted token (0 if not named).
+	Token uint64
+	Value string // read: the key's value
+}
+
+// Register returns the fenced resource's specification as a porcupine
+// model, partitioned by resource; inputs are RegisterInput and outputs
+// RegisterOutput (or pointers to them). A resource holds one value per key
+// and one highest accepted token shared by all its keys:
 //   - write(token, key, value) is accepted if and only if token is at least
 //     the highest token accepted before; the highest becomes token and the
-//     key's value becomes value. ErrFenced is legal only if token is below
-//     the highest, and a token it names must be that highest.
+//     key's value becomes value. RegisterFenced is legal only if token is
+//     below the highest, and a token it names must be that highest.
 //   - read(key) returns the key's latest value and the token that wrote it
 //     (empty and 0 before any write).
 //
-// ErrBadRequest is legal for both. Unfenced side effects (effect) are not
-// part of the register.
-func FencedRegister() porcupine.Model {
+// RegisterBadRequest is legal for both. What it ignores: unfenced side
+// effects, which are not operations of the register, and who was issued
+// which token (P2 checks that).
+func Register() porcupine.Model {
+	return registerModel(registerOp, func(op porcupine.Operation) string { return registerInput(op.Input).Resource },
+		func(v any) string { return registerInput(v).Resource })
+}
+
+// RegisterSpec is Register with its name and Explain.
+func RegisterSpec() Spec {
+	return Spec{Name: "fenced-register", Model: Register(), Explain: func(state, input, output any) string {
+		_, why := registerStep(state.(registerState), registerInput(input), registerOutput(output))
+		return why
+	}}
+}
+
+// registerModel builds the register model over any representation of
+// operations: op converts an (input, output) pair to the neutral types, or
+// says why it is not a register operation.
+func registerModel(op func(input, output any) (RegisterInput, RegisterOutput, string),
+	opResource func(porcupine.Operation) string, callResource func(any) string) porcupine.Model {
 	return porcupine.Model{
-		Partition:      partitionByResource,
-		PartitionEvent: partitionEventsByResource,
+		Partition:      func(ops []porcupine.Operation) [][]porcupine.Operation { return groupBy(ops, opResource) },
+		PartitionEvent: func(events []porcupine.Event) [][]porcupine.Event { return partitionEvents(events, callResource) },
 		Init:           func() any { return registerState{} },
 		Step: func(state, input, output any) (bool, any) {
-			next, why := registerStep(state.(registerState), message(input), message(output))
+			in, out, why := op(input, output)
+			if why != "" {
+				return false, state
+			}
+			next, why := registerStep(state.(registerState), in, out)
 			return why == "", next
 		},
-		Equal:             func(a, b any) bool { return a.(registerState).equal(b.(registerState)) },
-		Hash:              func(state any) uint64 { return state.(registerState).hash() },
-		DescribeOperation: func(input, output any) string { return describeRegisterOp(message(input), message(output)) },
-		DescribeState:     func(state any) string { return state.(registerState).String() },
+		Equal: func(a, b any) bool { return a.(registerState).equal(b.(registerState)) },
+		Hash:  func(state any) uint64 { return state.(registerState).hash() },
+		DescribeOperation: func(input, output any) string {
+			in, out, _ := op(input, output)
+			return describeRegisterOp(in, out)
+		},
+		DescribeState: func(state any) string { return state.(registerState).String() },
 	}
+}
+
+func registerOp(input, output any) (RegisterInput, RegisterOutput, string) {
+	return registerInput(input), registerOutput(output), ""
+}
+
+func registerInput(v any) RegisterInput {
+	switch x := v.(type) {
+	case RegisterInput:
+		return x
+	case *RegisterInput:
+		return *x
+	}
+	panic(fmt.Sprintf("model: register-input-type: input is %T, not RegisterInput", v))
+}
+
+func registerOutput(v any) RegisterOutput {
+	switch x := v.(type) {
+	case RegisterOutput:
+		return x
+	case *RegisterOutput:
+		return *x
+	}
+	panic(fmt.Sprintf("model: register-output-type: output is %T, not RegisterOutput", v))
 }
 
 // registerState is one resource of the fenced register. It is a value:
@@ -92,39 +181,36 @@ func (s registerState) String() string {
 
 // registerStep applies one operation to s: the next state, and "" if the
 // operation is legal in s, or why not.
-func registerStep(s registerState, in, out lease.Message) (registerState, string) {
-	if out.Kind != in.Kind.Reply() {
-		return s, fmt.Sprintf("reply %v does not answer %v", out.Kind, in.Kind)
-	}
-	if out.Err == lease.CodeBadRequest {
+func registerStep(s registerState, in RegisterInput, out RegisterOutput) (registerState, string) {
+	if out.Err == RegisterBadRequest {
 		return s, ""
 	}
-	switch in.Kind {
-	case lease.KindWrite:
+	switch in.Op {
+	case OpWrite:
 		return write(s, in, out)
-	case lease.KindRead:
-		if out.Err != lease.CodeOK {
+	case OpRead:
+		if out.Err != RegisterOK {
 			return s, fmt.Sprintf("read cannot fail with %v", out.Err)
 		}
-		if c := s.get(in.Key); out.Token != c.token || string(out.Value) != c.value {
+		if c := s.get(in.Key); out.Token != c.token || out.Value != c.value {
 			return s, fmt.Sprintf("read %s returned tok %d %s, but the latest write is tok %d %s",
-				quote(in.Key), out.Token, quote(string(out.Value)), c.token, quote(c.value))
+				quote(in.Key), out.Token, quote(out.Value), c.token, quote(c.value))
 		}
 		return s, ""
 	}
-	return s, fmt.Sprintf("%v is not a fenced-register operation", in.Kind)
+	return s, fmt.Sprintf("%v is not a fenced-register operation", in.Op)
 }
 
 // write: accepted if and only if the token is at least the highest.
-func write(s registerState, in, out lease.Message) (registerState, string) {
+func write(s registerState, in RegisterInput, out RegisterOutput) (registerState, string) {
 	switch out.Err {
-	case lease.CodeOK:
+	case RegisterOK:
 		if in.Token < s.highest {
 			return s, fmt.Sprintf("write under tok %d by %s accepted, but tok %d was accepted before",
 				in.Token, in.Client, s.highest)
 		}
-		return s.put(cell{key: in.Key, token: in.Token, value: string(in.Value)}), ""
-	case lease.CodeFenced:
+		return s.put(cell{key: in.Key, token: in.Token, value: in.Value}), ""
+	case RegisterFenced:
 		switch {
 		case in.Token >= s.highest:
 			return s, fmt.Sprintf("write under tok %d by %s fenced, but the highest accepted is tok %d",
