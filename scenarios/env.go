@@ -9,26 +9,42 @@ import (
 
 // This file adapts a *sim.Node to lease.Env: the kernel knows nothing about
 // leases and package lease does not import the kernel, so the wiring layer
-// joins them. The storage and the PRNG of a sim.Node already satisfy
-// lease.Storage and lease.Rand.
+// joins them. The PRNG of a sim.Node already satisfies lease.Rand, and its
+// storage lease.Storage.
+//
+// Everything the Env offers is harness code called by the implementation,
+// so each call runs behind a harness boundary (guard.go); the functions
+// the implementation hands back (a timer's, a failpoint's continuation)
+// run behind implementation boundaries. The PRNG is handed over as it is:
+// its only panic (Int64N of n <= 0) is its caller's bug.
 
 // nodeClock is a node's monotonic clock with kernel timers.
 type nodeClock struct{ n *sim.Node }
 
-func (c nodeClock) Now() time.Duration { return c.n.Now() }
-
-func (c nodeClock) AfterFunc(d time.Duration, f func()) lease.Timer {
-	return nodeTimer{n: c.n, id: c.n.SetTimer(d, f)}
+func (c nodeClock) Now() time.Duration {
+	defer onPanic(fromHarness)
+	return c.n.Now()
 }
 
-func (c nodeClock) WallNow() time.Time { return c.n.WallNow() }
+func (c nodeClock) AfterFunc(d time.Duration, f func()) lease.Timer {
+	defer onPanic(fromHarness)
+	return nodeTimer{n: c.n, id: c.n.SetTimer(d, func() { implCall(f) })}
+}
+
+func (c nodeClock) WallNow() time.Time {
+	defer onPanic(fromHarness)
+	return c.n.WallNow()
+}
 
 type nodeTimer struct {
 	n  *sim.Node
 	id sim.TimerID
 }
 
-func (t nodeTimer) Stop() bool { return t.n.CancelTimer(t.id) }
+func (t nodeTimer) Stop() bool {
+	defer onPanic(fromHarness)
+	return t.n.CancelTimer(t.id)
+}
 
 // nodeTransport sends lease messages over the simulated network and lets the
 // recorder see every request and reply as it leaves the node.
@@ -38,6 +54,8 @@ type nodeTransport struct {
 }
 
 func (t nodeTransport) Send(to lease.Addr, m lease.Message) {
+	defer onPanic(fromHarness)
+	injectedHarnessFault()
 	dst, ok := t.n.World().Lookup(string(to))
 	if !ok {
 		panic("scenarios: invariant known-address: " + t.n.Name() + " sent to unknown node " + string(to))
@@ -46,24 +64,54 @@ func (t nodeTransport) Send(to lease.Addr, m lease.Message) {
 	t.n.Send(dst.ID(), &m)
 }
 
+// nodeStorage is a node's durable storage behind harness boundaries.
+type nodeStorage struct{ s lease.Storage }
+
+func (s nodeStorage) Get(key string) ([]byte, bool) {
+	defer onPanic(fromHarness)
+	return s.s.Get(key)
+}
+
+func (s nodeStorage) Put(key string, value []byte) {
+	defer onPanic(fromHarness)
+	s.s.Put(key, value)
+}
+
+func (s nodeStorage) Delete(key string) {
+	defer onPanic(fromHarness)
+	s.s.Delete(key)
+}
+
+func (s nodeStorage) Sync() error {
+	defer onPanic(fromHarness)
+	return s.s.Sync()
+}
+
 // newEnv builds the lease environment of a node for its current
 // incarnation.
 func newEnv(n *sim.Node, rec *recorder, obs lease.Observer) lease.Env {
 	clock := nodeClock{n: n}
+	if obs != nil {
+		obs = guardedObserver{obs}
+	}
 	return lease.Env{
-		Self:      lease.Addr(n.Name()),
-		Clock:     clock,
-		Wall:      clock,
-		Net:       nodeTransport{n: n, rec: rec},
-		Store:     n.Storage(),
-		Rand:      n.Rand(),
-		Observer:  obs,
-		Failpoint: n.Failpoint,
+		Self:     lease.Addr(n.Name()),
+		Clock:    clock,
+		Wall:     clock,
+		Net:      nodeTransport{n: n, rec: rec},
+		Store:    nodeStorage{n.Storage()},
+		Rand:     n.Rand(),
+		Observer: obs,
+		Failpoint: func(name string, then func()) {
+			defer onPanic(fromHarness)
+			n.Failpoint(name, func() { implCall(then) })
+		},
 	}
 }
 
 // serve installs node's message handler: every delivered lease message goes
-// to the recorder, then to the lease node.
+// to the recorder, then to the lease node (behind an implementation
+// boundary when it is the implementation's: see guardImpl).
 func serve(n *sim.Node, rec *recorder, node lease.Node) {
 	w := n.World()
 	n.Handle(func(from sim.NodeID, payload any) {

@@ -7,7 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"slices"
-	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/leasesim/leasesim/checker"
@@ -66,9 +66,17 @@ func (o *Outcome) Violated() []checker.Result {
 }
 
 // Execute runs scenario sc with seed. An error means bad input (an invalid
-// scenario or schedule) or an implementation that failed to boot; a run
-// that hits a limit reports it in Outcome.Sim.Err.
-func Execute(sc Scenario, seed uint64, opts Options) (*Outcome, error) {
+// scenario or schedule), an implementation that failed to boot, or a bug of
+// the harness itself: a *HarnessPanic, which is never the implementation's
+// fault (a CLI exits 3 for it). A panic of the implementation under test
+// is the implementation's: the run ends and Outcome.Checks reports it under
+// PanicProperty. A run that hits a limit reports it in Outcome.Sim.Err.
+func Execute(sc Scenario, seed uint64, opts Options) (out *Outcome, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			out, err = nil, asHarnessPanic(r)
+		}
+	}()
 	if err := sc.Validate(); err != nil {
 		return nil, err
 	}
@@ -76,6 +84,7 @@ func Execute(sc Scenario, seed uint64, opts Options) (*Outcome, error) {
 	if impl.NewGrantor == nil {
 		impl = lease.Correct()
 	}
+	impl = guardImpl(impl)
 	cfg := sc.Config.WithDefaults()
 	w := sim.New(sim.Config{Seed: seed, Link: sc.Link, Trace: opts.Trace, Logger: opts.Logger})
 	h := &history.History{Config: cfg, Grantor: GrantorNode, Resource: StoreNode}
@@ -109,7 +118,7 @@ func Execute(sc Scenario, seed uint64, opts Options) (*Outcome, error) {
 		return nil, fmt.Errorf("scenario %s: tasks: %w", sc.Name, b.queue.err)
 	}
 	b.finish(h, plan, res)
-	out := &Outcome{Scenario: sc.Name, Impl: impl.Name, Seed: seed, Sim: res, Schedule: plan,
+	out = &Outcome{Scenario: sc.Name, Impl: impl.Name, Seed: seed, Sim: res, Schedule: plan,
 		Faults: slices.Clone(w.Faults()), History: h}
 	out.Checks = checker.Check(h, opts.Check)
 	if crash != "" {
@@ -126,22 +135,48 @@ func Execute(sc Scenario, seed uint64, opts Options) (*Outcome, error) {
 const PanicProperty = "panic"
 
 // runGuarded runs the world to end. A panic raised by the implementation
-// under test ends the run and is returned as text, to be reported as a
-// violation; a panic of the kernel or of this package is a harness bug and
-// propagates.
+// under test (marked so by the boundary it crossed: see guard.go) ends the
+// run and is returned as text, to be reported as a violation; any other
+// panic is a harness bug and propagates as a *HarnessPanic.
 func runGuarded(w *sim.World, end sim.Time) (res sim.Result, crash string) {
 	defer func() {
-		if r := recover(); r != nil {
-			msg := fmt.Sprint(r)
-			if strings.HasPrefix(msg, "sim:") || strings.HasPrefix(msg, "scenarios:") {
-				panic(r)
-			}
-			crash = msg
-			res = sim.Result{Now: w.Now(), Events: w.Events(), TraceHash: w.Trace().Hash(),
-				Err: fmt.Errorf("run ended by a panic at %v", w.Now())}
+		r := recover()
+		if r == nil {
+			return
 		}
+		ip, ok := r.(*implPanic)
+		if !ok {
+			panic(asHarnessPanic(r))
+		}
+		crash = fmt.Sprint(ip.value)
+		res = sim.Result{Now: w.Now(), Events: w.Events(), TraceHash: w.Trace().Hash(),
+			Err: fmt.Errorf("run ended by a panic at %v", w.Now())}
 	}()
 	return w.RunUntil(end), ""
+}
+
+// harnessFault arms a deliberate runtime error in the wiring: see
+// InjectHarnessFault.
+var harnessFault atomic.Bool
+
+// InjectHarnessFault arms, until the returned function disarms it, a
+// deliberate runtime error (an index out of range) in this package's
+// wiring code, where the transport hands the implementation's first
+// message to the kernel: harness code called by the implementation. It is
+// for tests of the harness's own error handling (a harness bug must give
+// a *HarnessPanic and exit 3, never a verdict on the implementation), and
+// affects every run in the process while armed.
+func InjectHarnessFault() (disarm func()) {
+	harnessFault.Store(true)
+	return func() { harnessFault.Store(false) }
+}
+
+// injectedHarnessFault fails with an index out of range when armed.
+func injectedHarnessFault() {
+	if harnessFault.Load() {
+		var none []int
+		_ = none[len(none)]
+	}
 }
 
 // plan returns the fault schedule of a run: override if given, otherwise

@@ -1,0 +1,228 @@
+package scenarios
+
+import (
+	"fmt"
+	"runtime/debug"
+
+	"github.com/leasesim/leasesim/lease"
+)
+
+// This file tells the implementation's panics from the harness's by where
+// they come from, never by their text. Every call from the harness into
+// the implementation under test (its constructors, Deliver, the Holder,
+// Grantor and Resource methods, the timer and failpoint continuations it
+// hands over) runs under a recover that marks a panic as the
+// implementation's; every call from the implementation back into the
+// harness (its Env: clock, transport, storage, observer, failpoint, and
+// the callbacks it was given) runs under one that marks it as the
+// harness's. The innermost boundary decides, so a harness callback that
+// panics inside an implementation's call is still a harness bug. A panic
+// under no boundary at all (the kernel's loop, the wiring, a workload, a
+// checker) is a harness bug too.
+
+// HarnessPanic is a panic of the harness itself (the kernel, this
+// package's wiring, a workload, a checker), which Execute recovers and
+// returns as its error. It is never blamed on the implementation: a CLI
+// exits 3 for it, and a sweep stops. Find it with errors.As.
+type HarnessPanic struct {
+	// Value is what was passed to panic, such as a runtime.Error.
+	Value any
+	// Stack is the goroutine's stack where it panicked.
+	Stack string
+}
+
+// Error says it is a harness bug, with the panic value.
+func (p *HarnessPanic) Error() string { return fmt.Sprintf("harness bug: panic: %v", p.Value) }
+
+// Unwrap returns the panic value when it is an error (a runtime.Error, for
+// example), so that errors.Is and errors.As see through.
+func (p *HarnessPanic) Unwrap() error {
+	err, _ := p.Value.(error)
+	return err
+}
+
+// implPanic is a panic of the implementation under test, on its way up to
+// runGuarded, which turns it into the "panic" property's violation.
+type implPanic struct {
+	value any
+	stack string
+}
+
+// origin says whose code a boundary runs.
+type origin bool
+
+const (
+	fromImpl    origin = true  // the implementation under test
+	fromHarness origin = false // the harness
+)
+
+// onPanic, deferred at a boundary, marks a panic raised in the code the
+// boundary runs as o's, unless a boundary nearer the panic marked it
+// already, and lets it go on up.
+func onPanic(o origin) {
+	r := recover()
+	if r == nil {
+		return
+	}
+	switch r.(type) {
+	case *implPanic, *HarnessPanic:
+		panic(r)
+	}
+	if o == fromImpl {
+		panic(&implPanic{value: r, stack: string(debug.Stack())})
+	}
+	panic(&HarnessPanic{Value: r, Stack: string(debug.Stack())})
+}
+
+// asHarnessPanic returns the panic value r as a HarnessPanic: r itself if
+// it is one, else a HarnessPanic of r (a panic under no boundary).
+func asHarnessPanic(r any) *HarnessPanic {
+	if hp, ok := r.(*HarnessPanic); ok {
+		return hp
+	}
+	if ip, ok := r.(*implPanic); ok { // outside a run: cannot be judged as a verdict
+		return &HarnessPanic{Value: fmt.Sprintf("the implementation panicked outside a run: %v", ip.value), Stack: ip.stack}
+	}
+	return &HarnessPanic{Value: r, Stack: string(debug.Stack())}
+}
+
+// implCall runs f, code of the implementation, behind a boundary.
+func implCall(f func()) {
+	defer onPanic(fromImpl)
+	f()
+}
+
+// harnessCall runs f, code of the harness, behind a boundary.
+func harnessCall(f func()) {
+	defer onPanic(fromHarness)
+	f()
+}
+
+// guardImpl returns impl with every constructor, and every node it
+// builds, behind implementation boundaries.
+func guardImpl(impl lease.Impl) lease.Impl {
+	g := impl
+	g.NewGrantor = func(env lease.Env, cfg lease.Config) (node lease.Grantor, err error) {
+		defer onPanic(fromImpl)
+		node, err = impl.NewGrantor(env, cfg)
+		if node != nil {
+			node = guardedGrantor{node}
+		}
+		return node, err
+	}
+	g.NewHolder = func(env lease.Env, cfg lease.Config, grantor, resource lease.Addr) (node lease.Holder, err error) {
+		defer onPanic(fromImpl)
+		node, err = impl.NewHolder(env, cfg, grantor, resource)
+		if node != nil {
+			node = guardedHolder{node}
+		}
+		return node, err
+	}
+	g.NewResource = func(env lease.Env) (node lease.Resource, err error) {
+		defer onPanic(fromImpl)
+		node, err = impl.NewResource(env)
+		if node != nil {
+			node = guardedResource{node}
+		}
+		return node, err
+	}
+	return g
+}
+
+type guardedGrantor struct{ g lease.Grantor }
+
+func (x guardedGrantor) Deliver(from lease.Addr, m lease.Message) {
+	defer onPanic(fromImpl)
+	x.g.Deliver(from, m)
+}
+
+func (x guardedGrantor) Lookup(resource string) (lease.LeaseInfo, bool) {
+	defer onPanic(fromImpl)
+	return x.g.Lookup(resource)
+}
+
+type guardedResource struct{ r lease.Resource }
+
+func (x guardedResource) Deliver(from lease.Addr, m lease.Message) {
+	defer onPanic(fromImpl)
+	x.r.Deliver(from, m)
+}
+
+func (x guardedResource) Highest(resource string) uint64 {
+	defer onPanic(fromImpl)
+	return x.r.Highest(resource)
+}
+
+func (x guardedResource) Effects(resource, id string) int {
+	defer onPanic(fromImpl)
+	return x.r.Effects(resource, id)
+}
+
+// guardedHolder puts the holder behind implementation boundaries and the
+// callbacks the harness gives it behind harness boundaries.
+type guardedHolder struct{ h lease.Holder }
+
+func (x guardedHolder) Deliver(from lease.Addr, m lease.Message) {
+	defer onPanic(fromImpl)
+	x.h.Deliver(from, m)
+}
+
+func (x guardedHolder) Acquire(resource string, opts lease.AcquireOptions) {
+	if f := opts.OnGrant; f != nil {
+		opts.OnGrant = func(g lease.Grant) { harnessCall(func() { f(g) }) }
+	}
+	if f := opts.OnLost; f != nil {
+		opts.OnLost = func(resource string, token uint64, err error) {
+			harnessCall(func() { f(resource, token, err) })
+		}
+	}
+	defer onPanic(fromImpl)
+	x.h.Acquire(resource, opts)
+}
+
+func (x guardedHolder) Release(resource string) {
+	defer onPanic(fromImpl)
+	x.h.Release(resource)
+}
+
+func (x guardedHolder) Valid(resource string) (lease.Grant, bool) {
+	defer onPanic(fromImpl)
+	return x.h.Valid(resource)
+}
+
+func (x guardedHolder) Write(resource, key string, value []byte, done func(error)) {
+	defer onPanic(fromImpl)
+	x.h.Write(resource, key, value, guardDone(done))
+}
+
+func (x guardedHolder) Checkpoint(resource string, state []byte, done func(error)) {
+	defer onPanic(fromImpl)
+	x.h.Checkpoint(resource, state, guardDone(done))
+}
+
+func (x guardedHolder) SideEffect(resource, id string) {
+	defer onPanic(fromImpl)
+	x.h.SideEffect(resource, id)
+}
+
+func (x guardedHolder) Close() {
+	defer onPanic(fromImpl)
+	x.h.Close()
+}
+
+// guardDone puts a harness completion callback behind a harness boundary.
+func guardDone(done func(error)) func(error) {
+	if done == nil {
+		return nil
+	}
+	return func(err error) { harnessCall(func() { done(err) }) }
+}
+
+// guardedObserver puts an observer (the harness's recorder, and a test's
+// own) behind a harness boundary.
+type guardedObserver struct{ o lease.Observer }
+
+func (x guardedObserver) Observe(e lease.Event) {
+	defer onPanic(fromHarness)
+	x.o.Observe(e)
+}
