@@ -35,22 +35,36 @@ func newVerdict(h *history.History, property string) *verdict {
 	return &verdict{h: h, property: property}
 }
 
-// violate records a counterexample at true time at, with the faults active
-// then.
+// violate records a counterexample at true time at, with the faults that
+// may have caused it (see violateDuring).
 func (v *verdict) violate(at sim.Time, detail string, evidence ...string) {
 	v.violateDuring(at, at, at, detail, evidence...)
 }
 
 // violateDuring records a counterexample at true time at, with the faults
-// that were in force at some point in [from, to]: the faults that may have
-// caused it.
+// that may have caused it: those in force at some point in [from, to], and
+// those that touched the nodes involved and ended within a recent-fault
+// window (one TTL) before from. The nodes involved are those of the
+// operations and beliefs at at (involvedAt).
 func (v *verdict) violateDuring(at, from, to sim.Time, detail string, evidence ...string) {
+	v.add(func() []string { return involvedAt(v.h, at) }, at, from, to, detail, evidence)
+}
+
+// violateInvolving is violateDuring with the nodes involved named by the
+// caller.
+func (v *verdict) violateInvolving(nodes []string, at, from, to sim.Time, detail string, evidence ...string) {
+	v.add(func() []string { return nodes }, at, from, to, detail, evidence)
+}
+
+// add counts a counterexample and keeps it if fewer than maxViolations are
+// kept; nodes is only called then.
+func (v *verdict) add(nodes func() []string, at, from, to sim.Time, detail string, evidence []string) {
 	v.violated++
 	if len(v.violations) >= maxViolations {
 		return
 	}
 	v.violations = append(v.violations, Violation{Property: v.property, At: at, Detail: detail,
-		Evidence: evidence, Faults: activeBetween(v.h.Faults, from, to)})
+		Evidence: evidence, Faults: causalFaults(v.h, nodes(), from, to)})
 }
 
 // dontKnow records that part of the property could not be decided.
@@ -85,19 +99,68 @@ func (v *verdict) result(name, okSummary string) Result {
 	return r
 }
 
-// activeBetween returns the fault windows in force at some point in [from,
-// to], in their order. With from == to it is faults.ActiveAt.
-func activeBetween(windows []faults.Window, from, to sim.Time) []faults.Window {
-	if from == to {
-		return faults.ActiveAt(windows, from)
+// FormatTime formats an instant of true time, counted from the run's
+// start, as evidence and reports show every instant: seconds with six
+// decimals (microseconds), "13.010421s". sim.Never is "never".
+func FormatTime(t sim.Time) string {
+	if t == sim.Never {
+		return "never"
 	}
-	var active []faults.Window
-	for _, w := range windows {
-		if w.Start <= to && from <= w.End {
-			active = append(active, w)
+	sign := ""
+	if t < 0 {
+		sign, t = "-", -t
+	}
+	return fmt.Sprintf("%s%d.%06ds", sign, t/1e9, t%1e9/1e3)
+}
+
+// RecentFaultWindow is how long before a violation a fault that has
+// already ended is still listed with it: the lease TTL. A holder's belief
+// rests on a grant or renewal at most one TTL old, so a fault that ended
+// earlier than that could not have kept alive the belief the violating
+// event acted on; one that ended within it may have (Kleppmann's pause ends
+// the instant the stale write is sent).
+func RecentFaultWindow(cfg lease.Config) time.Duration { return max(cfg.TTL, 0) }
+
+// causalFaults returns the fault windows that may have caused a violation
+// over [from, to], in their order: those in force at some point in [from,
+// to], and those that touched one of nodes (or the whole network) and
+// ended within RecentFaultWindow before from.
+func causalFaults(h *history.History, nodes []string, from, to sim.Time) []faults.Window {
+	recent := from.Add(-RecentFaultWindow(h.Config))
+	var out []faults.Window
+	for _, w := range h.Faults {
+		active := w.Start <= to && from <= w.End
+		ended := w.End < from && w.End >= recent && touches(w, nodes)
+		if active || ended {
+			out = append(out, w)
 		}
 	}
-	return active
+	return out
+}
+
+// touches reports whether w acted on one of nodes: it names one as its
+// node or peer, or it has no node and acted on the network as a whole.
+func touches(w faults.Window, nodes []string) bool {
+	return w.Node == "" || slices.Contains(nodes, w.Node) || (w.Peer != "" && slices.Contains(nodes, w.Peer))
+}
+
+// involvedAt returns the nodes involved in what happened at true time at:
+// the client and server of every operation called, processed or returned
+// then, and the holder of every belief that began or ended then, sorted.
+func involvedAt(h *history.History, at sim.Time) []string {
+	var nodes []string
+	for i := range h.Ops {
+		if op := &h.Ops[i]; op.Call == at || op.Processed == at || op.Return == at {
+			nodes = append(nodes, op.Client, op.Server)
+		}
+	}
+	for i := range h.Beliefs {
+		if b := &h.Beliefs[i]; b.Start == at || b.End == at {
+			nodes = append(nodes, b.Holder)
+		}
+	}
+	slices.Sort(nodes)
+	return slices.Compact(nodes)
 }
 
 // inProcessedOrder yields the ops of h in the order their servers processed

@@ -145,7 +145,8 @@ func (l *linHistory) record(v *verdict, op porcupine.Operation, state any, why, 
 	for _, id := range before[max(0, len(before)-evidenceOpsMax):] {
 		evidence = append(evidence, "after: "+describeOp(&l.h.Ops[part[id].Metadata.(int)]))
 	}
-	v.violate(l.opTime(op), detail, evidence...)
+	at, recorded := l.opTime(op), &l.h.Ops[op.Metadata.(int)]
+	v.violateInvolving([]string{recorded.Client, recorded.Server}, at, at, at, detail, evidence...)
 }
 
 // replay returns the state after order, a legal order of some of part's

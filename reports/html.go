@@ -84,6 +84,7 @@ type propertyView struct {
 
 type violationView struct {
 	Property, At, Detail string
+	Recent               string // the recent-fault window: "one TTL (5s)"
 	Evidence             []string
 	Faults               []string
 }
@@ -238,9 +239,10 @@ func artifactHref(path, dir string) string {
 func violationViews(run Run, out *scenarios.Outcome) []violationView {
 	views := make([]violationView, len(run.Violations))
 	for i, v := range run.Violations {
-		view := violationView{Property: v.Property, At: v.At.String(), Detail: v.Detail, Evidence: v.Evidence}
+		view := violationView{Property: v.Property, At: formatTime(v.At), Detail: v.Detail, Evidence: v.Evidence,
+			Recent: recentWindowName(out)}
 		for _, f := range violationFaults(v, out) {
-			view.Faults = append(view.Faults, describeWindow(f))
+			view.Faults = append(view.Faults, describeCause(f, v.At))
 		}
 		views[i] = view
 	}

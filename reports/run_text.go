@@ -86,12 +86,12 @@ func (o TextOptions) writeViolations(t *textWriter, run Run, out *scenarios.Outc
 			}
 			t.printf("      %s\n", e)
 		}
-		active := violationFaults(v, out)
-		if len(active) == 0 {
-			t.printf("      faults active: none\n")
+		causes := violationFaults(v, out)
+		if len(causes) == 0 {
+			t.printf("      faults: none active, none ended within %s before on the nodes involved\n", recentWindowName(out))
 		}
-		for _, f := range active {
-			t.printf("      fault active: %s\n", describeWindow(f))
+		for _, f := range causes {
+			t.printf("      fault: %s\n", describeCause(f, v.At))
 		}
 	}
 }
@@ -150,13 +150,49 @@ func propertyNote(p checker.Result) string {
 	return strings.Join(parts, "; ")
 }
 
-// violationFaults returns the faults active at a violation: the checker's
-// list, or, when it gave none, the history's fault windows at that time.
+// violationFaults returns the faults that may have caused a violation: the
+// checker's list (active then, or recently ended on the nodes involved),
+// or, when it gave none, the history's fault windows active at that time.
 func violationFaults(v checker.Violation, out *scenarios.Outcome) []faults.Window {
 	if len(v.Faults) > 0 || out == nil || out.History == nil {
 		return v.Faults
 	}
 	return faults.ActiveAt(out.History.Faults, v.At)
+}
+
+// describeCause says what a fault window was and when, relative to the
+// violation at at: "pause h1 3.008000s–13.007563s, ended 2.859ms before".
+func describeCause(f faults.Window, at sim.Time) string {
+	var when string
+	switch {
+	case f.End < at:
+		when = "ended " + ago(at.Sub(f.End)) + " before"
+	case f.Start > at:
+		when = "began " + ago(f.Start.Sub(at)) + " after"
+	case f.Start == at:
+		when = "began at that instant"
+	default:
+		when = "active, began " + ago(at.Sub(f.Start)) + " before"
+	}
+	return describeWindow(f) + ", " + when
+}
+
+// ago formats a duration between two instants, to the microsecond (below
+// one, exactly: a gap of 1ns is not "0s").
+func ago(d time.Duration) string {
+	if d < time.Microsecond {
+		return d.String()
+	}
+	return d.Round(time.Microsecond).String()
+}
+
+// recentWindowName names the recent-fault window of a run's violations:
+// "one TTL (5s)".
+func recentWindowName(out *scenarios.Outcome) string {
+	if out == nil || out.History == nil {
+		return "one TTL"
+	}
+	return fmt.Sprintf("one TTL (%s)", checker.RecentFaultWindow(out.History.Config))
 }
 
 // describeWindow says what a fault window was, for people.
@@ -202,11 +238,9 @@ func faultCounts(log []sim.FaultRecord) string {
 	return strings.Join(parts, ", ")
 }
 
-// formatTime formats a true time for people: seconds with millisecond
-// precision ("13.010s"). Hover titles use the full precision.
-func formatTime(t sim.Time) string {
-	return fmt.Sprintf("%.3fs", time.Duration(t).Seconds())
-}
+// formatTime formats an instant of true time as every report and every
+// checker's evidence does (checker.FormatTime): "13.010421s".
+func formatTime(t sim.Time) string { return checker.FormatTime(t) }
 
 // formatAcceleration formats simulated seconds per wall second ("12345x").
 func formatAcceleration(a float64) string {

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/leasesim/leasesim/mutants"
 	"github.com/leasesim/leasesim/scenarios"
 )
 
@@ -38,7 +39,7 @@ func TestWriteRunText(t *testing.T) {
 				"Faults     ", "1 pause",
 				"Metrics", "acquisitions",
 				"Fenced (stale actions refused: 1)",
-				"13.010s  h1 write under token 1 refused by store (it had accepted token 2)",
+				"13.010421s  h1 write under token 1 refused by store (it had accepted token 2)",
 			},
 			notWant: []string{"\x1b[", "Violations", "STOPPED"},
 		},
@@ -50,9 +51,11 @@ func TestWriteRunText(t *testing.T) {
 			name: "a violation with its evidence and the faults active then", run: violatedRun, out: violatedOut,
 			want: []string{
 				"Violations (1)",
-				"P2 at 13.010s: store accepted token 1 after token 2",
+				"P2 at 13.010421s: store accepted token 1 after token 2",
 				"      write lock #1 by h1 accepted at 13.010s",
-				"faults active: none", // the pause has ended by then
+				// A crafted violation without the checker's list: only the
+				// faults active then, and the pause has ended.
+				"faults: none active, none ended within one TTL (5s) before on the nodes involved",
 				"VIOLATED",
 			},
 		},
@@ -89,7 +92,27 @@ func TestWriteRunTextListsActiveFaults(t *testing.T) {
 	run, out = withViolation(run, out, pause.Start+1)
 	var buf bytes.Buffer
 	require.NoError(t, TextOptions{}.WriteRunText(&buf, run, out))
-	assert.Contains(t, buf.String(), "fault active: pause h1 3.008s–13.008s")
+	assert.Contains(t, buf.String(), "fault: pause h1 3.007562s–13.007562s, active, began 1ns before")
+}
+
+// Without fencing, h1's stale write lands 2.859ms after its pause ended:
+// the checker lists the pause as the cause, and the report says when it
+// ended relative to the violation.
+func TestWriteRunTextListsRecentFaults(t *testing.T) {
+	impl, err := mutants.Lookup("mutant/unfenced-resource")
+	require.NoError(t, err)
+	out, err := scenarios.Execute(scenarios.KleppmannGCPause(), 1, scenarios.Options{Impl: impl})
+	require.NoError(t, err)
+	run := NewRun(out, testWall)
+	var buf bytes.Buffer
+	require.NoError(t, TextOptions{}.WriteRunText(&buf, run, out))
+	text := buf.String()
+	assert.Equal(t, 2, strings.Count(text, "fault: pause h1 3.007562s–13.007562s, ended 2.859ms before"), "P2 and P3:\n%s", text)
+	assert.NotContains(t, text, "none active")
+
+	var page bytes.Buffer
+	require.NoError(t, WriteRunHTML(&page, run, out))
+	assert.Contains(t, page.String(), "ended within one TTL (5s) before on the nodes involved: pause h1 3.007562s–13.007562s, ended 2.859ms before")
 }
 
 type failingWriter struct{}

@@ -1,0 +1,72 @@
+package checker
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/leasesim/leasesim/faults"
+	"github.com/leasesim/leasesim/history"
+	"github.com/leasesim/leasesim/lease"
+	"github.com/leasesim/leasesim/sim"
+)
+
+func TestCausalFaults(t *testing.T) {
+	const ttl = 5 * time.Second
+	at := secs(13)
+	for _, tc := range []struct {
+		name  string
+		w     faults.Window
+		nodes []string
+		want  bool
+	}{
+		{"active at the instant, any node", faults.Window{Kind: sim.FaultPause, Node: "h3", Start: secs(12), End: secs(14)}, []string{"h1"}, true},
+		{"ended the instant before, on an involved node", faults.Window{Kind: sim.FaultPause, Node: "h1", Start: secs(3), End: at - 1}, []string{"h1", "store"}, true},
+		{"ended exactly one TTL before, on an involved node", faults.Window{Kind: sim.FaultPause, Node: "h1", Start: secs(1), End: at.Add(-ttl)}, []string{"h1"}, true},
+		{"ended more than one TTL before", faults.Window{Kind: sim.FaultPause, Node: "h1", Start: secs(1), End: at.Add(-ttl - 1)}, []string{"h1"}, false},
+		{"ended recently, on a node not involved", faults.Window{Kind: sim.FaultPause, Node: "h3", Start: secs(3), End: secs(12)}, []string{"h1", "store"}, false},
+		{"ended recently, the involved node is its peer", faults.Window{Kind: sim.FaultPartitionOneWay, Node: "grantor", Peer: "h1", Start: secs(3), End: secs(12)}, []string{"h1"}, true},
+		{"ended recently, network-wide", faults.Window{Kind: sim.FaultPartition, Start: secs(3), End: secs(12), Detail: "[h1] | [grantor]"}, []string{"h1"}, true},
+		{"begins after the violation", faults.Window{Kind: sim.FaultPause, Node: "h1", Start: secs(14), End: secs(15)}, []string{"h1"}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := &history.History{Config: lease.Config{TTL: ttl}, Faults: []faults.Window{tc.w}}
+			got := causalFaults(h, tc.nodes, at, at)
+			assert.Equal(t, tc.want, len(got) == 1, "%+v", got)
+		})
+	}
+}
+
+func TestInvolvedAt(t *testing.T) {
+	h := linHistoryOf(
+		linWrite("h2", span{1, 2, 3}, 2, "b", lease.CodeOK, 2),
+		linWrite("h1", span{4, 5, 6}, 1, "a", lease.CodeOK, 1),
+	)
+	h.Beliefs = []history.Belief{{Holder: "h3", Start: secs(5), End: secs(9)}}
+	for _, tc := range []struct {
+		at   sim.Time
+		want []string
+	}{
+		{secs(5), []string{"h1", "h3", "store"}},
+		{secs(2), []string{"h2", "store"}},
+		{secs(7), nil},
+	} {
+		assert.Equal(t, tc.want, involvedAt(h, tc.at), "at %v", tc.at)
+	}
+}
+
+func TestFormatTime(t *testing.T) {
+	for _, tc := range []struct {
+		t    sim.Time
+		want string
+	}{
+		{0, "0.000000s"},
+		{13_010_421_270, "13.010421s"},
+		{secs(125), "125.000000s"},
+		{-1_500_000, "-0.001500s"},
+		{sim.Never, "never"},
+	} {
+		assert.Equal(t, tc.want, FormatTime(tc.t))
+	}
+}
