@@ -1,0 +1,265 @@
+package history
+
+import "time"
+
+// Type is the "type" of a record on the wire. The names are stable once
+// released.
+type Type string
+
+// The record types. A history is a header, then events in any order, then
+// an end record.
+const (
+	TypeHeader     Type = "header"     // Header, the first line
+	TypeOperation  Type = "operation"  // Operation
+	TypeBelief     Type = "belief"     // BeliefInterval
+	TypeAction     Type = "action"     // Action
+	TypeWrite      Type = "write"      // FencedWrite
+	TypeCheckpoint Type = "checkpoint" // CheckpointAccepted
+	TypeUnit       Type = "unit"       // UnitDone
+	TypeEffect     Type = "effect"     // SideEffect
+	TypeSighting   Type = "sighting"   // RegistrationSighted
+	TypeFault      Type = "fault"      // FaultWindow
+	TypeTask       Type = "task"       // TaskRecord
+	TypeEnd        Type = "end"        // RunEnd, the last line
+)
+
+// Event is one record between the header and the end: an *Operation,
+// *BeliefInterval, *Action, *FencedWrite, *CheckpointAccepted, *UnitDone,
+// *SideEffect, *RegistrationSighted, *FaultWindow or *TaskRecord. The set
+// is closed; switch on the concrete type.
+type Event interface {
+	// Type returns the record's "type" on the wire.
+	Type() Type
+	// check validates the event's values; the writer and the reader
+	// apply the same rules.
+	check() *fieldError
+	// toWire returns the event's wire form.
+	toWire() any
+	// bounds returns the earliest and the latest true time the event
+	// names.
+	bounds() (earliest, latest Time)
+}
+
+// Operation is one client-visible operation on a lease store or a fenced
+// store: a request a client sent and the reply the server produced. A
+// request the server processed twice (the network duplicated it) is two
+// operations; a request the server never processed is none.
+type Operation struct {
+	// Client is the process that sent the request, and Incarnation which
+	// life of it: a restarted process is a new actor.
+	Client      string
+	Incarnation uint64
+	// Server is the node that processed it (one of the header's
+	// LeaseServers or FencedServers).
+	Server string
+	// ID is the request's id, unique per client incarnation.
+	ID uint64
+	// Call is when the client sent the request. Processed is when the
+	// server processed it, or Unknown. Return is when the reply reached
+	// the client, or Never: the operation may have taken effect, but the
+	// client does not know.
+	Call, Processed, Return Time
+	// Input is the request, Output the reply (zero when not observed).
+	Input, Output Payload
+	// Msg are kernel message ids that join this event to the trace (the
+	// request and the reply); optional, as on every event that has it.
+	Msg []uint64
+}
+
+// Returned reports whether the reply reached the client.
+func (o *Operation) Returned() bool { return o.Return != Never }
+
+// Payload is the input or the output of an operation: its kind and the
+// fields that kind uses, a union of what the specifications read (see
+// doc.go). A field left zero is absent on the wire; zero and absent mean
+// the same.
+type Payload struct {
+	// Kind names the request or reply ("acquire", "renew_reply",
+	// "set_nx_px", "cas", "write", …); the specification gives it meaning.
+	// Required.
+	Kind string
+	// Key is the resource, key or lease name the operation acts on.
+	Key string
+	// Value is a value written or read, as text (a producer with binary
+	// values encodes them itself; the checkers only compare them).
+	Value string
+	// Holder is the holder a request acts for, or the current holder a
+	// reply names; HolderIncarnation is that holder's life.
+	Holder            string
+	HolderIncarnation uint64
+	// Token is a fencing token (or a transition count used as one).
+	Token uint64
+	// TTL is a requested or granted time to live.
+	TTL time.Duration
+	// Lease is an etcd-style lease id.
+	Lease uint64
+	// Revision is an etcd-style store revision; Version an optimistic
+	// concurrency version (a Kubernetes resourceVersion).
+	Revision int64
+	Version  string
+	// OK says a conditional operation succeeded; Err why an operation
+	// failed ("held", "fenced", "expired", …).
+	OK  bool
+	Err string
+	// Clock is the server's own clock reading when it processed the
+	// request; Remaining is a remaining TTL on the server's clock.
+	Clock, Remaining time.Duration
+	// State is checkpoint state and StateToken the token it was accepted
+	// under.
+	State      string
+	StateToken uint64
+	// Prefix is a key prefix a list asks for; Keys the registrations a
+	// list returns or a lease carries.
+	Prefix string
+	Keys   []KV
+}
+
+// KV is a registration: a key attached to a lease, and its value.
+type KV struct {
+	Key, Value string
+}
+
+// BeliefInterval is an interval of true time in which a holder believed it
+// held a resource under a token (P1).
+type BeliefInterval struct {
+	Holder      string
+	Incarnation uint64
+	Resource    string
+	Token       uint64
+	// Start is when the holder came to believe (it processed the grant);
+	// End when the belief ended, and Reason why.
+	Start, End Time
+	Reason     EndReason
+	// LocalDeadline is the deadline on the holder's own clock, where the
+	// producer knows it (zero otherwise).
+	LocalDeadline time.Duration
+	// LastAct is the last action the holder took under the token, or
+	// Unknown.
+	LastAct Time
+}
+
+// Action is a holder acting under a token: sending a write, a checkpoint
+// or an effect while it believes it holds the lease (P1 evidence).
+type Action struct {
+	Holder      string
+	Incarnation uint64
+	Resource    string
+	Token       uint64
+	At          Time
+	// What names the action ("write", "checkpoint", "effect", …).
+	What string
+	Msg  []uint64
+}
+
+// FencedWrite is a write the fenced store accepted or refused (P2).
+type FencedWrite struct {
+	// Store is the fenced store's node; Resource and Key what was written.
+	Store, Resource, Key string
+	// Writer and Incarnation are who wrote it, under Token.
+	Writer      string
+	Incarnation uint64
+	Token       uint64
+	// At is when the store decided.
+	At Time
+	// Accepted says whether the store accepted the write.
+	Accepted bool
+	Msg      []uint64
+}
+
+// CheckpointAccepted is a checkpoint the lease store accepted (P5).
+type CheckpointAccepted struct {
+	Resource    string
+	Writer      string
+	Incarnation uint64
+	Token       uint64
+	At          Time
+	// State is the checkpoint state (see Progress for leasesim's form).
+	State string
+	Msg   []uint64
+}
+
+// UnitDone is one unit of work a worker executed on a task under a token
+// (P6).
+type UnitDone struct {
+	Task        string
+	Index       int
+	Worker      string
+	Incarnation uint64
+	Token       uint64
+	At          Time
+}
+
+// SideEffect is an unfenced external side effect (a webhook, an email),
+// measured by P6 as duplicates.
+type SideEffect struct {
+	From        string
+	Incarnation uint64
+	Resource    string
+	// ID names the effect; the same ID twice is a duplicate.
+	ID  string
+	At  Time
+	Msg []uint64
+}
+
+// RegistrationSighted is a discovery reader seeing a registration (P4 in
+// the service registry).
+type RegistrationSighted struct {
+	Reader string
+	Key    string
+	// Owner is the holder that registered the key.
+	Owner string
+	At    Time
+}
+
+// FaultWindow is an interval of true time during which a fault was in
+// force; an instant fault has Start == End. Checkers cite the windows
+// active when a property broke.
+type FaultWindow struct {
+	// Kind names the fault ("pause", "partition", …).
+	Kind string
+	// Nodes are the nodes involved.
+	Nodes      []string
+	Start, End Time
+	// Detail says more (a partition's groups, a link's latency).
+	Detail string
+}
+
+// TaskRecord is a checkpointed task of the workload (P4, P6).
+type TaskRecord struct {
+	ID string
+	// Units is how many units of work the task has, each taking UnitTime.
+	Units    int
+	UnitTime time.Duration
+	// Arrival is when the task arrived; Done when it completed, or Never.
+	Arrival, Done Time
+}
+
+// Type returns TypeOperation.
+func (*Operation) Type() Type { return TypeOperation }
+
+// Type returns TypeBelief.
+func (*BeliefInterval) Type() Type { return TypeBelief }
+
+// Type returns TypeAction.
+func (*Action) Type() Type { return TypeAction }
+
+// Type returns TypeWrite.
+func (*FencedWrite) Type() Type { return TypeWrite }
+
+// Type returns TypeCheckpoint.
+func (*CheckpointAccepted) Type() Type { return TypeCheckpoint }
+
+// Type returns TypeUnit.
+func (*UnitDone) Type() Type { return TypeUnit }
+
+// Type returns TypeEffect.
+func (*SideEffect) Type() Type { return TypeEffect }
+
+// Type returns TypeSighting.
+func (*RegistrationSighted) Type() Type { return TypeSighting }
+
+// Type returns TypeFault.
+func (*FaultWindow) Type() Type { return TypeFault }
+
+// Type returns TypeTask.
+func (*TaskRecord) Type() Type { return TypeTask }
