@@ -54,7 +54,7 @@ func recordGen() opGen {
 			return RecordInput{Op: pick(r, OpRecordGet, OpRecordCreate, OpRecordUpdate, OpRecordUpdate), Client: pick(r, "a", "b"),
 				Name: pick(r, "ns/x", "ns/y"), Record: pick(r, records...), Version: strconv.Itoa(1 + r.IntN(3))}
 		},
-		output: func(r *rand.Rand, _ any, now int64) (any, int64) {
+		output: func(r *rand.Rand, _ any, now int64, _ any) (any, int64) {
 			return RecordOutput{Err: pick(r, RecordOK, RecordOK, RecordNotFound, RecordExists, RecordConflict, RecordBadRequest),
 				Record: pick(r, records...), Version: strconv.Itoa(1 + r.IntN(3))}, now
 		},

@@ -27,8 +27,9 @@ type opGen struct {
 	// partitions).
 	key func(in any) string
 	// output draws a reply to in; now is the latest server clock reading
-	// used so far, so that a legal reply is likely among a few draws.
-	output func(r *rand.Rand, in any, now int64) (out any, clock int64)
+	// used so far, and state the state in is applied to (nil when
+	// corrupting), so that a legal reply is likely among a few draws.
+	output func(r *rand.Rand, in any, now int64, state any) (out any, clock int64)
 }
 
 // pair is one operation's input and output.
@@ -44,7 +45,7 @@ func (g opGen) sequential(r *rand.Rand, n int) []pair {
 	for range n {
 		in := g.input(r)
 		for range 40 {
-			o, clock := g.output(r, in, now)
+			o, clock := g.output(r, in, now, state)
 			if legal, next := m.Step(state, in, o); legal {
 				out, state, now = append(out, pair{in, o}), next, max(now, clock)
 				break
@@ -72,7 +73,7 @@ func (g opGen) history(r *rand.Rand, seq []pair, corrupt bool) []porcupine.Opera
 	}
 	if corrupt && len(ops) > 0 {
 		i := r.IntN(len(ops))
-		ops[i].Output, _ = g.output(r, ops[i].Input, r.Int64N(int64(10*len(ops)+10)))
+		ops[i].Output, _ = g.output(r, ops[i].Input, r.Int64N(int64(10*len(ops)+10)), nil)
 	}
 	return ops
 }

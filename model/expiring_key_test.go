@@ -93,7 +93,7 @@ func keyGen() opGen {
 			}
 			return KeyInput{Op: op, Client: pick(r, "a", "b"), Key: key, Value: pick(r, "a", "b"), TTL: 3 * time.Second}
 		},
-		output: func(r *rand.Rand, _ any, now int64) (any, int64) {
+		output: func(r *rand.Rand, _ any, now int64, _ any) (any, int64) {
 			clock := now + pick[int64](r, 0, 0, 1, 2, 3, 4)
 			return KeyOutput{Err: pick(r, KeyOK, KeyOK, KeyOK, KeyOK, KeyNotInteger, KeyBadRequest), OK: r.IntN(2) == 0,
 				Value: pick(r, "a", "b", "1"), N: int64(1 + r.IntN(4)), ServerTime: time.Duration(clock) * time.Second}, clock

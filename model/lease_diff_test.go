@@ -32,7 +32,7 @@ func leaseGen(policy LeasePolicy) opGen {
 				Incarnation: uint64(r.IntN(2)), Seq: uint64(r.IntN(3)), State: pick(r, "", "x", "y"),
 			}
 		},
-		output: func(r *rand.Rand, _ any, now int64) (any, int64) {
+		output: func(r *rand.Rand, _ any, now int64, _ any) (any, int64) {
 			clock := now + pick[int64](r, 0, 0, 1, 2, 3, 4)
 			return LeaseOutput{
 				Err:        pick(r, LeaseOK, LeaseOK, LeaseOK, LeaseHeld, LeaseGrace, "not_holder", LeaseBadRequest, "timeout"),
@@ -52,7 +52,7 @@ func registerGen() opGen {
 			return RegisterInput{Op: pick(r, OpWrite, OpWrite, OpRead), Client: pick(r, "a", "b"),
 				Resource: pick(r, "r1", "r2"), Key: pick(r, "k1", "k2"), Token: uint64(1 + r.IntN(4)), Value: pick(r, "u", "v")}
 		},
-		output: func(r *rand.Rand, _ any, now int64) (any, int64) {
+		output: func(r *rand.Rand, _ any, now int64, _ any) (any, int64) {
 			return RegisterOutput{Err: pick(r, RegisterOK, RegisterOK, RegisterFenced, RegisterBadRequest, "lease_expired"),
 				Token: uint64(r.IntN(5)), Value: pick(r, "", "u", "v")}, now
 		},

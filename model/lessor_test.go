@@ -1,0 +1,98 @@
+package model
+
+import (
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+)
+
+func lgrant(id int64, ttl, t float64) pair {
+	return pair{LessorInput{Op: OpGrant, TTL: sec(ttl)}, LessorOutput{Lease: id, TTL: sec(ttl), ServerTime: sec(t)}}
+}
+
+func llease(op LessorOp, id int64, t float64, err LessorErr, ttl float64) pair {
+	return pair{LessorInput{Op: op, Lease: id}, LessorOutput{Err: err, TTL: sec(ttl), ServerTime: sec(t)}}
+}
+
+func lput(op LessorOp, key, value string, lease int64, t float64, ok bool, rev int64, err LessorErr) pair {
+	return pair{LessorInput{Op: op, Key: key, Value: value, Lease: lease}, LessorOutput{Err: err, OK: ok, Revision: rev, ServerTime: sec(t)}}
+}
+
+func lget(key string, t float64, value string, create, mod, lease, rev int64) pair {
+	return pair{LessorInput{Op: OpGetKey, Key: key}, LessorOutput{OK: create != 0, Value: value, CreateRevision: create,
+		ModRevision: mod, KeyLease: lease, Revision: rev, ServerTime: sec(t)}}
+}
+
+func TestLessorRules(t *testing.T) {
+	runCases(t, LessorSpec(), []specCase{
+		{"grant, attach, read", []pair{lgrant(7, 3, 0), lput(OpPut, "k", "v", 7, 1, false, 1, LessorOK), lget("k", 1, "v", 1, 1, 7, 1)}, ""},
+		{"grant a live id", []pair{lgrant(7, 3, 0), lgrant(7, 3, 1)}, "a free id"},
+		{"put on a missing lease", []pair{lput(OpPut, "k", "v", 7, 1, false, 0, LessorLeaseNotFound), lget("k", 1, "", 0, 0, 0, 0)}, ""},
+		{"put on a missing lease succeeds", []pair{lput(OpPut, "k", "v", 7, 1, false, 1, LessorOK)}, "put succeeded"},
+		{"revisions count writes", []pair{lput(OpPut, "k", "a", 0, 0, false, 1, LessorOK), lput(OpPut, "k", "b", 0, 0, false, 2, LessorOK),
+			lget("k", 0, "b", 1, 2, 0, 2)}, ""},
+		{"a revision skipped", []pair{lput(OpPut, "k", "a", 0, 0, false, 1, LessorOK), lput(OpPut, "k", "b", 0, 0, false, 3, LessorOK)}, "revision 3, but it is 2"},
+		{"create when absent", []pair{lput(OpCreate, "k", "a", 0, 0, true, 1, LessorOK)}, ""},
+		{"create when present", []pair{lput(OpCreate, "k", "a", 0, 0, true, 1, LessorOK), lput(OpCreate, "k", "b", 0, 0, false, 1, LessorOK)}, ""},
+		{"create twice", []pair{lput(OpCreate, "k", "a", 0, 0, true, 1, LessorOK), lput(OpCreate, "k", "b", 0, 0, true, 2, LessorOK)}, "put it"},
+		{"expiry deletes attached keys", []pair{lgrant(7, 3, 0), lput(OpCreate, "k", "a", 7, 1, true, 1, LessorOK),
+			lget("k", 3, "", 0, 0, 0, 2), lput(OpCreate, "k", "b", 0, 3, true, 3, LessorOK)}, ""},
+		{"a key outlives its lease", []pair{lgrant(7, 3, 0), lput(OpCreate, "k", "a", 7, 1, true, 1, LessorOK), lget("k", 3, "a", 1, 1, 7, 1)}, "get \"k\""},
+		{"keepalive extends", []pair{lgrant(7, 3, 0), lput(OpCreate, "k", "a", 7, 1, true, 1, LessorOK),
+			llease(OpKeepAlive, 7, 2, LessorOK, 3), lget("k", 4.9, "a", 1, 1, 7, 1)}, ""},
+		{"keepalive after expiry", []pair{lgrant(7, 3, 0), llease(OpKeepAlive, 7, 3, LessorOK, 3)}, "keepalive succeeded"},
+		{"keepalive returns another ttl", []pair{lgrant(7, 3, 0), llease(OpKeepAlive, 7, 1, LessorOK, 5)}, "granted 3s"},
+		{"revoke deletes", []pair{lgrant(7, 3, 0), lput(OpPut, "k", "a", 7, 0, false, 1, LessorOK), llease(OpLeaseRevoke, 7, 1, LessorOK, 0),
+			lget("k", 1, "", 0, 0, 0, 2), llease(OpLeaseRevoke, 7, 1, LessorLeaseNotFound, 0)}, ""},
+		{"time goes backwards", []pair{lgrant(7, 3, 2), lgrant(8, 3, 1)}, "went backwards"},
+	})
+}
+
+// lessorGen draws operations on two keys and lease ids 1 and 2, with a 3s
+// TTL and readings in whole seconds. Given the state, it mostly draws the
+// reply the store would give, which a random draw would rarely hit.
+func lessorGen() opGen {
+	return opGen{
+		spec: LessorSpec(),
+		key:  func(any) string { return "" },
+		input: func(r *rand.Rand) any {
+			return LessorInput{Op: pick(r, OpGrant, OpKeepAlive, OpLeaseRevoke, OpPut, OpCreate, OpCreate, OpGetKey, OpGetKey),
+				Client: pick(r, "a", "b"), Key: pick(r, "k1", "k2"), Value: pick(r, "u", "v"), Lease: int64(r.IntN(3)), TTL: 3 * time.Second}
+		},
+		output: func(r *rand.Rand, input any, now int64, state any) (any, int64) {
+			clock := now + pick[int64](r, 0, 0, 1, 2, 3)
+			out := LessorOutput{Err: pick(r, LessorOK, LessorOK, LessorOK, LessorLeaseNotFound, LessorBadRequest), OK: r.IntN(2) == 0,
+				Lease: int64(1 + r.IntN(2)), TTL: 3 * time.Second, Revision: int64(r.IntN(4)), Value: pick(r, "", "u", "v"),
+				ServerTime: time.Duration(clock) * time.Second}
+			if s, ok := state.(lessorState); ok && r.IntN(4) > 0 {
+				out = replyOf(s, lessorInput(input), out)
+			}
+			return out, clock
+		},
+	}
+}
+
+// replyOf is the store's reply to in from s at out's reading, for the
+// fields the specification checks (the error and the id are out's draw).
+func replyOf(s lessorState, in LessorInput, out LessorOutput) LessorOutput {
+	s = s.expire(out.ServerTime)
+	s.lastT = out.ServerTime
+	next, _ := lessorApply(s, in, out)
+	out.Revision, out.OK = next.rev, next.rev != s.rev
+	if i, ok := s.key(in.Key); ok && in.Op == OpGetKey {
+		k := s.keys[i]
+		out.OK, out.Value, out.CreateRevision, out.ModRevision, out.KeyLease = true, k.value, k.create, k.mod, k.lease
+	} else if in.Op == OpGetKey {
+		out.OK, out.Value = false, ""
+	}
+	return out
+}
+
+func TestLessorDifferential(t *testing.T) {
+	c := differential(t, lessorGen(), 17, histories(), 7)
+	t.Logf("%d linearizable, %d illegal", c.ok, c.illegal)
+	assert.Greater(t, c.ok, minVerdicts())
+	assert.Greater(t, c.illegal, minVerdicts())
+}
