@@ -232,7 +232,11 @@ func describeOp(op *history.Op) string {
 	if op.In.Kind == lease.KindCheckpoint {
 		fmt.Fprintf(&sb, " state %q req %d", op.In.State, op.In.ReqID)
 	}
-	fmt.Fprintf(&sb, ": sent %v, processed %v by %s → %s", op.Call, op.Processed, op.Server, op.Out.Err)
+	fmt.Fprintf(&sb, ": sent %s, processed %s by %s", FormatTime(op.Call), FormatTime(op.Processed), op.Server)
+	if op.Out.GrantorTime != 0 {
+		fmt.Fprintf(&sb, " (grantor clock %s)", formatReading(op.Out.GrantorTime))
+	}
+	fmt.Fprintf(&sb, " → %s", op.Out.Err)
 	if op.Out.Token != 0 {
 		fmt.Fprintf(&sb, " token %d", op.Out.Token)
 	}
@@ -249,10 +253,10 @@ func describeOp(op *history.Op) string {
 func describeBelief(b *history.Belief) string {
 	last := "none"
 	if b.LastAct >= 0 {
-		last = b.LastAct.String()
+		last = FormatTime(b.LastAct)
 	}
-	return fmt.Sprintf("%s believed %q token %d from %v to %v (ended by %s, last act %s)",
-		b.Holder, b.Resource, b.Token, b.Start, b.End, b.Reason, last)
+	return fmt.Sprintf("%s believed %q token %d from %s to %s (ended by %s, last act %s)",
+		b.Holder, b.Resource, b.Token, FormatTime(b.Start), FormatTime(b.End), b.Reason, last)
 }
 
 // holdTrue is the longest true time a grantor holds a lease granted for ttl

@@ -6,12 +6,15 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"time"
 
 	"github.com/anishathalye/porcupine"
 	"github.com/google/renameio/v2"
 
 	"github.com/leasesim/leasesim/faults"
+	"github.com/leasesim/leasesim/history"
 	"github.com/leasesim/leasesim/lease"
 	"github.com/leasesim/leasesim/model"
 	"github.com/leasesim/leasesim/sim"
@@ -133,20 +136,70 @@ func (l *linHistory) violation(v *verdict, part []porcupine.Operation, best []in
 }
 
 // record adds the violation that blames op, rejected in state for why.
+// The model's texts give grantor readings as "g=…"; they are relabelled
+// "grantor clock …" (grantorClock), and a lease-store violation explains
+// what that clock is, so that every bare instant in the evidence is true
+// time since the run's start.
 func (l *linHistory) record(v *verdict, op porcupine.Operation, state any, why, progress string,
 	part []porcupine.Operation, before []int) {
 	in, out := messageOf(op.Input), messageOf(op.Output)
+	recorded := &l.h.Ops[op.Metadata.(int)]
 	which := "lease store"
 	if isRegisterOp(in.Kind) {
 		which = "fenced resource"
 	}
-	detail := fmt.Sprintf("%s %q: %s cannot be linearised: %s", which, in.Resource, l.model.DescribeOperation(in, out), why)
-	evidence := []string{describeOp(&l.h.Ops[op.Metadata.(int)]), "state before it: " + l.model.DescribeState(state), progress}
+	detail := fmt.Sprintf("%s %q: %s cannot be linearised: %s", which, in.Resource,
+		grantorClock(l.model.DescribeOperation(in, out)), grantorClock(why))
+	evidence := []string{describeOp(recorded), "state before it: " + grantorClock(l.model.DescribeState(state)),
+		grantorClock(progress)}
 	for _, id := range before[max(0, len(before)-evidenceOpsMax):] {
 		evidence = append(evidence, "after: "+describeOp(&l.h.Ops[part[id].Metadata.(int)]))
 	}
-	at, recorded := l.opTime(op), &l.h.Ops[op.Metadata.(int)]
+	if !isRegisterOp(in.Kind) {
+		evidence = append(evidence, grantorClockNote(recorded))
+	}
+	at := l.opTime(op)
 	v.violateInvolving([]string{recorded.Client, recorded.Server}, at, at, at, detail, evidence...)
+}
+
+// grantorReading matches a grantor clock reading in the model's texts:
+// "g=58m15.074755937s", "@g=3s", or the "until 58m13.9s" of a lease's
+// expiry, which is a grantor reading too.
+var grantorReading = regexp.MustCompile(`(@?g=|until )((?:[0-9]+(?:\.[0-9]+)?(?:ms|µs|us|ns|h|m|s))+)`)
+
+// grantorClock relabels the grantor readings in a model's text as
+// "grantor clock 58m15.074756s" (to the microsecond), so that no reading
+// of the grantor's clock passes for true time.
+func grantorClock(text string) string {
+	return grantorReading.ReplaceAllStringFunc(text, func(m string) string {
+		sub := grantorReading.FindStringSubmatch(m)
+		d, err := time.ParseDuration(sub[2])
+		if err != nil {
+			return m // not a duration after all: leave the text as it was
+		}
+		label := "grantor clock "
+		switch sub[1] {
+		case "@g=":
+			label = "at grantor clock "
+		case "until ":
+			label = "until grantor clock "
+		}
+		return label + formatReading(d)
+	})
+}
+
+// formatReading formats a grantor clock reading to the microsecond.
+func formatReading(d time.Duration) string { return d.Round(time.Microsecond).String() }
+
+// grantorClockNote says what the grantor clock is, anchored on op: the
+// specification orders a resource's lease-store operations by these
+// readings, which is why they appear in the evidence at all.
+func grantorClockNote(op *history.Op) string {
+	return fmt.Sprintf("grantor clock: the reading of the grantor's monotonic clock that its reply carries, by "+
+		"which the specification orders lease-store operations and measures expiry; it counts from an arbitrary "+
+		"origin (as a real machine's uptime does), so only differences between readings mean anything. The "+
+		"grantor processed this operation at true time %s, when its clock read %s",
+		FormatTime(op.Processed), formatReading(op.Out.GrantorTime))
 }
 
 // replay returns the state after order, a legal order of some of part's
