@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"testing"
 	"time"
 
@@ -15,6 +16,7 @@ import (
 
 	"github.com/leasesim/leasesim/checker"
 	"github.com/leasesim/leasesim/faults"
+	"github.com/leasesim/leasesim/history"
 	"github.com/leasesim/leasesim/lease"
 	"github.com/leasesim/leasesim/mutants"
 	"github.com/leasesim/leasesim/scenarios"
@@ -139,13 +141,44 @@ type regression struct {
 	Schedule faults.Schedule `json:"schedule"`
 }
 
-// shrinkCases are the mutants whose counterexamples rapid shrinks here.
+// shrinkCases are the mutants whose counterexamples rapid shrinks here,
+// with the checker of the property each violates: the search runs that
+// checker alone, which is the same verdict at a third less cost per run.
 var shrinkCases = []struct {
 	mutant   string
 	property string
+	check    func(*history.History) checker.Result
 }{
-	{"mutant/token-not-persisted", "P2"},
-	{"mutant/no-restart-grace", "P1"},
+	{"mutant/token-not-persisted", "P2", checker.Fencing},
+	{"mutant/no-restart-grace", "P1", checker.Exclusivity},
+}
+
+// rapidSearchSeed is the rapid seed TestRapidShrinksMutantCounterexamples
+// starts from unless -rapid.seed (or RAPID_SEED) picks another. From a
+// random seed, rapid finds the token-not-persisted counterexample within
+// -short's 20 checks about half the time and within 100 about nine times in
+// ten; from this one it finds both mutants' counterexamples within 5 checks,
+// so the test is deterministic, -short or not. If the generator, the
+// scenario or a mutant changes, find another with
+// `go test -short -run Rapid -rapid.checks=25 -rapid.seed=N ./mutants`.
+const rapidSearchSeed = 26
+
+// rapidShrinkTime replaces rapid's 30 s shrinking deadline (unless
+// -rapid.shrinktime is given), so that a loaded machine still shrinks to
+// the same fixed point; shrinking takes about 10 s on an idle one.
+const rapidShrinkTime = 10 * time.Minute
+
+// pinRapid sets a rapid flag that is still at its default for the rest of
+// the test, and restores it afterwards. The package's tests that use rapid
+// run one at a time, so no other test sees the change.
+func pinRapid(t *testing.T, name, defaultValue, value string) {
+	f := flag.Lookup(name)
+	require.NotNil(t, f, "rapid registers -%s", name)
+	if f.Value.String() != defaultValue {
+		return // chosen on the command line or in the environment
+	}
+	require.NoError(t, flag.Set(name, value))
+	t.Cleanup(func() { _ = flag.Set(name, defaultValue) })
 }
 
 // TestRapidShrinksMutantCounterexamples: against a mutant, the same property
@@ -153,6 +186,8 @@ var shrinkCases = []struct {
 // faults. The shrunk counterexample is kept in testdata/regressions.
 func TestRapidShrinksMutantCounterexamples(t *testing.T) {
 	require.NoError(t, flag.Set("rapid.nofailfile", "true")) // an expected failure: no fail file
+	pinRapid(t, "rapid.seed", "0", strconv.Itoa(rapidSearchSeed))
+	pinRapid(t, "rapid.shrinktime", "30s", rapidShrinkTime.String())
 	sc := propertyScenario()
 	gen := scheduleGen(sc)
 	for _, tc := range shrinkCases {
@@ -164,7 +199,9 @@ func TestRapidShrinksMutantCounterexamples(t *testing.T) {
 			rapid.Check(rec, func(rt *rapid.T) {
 				s := gen.Draw(rt, "schedule")
 				seed := rapid.Uint64Range(1, 1000).Draw(rt, "seed")
-				if slices.Contains(violations(t, sc, impl, seed, s), tc.property) {
+				out, err := scenarios.Execute(sc, seed, scenarios.Options{Impl: impl, Schedule: &s, Check: checker.Options{Skip: true}})
+				require.NoError(t, err)
+				if tc.check(out.History).Status == checker.Violated {
 					last = &regression{Impl: tc.mutant, Seed: seed, Property: tc.property, Schedule: s}
 					rt.Fatalf("%s violated", tc.property)
 				}
