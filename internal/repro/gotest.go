@@ -31,19 +31,46 @@ func PackageDir() (string, error) {
 	if err != nil {
 		return "", fmt.Errorf("repro: working directory: %w", err)
 	}
-	for dir := wd; ; dir = filepath.Dir(dir) {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			rel, err := filepath.Rel(dir, wd)
-			if err != nil {
-				return "", fmt.Errorf("repro: package directory: %w", err)
-			}
-			if rel == "." {
-				return ".", nil
-			}
-			return "./" + filepath.ToSlash(rel), nil
+	root, err := moduleRoot(wd)
+	if err != nil {
+		return "", err
+	}
+	rel, err := filepath.Rel(root, wd)
+	if err != nil {
+		return "", fmt.Errorf("repro: package directory: %w", err)
+	}
+	if rel == "." {
+		return ".", nil
+	}
+	return "./" + filepath.ToSlash(rel), nil
+}
+
+// ModuleRoot returns the absolute path of the module root enclosing the
+// current directory: where every go test line runs from.
+func ModuleRoot() (string, error) {
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", fmt.Errorf("repro: working directory: %w", err)
+	}
+	return moduleRoot(wd)
+}
+
+// moduleRoot returns the nearest directory at or above dir with a go.mod.
+func moduleRoot(dir string) (string, error) {
+	for d := dir; ; d = filepath.Dir(d) {
+		if _, err := os.Stat(filepath.Join(d, "go.mod")); err == nil {
+			return d, nil
 		}
-		if filepath.Dir(dir) == dir {
-			return "", fmt.Errorf("repro: no go.mod above %s", wd)
+		if filepath.Dir(d) == d {
+			return "", fmt.Errorf("repro: no go.mod above %s", dir)
 		}
 	}
+}
+
+// Assign returns a POSIX shell environment assignment, NAME=value with the
+// value quoted where it needs quoting, to put in front of a line:
+//
+//	Assign("LEASESIM_SCHEDULE", "a b.json") + " " + GoTest(...) == "LEASESIM_SCHEDULE='a b.json' go test ..."
+func Assign(name, value string) string {
+	return name + "=" + Quote(value)
 }

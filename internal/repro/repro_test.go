@@ -1,6 +1,7 @@
 package repro
 
 import (
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -37,4 +38,22 @@ func TestPackageDir(t *testing.T) {
 	dir, err := PackageDir()
 	require.NoError(t, err)
 	assert.Equal(t, "./internal/repro", dir)
+}
+
+func TestModuleRoot(t *testing.T) {
+	root, err := ModuleRoot()
+	require.NoError(t, err)
+	assert.FileExists(t, filepath.Join(root, "go.mod"))
+	assert.FileExists(t, filepath.Join(root, "internal", "repro", "gotest.go"))
+}
+
+func TestAssign(t *testing.T) {
+	tests := []struct{ name, value, want string }{
+		{"LEASESIM_SCHEDULE", "scenarios/testdata/x.json", "LEASESIM_SCHEDULE=scenarios/testdata/x.json"},
+		{"LEASESIM_SCHEDULE", "my dir/seed=7.json", "LEASESIM_SCHEDULE='my dir/seed=7.json'"},
+		{"X", "", "X=''"},
+	}
+	for _, tc := range tests {
+		assert.Equal(t, tc.want, Assign(tc.name, tc.value))
+	}
 }
