@@ -33,10 +33,15 @@ func optTime(t, absent Time) *int64 {
 	return timePtr(t)
 }
 
-// fromOpt reads an optional time.
-func fromOpt(p *int64, absent Time) Time {
+// opt reads an optional time. A value given must be a time: a sentinel
+// written out (-1, or the largest int64) is refused rather than read as
+// absent, so that reading is one to one.
+func opt(m *missing, field string, p *int64, absent Time) Time {
 	if p == nil {
 		return absent
+	}
+	if err := instant(field, Time(*p)); err != nil && m.err == nil {
+		m.err = err
 	}
 	return Time(*p)
 }
@@ -81,7 +86,7 @@ func (w *headerWire) header() (Header, *fieldError) {
 		}
 	}
 	h.Start = Time(need(&m, "start_ns", w.Start))
-	h.Heal = fromOpt(w.Heal, Unknown)
+	h.Heal = opt(&m, "heal_ns", w.Heal, Unknown)
 	return h, m.err
 }
 
@@ -140,8 +145,8 @@ func (o *Operation) toWire() any {
 func (w *operationWire) event() (Event, *fieldError) {
 	var m missing
 	o := &Operation{Client: w.Client, Incarnation: w.Incarnation, Server: w.Server, ID: need(&m, "id", w.ID),
-		Call: Time(need(&m, "call_ns", w.Call)), Processed: fromOpt(w.Processed, Unknown),
-		Return: fromOpt(w.Return, Never)}
+		Call: Time(need(&m, "call_ns", w.Call)), Processed: opt(&m, "processed_ns", w.Processed, Unknown),
+		Return: opt(&m, "return_ns", w.Return, Never)}
 	need(&m, "input", w.Input)
 	o.Input, o.Output, o.Msg = w.Input.payload(), w.Output.payload(), orNil(w.Msg)
 	if w.Output != nil && o.Output.isZero() {
@@ -161,7 +166,7 @@ func (w *beliefWire) event() (Event, *fieldError) {
 	b := &BeliefInterval{Holder: w.Holder, Incarnation: w.Incarnation, Resource: w.Resource,
 		Token: need(&m, "token", w.Token), Start: Time(need(&m, "start_ns", w.Start)),
 		End: Time(need(&m, "end_ns", w.End)), Reason: EndReason(w.Reason),
-		LocalDeadline: time.Duration(w.LocalDeadline), LastAct: fromOpt(w.LastAct, Unknown)}
+		LocalDeadline: time.Duration(w.LocalDeadline), LastAct: opt(&m, "last_act_ns", w.LastAct, Unknown)}
 	return b, m.err
 }
 
@@ -252,7 +257,7 @@ func (w *taskWire) event() (Event, *fieldError) {
 	var m missing
 	return &TaskRecord{ID: w.ID, Units: need(&m, "units", w.Units),
 		UnitTime: time.Duration(need(&m, "unit_time_ns", w.UnitTime)),
-		Arrival:  Time(need(&m, "arrival_ns", w.Arrival)), Done: fromOpt(w.Done, Never)}, m.err
+		Arrival:  Time(need(&m, "arrival_ns", w.Arrival)), Done: opt(&m, "done_ns", w.Done, Never)}, m.err
 }
 
 func (o *Operation) bounds() (Time, Time) {
