@@ -6,6 +6,7 @@ import (
 	"iter"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -219,7 +220,19 @@ func driftExceeded(h *history.History) bool { return h.MaxDriftPPB > rhoPPB(h.Co
 
 // driftNote says by how much drift exceeded rho.
 func driftNote(h *history.History) string {
-	return fmt.Sprintf("drift %d ppb exceeded rho %d ppb", h.MaxDriftPPB, rhoPPB(h.Config))
+	bound := strings.TrimPrefix(FormatDrift(rhoPPB(h.Config)), "+") // a bound has no direction
+	return fmt.Sprintf("drift %s exceeded rho %s", FormatDrift(h.MaxDriftPPB), bound)
+}
+
+// FormatDrift formats a clock drift or drift bound given in parts per
+// billion as people read it, in parts per million with a sign and at most
+// three decimals: "+120 ppm", "-0.5 ppm", "0 ppm".
+func FormatDrift(ppb int64) string {
+	s := strconv.FormatFloat(math.Round(float64(ppb))/1e3, 'f', -1, 64)
+	if ppb > 0 {
+		s = "+" + s
+	}
+	return s + " ppm"
 }
 
 // describeOp is one line of evidence about an operation.

@@ -70,3 +70,20 @@ func TestFormatTime(t *testing.T) {
 		assert.Equal(t, tc.want, FormatTime(tc.t))
 	}
 }
+
+func TestFormatDrift(t *testing.T) {
+	for _, tc := range []struct {
+		ppb  int64
+		want string
+	}{
+		{120_000, "+120 ppm"},
+		{-500, "-0.5 ppm"},
+		{0, "0 ppm"},
+		{30_000_000, "+30000 ppm"},
+		{1, "+0.001 ppm"},
+	} {
+		assert.Equal(t, tc.want, FormatDrift(tc.ppb))
+	}
+	h := &history.History{Config: lease.Config{Rho: 0.01}, MaxDriftPPB: 30_000_000}
+	assert.Equal(t, "drift +30000 ppm exceeded rho 10000 ppm", driftNote(h))
+}

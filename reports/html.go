@@ -264,7 +264,7 @@ func faultValue(f sim.FaultRecord) string {
 	case f.Value == 0:
 		return ""
 	case f.Kind == sim.FaultDrift:
-		return fmt.Sprintf("%+.1f ppm", float64(f.Value)/1e3)
+		return checker.FormatDrift(f.Value)
 	case f.Kind == sim.FaultSplit:
 		return fmt.Sprintf("%d groups", f.Value)
 	default: // pause, step, link latency, failpoint pause: nanoseconds
