@@ -1,19 +1,36 @@
-// Package model holds the sequential specifications that P3 checks the
+// Package model holds the sequential specifications that P3 checks a
 // recorded history against, as porcupine models. They are pure functions of
 // their arguments: nothing here runs, reads a clock or keeps state between
-// calls.
+// calls. Inputs and outputs are plain data defined here (strings, integers,
+// durations in nanoseconds), so that any implementation's history can be
+// judged, whatever its wire protocol; an implementation declares which
+// specification it follows.
 //
-//   - LeaseStore is the grantor as a lease store: acquire, renew, release,
-//     revoke, checkpoint, read_checkpoint and query, in which expiry follows
-//     the grantor's own clock readings carried in its replies
-//     (lease.Message.GrantorTime).
-//   - FencedRegister is the fenced resource: a write is accepted only under
-//     a token at least as high as every token accepted before.
+//   - Lease (LeaseInput, LeaseOutput) is leasesim's lease store: acquire,
+//     renew, release, revoke, checkpoint, read_checkpoint and query, with
+//     expiry on the grantor's own clock readings carried in its replies and
+//     the expiry policy a parameter (HoldRho: TTL×(1+rho), leasesim's;
+//     ExactTTL; the restart rule).
+//   - ExpiringKey (KeyInput, KeyOutput) is a key with server-side expiry, as
+//     a Redis lock uses it: SET NX PX, compare-and-delete,
+//     compare-and-PEXPIRE, and INCR for fencing tokens.
+//   - CASRecord (RecordInput, RecordOutput) is a record under optimistic
+//     concurrency with no server-side expiry: a Kubernetes Lease.
+//   - Lessor (LessorInput, LessorOutput) is an etcd-style lessor: leases
+//     with a TTL, keepalive, revoke, keys attached to leases, revisions.
+//   - Register (RegisterInput, RegisterOutput) is the fenced resource: a
+//     write is accepted only under a token at least as high as every token
+//     accepted before.
 //
-// Both are partitioned by resource: a history is linearizable if and only if
-// the operations on each resource are. An operation's input is the request
-// (a lease.Message with Client set) and its output is the reply the server
-// sent; either may also be given as a *lease.Message, which the models only
-// read. Explain says which rule of the specification an operation breaks,
-// for evidence.
+// Each is partitioned by what it keeps apart (resource, key, record name)
+// where that is valid: a history is linearizable if and only if each
+// partition is. Lessor is not partitioned, since a lease spans keys and the
+// revision is global. Each has a Spec constructor (LeaseSpec, ...) that adds
+// its name and Explain, which says which rule an operation breaks, for
+// evidence. Differential tests check every model against plain porcupine
+// over whole histories and against a brute-force search.
+//
+// LeaseStore, FencedRegister and Explain are the adapter from leasesim's
+// own protocol: the same specifications over lease.Message (wire.go, the
+// only file that imports package lease).
 package model

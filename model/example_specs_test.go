@@ -1,0 +1,96 @@
+package model_test
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/anishathalye/porcupine"
+
+	"github.com/leasesim/leasesim/model"
+)
+
+// A grantor that expires leases at exactly their TTL grants h2 at g=6s a
+// lease h1 was granted at g=1s for 5s: legal under ExactTTL, a violation
+// under leasesim's TTL×(1+rho).
+func ExampleLease() {
+	ops := []porcupine.Operation{
+		{ClientId: 0, Input: model.LeaseInput{Op: model.OpAcquire, Client: "h1", Resource: "jobs", TTL: 5 * time.Second},
+			Output: model.LeaseOutput{Token: 1, ServerTime: 1 * time.Second}, Call: 0, Return: 10},
+		{ClientId: 1, Input: model.LeaseInput{Op: model.OpAcquire, Client: "h2", Resource: "jobs", TTL: 5 * time.Second},
+			Output: model.LeaseOutput{Token: 2, ServerTime: 6 * time.Second}, Call: 20, Return: 30},
+	}
+	fmt.Println(model.ExactTTL(), porcupine.CheckOperations(model.Lease(model.ExactTTL()), ops))
+	fmt.Println(model.HoldRho(0.01), porcupine.CheckOperations(model.Lease(model.HoldRho(0.01)), ops))
+	// Output:
+	// hold=ttl, restart=new_lease true
+	// hold=ttl×(1+0.01), restart=new_lease false
+}
+
+// A Redis lock: a takes it at t=1s for 3s; b's SET NX at t=3s fails, and a
+// renews with compare-and-PEXPIRE. b's SET NX at t=5s succeeding is a
+// violation: a's renewal at t=3s holds the key until t=6s.
+func ExampleExpiringKey() {
+	lock := func(client string, op model.KeyOp, t time.Duration, ok bool) porcupine.Operation {
+		return porcupine.Operation{Input: model.KeyInput{Op: op, Client: client, Key: "lock", Value: client, TTL: 3 * time.Second},
+			Output: model.KeyOutput{OK: ok, ServerTime: t}, Call: int64(t), Return: int64(t) + 1}
+	}
+	ops := []porcupine.Operation{
+		lock("a", model.OpSetNXPX, 1*time.Second, true),
+		lock("b", model.OpSetNXPX, 3*time.Second, false),
+		lock("a", model.OpPExpireIfEqual, 3*time.Second, true),
+		lock("b", model.OpSetNXPX, 5*time.Second, true),
+	}
+	m := model.ExpiringKey()
+	fmt.Println(porcupine.CheckOperations(m, ops))
+	fmt.Println(m.DescribeOperation(ops[3].Input, ops[3].Output))
+	// Output:
+	// false
+	// set_nx_px(b, "lock"="b", ttl 3s) -> set @t=5s
+}
+
+// Two candidates read a Kubernetes Lease at version 4 and both update it:
+// only one update can succeed at that version.
+func ExampleCASRecord() {
+	update := func(client string, call int64) porcupine.Operation {
+		r := model.LeaseRecord{HolderIdentity: client, LeaseDuration: 15 * time.Second, LeaseTransitions: 1}
+		return porcupine.Operation{Input: model.RecordInput{Op: model.OpRecordUpdate, Client: client, Name: "kube-system/lock",
+			Record: r, Version: "4"}, Output: model.RecordOutput{Version: "5"}, Call: call, Return: call + 10}
+	}
+	create := porcupine.Operation{Input: model.RecordInput{Op: model.OpRecordCreate, Name: "kube-system/lock",
+		Record: model.LeaseRecord{HolderIdentity: "c"}}, Output: model.RecordOutput{Version: "4"}, Call: 0, Return: 1}
+	fmt.Println(porcupine.CheckOperations(model.CASRecord(), []porcupine.Operation{create, update("a", 5)}))
+	fmt.Println(porcupine.CheckOperations(model.CASRecord(), []porcupine.Operation{create, update("a", 5), update("b", 6)}))
+	// Output:
+	// true
+	// false
+}
+
+// An etcd election key: a creates it under its lease 7 (3s TTL, granted at
+// t=0); the lease expires at t=3s, deleting the key, so b's create at
+// t=3.5s succeeds at revision 3.
+func ExampleLessor() {
+	ops := []porcupine.Operation{
+		{Input: model.LessorInput{Op: model.OpGrant, Client: "a", TTL: 3 * time.Second},
+			Output: model.LessorOutput{Lease: 7, TTL: 3 * time.Second}, Call: 0, Return: 1},
+		{Input: model.LessorInput{Op: model.OpCreate, Client: "a", Key: "leader", Value: "a", Lease: 7},
+			Output: model.LessorOutput{OK: true, Revision: 1, ServerTime: time.Second}, Call: 2, Return: 3},
+		{Input: model.LessorInput{Op: model.OpCreate, Client: "b", Key: "leader", Value: "b"},
+			Output: model.LessorOutput{OK: true, Revision: 3, ServerTime: 3500 * time.Millisecond}, Call: 4, Return: 5},
+	}
+	m := model.Lessor()
+	fmt.Println(porcupine.CheckOperations(m, ops))
+	// Output:
+	// true
+}
+
+// Register is the fenced register on neutral inputs: a write under token 6
+// after one under token 7 returned is rejected.
+func ExampleRegister() {
+	w := func(token uint64, call int64) porcupine.Operation {
+		return porcupine.Operation{Input: model.RegisterInput{Op: model.OpWrite, Resource: "jobs", Key: "progress", Token: token, Value: "x"},
+			Output: model.RegisterOutput{}, Call: call, Return: call + 10}
+	}
+	fmt.Println(porcupine.CheckOperations(model.Register(), []porcupine.Operation{w(7, 0), w(6, 20)}))
+	// Output:
+	// false
+}
