@@ -3,6 +3,7 @@ package reports
 import (
 	"bytes"
 	"encoding/json"
+	"html"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -13,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/leasesim/leasesim/faults"
+	"github.com/leasesim/leasesim/internal/repro"
 )
 
 // assertSelfContained checks that a page loads nothing from anywhere: no
@@ -156,4 +158,26 @@ func TestWriteRunDirOwnsItsArtifacts(t *testing.T) {
 			assert.Equal(t, tc.kept, strings.Contains(string(b), `href="linearizability.html"`))
 		})
 	}
+}
+
+func TestReportShowsTheReproductionLine(t *testing.T) {
+	run, out := kleppmann(t)
+	for _, tc := range []struct {
+		name, replay string
+	}{
+		{"the outcome's line, from internal/repro", run.Replay},
+		{"the caller's line, as given", repro.Simrun("run", "--scenario", "kleppmann-gc-pause", "--seed", "1",
+			"--schedule", "my runs/it's.json")},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			r := run
+			r.Replay = tc.replay
+			require.NotEmpty(t, r.Replay)
+			var buf bytes.Buffer
+			require.NoError(t, WriteRunHTML(&buf, r, out))
+			assert.Contains(t, buf.String(), `<pre class="replay"><code>`+html.EscapeString(tc.replay)+`</code></pre>`)
+		})
+	}
+	assert.Equal(t, out.ReplayCommand(), run.Replay)
+	assert.True(t, strings.HasPrefix(run.Replay, repro.Program()+" run "), run.Replay)
 }

@@ -23,7 +23,12 @@ type Run struct {
 	Violations   []checker.Violation `json:"violations"`
 	Properties   []checker.Result    `json:"properties"`
 	Metrics      checker.Metrics     `json:"metrics"`
-	Replay       string              `json:"replay"`
+	// Replay is the line that reproduces the run, as every report shows it
+	// (report.html too). NewRun takes it from the outcome, which builds it
+	// with internal/repro, the one builder of reproduction lines; a caller
+	// that knows a more exact line (a --schedule file) sets it before
+	// writing the reports. Reports never build their own.
+	Replay string `json:"replay"`
 	// Stopped says why the run stopped early (a limit), if it did.
 	Stopped string `json:"stopped,omitempty"`
 }
