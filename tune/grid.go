@@ -3,9 +3,9 @@ package tune
 import (
 	"fmt"
 	"strconv"
-	"strings"
 	"time"
 
+	"github.com/leasesim/leasesim/internal/repro"
 	"github.com/leasesim/leasesim/lease"
 )
 
@@ -45,7 +45,7 @@ func (cfg Config) point(res Result, ttl time.Duration, renew Renew, ckpt Checkpo
 	r.InvalidReason = invalidReason(lc)
 	r.Valid = r.InvalidReason == ""
 	if r.Valid {
-		r.Replay = res.ReplayCommand(r, cfg.Seeds.First, cfg.Seeds.Last)
+		r.Replay = res.ConfigReplay(r)
 	}
 	return point{res: r, lease: lc.WithDefaults()}
 }
@@ -75,24 +75,52 @@ func Label(ttl time.Duration, renew Renew, ckpt Checkpoint) string {
 // ReplayCommand returns the simrun command that runs configuration c of
 // the tuning run res on seeds first to last: `simrun tune --workload FILE
 // --ttl 5s --renew ttl/3 --checkpoint 5u --rho 0.01 --margin 50ms --seeds
-// 17-17` (with --impl for another implementation than the correct one).
-// It reproduces the runs exactly: a failing run prints the same trace
-// hash again.
+// 17-17` (with --impl for another implementation than the correct one),
+// named as the CLI was invoked (package repro). It reproduces the runs
+// exactly: a failing run prints the same trace hash again.
 func (res Result) ReplayCommand(c ConfigResult, first, last uint64) string {
-	cmd := fmt.Sprintf("simrun tune --workload %s --ttl %s --renew %s --checkpoint %s --rho %s --margin %v --seeds %d-%d",
-		shellQuote(res.Workload), c.TTL, c.Renew, c.Checkpoint, strconv.FormatFloat(res.Rho, 'g', -1, 64), res.Margin, first, last)
-	if res.Impl != "" && res.Impl != lease.Correct().Name {
-		cmd += " --impl " + shellQuote(res.Impl)
-	}
-	return cmd
+	return res.tuneLine(c, fmt.Sprintf("%d-%d", first, last))
 }
 
-// shellQuote quotes s for a POSIX shell when it needs quoting.
-func shellQuote(s string) string {
-	if s != "" && strings.IndexFunc(s, func(r rune) bool {
-		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:=@%+,", r))
-	}) < 0 {
-		return s
+// ConfigReplay returns the simrun command that runs configuration c of the
+// tuning run res on every seed it ran on: `simrun tune ... --seeds 1-10`.
+func (res Result) ConfigReplay(c ConfigResult) string {
+	return res.tuneLine(c, res.Seeds)
+}
+
+// tuneLine is the `simrun tune` line of configuration c on seeds.
+func (res Result) tuneLine(c ConfigResult, seeds string) string {
+	args := append([]string{"tune"}, res.configArgs(c)...)
+	return repro.Simrun(append(append(args, "--seeds", seeds), res.implArgs()...)...)
+}
+
+// RunReplay returns the simrun command that runs configuration c of the
+// tuning run res on one seed and checks it, as one run: `simrun run
+// --workload FILE --ttl 5s --renew ttl/3 --checkpoint 5u --rho 0.01
+// --margin 50ms --seed 17` (with --impl for another implementation). It
+// gives the same trace hash as the tuning run's run of that seed, and with
+// --out it writes report.html.
+func (res Result) RunReplay(c ConfigResult, seed uint64) string {
+	return repro.Simrun(res.RunArgs(c, seed)...)
+}
+
+// RunArgs are the arguments of RunReplay's line, after the program name.
+func (res Result) RunArgs(c ConfigResult, seed uint64) []string {
+	args := append([]string{"run"}, res.configArgs(c)...)
+	return append(append(args, "--seed", strconv.FormatUint(seed, 10)), res.implArgs()...)
+}
+
+// configArgs are the flags that name configuration c of res, the same for
+// simrun tune and simrun run.
+func (res Result) configArgs(c ConfigResult) []string {
+	return []string{"--workload", res.Workload, "--ttl", c.TTL, "--renew", c.Renew, "--checkpoint", c.Checkpoint,
+		"--rho", strconv.FormatFloat(res.Rho, 'g', -1, 64), "--margin", res.Margin.String()}
+}
+
+// implArgs names the implementation, unless it is the correct one.
+func (res Result) implArgs() []string {
+	if res.Impl == "" || res.Impl == lease.Correct().Name {
+		return nil
 	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+	return []string{"--impl", res.Impl}
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/leasesim/leasesim/lease"
 	"github.com/leasesim/leasesim/scenarios"
 	"github.com/leasesim/leasesim/sweep"
 	"github.com/leasesim/leasesim/workload"
@@ -112,6 +113,50 @@ func countValid(points []point) int {
 	return n
 }
 
+// One is one configuration of a tuning run, ready to run as a scenario:
+// what `simrun run --workload` runs, so that a tuning run's failing seed
+// opens as one run, with the same trace hash.
+type One struct {
+	// Scenario is the workload under the configuration's lease config.
+	Scenario scenarios.Scenario
+	// Impl is the implementation under test (lease.Correct() when unset).
+	Impl lease.Impl
+	// Config is the configuration's entry, with its Label.
+	Config ConfigResult
+	// Result frames the configuration as a tuning run of it would.
+	Result Result
+}
+
+// OneConfig builds the single configuration of cfg, whose grid must hold
+// exactly one TTL, renew interval and checkpoint policy; Seeds are not
+// used. An error matches ErrInvalid for bad input (also a configuration
+// that cannot be a valid lease configuration, with the reason), or
+// workload.ErrInvalid for a bad workload file.
+func OneConfig(cfg Config) (One, error) {
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return One{}, err
+	}
+	if len(cfg.TTLs) != 1 || len(cfg.Renews) != 1 || len(cfg.Checkpoints) != 1 {
+		return One{}, invalidf("ttls", "one configuration takes one TTL, one renew interval and one checkpoint policy, "+
+			"got %d × %d × %d", len(cfg.TTLs), len(cfg.Renews), len(cfg.Checkpoints))
+	}
+	plan, err := workload.Inspect(cfg.Open)
+	if err != nil {
+		return One{}, fmt.Errorf("tune: %w", err)
+	}
+	res := cfg.newResult(plan)
+	p := cfg.point(res, cfg.TTLs[0], cfg.Renews[0], cfg.Checkpoints[0])
+	if !p.res.Valid {
+		return One{}, invalidf("renews", "%s: %s", p.res.Label, p.res.InvalidReason)
+	}
+	sc, err := plan.Scenario(cfg.Open, p.lease)
+	if err != nil {
+		return One{}, fmt.Errorf("tune: %s: %w", p.res.Label, err)
+	}
+	return One{Scenario: sc, Impl: cfg.Impl, Config: p.res, Result: res}, nil
+}
+
 // runPoint runs one configuration on every seed.
 func (cfg Config) runPoint(ctx context.Context, plan workload.Plan, p *point, t *tracker) (sweep.Summary, error) {
 	sc, err := plan.Scenario(cfg.Open, p.lease)
@@ -141,7 +186,7 @@ func (p *point) fill(sum sweep.Summary, res Result, plan workload.Plan) {
 	r.ViolatingRuns = len(sum.Failures) + sum.FailuresOmitted
 	for _, f := range sum.Failures[:min(len(sum.Failures), MaxViolationsListed)] {
 		r.Violations = append(r.Violations, Violation{Seed: f.Seed, Properties: f.Properties, Detail: f.Detail,
-			TraceHash: f.TraceHash, Replay: res.ReplayCommand(*r, f.Seed, f.Seed)})
+			TraceHash: f.TraceHash, Replay: res.RunReplay(*r, f.Seed)})
 	}
 }
 
