@@ -31,7 +31,7 @@ type tuneFlags struct {
 func (a *app) tuneCommand() *cobra.Command {
 	var f tuneFlags
 	cmd := &cobra.Command{
-		Use: "tune --workload FILE [--ttl LIST] [--renew LIST] [--checkpoint LIST] [--seeds N|A-B] [--objective NAME] " +
+		Use: "tune --workload FILE [--ttl LIST] [--renew LIST] [--checkpoint LIST] [--seeds SEEDS] [--objective NAME] " +
 			"[--max-store-writes R/s] [--max-reexecuted P%] [--max-failover-p99 D] [--rho F] [--margin D] [--parallel N] " +
 			"[--impl NAME] [--json] [--out DIR]",
 		Short: "choose TTL, renew interval and checkpoint policy for a workload, from evidence",
@@ -45,10 +45,11 @@ func (a *app) tuneCommand() *cobra.Command {
 			"  --ttl         durations: 2s,5s,10s\n" +
 			"  --renew       durations (1s) or fractions of the TTL (ttl/3)\n" +
 			"  --checkpoint  every N units (5u), an interval (30s), or none\n" +
-			"  --seeds       N for seeds 1 to N, or A-B (a replay uses N-N)\n" +
+			"  --seeds       seed N, a range A-B, a list 1-5,9, or random[:N] (as every command reads seeds)\n" +
 			"  --objective   p99-failover (default), reexecuted, store-writes or task-latency-p99\n\n" +
 			"A config that cannot be valid (renew >= TTL×(1−rho)−margin) is listed as invalid and not run.\n" +
-			"A failing run is listed with the command that replays it exactly (the same trace hash).\n" +
+			"A failing run is listed with the simrun run command that replays it exactly (the same trace hash;\n" +
+			"with --out it writes that run's report.html).\n" +
 			"--json prints the result as one JSON object; --out writes tune.json and tune.html.\n" +
 			"Exit 0 when no run failed (with or without a recommendation: when no config meets the constraints,\n" +
 			"the explanation says which constraint excluded them), 1 when a run violated a property, 2 for bad\n" +
@@ -61,7 +62,7 @@ func (a *app) tuneCommand() *cobra.Command {
 	fl.StringVar(&f.ttl, "ttl", "2s,5s,10s,20s", "TTLs, separated by commas")
 	fl.StringVar(&f.renew, "renew", "ttl/3", "renew intervals: durations or fractions of the TTL (ttl/3), separated by commas")
 	fl.StringVar(&f.checkpoint, "checkpoint", "2u,5u,10u,none", "checkpoint policies: every N units (5u), an interval (30s) or none")
-	fl.StringVar(&f.seeds, "seeds", "10", "N for seeds 1 to N, or a range A-B; every config runs on the same seeds")
+	fl.StringVar(&f.seeds, "seeds", "1-10", "the seeds every config runs on: "+seedSetHelp)
 	fl.StringVar(&f.objective, "objective", string(tune.ObjectiveFailoverP99), "what the recommendation minimises: "+
 		"p99-failover, reexecuted, store-writes or task-latency-p99")
 	fl.StringVar(&f.maxWrites, "max-store-writes", "", "recommend only configs with at most this many store writes per second (200/s)")
@@ -78,7 +79,7 @@ func (a *app) tuneCommand() *cobra.Command {
 
 // config turns the flags into a tuning configuration; every error names
 // its flag.
-func (f tuneFlags) config(cmd *cobra.Command) (tune.Config, error) {
+func (a *app) tuneConfig(cmd *cobra.Command, f tuneFlags) (tune.Config, error) {
 	cfg := tune.Config{Workload: f.workload, Rho: f.rho, Margin: f.margin, Parallel: f.parallel}
 	var err error
 	if f.workload == "" {
@@ -93,8 +94,8 @@ func (f tuneFlags) config(cmd *cobra.Command) (tune.Config, error) {
 	if cfg.Checkpoints, err = tune.ParseList(f.checkpoint, tune.ParseCheckpoint); err != nil {
 		return cfg, usagef(cmd, "--checkpoint: %w", err)
 	}
-	if cfg.Seeds, err = tune.ParseSeeds(f.seeds); err != nil {
-		return cfg, usagef(cmd, "--seeds: %w", err)
+	if cfg.Seeds, err = a.parseSeeds(cmd, "--seeds", f.seeds); err != nil {
+		return cfg, err
 	}
 	if cfg.Objective, err = tune.ParseObjective(f.objective); err != nil {
 		return cfg, usagef(cmd, "--objective: %w", err)
@@ -144,7 +145,7 @@ func (f tuneFlags) constraints(cmd *cobra.Command) (tune.Constraints, error) {
 }
 
 func (a *app) tune(cmd *cobra.Command, f tuneFlags) error {
-	cfg, err := f.config(cmd)
+	cfg, err := a.tuneConfig(cmd, f)
 	if err != nil {
 		return err
 	}
@@ -156,8 +157,8 @@ func (a *app) tune(cmd *cobra.Command, f tuneFlags) error {
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	cfg.Logger = a.logger
-	progress := &tuneProgress{w: a.stderr, last: time.Now()}
-	res, err := tune.Run(ctx, cfg, progress.update)
+	progress := newLabelledProgress(a.stderr, "tune", 0)
+	res, err := tune.Run(ctx, cfg, progress.updateTune)
 	progress.finish()
 	if err != nil {
 		return classifyTune(cmd, f.workload, err)
@@ -201,46 +202,4 @@ func (a *app) showTune(res tune.Result, asJSON bool, dir string) error {
 		return &exitError{code: exitInternal, err: fmt.Errorf("interrupted: PARTIAL result of %d runs, no failure among them", res.Runs)}
 	}
 	return nil
-}
-
-// tuneProgress shows a tuning run's progress on stderr: a progress bar on
-// a terminal, otherwise a line per failing run and a status line now and
-// then. Its methods run on the goroutine that called tune.Run.
-type tuneProgress struct {
-	w       io.Writer
-	bar     bar
-	started bool
-	last    time.Time
-}
-
-func (p *tuneProgress) update(s tune.Progress) {
-	if !p.started { // the total is known with the first run
-		p.started = true
-		if p.bar = newBar(p.w, s.Total); p.bar != nil {
-			p.bar.Describe("tune")
-		}
-	}
-	if p.bar != nil {
-		if s.Failure != "" {
-			p.bar.Describe(fmt.Sprintf("tune (%d failing)", s.Failed))
-		}
-		if err := p.bar.Set(s.Done); err == nil {
-			return
-		}
-		p.bar = nil // the terminal went away: go on with plain lines
-	}
-	if s.Failure != "" {
-		fmt.Fprintf(p.w, "FAIL %s seed %d: %s\n", s.Config, s.Seed, s.Failure)
-	}
-	if time.Since(p.last) >= plainEvery {
-		p.last = time.Now()
-		fmt.Fprintf(p.w, "tune: %d/%d runs, %d failing\n", s.Done, s.Total, s.Failed)
-	}
-}
-
-// finish clears the bar; progress is best effort.
-func (p *tuneProgress) finish() {
-	if p.bar != nil && p.bar.Finish() != nil {
-		p.bar = nil
-	}
 }

@@ -19,7 +19,7 @@ const steadyBatch = "../../examples/steady-batch.jsonl"
 
 // smallTune is a 2×1×2 grid on two seeds: a second of work.
 func smallTune(extra ...string) []string {
-	return append([]string{"tune", "--workload", steadyBatch, "--ttl", "2s,10s", "--checkpoint", "5u,none", "--seeds", "2"}, extra...)
+	return append([]string{"tune", "--workload", steadyBatch, "--ttl", "2s,10s", "--checkpoint", "5u,none", "--seeds", "1-2"}, extra...)
 }
 
 func TestTuneBadInputExitsTwo(t *testing.T) {
@@ -41,8 +41,9 @@ func TestTuneBadInputExitsTwo(t *testing.T) {
 		{"renew malformed", smallTune("--renew", "often"), []string{`--renew: "often"`, "ttl/3"}},
 		{"renew fraction zero", smallTune("--renew", "ttl/0"), []string{"--renew:", "ttl/N"}},
 		{"checkpoint malformed", smallTune("--checkpoint", "0u"), []string{`--checkpoint: "0u"`}},
-		{"seeds zero", smallTune("--seeds", "0"), []string{"--seeds:", "N >= 1"}},
 		{"seeds reversed", smallTune("--seeds", "9-3"), []string{"--seeds:", "below the first"}},
+		{"seeds list malformed", smallTune("--seeds", "1,,3"), []string{"--seeds:", `"1,,3"`}},
+		{"seeds random of none", smallTune("--seeds", "random:0"), []string{`--seeds "random:0"`, "1 <= N"}},
 		{"objective unknown", smallTune("--objective", "speed"), []string{`--objective: unknown objective "speed"`}},
 		{"store writes malformed", smallTune("--max-store-writes", "fast"), []string{`--max-store-writes: "fast"`}},
 		{"reexecuted beyond 100%", smallTune("--max-reexecuted", "120%"), []string{`--max-reexecuted: "120%"`}},
@@ -106,7 +107,8 @@ func TestTuneText(t *testing.T) {
 	assert.Regexp(t, `(?m)^  ttl\s+renew\s+checkpoint\s+failover p99`, r.stdout)
 	assert.Regexp(t, `(?m)^→`, r.stdout, "a recommendation")
 	assert.Contains(t, r.stdout, ": the fewest store writes (")
-	assert.Empty(t, r.stderr, "no progress lines for a run this short, no bar off a terminal")
+	assert.True(t, strings.HasSuffix(r.stderr, "tune: 8/8 runs, 0 failing\n"), "a final progress line: %q", r.stderr)
+	assert.NotContains(t, r.stderr, "FAIL", "no bar off a terminal, no failure")
 }
 
 // No config meets the constraints: nothing is recommended, the
@@ -119,19 +121,25 @@ func TestTuneNothingMeetsTheConstraints(t *testing.T) {
 	assert.NotRegexp(t, `(?m)^→`, r.stdout)
 }
 
-// A failing run makes tune exit 1 and prints the command that replays it;
-// the replay fails the same way, with the same trace hash.
+// A failing run makes tune exit 1 and prints the simrun run command that
+// replays it; the replay fails the same way, with the same trace hash, and
+// writes the run's report. (TestReproductionLinesRunAsPrinted runs such a
+// line through a shell.)
 func TestTuneViolationReplays(t *testing.T) {
 	r := simrun(t, "tune", "--workload", steadyBatch, "--ttl", "2s", "--checkpoint", "2u", "--seeds", "1",
 		"--impl", "mutant/silent-keepalive-death")
 	require.Equal(t, exitViolated, r.code, "stderr: %s", r.stderr)
 	assert.Contains(t, r.stdout, "1 failing run (any makes simrun tune exit 1)")
-	replay := regexp.MustCompile(`(?m)^\s+(simrun tune .*--seeds 1-1.*)$`).FindStringSubmatch(r.stdout)
+	replay := regexp.MustCompile(`(?m)^\s+(simrun run --workload .*--seed 1.*)$`).FindStringSubmatch(r.stdout)
 	require.Len(t, replay, 2, "stdout: %s", r.stdout)
+	assert.Contains(t, replay[1], "--ttl 2s --renew ttl/3 --checkpoint 2u --rho 0.01 --margin 50ms")
 	hash := regexp.MustCompile(`trace ([0-9a-f]+)`).FindStringSubmatch(r.stdout)
 	require.Len(t, hash, 2)
 
-	again := simrun(t, strings.Fields(strings.TrimPrefix(replay[1], "simrun "))...)
+	dir := t.TempDir()
+	again := simrun(t, append(strings.Fields(strings.TrimPrefix(replay[1], "simrun ")), "--out", dir)...)
 	require.Equal(t, exitViolated, again.code, "stderr: %s", again.stderr)
-	assert.Contains(t, again.stdout, "trace "+hash[1], "the replay is exact")
+	assert.Regexp(t, `(?m)^Trace\s+`+hash[1]+`$`, again.stdout, "the replay is exact")
+	assert.Contains(t, again.stdout, replay[1], "run prints the same line to replay it")
+	assert.FileExists(t, filepath.Join(dir, reports.ReportFile))
 }
