@@ -5,12 +5,14 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/leasesim/leasesim/checker"
 	"github.com/leasesim/leasesim/faults"
+	"github.com/leasesim/leasesim/internal/repro"
 	"github.com/leasesim/leasesim/reports"
 	"github.com/leasesim/leasesim/scenarios"
 	"github.com/leasesim/leasesim/sim"
@@ -20,17 +22,46 @@ type shrinkFlags struct {
 	seedFlags
 	out         string
 	maxAttempts int
+	json        bool
+}
+
+// shrinkSchemaVersion is the version of shrink's JSON object.
+const shrinkSchemaVersion = 1
+
+// shrinkResult is what shrink found: its JSON object.
+type shrinkResult struct {
+	SchemaVersion int    `json:"schema_version"`
+	Scenario      string `json:"scenario"`
+	Impl          string `json:"impl"`
+	Seed          uint64 `json:"seed"`
+	// Property is the violated property that the smaller schedule keeps,
+	// Name its name and Summary the first run's summary of it.
+	Property string `json:"property"`
+	Name     string `json:"name"`
+	Summary  string `json:"summary"`
+	// EventsBefore and EventsAfter count the fault events of the seed's
+	// schedule and of the shrunk one; Attempts counts the runs tried.
+	EventsBefore int  `json:"events_before"`
+	EventsAfter  int  `json:"events_after"`
+	Attempts     int  `json:"attempts"`
+	Exhausted    bool `json:"exhausted"`
+	// ScheduleFile is where the shrunk schedule was written, Schedule the
+	// schedule itself, Replay the command that runs it.
+	ScheduleFile string          `json:"schedule_file"`
+	Schedule     faults.Schedule `json:"schedule"`
+	Replay       string          `json:"replay"`
 }
 
 func (a *app) shrinkCommand() *cobra.Command {
 	var f shrinkFlags
 	cmd := &cobra.Command{
-		Use:   "shrink --scenario NAME --seed N [--impl NAME] [--out DIR] [--max-attempts N]",
+		Use:   "shrink --scenario NAME --seed N [--impl NAME] [--out DIR] [--max-attempts N] [--json]",
 		Short: "cut a failing seed's fault schedule down to a minimal one that still fails",
 		Long: "shrink runs the seed once and takes the first property it violates. It then removes fault\n" +
 			"events and shortens pauses, delays, steps, drifts and windows for as long as the same seed,\n" +
 			"run with the smaller schedule, still violates that property. It writes schedule.json into\n" +
-			"--out (default: the current directory) and prints the command that replays it.\n" +
+			"--out (default: the current directory) and prints the command that replays it, or with --json\n" +
+			"one object (schema_version " + strconv.Itoa(shrinkSchemaVersion) + ").\n" +
 			"Exit 0 when it wrote a schedule, 2 when the seed violates nothing.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return a.shrink(cmd, f) },
@@ -38,11 +69,12 @@ func (a *app) shrinkCommand() *cobra.Command {
 	f.add(cmd)
 	cmd.Flags().StringVar(&f.out, "out", ".", "write schedule.json into this directory")
 	cmd.Flags().IntVar(&f.maxAttempts, "max-attempts", faults.DefaultShrinkAttempts, "runs to try at most")
+	cmd.Flags().BoolVar(&f.json, "json", false, "print the result as one JSON object (progress goes to stderr)")
 	return cmd
 }
 
 func (a *app) shrink(cmd *cobra.Command, f shrinkFlags) error {
-	sc, impl, err := f.resolve(cmd)
+	sc, impl, err := f.resolve(a, cmd)
 	if err != nil {
 		return err
 	}
@@ -69,7 +101,7 @@ func (a *app) shrink(cmd *cobra.Command, f shrinkFlags) error {
 	if !fails(out.Schedule) {
 		return internalErr(fmt.Errorf("%s of seed %d is not violated again when its own schedule is replayed", target.Property, f.seed))
 	}
-	fmt.Fprintf(a.stdout, "seed %d violates %s %s: %s\nshrinking %d fault events...\n",
+	fmt.Fprintf(a.notes(f.json), "seed %d violates %s %s: %s\nshrinking %d fault events...\n",
 		f.seed, target.Property, target.Name, target.Summary, len(out.Schedule.Events))
 	small, stats := faults.Shrink(out.Schedule, fails, faults.ShrinkOptions{Nodes: sc.Nodes(), MaxAttempts: f.maxAttempts})
 
@@ -77,14 +109,25 @@ func (a *app) shrink(cmd *cobra.Command, f shrinkFlags) error {
 	if err := writeSchedule(path, small); err != nil {
 		return usagef(cmd, "--out: %w", err)
 	}
+	res := shrinkResult{SchemaVersion: shrinkSchemaVersion, Scenario: sc.Name, Impl: impl.Name, Seed: f.seed,
+		Property: target.Property, Name: target.Name, Summary: target.Summary,
+		EventsBefore: len(out.Schedule.Events), EventsAfter: len(small.Events), Attempts: stats.Attempts,
+		Exhausted: stats.Exhausted, ScheduleFile: path, Schedule: small,
+		Replay: repro.Simrun("run", "--scenario", sc.Name, "--seed", strconv.FormatUint(f.seed, 10),
+			"--impl", impl.Name, "--schedule", path)}
+	if f.json {
+		if err := writeJSON(a.stdout, res); err != nil {
+			return internalErr(err)
+		}
+		return nil
+	}
 	note := ""
 	if stats.Exhausted {
 		note = " (stopped at --max-attempts; more may go)"
 	}
 	fmt.Fprintf(a.stdout, "shrunk %d fault events to %d in %d runs%s; %s still violated:\n%s\n",
-		len(out.Schedule.Events), len(small.Events), stats.Attempts, note, target.Property, indent(small.String()))
-	fmt.Fprintf(a.stdout, "wrote %s\nreplay: simrun run --scenario %s --seed %d --impl %s --schedule %s\n",
-		path, sc.Name, f.seed, impl.Name, path)
+		res.EventsBefore, res.EventsAfter, stats.Attempts, note, target.Property, indent(small.String()))
+	fmt.Fprintf(a.stdout, "wrote %s\nreplay: %s\n", path, res.Replay)
 	return nil
 }
 

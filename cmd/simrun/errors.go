@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/leasesim/leasesim/faults"
+	"github.com/leasesim/leasesim/scenarios"
 	"github.com/leasesim/leasesim/sweep"
 )
 
@@ -57,7 +58,20 @@ func classify(cmd *cobra.Command, err error) error {
 	case errors.Is(err, faults.ErrInvalid), errors.Is(err, sweep.ErrInvalid):
 		return usageErr(cmd, err)
 	}
+	var hp *scenarios.HarnessPanic
+	if errors.As(err, &hp) {
+		return harnessErr(err, hp)
+	}
 	return internalErr(err)
+}
+
+// harnessErr is a bug of the harness itself (exit 3): never the
+// implementation's fault. The message says so; the stack follows, for the
+// bug report.
+func harnessErr(err error, hp *scenarios.HarnessPanic) *exitError {
+	return &exitError{code: exitInternal,
+		err:  fmt.Errorf("internal error: %w (a bug of leasesim itself, not of the implementation under test)", err),
+		hint: hp.Stack}
 }
 
 // internalErr is an internal error (exit 3).

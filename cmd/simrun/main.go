@@ -10,6 +10,8 @@ import (
 	"runtime/debug"
 
 	"github.com/spf13/cobra"
+
+	"github.com/leasesim/leasesim/internal/repro"
 )
 
 // The exit codes of the CLI contract.
@@ -21,6 +23,9 @@ const (
 )
 
 func main() {
+	// Every printed simrun line names the CLI as it was invoked
+	// (bin/simrun, ./simrun, simrun), so that it runs as pasted.
+	repro.SetProgram(os.Args[0])
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
@@ -59,14 +64,20 @@ type app struct {
 
 func (a *app) rootCommand() *cobra.Command {
 	root := &cobra.Command{
-		Use:   "simrun",
-		Short: "deterministic simulation and chaos testing of lease-based coordination",
+		Use:     "simrun",
+		Version: version(),
+		Short:   "deterministic simulation and chaos testing of lease-based coordination",
 		Long: "simrun runs leasesim scenarios: one seed (run), many seeds in parallel (sweep), a replay that\n" +
 			"confirms the trace hash (replay), a minimal failing fault schedule (shrink), the catalogue\n" +
 			"(list), the merge of sharded sweeps (merge), and the tuning of TTL, renewal and\n" +
 			"checkpoint intervals against a workload (tune, workload).\n\n" +
-			"Exit codes: 0 every property held; 1 a property was violated (or a replay differed);\n" +
-			"2 bad usage or bad input; 3 internal error.",
+			"Exit codes: 0 every property held; 1 a property was violated, a run stopped at a limit, a\n" +
+			"replay differed, or a property was unknown (unknown is never a pass; --unknown=pass accepts it);\n" +
+			"2 bad usage or bad input; 3 internal error, including a bug of the harness itself. An unknown\n" +
+			"that only says a run exceeded an assumption (P1 under drift beyond rho) is counted apart and\n" +
+			"never fails.\n\n" +
+			"Seeds: N, a range A-B, a list such as 1-5,9, or random (random:N for N seeds), drawn once and\n" +
+			"printed first. Shell completion: simrun completion bash|zsh|fish|powershell --help.",
 		SilenceErrors: true,
 		SilenceUsage:  true,
 		PersistentPreRun: func(cmd *cobra.Command, args []string) {
@@ -79,7 +90,16 @@ func (a *app) rootCommand() *cobra.Command {
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error { return usageErr(cmd, err) })
 	root.AddCommand(a.runCommand(), a.sweepCommand(), a.replayCommand(), a.shrinkCommand(),
 		a.listCommand(), a.mergeCommand(), a.tuneCommand(), a.workloadCommand())
-	root.CompletionOptions.DisableDefaultCmd = true
+	root.SetVersionTemplate("{{.Version}}\n")
+	for _, c := range root.Commands() { // commands whose flags another file declares
+		switch c.Name() {
+		case "sweep":
+			_ = c.RegisterFlagCompletionFunc("scenario", completeSweepScenarios)
+			_ = c.RegisterFlagCompletionFunc("impl", completeImpls)
+		case "tune":
+			_ = c.RegisterFlagCompletionFunc("impl", completeImpls)
+		}
+	}
 	return root
 }
 
