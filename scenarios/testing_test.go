@@ -34,7 +34,7 @@ func TestYourOwnImplementation(t *testing.T) {
 // recordingTB captures what Report says instead of failing the test.
 type recordingTB struct {
 	testing.TB
-	errors []string
+	errors, logs []string
 }
 
 func (r *recordingTB) Helper() {}
@@ -43,10 +43,16 @@ func (r *recordingTB) Errorf(format string, args ...any) {
 	r.errors = append(r.errors, fmt.Sprintf(format, args...))
 }
 
-func (r *recordingTB) Logf(string, ...any) {}
+func (r *recordingTB) Logf(format string, args ...any) {
+	r.logs = append(r.logs, fmt.Sprintf(format, args...))
+}
+
+func (r *recordingTB) Log(args ...any) { r.logs = append(r.logs, fmt.Sprint(args...)) }
 
 // A broken implementation fails through the same door, and the failure
-// names the property and the command that replays it.
+// names the property and the lines that replay it: the test's own go test
+// line, and the simrun line because the scenario and the mutant are
+// built-in names.
 func TestReportNamesPropertyAndReplay(t *testing.T) {
 	impl, err := mutants.Lookup("mutant/unfenced-resource")
 	require.NoError(t, err)
@@ -56,9 +62,28 @@ func TestReportNamesPropertyAndReplay(t *testing.T) {
 	tb := &recordingTB{TB: t}
 	scenarios.Report(tb, out)
 	require.NotEmpty(t, tb.errors, "the stale write is accepted: P2 must fail")
-	joined := strings.Join(tb.errors, "\n")
-	assert.Contains(t, joined, "P2 fencing violated")
-	assert.Contains(t, joined, "simrun run --scenario kleppmann-gc-pause --seed 1 --impl mutant/unfenced-resource")
+	assert.Contains(t, strings.Join(tb.errors, "\n"), "P2 fencing violated")
+	logs := strings.Join(tb.logs, "\n")
+	assert.Contains(t, logs, "replay: go test -run '^TestReportNamesPropertyAndReplay$' ./scenarios\n")
+	assert.Contains(t, logs, "or: simrun run --scenario kleppmann-gc-pause --seed 1 --impl mutant/unfenced-resource")
+}
+
+// A user's own implementation gets no simrun line (simrun cannot load it),
+// only the go test line.
+func TestReportOwnImplementationPrintsOnlyGoTest(t *testing.T) {
+	broken, err := mutants.Lookup("mutant/unfenced-resource")
+	require.NoError(t, err)
+	mine := broken
+	mine.Name = "mine"
+	out, err := scenarios.Execute(scenarios.KleppmannGCPause(), 1, scenarios.Options{Impl: mine})
+	require.NoError(t, err)
+
+	tb := &recordingTB{TB: t}
+	scenarios.Report(tb, out)
+	require.NotEmpty(t, tb.errors)
+	logs := strings.Join(tb.logs, "\n")
+	assert.Contains(t, logs, "replay: go test -run '^TestReportOwnImplementationPrintsOnlyGoTest$' ./scenarios")
+	assert.NotContains(t, logs, "simrun")
 }
 
 func TestExecuteRejectsBadScenarios(t *testing.T) {
