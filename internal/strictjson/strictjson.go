@@ -60,7 +60,17 @@ func rejectNull(dec *jsontext.Decoder, v any, nulls Nulls) error {
 		}
 	}
 	off := dec.InputOffset() + int64(len(dec.UnreadBuffer())-len(trimSpace(dec.UnreadBuffer())))
-	return &Error{Offset: off, Path: Path(dec.StackPointer()), Err: fmt.Errorf("want %s, got null", Want(t))}
+	// StackPointer names the last value read: inside an object, the
+	// member whose value comes next; inside an array, the array itself or
+	// its previous element. Point at the element that comes next.
+	ptr := dec.StackPointer()
+	if kind, n := dec.StackIndex(dec.StackDepth()); kind == '[' {
+		if n > 0 {
+			ptr = ptr.Parent()
+		}
+		ptr = ptr.AppendToken(strconv.FormatInt(n, 10))
+	}
+	return &Error{Offset: off, Path: Path(ptr), Err: fmt.Errorf("want %s, got null", Want(t))}
 }
 
 func trimSpace(b []byte) []byte {
