@@ -1,11 +1,10 @@
 package sweep
 
 import (
-	"math"
-	"slices"
 	"time"
 
 	"github.com/leasesim/leasesim/checker"
+	"github.com/leasesim/leasesim/internal/dist"
 )
 
 // builder folds records, in (scenario, seed) order, into a Summary.
@@ -23,8 +22,8 @@ type builder struct {
 func newBuilder(cfg Config, total int) *builder {
 	return &builder{
 		sum: Summary{
-			Scenarios: cfg.names(), Impl: cfg.Impl.Name,
-			SeedFirst: cfg.Seeds.First, SeedLast: cfg.Seeds.Last, Shard: cfg.Shard.String(),
+			Schema: SummarySchema, Scenarios: cfg.names(), Impl: cfg.Impl.Name, Seeds: cfg.Seeds.String(),
+			SeedFirst: cfg.Seeds.First, SeedLast: cfg.Seeds.Last, Shard: cfg.Shard.String(), Rerun: cfg.Rerun,
 			RunsExpected: total, Parallel: cfg.Parallel, VerifyDeterminism: cfg.VerifyDeterminism,
 		}.withEmpty(),
 		progress: cfg.Progress,
@@ -42,10 +41,13 @@ func (s Summary) withEmpty() Summary {
 		s.Failures = []Failure{}
 	}
 	if s.ByProperty == nil {
-		s.ByProperty = map[string]map[string][]uint64{}
+		s.ByProperty = map[string]map[string]SeedSet{}
 	}
 	if s.Unknown == nil {
 		s.Unknown = map[string]int{}
+	}
+	if s.UnknownReasons == nil {
+		s.UnknownReasons = map[string]int{}
 	}
 	if s.PerScenario == nil {
 		s.PerScenario = map[string]ScenarioCounts{}
@@ -76,39 +78,64 @@ func (b *builder) add(rec *record) {
 		b.accelSum += rec.accel
 		b.accelN++
 	}
-	for _, p := range rec.unknown {
-		s.Unknown[p]++
+	for _, u := range rec.unknown {
+		s.Unknown[u.property]++
+	}
+	if len(rec.unknown) > 0 {
+		s.UnknownRuns++
+		s.addReason(rec.unknown[0].reason, 1)
 	}
 	if rec.assumption {
 		s.AssumptionExceeded++
 	}
-	if rec.margin != nil && len(s.MarginSeconds) < MaxSamples {
-		s.MarginSeconds = append(s.MarginSeconds, rec.margin.Seconds())
+	if rec.margin != nil {
+		s.Margin.Record(*rec.margin)
 	}
-	s.Metrics = s.Metrics.Add(withoutSamples(rec.metrics))
-	s.FailoverSeconds = appendSamples(s.FailoverSeconds, rec.metrics.FailoverSamples)
-	s.TaskLatencySeconds = appendSamples(s.TaskLatencySeconds, rec.metrics.TaskLatencySamples)
+	for _, d := range rec.metrics.FailoverSamples {
+		s.Failover.Record(d)
+	}
+	for _, d := range rec.metrics.TaskLatencySamples {
+		s.TaskLatency.Record(d)
+	}
+	s.Metrics.Merge(withoutSamples(rec.metrics))
 	counts := s.PerScenario[rec.scenario]
 	counts.Runs++
 	if f := rec.failure; f != nil {
 		counts.Failed++
-		if len(s.Failures) < MaxFailures {
-			s.Failures = append(s.Failures, *f)
-		} else {
-			s.FailuresOmitted++
-		}
+		s.addFailure(*f)
 		for _, p := range f.Properties {
-			addSeed(s.ByProperty, p, f.Scenario, f.Seed)
+			s.addSeeds(p, f.Scenario, SeedSetOf(f.Seed))
 		}
 	}
 	s.PerScenario[rec.scenario] = counts
 }
 
-func addSeed(by map[string]map[string][]uint64, property, scenario string, seed uint64) {
-	if by[property] == nil {
-		by[property] = map[string][]uint64{}
+// addFailure lists f, or counts it once the list is full.
+func (s *Summary) addFailure(f Failure) {
+	if len(s.Failures) < MaxFailures {
+		s.Failures = append(s.Failures, f)
+	} else {
+		s.FailuresOmitted++
 	}
-	by[property][scenario] = append(by[property][scenario], seed)
+}
+
+// addSeeds adds seeds to the failing seeds of property in scenario.
+func (s *Summary) addSeeds(property, scenario string, seeds SeedSet) {
+	if s.ByProperty[property] == nil {
+		s.ByProperty[property] = map[string]SeedSet{}
+	}
+	set := s.ByProperty[property][scenario]
+	set.Merge(seeds)
+	s.ByProperty[property][scenario] = set
+}
+
+// addReason counts n unknown runs under reason, or under "other" once
+// MaxReasons reasons are listed.
+func (s *Summary) addReason(reason string, n int) {
+	if _, ok := s.UnknownReasons[reason]; !ok && len(s.UnknownReasons) >= MaxReasons {
+		reason = OtherReason
+	}
+	s.UnknownReasons[reason] += n
 }
 
 // finish fills in the totals and rates of a sweep that took wall.
@@ -122,53 +149,37 @@ func (b *builder) finish(wall time.Duration, partial bool) Summary {
 		s.MeanAcceleration = b.accelSum / float64(b.accelN)
 	}
 	s.rates()
-	slices.Sort(s.MarginSeconds)
-	s.Metrics = s.finalMetrics(s.Metrics)
+	s.derive()
 	return s
 }
 
 // rates derives the per-second rates from the totals.
 func (s *Summary) rates() {
-	s.EventsPerSecond, s.SeedsPerSecond = 0, 0
+	s.EventsPerSecond, s.RunsPerSecond = 0, 0
 	if s.WallSeconds > 0 {
 		s.EventsPerSecond = float64(s.Events) / s.WallSeconds
-		s.SeedsPerSecond = float64(s.Runs) / s.WallSeconds
+		s.RunsPerSecond = float64(s.Runs) / s.WallSeconds
 	}
 }
 
-// withoutSamples returns m without its samples. A summary aggregates the
-// counters of its runs' metrics with Metrics.Add, which is cheap without
-// samples, and keeps the samples in its own bounded lists; finalMetrics
-// puts them back once.
+// withoutSamples returns m without its samples: a summary aggregates the
+// counters with Metrics.Merge, and the samples in its histograms.
 func withoutSamples(m checker.Metrics) checker.Metrics {
 	m.FailoverSamples, m.TaskLatencySamples = nil, nil
 	return m
 }
 
-// appendSamples appends samples to h as seconds, up to MaxSamples in all.
-func appendSamples(h []float64, samples []time.Duration) []float64 {
-	for _, d := range samples[:min(len(samples), MaxSamples-len(h))] {
-		h = append(h, d.Seconds())
-	}
-	return h
+// derive sets the metrics that come from the histograms: the failover
+// count, percentiles and mean, and the task latency percentiles.
+func (s *Summary) derive() {
+	m := &s.Metrics
+	m.Failovers = int(s.Failover.Count())
+	m.FailoverP50, m.FailoverP99 = s.Failover.Quantile(0.50), s.Failover.Quantile(0.99)
+	m.FailoverMax, m.FailoverMean = s.Failover.Max(), s.Failover.Mean()
+	m.TaskLatencyP50, m.TaskLatencyP99 = s.TaskLatency.Quantile(0.50), s.TaskLatency.Quantile(0.99)
 }
 
-// durations converts seconds back to durations, exactly for anything
-// shorter than about a hundred days.
-func durations(h []float64) []time.Duration {
-	out := make([]time.Duration, len(h))
-	for i, v := range h {
-		out[i] = time.Duration(math.Round(v * 1e9))
-	}
-	return out
-}
-
-// finalMetrics returns counters (aggregated without samples) with the
-// percentiles and means recomputed over the summary's samples, which it
-// sorts.
-func (s *Summary) finalMetrics(counters checker.Metrics) checker.Metrics {
-	slices.Sort(s.FailoverSeconds)
-	slices.Sort(s.TaskLatencySeconds)
-	samples := checker.Metrics{FailoverSamples: durations(s.FailoverSeconds), TaskLatencySamples: durations(s.TaskLatencySeconds)}
-	return checker.Aggregate(counters, samples)
+// histograms lists the summary's histograms, for merging.
+func (s *Summary) histograms() []*dist.Histogram {
+	return []*dist.Histogram{&s.Failover, &s.TaskLatency, &s.Margin}
 }

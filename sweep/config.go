@@ -10,15 +10,20 @@ import (
 	"github.com/leasesim/leasesim/scenarios"
 )
 
-// Bounds on what one summary holds, so that its memory stays flat however
-// many runs fail.
+// Bounds on what one summary holds, so that its size stays flat however
+// many runs fail. Distributions are fixed-size histograms, and seed lists
+// are bounded by MaxSeedRanges.
 const (
 	// MaxFailures bounds Summary.Failures; the rest are counted in
-	// FailuresOmitted (and their seeds still listed in ByProperty).
-	MaxFailures = 10_000
-	// MaxSamples bounds each histogram of a summary.
-	MaxSamples = 1 << 20
+	// FailuresOmitted (and their seeds in ByProperty).
+	MaxFailures = 200
+	// MaxReasons bounds Summary.UnknownReasons; runs unknown for other
+	// reasons are counted under OtherReason.
+	MaxReasons = 20
 )
+
+// OtherReason is the UnknownReasons key of the reasons beyond MaxReasons.
+const OtherReason = "other"
 
 // Config says what a sweep runs: every seed of Seeds that Shard selects, for
 // every scenario, against one implementation.
@@ -32,6 +37,13 @@ type Config struct {
 	// part of it (the zero Shard: all of it).
 	Seeds Seeds
 	Shard Shard
+	// ScenarioSeeds, when set, holds one seed set per scenario, in the
+	// order of Scenarios, that replaces Seeds for that scenario: a rerun
+	// of the failing runs of a summary. Shard applies to each set.
+	ScenarioSeeds []Seeds
+	// Rerun names the summary whose failures ScenarioSeeds re-run; it is
+	// copied into the Summary.
+	Rerun string
 	// Parallel is how many runs go at once, each single-threaded in its own
 	// world. Zero means runtime.NumCPU().
 	Parallel int
@@ -81,8 +93,11 @@ func (cfg Config) withDefaults() (Config, error) {
 	if err := cfg.Shard.Validate(); err != nil {
 		return cfg, err
 	}
-	if runs := cfg.Shard.Len(cfg.Seeds); runs > MaxRuns/len(cfg.Scenarios) {
+	if runs := cfg.Shard.Len(cfg.Seeds); cfg.ScenarioSeeds == nil && runs > MaxRuns/len(cfg.Scenarios) {
 		return cfg, invalidf("%d scenarios x %d seeds exceed %d runs", len(cfg.Scenarios), runs, MaxRuns)
+	}
+	if err := cfg.validScenarioSeeds(); err != nil {
+		return cfg, err
 	}
 	switch {
 	case cfg.Parallel < 0:
@@ -108,4 +123,33 @@ func (cfg Config) names() []string {
 		names[i] = sc.Name
 	}
 	return names
+}
+
+// validScenarioSeeds checks ScenarioSeeds, if set: one valid set per
+// scenario, and no more than MaxRuns runs in all.
+func (cfg Config) validScenarioSeeds() error {
+	if cfg.ScenarioSeeds == nil {
+		return nil
+	}
+	if len(cfg.ScenarioSeeds) != len(cfg.Scenarios) {
+		return invalidf("%d seed sets for %d scenarios", len(cfg.ScenarioSeeds), len(cfg.Scenarios))
+	}
+	total := 0
+	for i, set := range cfg.ScenarioSeeds {
+		if err := set.Validate(); err != nil {
+			return fmt.Errorf("scenario %s: %w", cfg.Scenarios[i].Name, err)
+		}
+		if total += cfg.Shard.Len(set); total > MaxRuns {
+			return invalidf("more than %d runs", MaxRuns)
+		}
+	}
+	return nil
+}
+
+// seedsOf returns the seed set of scenario i.
+func (cfg Config) seedsOf(i int) Seeds {
+	if cfg.ScenarioSeeds != nil {
+		return cfg.ScenarioSeeds[i]
+	}
+	return cfg.Seeds
 }

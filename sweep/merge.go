@@ -10,53 +10,117 @@ import (
 )
 
 // Merge combines the summaries of shards of one sweep (`simrun sweep
-// --shard I/N` on several machines) into the summary of their union. The
-// parts must agree on scenarios, implementation and seed range, and their
-// shards must be of the same N and must not overlap; otherwise Merge
-// returns a *MergeError (which matches ErrInvalid) naming the first part
-// at fault.
-//
-// The result covers the union of the parts' shards: "1/1" once every shard
-// is there, otherwise the indices it has, such as "1,3/4" (Merge reads that
-// form back, so merged summaries merge again). It is partial if any part
-// is. Counts, events and simulated time add up; failures and seeds come in
-// (scenario, seed) order, as in a single sweep. WallSeconds is the longest
-// part's (shards run at the same time on different machines), CPUSeconds
-// and Parallel add up, and the rates are recomputed from the totals.
+// --shard I/N` on several machines) into the summary of their union, as a
+// Merger does one part at a time.
 func Merge(parts ...Summary) (Summary, error) {
-	if len(parts) == 0 {
+	var m Merger
+	for _, p := range parts {
+		if err := m.Add(p); err != nil {
+			return Summary{}, err
+		}
+	}
+	return m.Summary()
+}
+
+// Merger combines shard summaries one at a time, so that a merge holds
+// one part and the running total, never every part: its memory does not
+// grow with the number of parts or of runs.
+//
+// The parts must agree on schema, scenarios, implementation and seeds,
+// and their shards must be of the same N and must not overlap (a shard
+// given twice is an error); otherwise Add returns a *MergeError (which
+// matches ErrInvalid) naming the part at fault.
+//
+// The result covers the union of the parts' shards: "1/1" once every
+// shard is there, otherwise the indices it has, such as "1,3/4" (Merge
+// reads that form back, so merged summaries merge again). It is Partial,
+// and lists MissingShards, when a shard of N is missing; it is Partial
+// too if any part is. Counts, events, simulated time and histograms add
+// up exactly; failures and seeds come in (scenario, seed) order, as in a
+// single sweep, within their bounds. WallSeconds is the longest part's
+// (shards run at the same time on different machines), CPUSeconds and
+// Parallel add up, and the rates are recomputed from the totals.
+type Merger struct {
+	out      Summary
+	set      shardSet
+	parts    int
+	accelSum float64
+}
+
+// Add merges part p in.
+func (m *Merger) Add(p Summary) error {
+	m.parts++
+	fail := func(err error) error { return &MergeError{Part: m.parts, Err: err} }
+	other, err := parseShardSet(p.Shard)
+	if err != nil {
+		return fail(err)
+	}
+	if m.parts == 1 {
+		if p.Schema != SummarySchema {
+			return fail(fmt.Errorf("schema %q, want %q: make the summary again with this simrun", p.Schema, SummarySchema))
+		}
+		m.set = other
+		m.out = Summary{Schema: p.Schema, Scenarios: p.Scenarios, Impl: p.Impl, Seeds: p.Seeds,
+			SeedFirst: p.SeedFirst, SeedLast: p.SeedLast, Rerun: p.Rerun, VerifyDeterminism: true}.withEmpty()
+	} else {
+		if err := compatible(m.out, p); err != nil {
+			return fail(err)
+		}
+		if err := m.set.add(other); err != nil {
+			return fail(err)
+		}
+	}
+	m.out.fold(p)
+	m.accelSum += p.MeanAcceleration * float64(p.Runs)
+	return nil
+}
+
+// Summary returns the merged summary of the parts added so far.
+func (m *Merger) Summary() (Summary, error) {
+	if m.parts == 0 {
 		return Summary{}, invalidf("nothing to merge")
 	}
-	first := parts[0]
-	set, err := parseShardSet(first.Shard)
-	if err != nil {
-		return Summary{}, &MergeError{Part: 1, Err: err}
-	}
-	for i, p := range parts[1:] {
-		if err := compatible(first, p); err != nil {
-			return Summary{}, &MergeError{Part: i + 2, Err: err}
-		}
-		other, err := parseShardSet(p.Shard)
-		if err != nil {
-			return Summary{}, &MergeError{Part: i + 2, Err: err}
-		}
-		if err := set.add(other); err != nil {
-			return Summary{}, &MergeError{Part: i + 2, Err: err}
-		}
-	}
-	out := Summary{Scenarios: first.Scenarios, Impl: first.Impl, SeedFirst: first.SeedFirst,
-		SeedLast: first.SeedLast, Shard: set.String(), VerifyDeterminism: true}.withEmpty()
-	var accelSum float64
-	for _, p := range parts {
-		out.fold(p)
-		accelSum += p.MeanAcceleration * float64(p.Runs)
+	out := m.out
+	out.Shard = m.set.String()
+	out.MissingShards = m.set.missing()
+	if len(out.MissingShards) > 0 {
+		out.Partial = true
+		out.RunsExpected += out.runsOfShards(m.set.missingIndices(), m.set.count)
 	}
 	if out.Runs > 0 {
-		out.MeanAcceleration = accelSum / float64(out.Runs)
+		out.MeanAcceleration = m.accelSum / float64(out.Runs)
 	}
-	out.order()
 	out.rates()
+	out.derive()
 	return out, nil
+}
+
+// runsOfShards counts the runs of shards indices of count, when the seed
+// set says (a rerun's seeds differ per scenario: they count 0).
+func (s Summary) runsOfShards(indices []int, count int) int {
+	seeds, err := ParseSeeds(s.Seeds)
+	if err != nil || s.Rerun != "" {
+		return 0
+	}
+	n := 0
+	for _, i := range indices {
+		n += Shard{Index: i, Count: count}.Len(seeds) * len(s.Scenarios)
+	}
+	return n
+}
+
+// ownExpected is how many runs p's own shards hold: RunsExpected without
+// the runs of the shards it lists as missing (a merged partial summary
+// counts them, so that it says "12 of 24 runs").
+func (p Summary) ownExpected() int {
+	if len(p.MissingShards) == 0 {
+		return p.RunsExpected
+	}
+	set, err := parseShardSet(p.Shard)
+	if err != nil {
+		return p.RunsExpected
+	}
+	return p.RunsExpected - p.runsOfShards(set.missingIndices(), set.count)
 }
 
 // MergeError says which part (from 1) of a Merge is at fault, and why. It
@@ -78,34 +142,41 @@ func (e *MergeError) Is(target error) bool { return target == ErrInvalid }
 // compatible reports why p cannot be merged with first, if it cannot.
 func compatible(first, p Summary) error {
 	switch {
+	case p.Schema != first.Schema:
+		return fmt.Errorf("schema %q differs from part 1's %q", p.Schema, first.Schema)
 	case !slices.Equal(first.Scenarios, p.Scenarios):
 		return fmt.Errorf("scenarios [%s] differ from part 1's [%s]",
 			strings.Join(p.Scenarios, " "), strings.Join(first.Scenarios, " "))
 	case p.Impl != first.Impl:
 		return fmt.Errorf("impl %q differs from part 1's %q", p.Impl, first.Impl)
-	case p.SeedFirst != first.SeedFirst || p.SeedLast != first.SeedLast:
-		return fmt.Errorf("seeds %d-%d differ from part 1's %d-%d", p.SeedFirst, p.SeedLast, first.SeedFirst, first.SeedLast)
+	case p.Seeds != first.Seeds:
+		return fmt.Errorf("seeds %s differ from part 1's %s", p.Seeds, first.Seeds)
+	case p.Rerun != first.Rerun:
+		return fmt.Errorf("rerun of %q differs from part 1's %q", p.Rerun, first.Rerun)
 	}
 	return nil
 }
 
-// fold adds part p's counts and lists to s.
+// fold adds part p's counts, lists and histograms to s, keeping the
+// failures in (scenario, seed) order and within their bound.
 func (s *Summary) fold(p Summary) {
+	own := p.ownExpected()
 	s.Runs += p.Runs
-	s.RunsExpected += p.RunsExpected
-	s.Partial = s.Partial || p.Partial
+	s.RunsExpected += own
+	s.Partial = s.Partial || p.Runs < own // interrupted: a missing shard is the merge's to say
 	s.VerifyDeterminism = s.VerifyDeterminism && p.VerifyDeterminism
-	s.Failures = append(s.Failures, p.Failures...)
-	s.FailuresOmitted += p.FailuresOmitted
-	for prop, byScenario := range p.ByProperty {
-		for sc, seeds := range byScenario {
-			for _, seed := range seeds {
-				addSeed(s.ByProperty, prop, sc, seed)
-			}
+	s.mergeFailures(p)
+	for _, prop := range slices.Sorted(maps.Keys(p.ByProperty)) {
+		for _, sc := range slices.Sorted(maps.Keys(p.ByProperty[prop])) {
+			s.addSeeds(prop, sc, p.ByProperty[prop][sc])
 		}
 	}
 	for prop, n := range p.Unknown {
 		s.Unknown[prop] += n
+	}
+	s.UnknownRuns += p.UnknownRuns
+	for _, reason := range slices.Sorted(maps.Keys(p.UnknownReasons)) {
+		s.addReason(reason, p.UnknownReasons[reason])
 	}
 	for sc, c := range p.PerScenario {
 		acc := s.PerScenario[sc]
@@ -119,36 +190,29 @@ func (s *Summary) fold(p Summary) {
 	s.WallSeconds = max(s.WallSeconds, p.WallSeconds)
 	s.CPUSeconds += p.CPUSeconds
 	s.Parallel += p.Parallel
-	s.Metrics = s.Metrics.Add(withoutSamples(p.Metrics))
-	s.FailoverSeconds = append(s.FailoverSeconds, p.FailoverSeconds...)
-	s.TaskLatencySeconds = append(s.TaskLatencySeconds, p.TaskLatencySeconds...)
-	s.MarginSeconds = append(s.MarginSeconds, p.MarginSeconds...)
+	s.Metrics.Merge(withoutSamples(p.Metrics))
+	for i, h := range p.histograms() {
+		s.histograms()[i].Merge(*h)
+	}
 }
 
-// order puts the merged lists in the order a single sweep gives them and
-// applies the bounds.
-func (s *Summary) order() {
+// mergeFailures merges p's failures into s's, in (scenario, seed) order,
+// keeping the first MaxFailures and counting the rest.
+func (s *Summary) mergeFailures(p Summary) {
 	rank := make(map[string]int, len(s.Scenarios))
 	for i, name := range s.Scenarios {
 		rank[name] = i
 	}
-	slices.SortStableFunc(s.Failures, func(a, b Failure) int {
+	all := append(slices.Clip(s.Failures), p.Failures...)
+	slices.SortStableFunc(all, func(a, b Failure) int {
 		return cmp.Or(cmp.Compare(rank[a.Scenario], rank[b.Scenario]), cmp.Compare(a.Seed, b.Seed))
 	})
-	if len(s.Failures) > MaxFailures {
-		s.FailuresOmitted += len(s.Failures) - MaxFailures
-		s.Failures = s.Failures[:MaxFailures]
+	s.FailuresOmitted += p.FailuresOmitted
+	if len(all) > MaxFailures {
+		s.FailuresOmitted += len(all) - MaxFailures
+		all = all[:MaxFailures]
 	}
-	for _, byScenario := range s.ByProperty {
-		for sc := range byScenario {
-			slices.Sort(byScenario[sc])
-		}
-	}
-	for _, h := range []*[]float64{&s.FailoverSeconds, &s.TaskLatencySeconds, &s.MarginSeconds} {
-		slices.Sort(*h)
-		*h = (*h)[:min(len(*h), MaxSamples)]
-	}
-	s.Metrics = s.finalMetrics(s.Metrics)
+	s.Failures = all
 }
 
 // shardSet is the set of shards of N a summary covers.
@@ -193,6 +257,26 @@ func (set shardSet) add(other shardSet) error {
 }
 
 func (set shardSet) indices() []int { return slices.Sorted(maps.Keys(set.has)) }
+
+// missingIndices returns the indices of the shards of N not in set.
+func (set shardSet) missingIndices() []int {
+	var out []int
+	for i := 1; i <= set.count; i++ {
+		if !set.has[i] {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// missing names the shards not in set, such as "2/4", or nil.
+func (set shardSet) missing() []string {
+	var out []string
+	for _, i := range set.missingIndices() {
+		out = append(out, fmt.Sprintf("%d/%d", i, set.count))
+	}
+	return out
+}
 
 // String writes "1/1" for a complete set, otherwise "I,J/N".
 func (set shardSet) String() string {

@@ -1,22 +1,16 @@
 package sweep
 
 import (
+	"errors"
 	"fmt"
 	"runtime/debug"
+	"strings"
 	"time"
+	"unicode"
 
 	"github.com/leasesim/leasesim/checker"
-	"github.com/leasesim/leasesim/lease"
 	"github.com/leasesim/leasesim/scenarios"
 	"github.com/leasesim/leasesim/sim"
-)
-
-// The pseudo-properties under which a run fails besides P1..P6.
-const (
-	PropertyLimit       = "limit"       // the run stopped early at a limit
-	PropertyDeterminism = "determinism" // two runs of one seed gave different trace hashes
-	PropertyError       = "error"       // the run could not start (for example, the implementation failed to boot)
-	PropertyPanic       = "panic"       // the run panicked: a broken invariant
 )
 
 // record is what the summary keeps of one run: a few numbers and, for a
@@ -30,25 +24,31 @@ type record struct {
 	sim        time.Duration
 	wall       time.Duration // of every execution of the seed, for cpu_seconds
 	accel      float64       // sim/wall of the first execution; 0 if unmeasurable
-	unknown    []string      // properties with an unknown verdict
-	assumption bool          // P1 exceeded its drift assumption
+	unknown    []unknownVerdict
+	assumption bool // P1 was unknown only because drift exceeded its assumption
 	margin     *time.Duration
 	metrics    checker.Metrics
 	failure    *Failure
+	// harness is a bug of the harness itself, which stops the sweep: never
+	// a verdict on the implementation.
+	harness error
 }
 
+// unknownVerdict is one property a run could not decide, and why.
+type unknownVerdict struct{ property, reason string }
+
 // run executes run k (twice with VerifyDeterminism) and reduces it to a
-// record. A panic inside the run becomes a failure under "panic", with the
-// replay command, instead of ending the sweep.
+// record. A harness bug (a *scenarios.HarnessPanic from Execute, or a
+// panic here) becomes rec.harness, which stops the sweep.
 func (r *runner) run(k int) (rec *record) {
-	sc := r.cfg.Scenarios[k/r.perScenario]
-	seed := r.cfg.Shard.Seed(r.cfg.Seeds, k%r.perScenario)
+	i, seed := r.locate(k)
+	sc := r.cfg.Scenarios[i]
 	rec = &record{k: k, scenario: sc.Name, seed: seed}
 	defer func() {
 		if p := recover(); p != nil {
-			r.cfg.Logger.Error("sweep: run panicked", "scenario", rec.scenario, "seed", rec.seed,
+			r.cfg.Logger.Error("sweep: harness panicked", "scenario", rec.scenario, "seed", rec.seed,
 				"panic", fmt.Sprint(p), "stack", string(debug.Stack()))
-			rec.failure = r.failure(rec, []string{PropertyPanic}, fmt.Sprint(p), "")
+			rec.harness = &scenarios.HarnessPanic{Value: p, Stack: string(debug.Stack())}
 		}
 	}()
 	// No trace records in memory: the hash covers every record anyway.
@@ -56,6 +56,9 @@ func (r *runner) run(k int) (rec *record) {
 	begin := time.Now()
 	out, err := scenarios.Execute(sc, seed, opts)
 	rec.wall = time.Since(begin)
+	if rec.harnessBug(err) {
+		return rec
+	}
 	if err != nil {
 		rec.failure = r.failure(rec, []string{PropertyError}, err.Error(), "")
 		return rec
@@ -70,6 +73,8 @@ func (r *runner) run(k int) (rec *record) {
 		again, err := scenarios.Execute(sc, seed, opts)
 		rec.wall += time.Since(begin)
 		switch {
+		case rec.harnessBug(err):
+			return rec
 		case err != nil:
 			props, detail = append(props, PropertyDeterminism), firstOf(detail, "second run: "+err.Error())
 		case again.Sim.TraceHash != out.Sim.TraceHash:
@@ -83,19 +88,59 @@ func (r *runner) run(k int) (rec *record) {
 	return rec
 }
 
+// harnessBug records err in rec if it is a harness bug.
+func (rec *record) harnessBug(err error) bool {
+	var hp *scenarios.HarnessPanic
+	if errors.As(err, &hp) {
+		rec.harness = err
+		return true
+	}
+	return false
+}
+
 // fill copies what the summary needs from out.
 func (rec *record) fill(out *scenarios.Outcome) {
 	rec.events, rec.sim, rec.metrics = out.Sim.Events, time.Duration(out.Sim.Now), out.Metrics
 	for _, c := range out.Checks {
-		if c.Status == checker.Unknown {
-			rec.unknown = append(rec.unknown, c.Property)
+		switch {
+		case c.AssumptionOnly():
+			rec.assumption = true
+		case c.Status == checker.Unknown:
+			rec.unknown = append(rec.unknown, unknownVerdict{property: c.Property, reason: reasonOf(c)})
 		}
 		if c.Property == "P1" {
-			rec.assumption = c.AssumptionExceeded
 			rec.margin = c.MarginMin
 		}
 	}
 }
+
+// reasonOf names why c is unknown in a form that many runs share: its
+// property and name, then its summary's first clause with every number
+// written N, at most maxReasonLen bytes.
+func reasonOf(c checker.Result) string {
+	first, _, _ := strings.Cut(c.Summary, ";")
+	var b strings.Builder
+	b.WriteString(c.Property + " " + c.Name + ": ")
+	inNumber := false
+	for _, ch := range first {
+		isNumber := unicode.IsDigit(ch) || inNumber && ch == '.'
+		switch {
+		case isNumber && !inNumber:
+			b.WriteByte('N')
+		case !isNumber:
+			b.WriteRune(ch)
+		}
+		inNumber = isNumber
+	}
+	s := strings.TrimSpace(b.String())
+	if len(s) > maxReasonLen {
+		s = strings.ToValidUTF8(s[:maxReasonLen], "") + "…"
+	}
+	return s
+}
+
+// maxReasonLen bounds an unknown reason's length.
+const maxReasonLen = 100
 
 // failed lists out's violated properties, then "limit" if it stopped early,
 // with the first one's summary.
@@ -120,24 +165,6 @@ func firstOf(a, b string) string {
 
 // failure builds the Failure of rec.
 func (r *runner) failure(rec *record, props []string, detail, hash string) *Failure {
-	return &Failure{Scenario: rec.scenario, Seed: rec.seed, Properties: props, Detail: detail,
-		TraceHash: hash, Replay: ReplayCommand(rec.scenario, rec.seed, r.cfg.Impl, props)}
-}
-
-// ReplayCommand returns the simrun command that reproduces a failing run:
-// `simrun replay` for a determinism failure (it runs the seed twice and
-// compares), `simrun run` otherwise. The format matches
-// scenarios.Outcome.ReplayCommand.
-func ReplayCommand(scenario string, seed uint64, impl lease.Impl, props []string) string {
-	verb := "run"
-	for _, p := range props {
-		if p == PropertyDeterminism {
-			verb = "replay"
-		}
-	}
-	cmd := fmt.Sprintf("simrun %s --scenario %s --seed %d", verb, scenario, seed)
-	if impl.Name != "" && impl.Name != lease.Correct().Name {
-		cmd += " --impl " + impl.Name
-	}
-	return cmd
+	return &Failure{Scenario: rec.scenario, Seed: rec.seed, Impl: r.cfg.Impl.Name, Properties: props,
+		Detail: detail, TraceHash: hash, Replay: ReplayCommand(rec.scenario, rec.seed, r.cfg.Impl.Name, props)}
 }

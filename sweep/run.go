@@ -2,6 +2,8 @@ package sweep
 
 import (
 	"context"
+	"fmt"
+	"sort"
 	"sync"
 	"time"
 )
@@ -26,33 +28,46 @@ const windowPerWorker = 16
 // When ctx is cancelled (Ctrl-C), workers take no new runs, the runs in
 // flight finish, and Run returns a summary with Partial set that covers
 // exactly the runs that finished, and a nil error. An error means cfg is
-// bad input (it matches ErrInvalid).
+// bad input (it matches ErrInvalid), or a bug of the harness itself (a
+// *scenarios.HarnessPanic, found with errors.As), which stops the sweep at
+// once: it is never a verdict on the implementation. The summary returned
+// with a harness bug is Partial.
 func Run(ctx context.Context, cfg Config) (Summary, error) {
 	cfg, err := cfg.withDefaults()
 	if err != nil {
 		return Summary{}, err
 	}
 	start := time.Now()
-	perScenario := cfg.Shard.Len(cfg.Seeds)
-	total := perScenario * len(cfg.Scenarios)
+	r := &runner{cfg: cfg}
+	total := r.plan()
 	cfg.Logger.Info("sweep: start", "scenarios", len(cfg.Scenarios), "impl", cfg.Impl.Name,
 		"seeds", cfg.Seeds.String(), "shard", cfg.Shard.String(), "runs", total, "parallel", cfg.Parallel)
 
-	r := &runner{cfg: cfg, perScenario: perScenario}
 	b := newBuilder(cfg, total)
 	window := windowPerWorker * cfg.Parallel
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
 	results := r.start(ctx, total, window)
+	var harness error
 
 	// Reorder buffer: run k waits in buf[k%window] until every run before
 	// it has been aggregated. The window guarantees k < next+window.
 	buf := make([]*record, window)
 	next, done := 0, 0
 	for rec := range results {
-		done++
-		b.notify(rec, done)
+		if rec.harness != nil {
+			if harness == nil {
+				harness = fmt.Errorf("sweep: scenario %s seed %d: %w", rec.scenario, rec.seed, rec.harness)
+				cancel()
+			}
+			rec = &record{k: rec.k, harness: rec.harness} // keeps its place, adds nothing
+		} else {
+			done++
+			b.notify(rec, done)
+		}
 		buf[rec.k%window] = rec
 		for buf[next%window] != nil && buf[next%window].k == next {
-			b.add(buf[next%window])
+			b.addRecord(buf[next%window])
 			buf[next%window] = nil
 			next++
 			r.release()
@@ -61,20 +76,45 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 	// Cancelled: runs after a gap finished too; aggregate them in order.
 	for k := next; k < next+window; k++ {
 		if rec := buf[k%window]; rec != nil && rec.k == k {
-			b.add(rec)
+			b.addRecord(rec)
 		}
 	}
-	sum := b.finish(time.Since(start), ctx.Err() != nil && done < total)
-	cfg.Logger.Info("sweep: end", "runs", sum.Runs, "failures", len(sum.Failures)+sum.FailuresOmitted,
+	sum := b.finish(time.Since(start), done < total)
+	cfg.Logger.Info("sweep: end", "runs", sum.Runs, "failures", sum.Failed(),
 		"partial", sum.Partial, "wall_seconds", sum.WallSeconds)
-	return sum, nil
+	return sum, harness
+}
+
+// addRecord aggregates rec unless it stands for a harness bug.
+func (b *builder) addRecord(rec *record) {
+	if rec.harness == nil {
+		b.add(rec)
+	}
 }
 
 // runner hands runs to workers.
 type runner struct {
-	cfg         Config
-	perScenario int
-	tokens      chan struct{} // one per run that may be started ahead
+	cfg    Config
+	starts []int         // starts[i]: the number of scenario i's first run
+	tokens chan struct{} // one per run that may be started ahead
+}
+
+// plan numbers the runs, scenario by scenario, and returns how many there
+// are.
+func (r *runner) plan() int {
+	total := 0
+	r.starts = make([]int, len(r.cfg.Scenarios))
+	for i := range r.cfg.Scenarios {
+		r.starts[i] = total
+		total += r.cfg.Shard.Len(r.cfg.seedsOf(i))
+	}
+	return total
+}
+
+// locate returns the scenario index and seed of run k.
+func (r *runner) locate(k int) (int, uint64) {
+	i := sort.Search(len(r.starts), func(i int) bool { return r.starts[i] > k }) - 1
+	return i, r.cfg.Shard.Seed(r.cfg.seedsOf(i), k-r.starts[i])
 }
 
 // start launches the dispatcher and the workers and returns the channel

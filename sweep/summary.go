@@ -2,74 +2,86 @@ package sweep
 
 import (
 	"github.com/leasesim/leasesim/checker"
+	"github.com/leasesim/leasesim/internal/dist"
 )
 
+// SummarySchema names the JSON form of a Summary. Merge refuses summaries
+// of another schema: their distributions and seed lists mean other things.
+const SummarySchema = "leasesim.sweep-summary/2"
+
 // Summary is the JSON object of a sweep, as `simrun sweep --json` prints it
-// and `simrun merge` combines. Field names are snake_case and stable.
+// and `simrun merge` combines. Field names are snake_case and stable. Its
+// size is bounded whatever the number of runs: distributions are
+// fixed-size histograms, and every list has a cap and a count of the rest.
 type Summary struct {
+	Schema    string   `json:"schema"`
 	Scenarios []string `json:"scenarios"`
 	Impl      string   `json:"impl"`
-	// SeedFirst and SeedLast are the seed range asked for; Shard says which
-	// part of it this summary covers ("1/1" for all of it).
+	// Seeds is the seed set asked for, as --seeds reads it ("1-500",
+	// "1-5,9"), SeedFirst and SeedLast its ends; Shard says which part of
+	// it this summary covers ("1/1" for all of it, "1,3/4" for a merge of
+	// some shards).
+	Seeds     string `json:"seeds"`
 	SeedFirst uint64 `json:"seed_first"`
 	SeedLast  uint64 `json:"seed_last"`
 	Shard     string `json:"shard"`
-	// Runs is how many (scenario, seed) runs finished; Partial says the
-	// sweep was interrupted before every run finished.
-	Runs    int  `json:"runs"`
-	Partial bool `json:"partial"`
-	// RunsExpected is how many runs the shard holds: Runs when the sweep
-	// was not interrupted.
-	RunsExpected int `json:"runs_expected"`
+	// Rerun names the summary whose failing runs this sweep re-ran
+	// (sweep --rerun-failures), if it did.
+	Rerun string `json:"rerun,omitempty"`
+	// Runs is how many (scenario, seed) runs finished; RunsExpected how
+	// many the shards it covers hold. Partial says that some never ran:
+	// the sweep was interrupted, or (after a merge) MissingShards lists
+	// the shards that were not merged in, such as "2/4".
+	Runs          int      `json:"runs"`
+	RunsExpected  int      `json:"runs_expected"`
+	Partial       bool     `json:"partial"`
+	MissingShards []string `json:"missing_shards,omitempty"`
 	// Failures are the runs with a violated property, a limit hit, or a
-	// determinism mismatch, in (scenario, seed) order.
-	Failures []Failure `json:"failures"`
-	// FailuresOmitted counts failing runs left out of Failures because it
-	// holds at most MaxFailures; ByProperty still lists their seeds.
-	FailuresOmitted int `json:"failures_omitted,omitempty"`
+	// determinism mismatch, in (scenario, seed) order, at most
+	// MaxFailures; FailuresOmitted counts the rest.
+	Failures        []Failure `json:"failures"`
+	FailuresOmitted int       `json:"failures_omitted"`
 	// ByProperty maps a property ("P1".."P6", "limit", "determinism", and
 	// "error" or "panic" for a run that could not finish) to the failing
-	// runs' seeds per scenario, in seed order.
-	ByProperty map[string]map[string][]uint64 `json:"by_property"`
-	// Unknown counts unknown verdicts per property (never a pass).
-	Unknown map[string]int `json:"unknown"`
+	// runs' seeds per scenario, run-length encoded and bounded.
+	ByProperty map[string]map[string]SeedSet `json:"by_property"`
+	// Unknown counts unknown verdicts per property (never a pass), not
+	// counting those that are unknown only because a run exceeded an
+	// assumption. UnknownRuns counts the runs with such a verdict, and
+	// UnknownReasons counts them by why ("P3: no history to check"), at
+	// most MaxReasons reasons, the rest under "other".
+	Unknown        map[string]int `json:"unknown"`
+	UnknownRuns    int            `json:"unknown_runs"`
+	UnknownReasons map[string]int `json:"unknown_reasons"`
+	// AssumptionExceeded counts runs whose P1 overlap came from clock
+	// drift beyond rho: the property's assumption broken, not a bug.
+	AssumptionExceeded int `json:"assumption_exceeded"`
 	// PerScenario counts runs and failing runs per scenario.
 	PerScenario map[string]ScenarioCounts `json:"per_scenario"`
-	// AssumptionExceeded counts runs whose P1 overlap came from drift
-	// beyond rho.
-	AssumptionExceeded int `json:"assumption_exceeded"`
+	// VerifyDeterminism says every run was executed twice and its trace
+	// hashes compared; the runs whose hashes differed fail under
+	// "determinism".
+	VerifyDeterminism bool `json:"verify_determinism"`
 
-	Events            uint64  `json:"events"`
-	SimSeconds        float64 `json:"sim_seconds"`
-	WallSeconds       float64 `json:"wall_seconds"` // elapsed real time of the sweep
-	CPUSeconds        float64 `json:"cpu_seconds"`  // sum of the runs' own wall times
-	EventsPerSecond   float64 `json:"events_per_second"`
-	SeedsPerSecond    float64 `json:"seeds_per_second"`
-	MeanAcceleration  float64 `json:"mean_acceleration"`
-	Parallel          int     `json:"parallel"`
-	VerifyDeterminism bool    `json:"verify_determinism"`
+	Events           uint64  `json:"events"`
+	SimSeconds       float64 `json:"sim_seconds"`
+	WallSeconds      float64 `json:"wall_seconds"` // elapsed real time of the sweep
+	CPUSeconds       float64 `json:"cpu_seconds"`  // sum of the runs' own wall times
+	EventsPerSecond  float64 `json:"events_per_second"`
+	RunsPerSecond    float64 `json:"runs_per_second"`
+	MeanAcceleration float64 `json:"mean_acceleration"`
+	Parallel         int     `json:"parallel"`
 
 	// Metrics aggregates the runs' metrics: counters add up, and the
-	// percentiles are over FailoverSeconds and TaskLatencySeconds.
+	// percentiles are those of the Failover and TaskLatency histograms.
 	Metrics checker.Metrics `json:"metrics"`
-	// FailoverSeconds, TaskLatencySeconds and MarginSeconds are histogram
-	// samples across runs, sorted ascending: every failover time, every
-	// task's completion latency, and each run's P1 minimum margin. Each
-	// holds at most MaxSamples, the first ones in (scenario, seed) order.
-	// They are also what Merge recomputes percentiles from.
-	FailoverSeconds    []float64 `json:"failover_seconds,omitempty"`
-	TaskLatencySeconds []float64 `json:"task_latency_seconds,omitempty"`
-	MarginSeconds      []float64 `json:"margin_seconds,omitempty"`
-}
-
-// Failure is one failing run.
-type Failure struct {
-	Scenario   string   `json:"scenario"`
-	Seed       uint64   `json:"seed"`
-	Properties []string `json:"properties"` // violated properties, or "limit" / "determinism"
-	Detail     string   `json:"detail"`     // the first violation's summary
-	TraceHash  string   `json:"trace_hash"`
-	Replay     string   `json:"replay"`
+	// Failover, TaskLatency and Margin are distributions across runs, as
+	// fixed-size histograms (exact counts, quantiles within 1%): every
+	// failover time, every task's completion latency, and each run's P1
+	// minimum margin (below zero is an overlap).
+	Failover    dist.Histogram `json:"failover"`
+	TaskLatency dist.Histogram `json:"task_latency"`
+	Margin      dist.Histogram `json:"p1_margin"`
 }
 
 // ScenarioCounts counts one scenario's runs in a sweep.
@@ -77,3 +89,6 @@ type ScenarioCounts struct {
 	Runs   int `json:"runs"`
 	Failed int `json:"failed"`
 }
+
+// Failed is how many runs failed, listed or not.
+func (s Summary) Failed() int { return len(s.Failures) + s.FailuresOmitted }
