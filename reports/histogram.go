@@ -3,36 +3,45 @@ package reports
 import (
 	"fmt"
 	"math"
-	"slices"
+	"strconv"
+	"time"
+
+	"github.com/leasesim/leasesim/internal/dist"
 )
 
 // Histogram geometry, in SVG pixels.
 const (
 	histWidth   = 560.0
-	histHeight  = 170.0
-	histLeft    = 40.0 // room for the count axis
-	histBottom  = 24.0 // room for the value axis
-	histTop     = 8.0
-	histMaxBins = 30
+	histHeight  = 190.0
+	histLeft    = 48.0 // room for the count axis
+	histRight   = 16.0
+	histBottom  = 34.0 // room for the value axis and its ticks
+	histTop     = 22.0 // room for the p50 and p99 labels
+	histMaxBins = 40
+	// histLogRatio is the max/min ratio from which a positive distribution
+	// is drawn on a log axis: below it, equal bins read better.
+	histLogRatio = 20
 )
 
 // histogram is the view model of an inline SVG histogram.
 type histogram struct {
 	Title         string
 	Width, Height float64
-	Count         int
+	Count         int64
 	Bars          []histBar
-	Axis          []histLabel // along the bottom
-	YMax          int
+	Ticks         []histLabel // along the bottom
+	Marks         []histLabel // p50, p99
+	YMax          int64
 	PlotX, PlotY  float64 // the plot's lower-left corner
 	PlotW         float64
+	Scale         string // "log" or "linear", said under the axis
 	Summary       string
 }
 
 type histBar struct {
 	X, Y, W, H float64
-	Count      int
-	Negative   bool // the bin lies (partly) below zero: an overlap, for a margin
+	Count      int64
+	Negative   bool // the bin lies below zero: an overlap, for a margin
 	Title      string
 }
 
@@ -41,51 +50,146 @@ type histLabel struct {
 	Label string
 }
 
-// newHistogram bins samples (in seconds) into at most histMaxBins equal
-// bins, about the square root of the sample count, between the smallest
-// and largest sample.
-func newHistogram(title string, samples []float64) histogram {
-	h := histogram{Title: title, Width: histWidth, Height: histHeight, Count: len(samples),
-		PlotX: histLeft, PlotY: histHeight - histBottom, PlotW: histWidth - histLeft - 40,
-		Summary: distribution(samples)}
-	if len(samples) == 0 {
-		return h
+// axis maps values (seconds) to x positions across the plot.
+type axis struct {
+	lo, hi float64
+	log    bool
+	x0, w  float64
+}
+
+func (a axis) x(v float64) float64 {
+	if a.log {
+		return a.x0 + a.w*(math.Log(v)-math.Log(a.lo))/(math.Log(a.hi)-math.Log(a.lo))
 	}
-	sorted := slices.Clone(samples)
-	slices.Sort(sorted)
-	lo, hi := sorted[0], sorted[len(sorted)-1]
-	n := min(histMaxBins, max(1, int(math.Ceil(math.Sqrt(float64(len(sorted)))))))
-	width := (hi - lo) / float64(n)
-	if width == 0 {
-		n, width, hi = 1, 1, lo+1
+	return a.x0 + a.w*(v-a.lo)/(a.hi-a.lo)
+}
+
+// edge returns the value at fraction f of the axis.
+func (a axis) edge(f float64) float64 {
+	if a.log {
+		return math.Exp(math.Log(a.lo) + f*(math.Log(a.hi)-math.Log(a.lo)))
 	}
-	if lo < 0 && hi > 0 {
-		// Put a bin edge at zero, so that a bin is either an overlap or not.
-		lo = math.Floor(lo/width) * width
-		n = min(histMaxBins+1, int(math.Ceil((hi-lo)/width)))
-		hi = lo + float64(n)*width
+	return a.lo + f*(a.hi-a.lo)
+}
+
+// newHistogram draws a distribution of durations: on a log axis when its
+// values are positive and span more than histLogRatio (failover times
+// from milliseconds to minutes), otherwise on a linear one with a bin edge
+// at zero (a P1 margin, where below zero is an overlap); bins of equal
+// width on that axis; the p50 and p99 marked; and ticks at round values.
+func newHistogram(title string, h dist.Histogram) histogram {
+	v := histogram{Title: title, Width: histWidth, Height: histHeight, Count: h.Count(),
+		PlotX: histLeft, PlotY: histHeight - histBottom, PlotW: histWidth - histLeft - histRight,
+		Summary: distribution(h)}
+	if h.Count() == 0 {
+		return v
 	}
-	counts := make([]int, n)
-	for _, v := range sorted {
-		counts[min(max(int((v-lo)/width), 0), n-1)]++
+	lo, hi := h.Min().Seconds(), h.Max().Seconds()
+	a := axis{lo: lo, hi: hi, x0: v.PlotX, w: v.PlotW, log: lo > 0 && hi/lo >= histLogRatio}
+	if hi == lo { // one value: a bin around it
+		a.lo, a.hi = lo-math.Max(math.Abs(lo)*0.1, 1e-6), hi+math.Max(math.Abs(hi)*0.1, 1e-6)
 	}
-	h.YMax = slices.Max(counts)
-	plotH := h.PlotY - histTop
-	barW := h.PlotW / float64(n)
+	if !a.log && a.lo < 0 && a.hi > 0 {
+		// a bin edge at zero, so that a bin is either an overlap or not
+		width := (a.hi - a.lo) / histMaxBins
+		a.lo = math.Floor(a.lo/width) * width
+	}
+	v.Scale = "linear"
+	if a.log {
+		v.Scale = "log"
+	}
+	counts := make([]int64, histMaxBins)
+	for _, b := range h.Buckets() {
+		mid := (b.Lo + (b.Hi-b.Lo)/2).Seconds()
+		i := int((a.x(mid) - a.x0) / a.w * histMaxBins)
+		counts[min(max(i, 0), histMaxBins-1)] += b.Count
+	}
+	for _, c := range counts {
+		v.YMax = max(v.YMax, c)
+	}
+	plotH, barW := v.PlotY-histTop, v.PlotW/histMaxBins
 	for i, c := range counts {
-		a, b := lo+float64(i)*width, lo+float64(i+1)*width
-		bh := plotH * float64(c) / float64(h.YMax)
-		h.Bars = append(h.Bars, histBar{X: h.PlotX + float64(i)*barW + 0.5, Y: h.PlotY - bh, Count: c,
-			W: max(barW-1, 1), H: bh, Negative: b <= 0,
-			Title: fmt.Sprintf("%s – %s: %d", formatSeconds(a), formatSeconds(b), c)})
+		if c == 0 {
+			continue
+		}
+		from, to := a.edge(float64(i)/histMaxBins), a.edge(float64(i+1)/histMaxBins)
+		bh := math.Max(plotH*float64(c)/float64(v.YMax), 1)
+		v.Bars = append(v.Bars, histBar{X: v.PlotX + float64(i)*barW + 0.5, Y: v.PlotY - bh, W: math.Max(barW-1, 1), H: bh,
+			Count: c, Negative: to <= 0, Title: fmt.Sprintf("%s – %s: %d", formatSeconds(from), formatSeconds(to), c)})
 	}
-	h.Axis = []histLabel{{X: h.PlotX, Label: formatSeconds(lo)}, {X: h.PlotX + h.PlotW, Label: formatSeconds(hi)}}
-	if sorted[0] == sorted[len(sorted)-1] { // one value: one bar, one label
-		h.Bars[0].Title = fmt.Sprintf("%s: %d", formatSeconds(lo), counts[0])
-		h.Axis = []histLabel{{X: h.PlotX + h.PlotW/2, Label: formatSeconds(lo)}}
+	for _, q := range []struct {
+		name string
+		q    float64
+	}{{"p50", 0.50}, {"p99", 0.99}} {
+		val := h.Quantile(q.q).Seconds()
+		v.Marks = append(v.Marks, histLabel{X: clampX(a, val), Label: q.name + " " + formatTick(val)})
 	}
-	if lo < 0 && hi > 0 {
-		h.Axis = append(h.Axis, histLabel{X: h.PlotX + h.PlotW*(-lo)/(hi-lo), Label: "0"})
+	v.Ticks = ticks(a)
+	return v
+}
+
+// clampX is a.x(v) kept on the plot.
+func clampX(a axis, v float64) float64 {
+	return min(max(a.x(v), a.x0), a.x0+a.w)
+}
+
+// ticks returns round values along the axis: 1, 2 and 5 times powers of
+// ten on a log axis (1 and 3 times beyond two decades, only the powers
+// beyond four), and
+// about five steps of niceStep on a linear one.
+func ticks(a axis) []histLabel {
+	var out []histLabel
+	add := func(v float64) {
+		if v >= a.lo-1e-12 && v <= a.hi+1e-12 {
+			out = append(out, histLabel{X: a.x(v), Label: formatTick(v)})
+		}
 	}
-	return h
+	if a.log {
+		mults := []float64{1, 2, 5}
+		switch decades := math.Log10(a.hi / a.lo); {
+		case decades > 4:
+			mults = []float64{1}
+		case decades > 2:
+			mults = []float64{1, 3}
+		}
+		for p := math.Floor(math.Log10(a.lo)); p <= math.Ceil(math.Log10(a.hi)); p++ {
+			for _, m := range mults {
+				add(m * math.Pow(10, p))
+			}
+		}
+		return out
+	}
+	step := niceStep(time.Duration(math.Ceil((a.hi - a.lo) / 5 * 1e9))).Seconds()
+	for v := math.Ceil(a.lo/step) * step; v <= a.hi+step/1e6; v += step {
+		add(math.Round(v/step) * step)
+	}
+	return out
+}
+
+// formatTick writes a round time in seconds briefly: "0", "500µs", "20ms",
+// "1.5s", "2m", "1h30m".
+func formatTick(s float64) string {
+	if s == 0 {
+		return "0"
+	}
+	d := time.Duration(math.Round(s * 1e9))
+	abs := d
+	if abs < 0 {
+		abs = -abs
+	}
+	var unit time.Duration
+	var name string
+	switch {
+	case abs < time.Microsecond:
+		return strconv.FormatInt(int64(d), 10) + "ns"
+	case abs < time.Millisecond:
+		unit, name = time.Microsecond, "µs"
+	case abs < time.Second:
+		unit, name = time.Millisecond, "ms"
+	case abs < time.Minute:
+		unit, name = time.Second, "s"
+	default:
+		return d.Round(time.Second).String()
+	}
+	return strconv.FormatFloat(float64(d)/float64(unit), 'g', 3, 64) + name
 }

@@ -6,14 +6,12 @@ import (
 	"io"
 	"strconv"
 
-	"github.com/leasesim/leasesim/scenarios"
 	"github.com/leasesim/leasesim/sweep"
 )
 
 // Bounds on what sweep.html lists; summary.json has the rest.
 const (
 	maxHTMLFailures = 200
-	maxHTMLSeeds    = 100
 )
 
 // sweepPage is the view model of sweep.html.
@@ -24,6 +22,9 @@ type sweepPage struct {
 	VerdictClass string
 	Failed       int
 	Unknown      string
+	UnknownRows  []metricRow
+	Partial      string
+	Determinism  string
 	ByProperty   []propertyFailures
 	PerScenario  []scenarioRow
 	Failures     []sweep.Failure
@@ -54,28 +55,46 @@ func WriteSweepHTML(w io.Writer, s sweep.Summary) error {
 	if err != nil {
 		return err
 	}
-	page := sweepPage{S: s, Scenarios: scenarioList(s.Scenarios), Failed: len(s.Failures) + s.FailuresOmitted,
-		Unknown: unknownCounts(s.Unknown), ByProperty: byPropertyRows(s), PerScenario: perScenarioRows(s),
+	page := sweepPage{S: s, Scenarios: scenarioList(s.Scenarios), Failed: s.Failed(),
+		Unknown: unknownRuns(s), ByProperty: byPropertyRows(s), PerScenario: perScenarioRows(s),
 		Failures: s.Failures[:min(len(s.Failures), maxHTMLFailures)], Metrics: metrics, Stats: sweepStats(s),
 		Histograms: []histogram{
-			newHistogram("Failover time (s)", s.FailoverSeconds),
-			newHistogram("P1 minimum margin per run (s; below 0 is an overlap)", s.MarginSeconds),
-			newHistogram("Task completion latency (s)", s.TaskLatencySeconds),
+			newHistogram("Failover time", s.Failover),
+			newHistogram("P1 minimum margin per run (below 0 is an overlap)", s.Margin),
+			newHistogram("Task completion latency", s.TaskLatency),
 		},
 		CSS: pageCSS,
 	}
-	page.MoreFailures = page.Failed - len(page.Failures)
-	page.Verdict, page.VerdictClass = "ok", "ok"
-	switch {
-	case page.Failed > 0:
-		page.Verdict, page.VerdictClass = "failed", "violated"
-	case s.Partial:
-		page.Verdict, page.VerdictClass = "partial", "unknown"
+	for _, reason := range sortedStrings(s.UnknownReasons) {
+		page.UnknownRows = append(page.UnknownRows, metricRow{reason, strconv.Itoa(s.UnknownReasons[reason])})
 	}
+	if s.Partial {
+		page.Partial = partialNote(s)
+	}
+	if s.VerifyDeterminism {
+		page.Determinism = determinismNote(s)
+	}
+	page.MoreFailures = page.Failed - len(page.Failures)
+	page.Verdict, page.VerdictClass = sweepVerdict(s)
 	if err := pages.ExecuteTemplate(w, "sweep.html.tmpl", page); err != nil {
 		return fmt.Errorf("reports: writing sweep.html: %w", err)
 	}
 	return nil
+}
+
+// sweepVerdict is the word at the top of sweep.html: failed, then
+// unknown, then partial (never a green ok when runs or shards are
+// missing), else ok.
+func sweepVerdict(s sweep.Summary) (verdict, class string) {
+	switch {
+	case s.Failed() > 0:
+		return "failed", "violated"
+	case s.UnknownRuns > 0:
+		return "unknown", "unknown"
+	case s.Partial:
+		return "partial", "unknown"
+	}
+	return "ok", "ok"
 }
 
 // byPropertyRows flattens the failures by property and scenario, in
@@ -84,10 +103,10 @@ func byPropertyRows(s sweep.Summary) []propertyFailures {
 	var rows []propertyFailures
 	for _, prop := range sortedProperties(s.ByProperty) {
 		for _, sc := range sortedStrings(s.ByProperty[prop]) {
-			seeds := s.ByProperty[prop][sc]
-			row := propertyFailures{Property: prop, Scenario: sc, Count: len(seeds), Seeds: seedList(seeds, maxHTMLSeeds)}
-			if len(seeds) > 0 {
-				row.Replay = replayCommand(s, sc, seeds[0])
+			set := s.ByProperty[prop][sc]
+			row := propertyFailures{Property: prop, Scenario: sc, Count: int(set.Count()), Seeds: seedSetText(set)}
+			if first, ok := set.First(); ok {
+				row.Replay = replayCommand(s, prop, sc, first)
 			}
 			rows = append(rows, row)
 		}
@@ -95,16 +114,16 @@ func byPropertyRows(s sweep.Summary) []propertyFailures {
 	return rows
 }
 
-// replayCommand returns the command that replays one run of a sweep: the
-// failure's own when the summary lists it, or the one a run would print.
-func replayCommand(s sweep.Summary, scenario string, seed uint64) string {
+// replayCommand returns the command that replays one failing run of a
+// sweep: the failure's own when the summary lists it, or the one the
+// sweep would have printed.
+func replayCommand(s sweep.Summary, property, scenario string, seed uint64) string {
 	for _, f := range s.Failures {
 		if f.Scenario == scenario && f.Seed == seed && f.Replay != "" {
 			return f.Replay
 		}
 	}
-	out := scenarios.Outcome{Scenario: scenario, Impl: s.Impl, Seed: seed}
-	return out.ReplayCommand()
+	return sweep.ReplayCommand(scenario, seed, s.Impl, []string{property})
 }
 
 func perScenarioRows(s sweep.Summary) []scenarioRow {
@@ -123,11 +142,12 @@ func sweepStats(s sweep.Summary) []metricRow {
 		{"parallel", strconv.Itoa(s.Parallel)},
 		{"events", strconv.FormatUint(s.Events, 10)},
 		{"events per second", formatCount(s.EventsPerSecond)},
-		{"seeds per second", strconv.FormatFloat(s.SeedsPerSecond, 'f', 1, 64)},
+		{"runs per second", strconv.FormatFloat(s.RunsPerSecond, 'f', 1, 64)},
 		{"mean acceleration", formatAcceleration(s.MeanAcceleration)},
 		{"simulated seconds", strconv.FormatFloat(s.SimSeconds, 'f', 1, 64)},
 		{"wall seconds", strconv.FormatFloat(s.WallSeconds, 'f', 3, 64)},
 		{"CPU seconds (sum of runs)", strconv.FormatFloat(s.CPUSeconds, 'f', 3, 64)},
 		{"determinism verified", strconv.FormatBool(s.VerifyDeterminism)},
+		{"assumption exceeded (not failures)", plural(s.AssumptionExceeded, "run")},
 	}
 }

@@ -9,13 +9,13 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/leasesim/leasesim/internal/dist"
 	"github.com/leasesim/leasesim/sweep"
 )
 
 // Bounds on what the sweep summaries list; summary.json has the rest.
 const (
 	maxTextFailures = 20 // failing runs listed with their replay commands
-	maxListedSeeds  = 12 // seeds listed per (property, scenario) in text
 )
 
 // WriteSweepText writes the terminal summary of a sweep to w, in colour
@@ -25,32 +25,39 @@ func WriteSweepText(w io.Writer, s sweep.Summary) error {
 }
 
 // WriteSweepText writes the terminal summary of a sweep: what ran, a loud
-// PARTIAL when it was interrupted, failures by property and scenario with
-// their seeds, the failing runs with their replay commands, unknown
-// verdicts, throughput, aggregate metrics, and the failover and P1 margin
-// distributions.
+// PARTIAL when runs or shards are missing, a headline that claims no more
+// than it knows (failing runs, then unknown runs, and "every property
+// held" only when neither), failures by property and scenario with their
+// seeds, the failing runs with their replay commands, unknown runs by
+// reason, runs that exceeded an assumption (counted apart: not failures),
+// what --verify-determinism verified, throughput, aggregate metrics, and
+// the failover and P1 margin distributions.
 func (o TextOptions) WriteSweepText(w io.Writer, s sweep.Summary) error {
 	t := &textWriter{w: w}
-	t.printf("%s  %s  impl %s  seeds %d-%d  shard %s\n", o.paint(ansiBold, "leasesim sweep"),
-		scenarioList(s.Scenarios), s.Impl, s.SeedFirst, s.SeedLast, s.Shard)
+	t.printf("%s  %s  impl %s  seeds %s  shard %s\n", o.paint(ansiBold, "leasesim sweep"),
+		scenarioList(s.Scenarios), s.Impl, seedsOf(s), s.Shard)
+	if s.Rerun != "" {
+		t.printf("re-running the failing runs of %s\n", s.Rerun)
+	}
 	if s.Partial {
-		t.printf("%s\n", o.paint(ansiBold+ansiRed, fmt.Sprintf(
-			"PARTIAL: interrupted after %d of %d runs; the figures below cover only the finished runs", s.Runs, s.RunsExpected)))
+		t.printf("%s\n", o.paint(ansiBold+ansiRed, partialNote(s)))
 	}
-	failed := len(s.Failures) + s.FailuresOmitted
-	verdict := o.paint(ansiBold+ansiGreen, "every property held")
-	if failed > 0 {
-		verdict = o.paint(ansiBold+ansiRed, plural(failed, "failing run"))
-	}
-	t.printf("%d runs: %s\n", s.Runs, verdict)
+	t.printf("%d runs: %s\n", s.Runs, o.headline(s))
 	o.writeByProperty(t, s)
 	o.writeFailures(t, s)
-	t.printf("\nUnknown verdicts      %s\n", unknownCounts(s.Unknown))
-	t.printf("Assumption exceeded   %d runs (P1 overlap under drift beyond rho: not a bug)\n", s.AssumptionExceeded)
-	t.printf("Throughput            %s events/s, %.1f seeds/s, mean acceleration %s (parallel %d, %.3f wall s)\n",
-		formatCount(s.EventsPerSecond), s.SeedsPerSecond, formatAcceleration(s.MeanAcceleration), s.Parallel, s.WallSeconds)
-	t.printf("Failover              %s\n", distribution(s.FailoverSeconds))
-	t.printf("P1 minimum margin     %s\n", distribution(s.MarginSeconds))
+	t.printf("\nUnknown               %s\n", unknownRuns(s))
+	for _, reason := range sortedStrings(s.UnknownReasons) {
+		t.printf("  %6d  %s\n", s.UnknownReasons[reason], reason)
+	}
+	t.printf("Assumption exceeded   %s (P1 overlap under clock drift beyond rho: the property's assumption broke, not a bug; not a failure)\n",
+		plural(s.AssumptionExceeded, "run"))
+	if s.VerifyDeterminism {
+		t.printf("Determinism           %s\n", determinismNote(s))
+	}
+	t.printf("Throughput            %s events/s, %.1f runs/s, mean acceleration %s (parallel %d, %.3f wall s)\n",
+		formatCount(s.EventsPerSecond), s.RunsPerSecond, formatAcceleration(s.MeanAcceleration), s.Parallel, s.WallSeconds)
+	t.printf("Failover              %s\n", distribution(s.Failover))
+	t.printf("P1 minimum margin     %s\n", distribution(s.Margin))
 	rows, err := metricRows(s.Metrics)
 	if err != nil {
 		return err
@@ -62,6 +69,71 @@ func (o TextOptions) WriteSweepText(w io.Writer, s sweep.Summary) error {
 	return t.result("sweep summary")
 }
 
+// headline is the verdict of a sweep in a few words: failing runs first,
+// then unknown runs, and "every property held" only when there are
+// neither (on the runs that ran, when partial).
+func (o TextOptions) headline(s sweep.Summary) string {
+	var parts []string
+	if n := s.Failed(); n > 0 {
+		parts = append(parts, o.paint(ansiBold+ansiRed, plural(n, "failing run")))
+	}
+	if s.UnknownRuns > 0 {
+		parts = append(parts, o.paint(ansiBold+ansiYellow, plural(s.UnknownRuns, "run")+" unknown (never a pass)"))
+	}
+	if len(parts) == 0 {
+		held := "every property held"
+		if s.Partial {
+			held += " in the runs that ran"
+		}
+		parts = append(parts, o.paint(ansiBold+ansiGreen, held))
+	}
+	if s.AssumptionExceeded > 0 {
+		parts = append(parts, plural(s.AssumptionExceeded, "run")+" exceeded an assumption")
+	}
+	return strings.Join(parts, "; ")
+}
+
+// partialNote says why a summary is partial.
+func partialNote(s sweep.Summary) string {
+	if len(s.MissingShards) > 0 {
+		return fmt.Sprintf("PARTIAL: shards %s missing: %d of %d runs; the figures below cover only the merged shards",
+			strings.Join(s.MissingShards, ", "), s.Runs, s.RunsExpected)
+	}
+	return fmt.Sprintf("PARTIAL: interrupted after %d of %d runs; the figures below cover only the finished runs", s.Runs, s.RunsExpected)
+}
+
+// seedsOf writes a summary's seed set.
+func seedsOf(s sweep.Summary) string {
+	if s.Seeds != "" {
+		return s.Seeds
+	}
+	return fmt.Sprintf("%d-%d", s.SeedFirst, s.SeedLast)
+}
+
+// unknownRuns says how many runs had an unknown verdict, and of which
+// properties.
+func unknownRuns(s sweep.Summary) string {
+	if s.UnknownRuns == 0 {
+		return "no run"
+	}
+	return fmt.Sprintf("%s (verdicts: %s); unknown is never a pass", plural(s.UnknownRuns, "run"), unknownCounts(s.Unknown))
+}
+
+// determinismNote says what --verify-determinism verified.
+func determinismNote(s sweep.Summary) string {
+	var diverged int64
+	var seeds []string
+	for _, sc := range sortedStrings(s.ByProperty[sweep.PropertyDeterminism]) {
+		set := s.ByProperty[sweep.PropertyDeterminism][sc]
+		diverged += set.Count()
+		seeds = append(seeds, sc+" "+seedSetText(set))
+	}
+	if diverged == 0 {
+		return fmt.Sprintf("each of the %s executed twice: every pair of trace hashes identical", plural(s.Runs, "run"))
+	}
+	return fmt.Sprintf("each of the %s executed twice: %d diverged (%s)", plural(s.Runs, "run"), diverged, strings.Join(seeds, "; "))
+}
+
 // writeByProperty writes the failing seeds by property, then scenario.
 func (o TextOptions) writeByProperty(t *textWriter, s sweep.Summary) {
 	if len(s.ByProperty) == 0 {
@@ -70,9 +142,9 @@ func (o TextOptions) writeByProperty(t *textWriter, s sweep.Summary) {
 	t.printf("\nFailures by property\n")
 	for _, prop := range sortedProperties(s.ByProperty) {
 		for _, sc := range sortedStrings(s.ByProperty[prop]) {
-			seeds := s.ByProperty[prop][sc]
+			set := s.ByProperty[prop][sc]
 			t.printf("  %s  %s: %s: %s\n", o.paint(ansiBold+ansiRed, fmt.Sprintf("%-5s", prop)), sc,
-				plural(len(seeds), "seed"), seedList(seeds, maxListedSeeds))
+				plural(int(set.Count()), "seed"), seedSetText(set))
 		}
 	}
 }
@@ -89,6 +161,9 @@ func (o TextOptions) writeFailures(t *textWriter, s sweep.Summary) {
 		}
 		t.printf("  %s seed %d [%s] %s\n", f.Scenario, f.Seed, strings.Join(f.Properties, ","), f.Detail)
 		t.printf("      %s\n", o.paint(ansiBold, f.Replay))
+		if f.Dir != "" {
+			t.printf("      report: %s\n", f.Dir)
+		}
 	}
 	if more := max(0, len(s.Failures)-maxTextFailures) + s.FailuresOmitted; more > 0 {
 		t.printf("  ... %d more failing runs (their seeds are listed by property above; summary.json)\n", more)
@@ -151,18 +226,12 @@ func sortedStrings[V any](m map[string]V) []string {
 	return keys
 }
 
-// seedList formats up to limit seeds, then how many more: "3, 17, 44 (+9)".
-func seedList(seeds []uint64, limit int) string {
-	parts := make([]string, 0, min(len(seeds), limit))
-	for i, seed := range seeds {
-		if i == limit {
-			break
-		}
-		parts = append(parts, strconv.FormatUint(seed, 10))
-	}
-	list := strings.Join(parts, ", ")
-	if len(seeds) > limit {
-		list += fmt.Sprintf(" (+%d more)", len(seeds)-limit)
+// seedSetText writes a set of failing seeds as --seeds reads them, then
+// how many more failed without being listed: "3-9, 15 (+4 more)".
+func seedSetText(set sweep.SeedSet) string {
+	list := strings.ReplaceAll(set.String(), ",", ", ")
+	if n := set.Omitted(); n > 0 {
+		list += fmt.Sprintf(" (+%d more)", n)
 	}
 	return list
 }
@@ -181,23 +250,15 @@ func unknownCounts(m map[string]int) string {
 	return strings.Join(parts, ", ")
 }
 
-// distribution summarises samples in seconds: count, min, median, p99,
-// max.
-func distribution(samples []float64) string {
-	if len(samples) == 0 {
+// distribution summarises a histogram of durations: count, min, median,
+// p99 (within 1%), max.
+func distribution(h dist.Histogram) string {
+	if h.Count() == 0 {
 		return "no samples"
 	}
-	sorted := slices.Clone(samples)
-	slices.Sort(sorted)
-	return fmt.Sprintf("n=%d  min %s  p50 %s  p99 %s  max %s", len(sorted), formatSeconds(sorted[0]),
-		formatSeconds(nearestRank(sorted, 0.50)), formatSeconds(nearestRank(sorted, 0.99)),
-		formatSeconds(sorted[len(sorted)-1]))
-}
-
-// nearestRank returns the q-quantile of sorted samples, nearest-rank.
-func nearestRank(sorted []float64, q float64) float64 {
-	i := int(math.Ceil(q*float64(len(sorted)))) - 1
-	return sorted[min(max(i, 0), len(sorted)-1)]
+	return fmt.Sprintf("n=%d  min %s  p50 %s  p99 %s  max %s", h.Count(), formatSeconds(h.Min().Seconds()),
+		formatSeconds(h.Quantile(0.50).Seconds()), formatSeconds(h.Quantile(0.99).Seconds()),
+		formatSeconds(h.Max().Seconds()))
 }
 
 // formatSeconds formats a time in seconds with a unit that suits it.
