@@ -38,13 +38,19 @@ func run(args []string, stdout, stderr io.Writer) int {
 // runContext is run under ctx: cancelling ctx interrupts a sweep as Ctrl-C
 // does.
 func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) (code int) {
+	return (&app{}).runWith(ctx, args, stdout, stderr)
+}
+
+// runWith runs simrun as a, writing to stdout and stderr.
+func (a *app) runWith(ctx context.Context, args []string, stdout, stderr io.Writer) (code int) {
 	defer func() {
 		if p := recover(); p != nil {
 			fmt.Fprintf(stderr, "simrun: internal error: panic: %v\n%s", p, debug.Stack())
 			code = exitInternal
 		}
 	}()
-	app := &app{stdout: stdout, stderr: stderr, logger: slog.New(slog.DiscardHandler)}
+	a.stdout, a.stderr, a.logger = stdout, stderr, slog.New(slog.DiscardHandler)
+	app := a
 	root := app.rootCommand()
 	root.SetArgs(args)
 	root.SetOut(stdout)
