@@ -53,20 +53,26 @@ func (l replayLines) String() string {
 	return b.String()
 }
 
-// linesFor returns the lines that re-run t, the test that ran out (with
-// the fault schedule in the file schedule, relative to the module root,
-// when it is not empty). cli says whether simrun knows out's scenario and
-// implementation.
+// linesFor returns the lines that re-run t, the test that ran out, from the
+// module root. schedule, when not empty, is the file (relative to the
+// module root) of the fault schedule to run instead of the scenario's own.
+// cli says whether simrun knows out's scenario and implementation. When the
+// command line replaced the test's seeds, the go test line selects the seed
+// the same way, or its subtest would not exist.
 func linesFor(t testing.TB, out *Outcome, cli bool, schedule string) replayLines {
 	var l replayLines
 	pkg, err := repro.PackageDir()
 	if err != nil {
 		l.goTest = "(no go test line: " + err.Error() + ")"
 	} else {
-		l.goTest = repro.GoTest(t.Name(), pkg)
+		var env []string
 		if schedule != "" {
-			l.goTest = repro.Assign(ScheduleEnv, schedule) + " " + l.goTest
+			env = append(env, repro.Assign(ScheduleEnv, schedule))
 		}
+		if cmdline.seeds != nil {
+			env = append(env, repro.Assign(SeedsEnv, strconv.FormatUint(out.Seed, 10)))
+		}
+		l.goTest = strings.Join(append(env, repro.GoTest(t.Name(), pkg)), " ")
 	}
 	if cli {
 		l.simrun = simrunLine(out.Scenario, out.Impl, out.Seed, schedule)

@@ -100,6 +100,9 @@ func Run(t *testing.T, sc Scenario, opts ...Option) {
 // runSeed runs one seed in its subtest.
 func (c *runConfig) runSeed(t *testing.T, sc Scenario, seed uint64, cli bool, scheduleFile string) {
 	t.Helper()
+	if scheduleFile != "" {
+		t.Logf("faults: the schedule in %s (%s), not the scenario's own", scheduleFile, ScheduleEnv)
+	}
 	out, err := Execute(sc, seed, c.opts)
 	if err != nil {
 		t.Fatalf("scenario %s seed %d: %v", sc.Name, seed, err)
