@@ -27,7 +27,7 @@ func Check(h *history.History, opts Options) []Result {
 	if opts.Skip {
 		return nil
 	}
-	return []Result{
+	rs := []Result{
 		Exclusivity(h),
 		Fencing(h),
 		Linearizability(h, opts),
@@ -35,4 +35,8 @@ func Check(h *history.History, opts Options) []Result {
 		Handoff(h),
 		AtLeastOnce(h),
 	}
+	if r, ok := Premises(h); ok {
+		rs = append(rs, r)
+	}
+	return rs
 }

@@ -24,6 +24,7 @@ import (
 // never OK.
 func Exclusivity(h *history.History) Result {
 	v := newVerdict(h, "P1")
+	reportedBeliefs(v)
 	order := make([]int32, len(h.Beliefs))
 	for i := range order {
 		order[i] = int32(i)

@@ -39,6 +39,9 @@ type History struct {
 	// GrantorSyncs counts the grantor's durable writes (Storage.Sync calls):
 	// the load on the lease store.
 	GrantorSyncs uint64
+	// Premises are what the scenario's story needed to happen, each with
+	// whether it did; a premise that did not hold makes the run unknown.
+	Premises []Premise
 	// HealAt is when the fault phase ended; End is when the run ended.
 	HealAt, End sim.Time
 }
@@ -94,6 +97,9 @@ type Belief struct {
 	Reason   EndReason
 	// LastAct is the last action the holder took under the token, or -1.
 	LastAct sim.Time
+	// Inferred is set when the holder never reported this grant and the
+	// recorder inferred the belief from its actions under the token alone.
+	Inferred bool
 }
 
 // Unit is one unit of work a worker executed on a task under a token.
@@ -121,4 +127,13 @@ type Sighting struct {
 	Key    string
 	Owner  string // the holder that registered the key
 	At     sim.Time
+}
+
+// Premise is one thing a scenario's story needs to have happened for its
+// verdicts to mean anything (the armed failpoint was hit, the partition cut
+// a holder off while it held the lease), and whether it did.
+type Premise struct {
+	Name   string
+	Held   bool
+	Detail string // the evidence: when it happened, or why it did not
 }

@@ -117,7 +117,7 @@ func (t *beliefTracker) act(n *sim.Node, resource string, token uint64) {
 	}
 	// Acting under a token it was never seen to receive: a belief of one instant.
 	t.h.Beliefs = append(t.h.Beliefs, history.Belief{Holder: n.Name(), Resource: resource, Token: token,
-		Start: now, End: now, Reason: history.EndLost, LastAct: now})
+		Start: now, End: now, Reason: history.EndLost, LastAct: now, Inferred: true})
 }
 
 // finish closes every belief still open when the run ends, then cuts each

@@ -118,6 +118,7 @@ func (b *builder) finish(h *history.History, plan faults.Schedule, res sim.Resul
 		}
 	}
 	h.Contended = b.contended()
+	h.Premises = evaluatePremises(b.sc.Premises, premiseView{h: h, log: log, ttl: b.cfg.TTL})
 }
 
 // contended lists the resources live holders keep trying to hold.

@@ -40,6 +40,9 @@ func MessageChaos() Scenario {
 			Kinds:           []faults.Kind{faults.KindLink, faults.KindPartition, faults.KindIsolate},
 			FaultsPerMinute: 4,
 		},
+		Premises: []Premise{
+			FaultWhileHolding("a network fault hit a holder while it held the lease", 0, nil, sim.FaultLink, sim.FaultIsolate, sim.FaultPartitionOneWay),
+		},
 		Duration: 2 * time.Minute,
 		HealAt:   90 * time.Second,
 	}
@@ -62,7 +65,10 @@ func Swarm() Scenario {
 		Workers:    2,
 		Tasks:      EvenTasks(20, 20, 500*time.Millisecond, 25*time.Second),
 		Nemesis:    &faults.Nemesis{FaultsPerMinute: 6},
-		Duration:   10 * time.Minute,
-		HealAt:     9 * time.Minute,
+		Premises: []Premise{
+			FaultWhileLeaseLive("the nemesis acted while a lease was live", nil),
+		},
+		Duration: 10 * time.Minute,
+		HealAt:   9 * time.Minute,
 	}
 }

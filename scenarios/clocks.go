@@ -5,6 +5,7 @@ import (
 
 	"github.com/leasesim/leasesim/faults"
 	"github.com/leasesim/leasesim/lease"
+	"github.com/leasesim/leasesim/sim"
 )
 
 // driftRho is the wider drift bound of the clock scenarios: at 5% the
@@ -43,6 +44,9 @@ func ClockDrift() Scenario {
 			Kinds:           []faults.Kind{faults.KindIsolate, faults.KindPause, faults.KindDrift},
 			FaultsPerMinute: 6,
 		},
+		Premises: []Premise{
+			DriftApplied(false),
+		},
 		Duration: 2 * time.Minute,
 		HealAt:   90 * time.Second,
 	}
@@ -58,6 +62,7 @@ func ClockDriftBeyond() Scenario {
 		"was exceeded rather than a bug. Fencing (P2) must still hold: it is the last line of defence."
 	sc.Faults = faults.Schedule{Events: worstCaseDrift(3*driftRho, "h1", "h2", "h3")}
 	sc.Nemesis.DriftBeyondRho = true
+	sc.Premises = []Premise{DriftApplied(true)}
 	return sc
 }
 
@@ -82,6 +87,9 @@ func ClockStep() Scenario {
 			Kinds:           []faults.Kind{faults.KindStep, faults.KindIsolate, faults.KindPause},
 			FaultsPerMinute: 6,
 			StepMax:         3 * ttl,
+		},
+		Premises: []Premise{
+			FaultWhileLeaseLive("a wall clock was stepped while a lease was live", []sim.FaultKind{sim.FaultStep}),
 		},
 		Duration: 2 * time.Minute,
 		HealAt:   90 * time.Second,

@@ -21,6 +21,9 @@ func ThunderingHerd() Scenario {
 			Kinds:           []faults.Kind{faults.KindPause, faults.KindIsolate, faults.KindFailpoint},
 			FaultsPerMinute: 6,
 		},
+		Premises: []Premise{
+			ChangedHands(),
+		},
 		Duration: 2 * time.Minute,
 		HealAt:   90 * time.Second,
 	}

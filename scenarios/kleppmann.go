@@ -5,6 +5,7 @@ import (
 
 	"github.com/leasesim/leasesim/faults"
 	"github.com/leasesim/leasesim/lease"
+	"github.com/leasesim/leasesim/sim"
 )
 
 // KleppmannGCPause is the story from Martin Kleppmann's "How to do
@@ -35,6 +36,10 @@ func KleppmannGCPause() Scenario {
 			At: 3 * time.Second, Kind: faults.KindFailpoint, Node: "h1",
 			Failpoint: lease.FailpointBeforeWrite, Action: faults.ActionPause, Duration: 2 * ttl,
 		}}},
+		Premises: []Premise{
+			FailpointHit("h1", lease.FailpointBeforeWrite),
+			FaultWhileHolding("h1 was paused longer than the TTL while it held the lock", ttl, []string{"h1"}, sim.FaultPause),
+		},
 		Duration: time.Minute,
 		HealAt:   30 * time.Second,
 	}

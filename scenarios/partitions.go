@@ -31,6 +31,9 @@ func PartitionHeal() Scenario {
 			Kinds:           []faults.Kind{faults.KindPartition, faults.KindPartitionOneWay, faults.KindIsolate, faults.KindBridge},
 			FaultsPerMinute: 4,
 		},
+		Premises: []Premise{
+			FaultWhileHolding("the isolation cut h1 off while it held the lock", 0, []string{"h1"}, sim.FaultIsolate),
+		},
 		Duration: 2 * time.Minute,
 		HealAt:   90 * time.Second,
 	}
@@ -62,6 +65,9 @@ func AsymmetricPartition() Scenario {
 		Nemesis: &faults.Nemesis{
 			Kinds:           []faults.Kind{faults.KindPartitionOneWay},
 			FaultsPerMinute: 4,
+		},
+		Premises: []Premise{
+			FaultWhileHolding("the one-way partition cut h1 off from the grantor while it held the lock", 0, []string{"h1"}, sim.FaultPartitionOneWay),
 		},
 		Duration: 2 * time.Minute,
 		HealAt:   90 * time.Second,

@@ -23,6 +23,9 @@ func ServiceRegistry() Scenario {
 			Kinds:           []faults.Kind{faults.KindCrash, faults.KindPause, faults.KindIsolate},
 			FaultsPerMinute: 6,
 		},
+		Premises: []Premise{
+			Sighted(),
+		},
 		Duration: 2 * time.Minute,
 		HealAt:   90 * time.Second,
 	}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/leasesim/leasesim/faults"
 	"github.com/leasesim/leasesim/lease"
+	"github.com/leasesim/leasesim/sim"
 )
 
 // GrantorRestart crashes and restarts the lease store while leases and
@@ -31,9 +32,14 @@ func GrantorRestart() Scenario {
 			{At: 40*time.Second + 300*time.Millisecond, Kind: faults.KindRestart, Node: GrantorNode},
 		}},
 		Nemesis: &faults.Nemesis{
-			Targets:         []string{GrantorNode},
-			Kinds:           []faults.Kind{faults.KindCrash, faults.KindPause},
+			Targets: []string{GrantorNode},
+			// Crashes only: a random pause before an explicit crash lets every
+			// lease lapse, and the crash then tests nothing.
+			Kinds:           []faults.Kind{faults.KindCrash},
 			FaultsPerMinute: 3,
+		},
+		Premises: []Premise{
+			FaultWhileLeaseLive("the grantor crashed while a lease was live", []sim.FaultKind{sim.FaultCrash}, GrantorNode),
 		},
 		Duration: 2 * time.Minute,
 		HealAt:   90 * time.Second,
@@ -56,12 +62,34 @@ func WorkerCrashHandoff() Scenario {
 		Config:  cfg,
 		Workers: 3,
 		Tasks:   EvenTasks(12, 20, 250*time.Millisecond, 3*time.Second),
+		// The story's core on purpose: each worker freezes exactly before its
+		// first checkpoint leaves, for twice the TTL, while it holds a task.
+		Faults: faults.Schedule{Events: pauseBeforeCheckpoint(500*time.Millisecond, 2*ttl, "w1", "w2", "w3")},
 		Nemesis: &faults.Nemesis{
+			Targets:         []string{"w1", "w2", "w3"},
 			Kinds:           []faults.Kind{faults.KindCrash, faults.KindPause, faults.KindFailpoint},
 			FaultsPerMinute: 6,
 			Failpoints:      []string{lease.FailpointBeforeCheckpoint, lease.FailpointBeforeWrite},
 		},
+		Premises: []Premise{
+			FailpointHit("", lease.FailpointBeforeCheckpoint),
+			AnyOf("a worker froze past the TTL or crashed while it held a task",
+				FaultWhileHolding("a worker froze past the TTL", ttl, []string{"w1", "w2", "w3"}, sim.FaultPause),
+				FaultWhileHolding("a worker crashed", 0, []string{"w1", "w2", "w3"}, sim.FaultCrash)),
+			ChangedHands(),
+		},
 		Duration: 2 * time.Minute,
 		HealAt:   80 * time.Second,
 	}
+}
+
+// pauseBeforeCheckpoint arms, at at, a failpoint on each worker that pauses
+// it for d exactly before its next checkpoint leaves.
+func pauseBeforeCheckpoint(at, d time.Duration, workers ...string) []faults.Event {
+	events := make([]faults.Event, 0, len(workers))
+	for _, w := range workers {
+		events = append(events, faults.Event{At: at, Kind: faults.KindFailpoint, Node: w,
+			Failpoint: lease.FailpointBeforeCheckpoint, Action: faults.ActionPause, Duration: d})
+	}
+	return events
 }

@@ -51,6 +51,9 @@ type Scenario struct {
 	// uses it for the GC pauses and crashes its environment describes. The
 	// events must come before HealAt.
 	RandomFaults func(r *rand.Rand) []faults.Event
+	// Premises are what the story needs to have happened; each is checked
+	// on every run, and a run in which one did not happen is unknown.
+	Premises []Premise
 	// Duration is the whole run; HealAt is when faults stop, and the rest is
 	// the heal phase in which liveness (P4) is checked.
 	Duration, HealAt time.Duration

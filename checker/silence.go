@@ -1,0 +1,73 @@
+package checker
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/leasesim/leasesim/history"
+	"github.com/leasesim/leasesim/lease"
+)
+
+// reportedBeliefs makes P1 unknown for every holder that received a grant
+// but reported no belief for any grant it received: P1 judges beliefs, and
+// a holder that says nothing (an implementation without an observer, or a
+// recorder that is not wired) would otherwise pass "across 0 beliefs".
+//
+// A belief is reported for a grant when a belief of the same holder,
+// resource and token, not merely inferred from actions, began no later
+// than the grant reached the holder. A holder may rightly ignore some
+// grants (a late reply to a request it gave up on), so only grants that
+// arrived within half their TTL of the request count, and only a holder
+// that reported none of those is unknown.
+func reportedBeliefs(v *verdict) {
+	h := v.h
+	type key struct {
+		holder, resource string
+		token            uint64
+	}
+	earliest := make(map[key]int64, len(h.Beliefs)) // looked up, never iterated
+	for _, b := range h.Beliefs {
+		if b.Inferred {
+			continue
+		}
+		k := key{b.Holder, b.Resource, b.Token}
+		if s, ok := earliest[k]; !ok || int64(b.Start) < s {
+			earliest[k] = int64(b.Start)
+		}
+	}
+	type silence struct {
+		first    *history.Op
+		reported bool
+	}
+	holders := make(map[string]*silence) // looked up, never iterated
+	var order []string
+	for i := range h.Ops {
+		op := &h.Ops[i]
+		if op.In.Kind != lease.KindAcquire || op.Out.Err != lease.CodeOK || op.Out.Token == 0 || !op.Returned() {
+			continue
+		}
+		ttl := op.Out.TTL
+		if ttl <= 0 {
+			ttl = h.Config.TTL
+		}
+		if time.Duration(op.Return-op.Call) > ttl/2 {
+			continue // possibly dead on arrival: a holder may rightly ignore it
+		}
+		s := holders[op.Client]
+		if s == nil {
+			s = &silence{first: op}
+			holders[op.Client] = s
+			order = append(order, op.Client)
+		}
+		if start, ok := earliest[key{op.Client, op.In.Resource, op.Out.Token}]; ok && start <= int64(op.Return) {
+			s.reported = true
+		}
+	}
+	for _, holder := range order {
+		if s := holders[holder]; !s.reported {
+			v.dontKnow(fmt.Sprintf("holder %s was granted %s (token %d) at %v but reported no belief for any "+
+				"grant it received, so P1 cannot judge it: does the implementation report its beliefs "+
+				"(lease.Observer)?", holder, s.first.In.Resource, s.first.Out.Token, s.first.Return))
+		}
+	}
+}
