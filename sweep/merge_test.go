@@ -89,3 +89,20 @@ func TestMergeRejectsMismatches(t *testing.T) {
 		})
 	}
 }
+
+func TestFailingRuns(t *testing.T) {
+	s := sweep.Summary{Scenarios: []string{"a", "b", "c"},
+		ByProperty: map[string]map[string]sweep.SeedSet{
+			"P2": {"b": sweep.SeedSetOf(3, 4, 9), "a": sweep.SeedSetOf(7)},
+			"P5": {"b": sweep.SeedSetOf(4, 5)},
+		},
+		Failures: []sweep.Failure{{Scenario: "a", Seed: 8}},
+	}
+	got := sweep.FailingRuns(s)
+	assert.Equal(t, []string{"a", "b"}, got.Scenarios, "in the summary's order; c never failed")
+	require.Len(t, got.Seeds, 2)
+	assert.Equal(t, "7-8", got.Seeds[0].String())
+	assert.Equal(t, "3-5,9", got.Seeds[1].String(), "a seed that failed two properties runs once")
+	assert.Equal(t, 6, got.Runs())
+	assert.Zero(t, got.Unlisted)
+}

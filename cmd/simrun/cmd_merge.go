@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"os"
 
 	"github.com/spf13/cobra"
@@ -9,42 +10,66 @@ import (
 	"github.com/leasesim/leasesim/sweep"
 )
 
+type mergeFlags struct {
+	json, allowPartial bool
+	out                string
+	unknown            unknownPolicy
+}
+
 func (a *app) mergeCommand() *cobra.Command {
-	var (
-		asJSON bool
-		out    string
-	)
+	var f mergeFlags
 	cmd := &cobra.Command{
-		Use:   "merge FILE... [--json] [--out DIR]",
+		Use:   "merge FILE... [--json] [--out DIR] [--allow-partial] [--unknown fail|pass]",
 		Short: "combine the JSON summaries of sweep shards into one summary",
-		Long: "merge reads the summaries that `simrun sweep --shard I/N --json` printed on several machines\n" +
-			"and combines them. They must be of the same scenarios, implementation and seed range, with\n" +
-			"distinct shards. Exit 0 when every run passed, 1 when one failed.",
+		Long: "merge reads the summaries that `simrun sweep --shard I/N --json` (or --out's summary.json)\n" +
+			"wrote on several machines, one at a time, and combines them exactly: counts add up, and the\n" +
+			"distributions are mergeable histograms. They must be of the same scenarios, implementation and\n" +
+			"seeds, with distinct shards: a shard given twice is an error. merge knows N from each summary's\n" +
+			"shard I/N: when a shard is missing, or a shard's sweep was interrupted, the merged summary is\n" +
+			"PARTIAL and names what is missing, and merge exits non-zero unless --allow-partial.\n" +
+			"Exit 0 when every run passed; 1 when one failed, or had an unknown verdict under --unknown=fail;\n" +
+			"2 for bad input, including a missing shard without --allow-partial; 3 when a shard was\n" +
+			"interrupted before finding a failure, without --allow-partial.",
 		Args: cobra.MinimumNArgs(1),
-		RunE: func(cmd *cobra.Command, files []string) error {
-			parts := make([]sweep.Summary, len(files))
-			for i, file := range files {
-				if err := readJSONFile(file, &parts[i]); err != nil {
-					return usageErr(cmd, err)
-				}
-			}
-			sum, err := sweep.Merge(parts...)
-			var me *sweep.MergeError
-			if errors.As(err, &me) && me.Part >= 1 && me.Part <= len(files) {
-				return usagef(cmd, "%s: %w", files[me.Part-1], me.Err)
-			}
-			if err != nil {
-				return classify(cmd, err)
-			}
-			if out != "" {
-				if err := os.MkdirAll(out, 0o755); err != nil {
-					return usagef(cmd, "--out: %w", err)
-				}
-			}
-			return a.showSweep(sum, asJSON, out)
-		},
+		RunE: func(cmd *cobra.Command, files []string) error { return a.merge(cmd, f, files) },
 	}
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the merged summary as one JSON object")
-	cmd.Flags().StringVar(&out, "out", "", "write summary.json and sweep.html into this directory")
+	fl := cmd.Flags()
+	fl.BoolVar(&f.json, "json", false, "print the merged summary as one JSON object")
+	fl.StringVar(&f.out, "out", "", "write summary.json and sweep.html into this directory")
+	fl.BoolVar(&f.allowPartial, "allow-partial", false,
+		"accept missing or interrupted shards: the summary still says PARTIAL, the exit code follows the runs merged")
+	addUnknownFlag(fl, &f.unknown)
 	return cmd
+}
+
+// merge reads the shard summaries one at a time (decode, merge, drop), so
+// that its memory does not grow with their number.
+func (a *app) merge(cmd *cobra.Command, f mergeFlags, files []string) error {
+	var m sweep.Merger
+	for _, file := range files {
+		var part sweep.Summary
+		if err := readJSONFile(file, &part); err != nil {
+			return usageErr(cmd, err)
+		}
+		var me *sweep.MergeError
+		if err := m.Add(part); errors.As(err, &me) {
+			return usagef(cmd, "%s: %w", file, me.Err)
+		} else if err != nil {
+			return classify(cmd, err)
+		}
+		if part.Runs < part.RunsExpected && len(part.MissingShards) == 0 {
+			fmt.Fprintf(a.stderr, "simrun: %s: shard %s is PARTIAL: its sweep was interrupted after %d of %d runs\n",
+				file, part.Shard, part.Runs, part.RunsExpected)
+		}
+	}
+	sum, err := m.Summary()
+	if err != nil {
+		return classify(cmd, err)
+	}
+	if f.out != "" {
+		if err := os.MkdirAll(f.out, 0o755); err != nil {
+			return usagef(cmd, "--out: %w", err)
+		}
+	}
+	return a.showSweep(sum, f.json, f.out, f.unknown, f.allowPartial)
 }

@@ -1,66 +1,95 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/signal"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
 	"syscall"
+	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/leasesim/leasesim/lease"
 	"github.com/leasesim/leasesim/reports"
+	"github.com/leasesim/leasesim/scenarios"
 	"github.com/leasesim/leasesim/sweep"
 )
 
+// maxFailureDirs bounds the report directories sweep --out keeps for
+// failing runs; the summary counts the rest.
+const maxFailureDirs = 20
+
+// failuresDir is the subdirectory of --out that holds them.
+const failuresDir = "failures"
+
 type sweepFlags struct {
-	scenario, seeds, impl, shard, out string
-	parallel                          int
-	json, verify                      bool
+	scenario, seeds, impl, shard, out, rerun string
+	parallel                                 int
+	json, verify                             bool
+	unknown                                  unknownPolicy
 }
 
 func (a *app) sweepCommand() *cobra.Command {
 	var f sweepFlags
 	cmd := &cobra.Command{
-		Use: "sweep [--scenario NAME|all] [--seeds A-B] [--impl NAME] [--parallel N] [--shard I/N] " +
-			"[--out DIR] [--json] [--verify-determinism]",
+		Use: "sweep [--scenario NAME|all] [--seeds SEEDS] [--impl NAME] [--parallel N] [--shard I/N] " +
+			"[--out DIR] [--json] [--verify-determinism] [--rerun-failures SUMMARY.json] [--unknown fail|pass]",
 		Short: "run many seeds in parallel and summarise the failures",
-		Long: "sweep runs every seed A-B of the scenarios (default: all of them, seeds 1-100) on --parallel\n" +
+		Long: "sweep runs every seed of --seeds of the scenarios (default: all of them, seeds 1-100) on --parallel\n" +
 			"workers (default: every core), each seed single-threaded in its own world, and prints the\n" +
 			"failures by property with their replay commands, or with --json the summary object.\n" +
-			"--shard I/N runs only the seeds whose offset from A is I-1 modulo N, so that N machines can\n" +
-			"share a sweep; simrun merge combines their summaries. --verify-determinism runs each seed\n" +
-			"twice and compares trace hashes. Ctrl-C stops the sweep and prints a PARTIAL summary.\n" +
-			"--out writes summary.json and sweep.html.\n" +
-			"Exit 0 when every run passed, 1 when one failed, 3 when interrupted before finding a failure.",
+			"--shard I/N runs only the seeds whose offset from the first is I-1 modulo N, so that N machines\n" +
+			"can share a sweep; simrun merge combines their summaries. --verify-determinism runs each seed\n" +
+			"twice and compares trace hashes. --rerun-failures re-runs exactly the failing (scenario, seed)\n" +
+			"runs of a summary (sweep --out's summary.json, or merge's), with its implementation unless\n" +
+			"--impl is given. Ctrl-C stops the sweep and prints a PARTIAL summary.\n" +
+			"--out writes summary.json, sweep.html, and a report directory (as run --out writes) for each\n" +
+			"of the first " + strconv.Itoa(maxFailureDirs) + " failing runs under " + failuresDir + "/.\n" +
+			"Exit 0 when every run passed; 1 when one failed, or had an unknown verdict under --unknown=fail\n" +
+			"(an exceeded assumption never fails); 3 for a harness bug, or when interrupted before finding\n" +
+			"a failure.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return a.sweep(cmd, f) },
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.scenario, "scenario", allScenarios, `the scenarios: "all", a name, or names separated by commas`)
-	fl.StringVar(&f.seeds, "seeds", "1-100", "the seed range A-B (inclusive), or one seed")
+	fl.StringVar(&f.seeds, "seeds", "1-100", "the seeds: "+seedSetHelp)
 	fl.StringVar(&f.impl, "impl", lease.Correct().Name, `the implementation: "correct" or "mutant/NAME"`)
 	fl.IntVar(&f.parallel, "parallel", 0, "runs at once (0: every core)")
 	fl.StringVar(&f.shard, "shard", "1/1", "run shard I of N of the seeds")
-	fl.StringVar(&f.out, "out", "", "write summary.json and sweep.html into this directory")
+	fl.StringVar(&f.out, "out", "", "write summary.json, sweep.html and failing runs' report directories into this directory")
+	fl.StringVar(&f.rerun, "rerun-failures", "", "re-run exactly the failing runs of this sweep summary (JSON)")
 	fl.BoolVar(&f.json, "json", false, "print the summary as one JSON object")
 	fl.BoolVar(&f.verify, "verify-determinism", false, "run each seed twice and compare trace hashes")
+	addUnknownFlag(fl, &f.unknown)
 	return cmd
 }
 
 // config turns the flags into a sweep configuration.
-func (f sweepFlags) config(cmd *cobra.Command) (sweep.Config, error) {
+func (a *app) sweepConfig(cmd *cobra.Command, f sweepFlags) (sweep.Config, error) {
 	var cfg sweep.Config
 	var err error
-	if cfg.Scenarios, err = lookupScenarios(f.scenario); err != nil {
-		return cfg, usageErr(cmd, err)
-	}
-	if cfg.Impl, err = lookupImpl(f.impl); err != nil {
-		return cfg, usageErr(cmd, err)
-	}
-	if cfg.Seeds, err = sweep.ParseSeeds(f.seeds); err != nil {
-		return cfg, usagef(cmd, "--seeds: %w", err)
+	if f.rerun != "" {
+		if cfg, err = a.rerunConfig(cmd, f); err != nil {
+			return cfg, err
+		}
+	} else {
+		if cfg.Scenarios, err = lookupScenarios(f.scenario); err != nil {
+			return cfg, usageErr(cmd, err)
+		}
+		if cfg.Impl, err = lookupImpl(f.impl); err != nil {
+			return cfg, usageErr(cmd, err)
+		}
+		if cfg.Seeds, err = a.parseSeeds(cmd, "--seeds", f.seeds); err != nil {
+			return cfg, err
+		}
 	}
 	if cfg.Shard, err = sweep.ParseShard(f.shard); err != nil {
 		return cfg, usagef(cmd, "--shard: %w", err)
@@ -72,8 +101,59 @@ func (f sweepFlags) config(cmd *cobra.Command) (sweep.Config, error) {
 	return cfg, nil
 }
 
+// rerunConfig reads --rerun-failures: the failing runs of a summary, with
+// its implementation unless --impl says otherwise. --scenario and --seeds
+// cannot be given with it.
+func (a *app) rerunConfig(cmd *cobra.Command, f sweepFlags) (sweep.Config, error) {
+	var cfg sweep.Config
+	for _, name := range []string{"scenario", "seeds"} {
+		if cmd.Flags().Changed(name) {
+			return cfg, usagef(cmd, "--%s: not with --rerun-failures, which re-runs the summary's failing runs", name)
+		}
+	}
+	var prev sweep.Summary
+	if err := readJSONFile(f.rerun, &prev); err != nil {
+		return cfg, usagef(cmd, "--rerun-failures: %w", err)
+	}
+	if prev.Schema != sweep.SummarySchema {
+		return cfg, usagef(cmd, "--rerun-failures: %s: schema %q, want %q", f.rerun, prev.Schema, sweep.SummarySchema)
+	}
+	failing := sweep.FailingRuns(prev)
+	if len(failing.Scenarios) == 0 {
+		return cfg, usagef(cmd, "--rerun-failures: %s lists no failing run", f.rerun)
+	}
+	var err error
+	if cfg.Scenarios, err = lookupScenarios(strings.Join(failing.Scenarios, ",")); err != nil {
+		return cfg, usagef(cmd, "--rerun-failures: %s: %w", f.rerun, err)
+	}
+	impl := prev.Impl
+	if cmd.Flags().Changed("impl") {
+		impl = f.impl
+	}
+	if cfg.Impl, err = lookupImpl(impl); err != nil {
+		return cfg, usagef(cmd, "--rerun-failures: %s: %w", f.rerun, err)
+	}
+	cfg.ScenarioSeeds, cfg.Rerun = failing.Seeds, f.rerun
+	cfg.Seeds = cfg.ScenarioSeeds[0]
+	if len(failing.Seeds) > 1 {
+		var all []uint64 // the union, for the summary's seeds field
+		for _, set := range failing.Seeds {
+			for k := range set.Count() {
+				all = append(all, set.At(k))
+			}
+		}
+		cfg.Seeds = sweep.SeedList(all...)
+	}
+	fmt.Fprintf(a.stderr, "--rerun-failures %s: re-running %d failing runs of %s", f.rerun, failing.Runs(), cfg.Impl.Name)
+	if failing.Unlisted > 0 {
+		fmt.Fprintf(a.stderr, " (up to %d more failed that the summary counts without listing)", failing.Unlisted)
+	}
+	fmt.Fprintln(a.stderr)
+	return cfg, nil
+}
+
 func (a *app) sweep(cmd *cobra.Command, f sweepFlags) error {
-	cfg, err := f.config(cmd)
+	cfg, err := a.sweepConfig(cmd, f)
 	if err != nil {
 		return err
 	}
@@ -84,34 +164,127 @@ func (a *app) sweep(cmd *cobra.Command, f sweepFlags) error {
 	}
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	progress := newProgress(a.stderr, cfg.Shard.Len(cfg.Seeds)*len(cfg.Scenarios))
+	progress := newProgress(a.stderr, progressTotal(cfg))
 	cfg.Progress = progress.update
 	cfg.Logger = a.logger
 	sum, err := sweep.Run(ctx, cfg)
 	progress.finish()
-	if err != nil {
+	var hp *scenarios.HarnessPanic
+	switch {
+	case errors.As(err, &hp):
+		return &exitError{code: exitInternal, err: fmt.Errorf("internal error: %w (a bug of leasesim, not of %s)\n%s",
+			err, cfg.Impl.Name, hp.Stack)}
+	case err != nil:
 		return classify(cmd, err)
 	}
-	return a.showSweep(sum, f.json, f.out)
+	if f.out != "" {
+		if err := a.keepFailures(cfg, &sum, f.out, f.json); err != nil {
+			return err
+		}
+	}
+	return a.showSweep(sum, f.json, f.out, f.unknown, false)
+}
+
+// progressTotal is how many runs cfg holds, for the progress bar.
+func progressTotal(cfg sweep.Config) int {
+	if cfg.ScenarioSeeds == nil {
+		return cfg.Shard.Len(cfg.Seeds) * len(cfg.Scenarios)
+	}
+	n := 0
+	for _, set := range cfg.ScenarioSeeds {
+		n += cfg.Shard.Len(set)
+	}
+	return n
+}
+
+// keepFailures writes a report directory, as run --out does, for each of
+// the first maxFailureDirs failing runs of sum, under dir/failures, and
+// records each one's path (relative to dir) in its Failure. The runs are
+// executed again: they are deterministic, and the sweep kept no outcome.
+func (a *app) keepFailures(cfg sweep.Config, sum *sweep.Summary, dir string, asJSON bool) error {
+	byName := map[string]scenarios.Scenario{}
+	for _, sc := range cfg.Scenarios {
+		byName[sc.Name] = sc
+	}
+	kept := 0
+	for i := range sum.Failures {
+		if kept == maxFailureDirs {
+			break
+		}
+		f := &sum.Failures[i]
+		rel := filepath.Join(failuresDir, fmt.Sprintf("%s-seed-%d", f.Scenario, f.Seed))
+		path := filepath.Join(dir, rel)
+		if err := os.MkdirAll(path, 0o755); err != nil {
+			return internalErr(err)
+		}
+		opts := scenarios.Options{Impl: cfg.Impl, Check: cfg.Check, Logger: a.logger}
+		opts.Check.OutDir = path
+		start := time.Now()
+		out, err := scenarios.Execute(byName[f.Scenario], f.Seed, opts)
+		if err != nil { // it could not start (the "error" property): nothing to report
+			continue
+		}
+		run := reports.NewRun(out, time.Since(start))
+		run.Replay = f.Replay
+		if _, err := reports.WriteRunDir(path, run, out); err != nil {
+			return internalErr(err)
+		}
+		f.Dir = rel
+		kept++
+	}
+	if kept > 0 {
+		more := ""
+		if rest := sum.Failed() - kept; rest > 0 {
+			more = fmt.Sprintf(" (the first %d; %d more failing runs have none)", kept, rest)
+		}
+		fmt.Fprintf(a.notes(asJSON), "wrote a report directory for %s under %s%s\n",
+			plural(kept, "failing run"), filepath.Join(dir, failuresDir), more)
+	}
+	return nil
+}
+
+// plural writes "1 run", "2 runs".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
 }
 
 // showSweep prints a summary, writes its files, and returns the exit
-// error: errViolated when a run failed, an internal error for a sweep
-// interrupted before any failure (it did not pass, it did not finish).
-func (a *app) showSweep(sum sweep.Summary, asJSON bool, dir string) error {
-	// Written even when interrupted: the partial summary says so.
+// error: by the verdict rule (exitForVerdicts) on failing and unknown
+// runs; for a summary that is partial and found no failure, an internal
+// error when interrupted (it did not pass, it did not finish), and a usage
+// error when shards are missing, unless allowPartial.
+func (a *app) showSweep(sum sweep.Summary, asJSON bool, dir string, policy unknownPolicy, allowPartial bool) error {
+	// Written even when partial: the partial summary says so.
 	err := a.present(asJSON, sum, func(w io.Writer) error { return reports.WriteSweepText(w, sum) },
 		dir, func(dir string) ([]string, error) { return reports.WriteSweepDir(dir, sum) })
 	if err != nil {
 		return err
 	}
-	switch {
-	case len(sum.Failures) > 0 || sum.FailuresOmitted > 0:
-		return errViolated
-	case sum.Partial:
-		err := fmt.Errorf("interrupted: PARTIAL summary of %d of %d runs, no failure among them",
-			sum.Runs, sum.RunsExpected)
-		return &exitError{code: exitInternal, err: err}
+	if len(sum.MissingShards) > 0 && !allowPartial {
+		missing := fmt.Errorf("incomplete: shards %s missing (%d of %d runs merged); merge every shard's summary, "+
+			"or give --allow-partial to accept a partial merge", strings.Join(sum.MissingShards, ", "), sum.Runs, sum.RunsExpected)
+		if sum.Failed() > 0 {
+			fmt.Fprintf(a.stderr, "simrun: %v\n", missing)
+			return errViolated
+		}
+		return &exitError{code: exitUsage, err: missing}
 	}
-	return nil
+	verdict := verdictErr(sum.Failed(), sum.UnknownRuns, policy, unknownReasons(sum))
+	if verdict != nil || !sum.Partial || allowPartial {
+		return verdict
+	}
+	return &exitError{code: exitInternal, err: fmt.Errorf("interrupted: PARTIAL summary of %d of %d runs, no failure among them",
+		sum.Runs, sum.RunsExpected)}
+}
+
+// unknownReasons says how many runs were unknown, and why.
+func unknownReasons(sum sweep.Summary) string {
+	parts := []string{plural(sum.UnknownRuns, "run")}
+	for _, reason := range slices.Sorted(maps.Keys(sum.UnknownReasons)) {
+		parts = append(parts, fmt.Sprintf("%d: %s", sum.UnknownReasons[reason], reason))
+	}
+	return strings.Join(parts, "; ")
 }

@@ -3,28 +3,41 @@
 // (schedules, shrinking), workload and tune (replayed workloads, the config
 // grid) and reports (rendering).
 //
-//	simrun run     [--scenario NAME] [--seed N] [--impl NAME] [--schedule FILE] [--out DIR] [--json] [--trace FILE]
-//	simrun sweep   [--scenario NAME|all] [--seeds A-B] [--impl NAME] [--parallel N] [--shard I/N] [--out DIR] [--json] [--verify-determinism]
-//	simrun replay  DIR | --scenario NAME --seed N [--impl NAME]
-//	simrun shrink  [--scenario NAME] [--seed N] [--impl NAME] [--out DIR] [--max-attempts N]
+//	simrun run     [--scenario NAME] [--seed N|random] [--impl NAME] [--schedule FILE] [--out DIR] [--json] [--trace FILE] [--unknown fail|pass]
+//	simrun run     --workload FILE --ttl D --renew D|ttl/N --checkpoint Nu|D|none [--rho F] [--margin D] [--seed N] [--impl NAME] [--out DIR]
+//	simrun sweep   [--scenario NAME|all] [--seeds SEEDS] [--impl NAME] [--parallel N] [--shard I/N] [--out DIR] [--json] [--verify-determinism]
+//	simrun replay  DIR|DIR/run.json | --scenario NAME --seed N [--impl NAME] [--json] [--unknown fail|pass]
+//	simrun shrink  [--scenario NAME] [--seed N] [--impl NAME] [--out DIR] [--max-attempts N] [--json]
 //	simrun list    [--json]
 //	simrun merge   FILE... [--json] [--out DIR]
-//	simrun tune    --workload FILE [--ttl LIST] [--renew LIST] [--checkpoint LIST] [--seeds N] [--objective ...] [--max-store-writes N/s] [--json] [--out DIR]
+//	simrun tune    --workload FILE [--ttl LIST] [--renew LIST] [--checkpoint LIST] [--seeds SEEDS] [--objective ...] [--max-store-writes N/s] [--json] [--out DIR]
 //	simrun workload gen [flags] [-o FILE]
 //	simrun workload from-events LOG [-o FILE]
+//	simrun completion bash|zsh|fish|powershell
+//	simrun --version
 //
 // run defaults to the swarm scenario, seed 1, and the correct
 // implementation; sweep to every scenario and seeds 1-100 on every core.
+// Seeds are read the same way everywhere: N, a range A-B, or a list such
+// as 1-5,9; "random" (and "random:N" for a set) draws seeds once from
+// crypto/rand and prints them first, with the flag that repeats them.
 // --impl takes "correct" or "mutant/NAME"; simrun list shows them all.
 // --json prints exactly one JSON object on stdout (anything else goes to
 // stderr). -v logs the seed, the derived seeds and the sweep to stderr.
+// Every printed simrun line names the CLI as it was invoked (bin/simrun,
+// ./simrun), so that it runs as pasted from the same directory.
 //
-// Exit codes:
+// Exit codes (one rule for verdicts, exitForVerdicts):
 //
-//	0  every property held (replay: the trace hash is identical; shrink: a schedule was written)
-//	1  a property was violated or a run stopped at a limit (replay: the trace hash differs)
+//	0  every property held (replay: the trace hash is identical and the replayed run passed;
+//	   shrink: a schedule was written). A verdict that only says a run exceeded an assumption
+//	   (P1 under drift beyond rho) is counted and shown apart and never fails.
+//	1  a property was violated, a run stopped at a limit, or a property was unknown (no data,
+//	   a timeout, a premise that did not happen) under --unknown=fail, the default: unknown is
+//	   never a pass (replay: also when the trace hash differs)
 //	2  bad usage or bad input, with a message naming the flag, file, line or field
 //	   (shrink: the seed violates nothing, so there is nothing to shrink)
-//	3  an internal error, or a sweep interrupted (Ctrl-C) before it found a failure:
-//	   it neither passed nor finished, and its partial summary says PARTIAL
+//	3  an internal error, including a bug of the harness itself (recognised by where the panic
+//	   came from, never blamed on the implementation), or a sweep interrupted (Ctrl-C) before it
+//	   found a failure: it neither passed nor finished, and its partial summary says PARTIAL
 package main
