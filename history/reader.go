@@ -251,7 +251,7 @@ func lineError(err error, file string, line int, text []byte) *LineError {
 	}
 	le := &LineError{File: file, Line: line, Err: err}
 	var je *strictjson.Error
-	if errors.As(strictjson.Explain(err), &je) {
+	if errors.As(strictjson.Explain(text, err), &je) {
 		le.Field, le.Err = je.Path, je.Err
 		if je.Path == "" {
 			_, le.Column = strictjson.Locate(text, je.Offset)

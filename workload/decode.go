@@ -2,26 +2,34 @@ package workload
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"math"
 	"strconv"
-	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/leasesim/leasesim/internal/strictjson"
 )
 
 // object is one JSON object's members in the order they appear, each with
 // a flag saying whether a decoder has read it, so that what is left over
 // can be reported as unknown. It is what every line of a workload is read
 // into before its fields are decoded one by one: that way each error can
-// name its field, and nothing is silently ignored.
+// name its field, and nothing is silently ignored. The JSON itself is
+// read by go-json-experiment's jsontext (internal/strictjson words its
+// errors), which rejects duplicate names, invalid UTF-8 and trailing data.
 type object struct {
-	keys []string
-	vals []json.RawMessage
-	used []bool
+	keys  []string
+	vals  []jsontext.Value
+	used  []bool
+	arena []byte // the values' bytes: the decoder's own buffer is reused
+	ends  []int  // where each value ends in arena
+	src   bytes.Buffer
+	dec   *jsontext.Decoder
 }
 
 // parseObject reads line as one JSON object. Duplicate keys, anything that
@@ -31,123 +39,75 @@ func parseObject(line []byte) (*object, *fieldError) {
 	return o, o.parse(line)
 }
 
-// parse reads line into o, reusing o's memory. The line is validated as a
-// whole first; the members are then split off by a small scanner that can
-// rely on that, which spares the allocations of a json.Decoder per line.
+// parse reads line into o, reusing o's memory: one decoder per object,
+// reset for each line.
 func (o *object) parse(line []byte) *fieldError {
-	o.keys, o.vals, o.used = o.keys[:0], o.vals[:0], o.used[:0]
-	if !json.Valid(line) {
-		var raw json.RawMessage
-		err := json.Unmarshal(line, &raw)
-		if err == nil || errors.Is(err, io.ErrUnexpectedEOF) {
-			return badf("", "invalid JSON: unexpected end of line")
-		}
-		return badf("", "invalid JSON: %v", err)
+	o.keys, o.vals, o.used, o.arena, o.ends = o.keys[:0], o.vals[:0], o.used[:0], o.arena[:0], o.ends[:0]
+	o.src.Reset()
+	o.src.Write(line)
+	if o.dec == nil {
+		o.dec = jsontext.NewDecoder(&o.src)
+	} else {
+		o.dec.Reset(&o.src)
 	}
-	i := skipSpace(line, 0)
-	if line[i] != '{' {
+	tok, err := o.dec.ReadToken()
+	if err != nil {
+		return syntaxError(line, err)
+	}
+	if tok.Kind() != '{' {
 		return badf("", "want a JSON object, got %s", kindOf(line))
 	}
-	i = skipSpace(line, i+1)
-	for line[i] != '}' {
-		end := stringEnd(line, i)
-		key, err := unquote(line[i:end])
+	for {
+		tok, err := o.dec.ReadToken() // a name, or the closing brace
 		if err != nil {
-			return badf("", "invalid JSON: %v", err)
+			return syntaxError(line, err)
 		}
-		i = skipSpace(line, skipSpace(line, end)+1) // past the colon
-		vend := valueEnd(line, i)
-		if o.index(key) >= 0 {
-			return badf(key, "appears twice")
+		if tok.Kind() == '}' {
+			break
 		}
-		o.keys, o.vals, o.used = append(o.keys, key), append(o.vals, line[i:vend]), append(o.used, false)
-		i = skipSpace(line, vend)
-		if line[i] == ',' {
-			i = skipSpace(line, i+1)
+		name := tok.String() // before the next read voids tok
+		val, err := o.dec.ReadValue()
+		if err != nil {
+			return syntaxError(line, err)
 		}
+		o.arena = append(o.arena, val...)
+		o.keys, o.ends, o.used = append(o.keys, name), append(o.ends, len(o.arena)), append(o.used, false)
+	}
+	if rest := bytes.TrimLeft(o.dec.UnreadBuffer(), " \t\r\n"); len(rest) > 0 {
+		return badf("", "invalid JSON at column %d: invalid character %q after the object",
+			utf8.RuneCount(line[:len(line)-len(rest)])+1, rest[0])
+	}
+	start := 0
+	for _, end := range o.ends {
+		o.vals = append(o.vals, o.arena[start:end:end])
+		start = end
 	}
 	return nil
 }
 
-// skipSpace returns the index of the first byte at or after i that is not
-// JSON whitespace.
-func skipSpace(b []byte, i int) int {
-	for i < len(b) && (b[i] == ' ' || b[i] == '\t' || b[i] == '\r' || b[i] == '\n') {
-		i++
+// syntaxError words an error of the JSON decoder for the field it lies
+// in, with the column: "units: appears twice", "invalid JSON at column
+// 27: invalid character '}' at start of value".
+func syntaxError(line []byte, err error) *fieldError {
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return badf("", "invalid JSON: unexpected end of line")
 	}
-	return i
+	var je *strictjson.Error
+	if !errors.As(strictjson.Explain(line, err), &je) {
+		return badf("", "invalid JSON: %v", err)
+	}
+	if errors.Is(err, jsontext.ErrDuplicateName) {
+		return badf(je.Path, "appears twice")
+	}
+	_, col := strictjson.Locate(line, je.Offset)
+	return &fieldError{field: je.Path, err: fmt.Errorf("invalid JSON at column %d: %w", col, je.Err)}
 }
 
-// stringEnd returns the index just past the string that starts at b[i].
-func stringEnd(b []byte, i int) int {
-	for j := i + 1; j < len(b); j++ {
-		switch b[j] {
-		case '\\':
-			j++
-		case '"':
-			return j + 1
-		}
-	}
-	return len(b)
-}
-
-// valueEnd returns the index just past the value that starts at b[i], in
-// a document known to be valid.
-func valueEnd(b []byte, i int) int {
-	switch b[i] {
-	case '"':
-		return stringEnd(b, i)
-	case '{', '[':
-		depth := 0
-		for j := i; j < len(b); j++ {
-			switch b[j] {
-			case '"':
-				j = stringEnd(b, j) - 1
-			case '{', '[':
-				depth++
-			case '}', ']':
-				if depth--; depth == 0 {
-					return j + 1
-				}
-			}
-		}
-		return len(b)
-	}
-	j := i
-	for j < len(b) && !strings.ContainsRune(",}] \t\r\n", rune(b[j])) {
-		j++
-	}
-	return j
-}
-
-// unquote decodes a JSON string. The common case, plain UTF-8 without
-// escapes, is a copy; anything else goes through encoding/json, which
-// also replaces invalid UTF-8 as it always does.
+// unquote decodes a JSON string the decoder has read.
 func unquote(raw []byte) (string, error) {
-	inner := raw[1 : len(raw)-1]
-	if bytes.IndexByte(inner, '\\') < 0 && utf8.Valid(inner) {
-		return internKey(inner), nil
-	}
-	var s string
-	err := json.Unmarshal(raw, &s)
-	return s, err
+	b, err := jsontext.AppendUnquote(nil, raw)
+	return string(b), err
 }
-
-// internKey returns the field name b without allocating when it is one of
-// the format's own.
-func internKey(b []byte) string {
-	for _, k := range allFields {
-		if string(b) == k {
-			return k
-		}
-	}
-	return string(b)
-}
-
-// allFields are every field name of the format, for internKey.
-var allFields = []string{"type", "at", "id", "units", "unit_time", "unit_time_dist", "worker", "duration",
-	"spacing", "down", "kind", "min", "max", "alpha", "version", "name", "workers", "env", "latency", "loss",
-	"gc_pause", "crash_per_hour", "restart_after", "per_minute", "p50", "p99"}
 
 // index returns the position of key, or -1.
 func (o *object) index(key string) int {
@@ -160,7 +120,7 @@ func (o *object) index(key string) int {
 }
 
 // get returns the raw value of key and marks it read.
-func (o *object) get(key string) (json.RawMessage, bool) {
+func (o *object) get(key string) (jsontext.Value, bool) {
 	i := o.index(key)
 	if i < 0 {
 		return nil, false

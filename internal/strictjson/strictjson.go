@@ -43,7 +43,7 @@ func Unmarshal(data []byte, v any, nulls Nulls) error {
 	if err == nil {
 		return nil
 	}
-	return Explain(err)
+	return Explain(data, err)
 }
 
 // rejectNull refuses a null the Go value cannot hold as absent; anything
@@ -103,9 +103,9 @@ func (e *Error) Error() string {
 // Unwrap returns what is wrong.
 func (e *Error) Unwrap() error { return e.Err }
 
-// Explain turns an error of the JSON library into an *Error; any other
-// error is returned unchanged.
-func Explain(err error) error {
+// Explain turns an error of the JSON library about data into an *Error;
+// any other error is returned unchanged.
+func Explain(data []byte, err error) error {
 	var own *Error
 	var se *jsontext.SyntacticError
 	var me *json.SemanticError
@@ -113,6 +113,10 @@ func Explain(err error) error {
 	case errors.As(err, &own):
 		return own
 	case errors.As(err, &se):
+		if trailingComma(data, se.ByteOffset) {
+			return &Error{Offset: se.ByteOffset, Path: Path(se.JSONPointer),
+				Err: errors.New("a comma before the closing bracket or brace")}
+		}
 		return &Error{Offset: se.ByteOffset, Path: Path(se.JSONPointer), Err: syntaxText(se.Err)}
 	case errors.As(err, &me):
 		if errors.As(me.Err, &own) { // from rejectNull, through the library
@@ -123,6 +127,17 @@ func Explain(err error) error {
 		return &Error{Offset: -1, Err: errors.New("unexpected end of JSON input")}
 	}
 	return err
+}
+
+// trailingComma reports whether data has a comma at off that only
+// whitespace separates from a closing brace or bracket: the library then
+// says "invalid character ',' at start of value", which hides the mistake.
+func trailingComma(data []byte, off int64) bool {
+	if off < 0 || off >= int64(len(data)) || data[off] != ',' {
+		return false
+	}
+	rest := strings.TrimLeft(string(data[off+1:min(int64(len(data)), off+1+64)]), " \t\r\n")
+	return rest != "" && (rest[0] == '}' || rest[0] == ']')
 }
 
 // Locate returns the line and the column (both from 1; the column counts
