@@ -162,14 +162,18 @@ func TestSummarySizeDoesNotGrowWithRuns(t *testing.T) {
 
 // TestMergeMemoryIsFlat merges many shard files one at a time and checks
 // that the live heap does not grow with their number. SWEEP_MERGE_SHARDS
-// and SWEEP_MERGE_RUNS scale it up for a measurement (the report quotes
-// 1,000 x 10,000).
+// and SWEEP_MERGE_RUNS scale it up for a measurement (1,000 x 10,000), and
+// SWEEP_MERGE_KEEP names a directory to keep the shard files in, for
+// measuring `simrun merge` itself.
 func TestMergeMemoryIsFlat(t *testing.T) {
 	shards, runs := envInt("SWEEP_MERGE_SHARDS", 200), envInt("SWEEP_MERGE_RUNS", 500)
 	if testing.Short() {
 		shards = 50
 	}
-	dir := t.TempDir()
+	dir := os.Getenv("SWEEP_MERGE_KEEP")
+	if dir == "" {
+		dir = t.TempDir()
+	}
 	files := make([]string, shards)
 	for i := range shards {
 		data, err := json.Marshal(synthetic(i+1, shards, shards*runs))
