@@ -253,3 +253,7 @@ func (t *TaskRecord) check() *fieldError {
 	return first(name("id", t.ID), nonNegative("unit_time_ns", t.UnitTime), instant("arrival_ns", t.Arrival),
 		after("done_ns", t.Done, Never, "arrival_ns", t.Arrival))
 }
+
+func (p *PremiseRecord) check() *fieldError {
+	return first(name("name", p.Name), text("detail", p.Detail))
+}

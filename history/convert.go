@@ -158,7 +158,7 @@ func (w *operationWire) event() (Event, *fieldError) {
 func (b *BeliefInterval) toWire() any {
 	return &beliefWire{Type: TypeBelief, Holder: b.Holder, Incarnation: b.Incarnation, Resource: b.Resource,
 		Token: ptr(b.Token), Start: timePtr(b.Start), End: timePtr(b.End), Reason: string(b.Reason),
-		LocalDeadline: int64(b.LocalDeadline), LastAct: optTime(b.LastAct, Unknown)}
+		LocalDeadline: int64(b.LocalDeadline), LastAct: optTime(b.LastAct, Unknown), Inferred: b.Inferred}
 }
 
 func (w *beliefWire) event() (Event, *fieldError) {
@@ -166,7 +166,8 @@ func (w *beliefWire) event() (Event, *fieldError) {
 	b := &BeliefInterval{Holder: w.Holder, Incarnation: w.Incarnation, Resource: w.Resource,
 		Token: need(&m, "token", w.Token), Start: Time(need(&m, "start_ns", w.Start)),
 		End: Time(need(&m, "end_ns", w.End)), Reason: EndReason(w.Reason),
-		LocalDeadline: time.Duration(w.LocalDeadline), LastAct: opt(&m, "last_act_ns", w.LastAct, Unknown)}
+		LocalDeadline: time.Duration(w.LocalDeadline), LastAct: opt(&m, "last_act_ns", w.LastAct, Unknown),
+		Inferred: w.Inferred}
 	return b, m.err
 }
 
@@ -259,6 +260,18 @@ func (w *taskWire) event() (Event, *fieldError) {
 		UnitTime: time.Duration(need(&m, "unit_time_ns", w.UnitTime)),
 		Arrival:  Time(need(&m, "arrival_ns", w.Arrival)), Done: opt(&m, "done_ns", w.Done, Never)}, m.err
 }
+
+func (p *PremiseRecord) toWire() any {
+	return &premiseWire{Type: TypePremise, Name: p.Name, Held: ptr(p.Held), Detail: p.Detail}
+}
+
+func (w *premiseWire) event() (Event, *fieldError) {
+	var m missing
+	return &PremiseRecord{Name: w.Name, Held: need(&m, "held", w.Held), Detail: w.Detail}, m.err
+}
+
+// bounds of a premise: it names no time of its own.
+func (p *PremiseRecord) bounds() (Time, Time) { return Unknown, Unknown }
 
 func (o *Operation) bounds() (Time, Time) {
 	latest := o.Call

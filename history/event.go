@@ -20,13 +20,14 @@ const (
 	TypeSighting   Type = "sighting"   // RegistrationSighted
 	TypeFault      Type = "fault"      // FaultWindow
 	TypeTask       Type = "task"       // TaskRecord
+	TypePremise    Type = "premise"    // PremiseRecord
 	TypeEnd        Type = "end"        // RunEnd, the last line
 )
 
 // Event is one record between the header and the end: an *Operation,
 // *BeliefInterval, *Action, *FencedWrite, *CheckpointAccepted, *UnitDone,
-// *SideEffect, *RegistrationSighted, *FaultWindow or *TaskRecord. The set
-// is closed; switch on the concrete type.
+// *SideEffect, *RegistrationSighted, *FaultWindow, *TaskRecord or
+// *PremiseRecord. The set is closed; switch on the concrete type.
 type Event interface {
 	// Type returns the record's "type" on the wire.
 	Type() Type
@@ -136,6 +137,9 @@ type BeliefInterval struct {
 	// LastAct is the last action the holder took under the token, or
 	// Unknown.
 	LastAct Time
+	// Inferred is set when the holder never reported this belief and the
+	// producer inferred it from the holder's actions under the token.
+	Inferred bool
 }
 
 // Action is a holder acting under a token: sending a write, a checkpoint
@@ -234,6 +238,17 @@ type TaskRecord struct {
 	Arrival, Done Time
 }
 
+// PremiseRecord is one thing a scenario's story needs to have happened
+// for its verdicts to mean anything (the armed failpoint was hit, the
+// partition cut a holder off while it held the lease), and whether it
+// did. A premise that did not hold makes the run unknown, never ok.
+type PremiseRecord struct {
+	Name string
+	Held bool
+	// Detail is the evidence: when it happened, or why it did not.
+	Detail string
+}
+
 // Type returns TypeOperation.
 func (*Operation) Type() Type { return TypeOperation }
 
@@ -263,3 +278,6 @@ func (*FaultWindow) Type() Type { return TypeFault }
 
 // Type returns TypeTask.
 func (*TaskRecord) Type() Type { return TypeTask }
+
+// Type returns TypePremise.
+func (*PremiseRecord) Type() Type { return TypePremise }

@@ -137,7 +137,7 @@ func (r *Reader) inRun(e Event) *fieldError {
 		return ferr
 	}
 	earliest, latest := e.bounds()
-	if earliest < r.header.Start {
+	if earliest != Unknown && earliest < r.header.Start {
 		return badf("", "time %d is before the header's start_ns %d", int64(earliest), int64(r.header.Start))
 	}
 	if latest > r.latest {
@@ -178,11 +178,12 @@ var decoders = map[Type]func([]byte) (Event, error){
 	TypeSighting:   decode[sightingWire],
 	TypeFault:      decode[faultWire],
 	TypeTask:       decode[taskWire],
+	TypePremise:    decode[premiseWire],
 }
 
 // eventTypes are the event types in the order messages list them.
 var eventTypes = []Type{TypeOperation, TypeBelief, TypeAction, TypeWrite, TypeCheckpoint, TypeUnit,
-	TypeEffect, TypeSighting, TypeFault, TypeTask, TypeEnd}
+	TypeEffect, TypeSighting, TypeFault, TypeTask, TypePremise, TypeEnd}
 
 func typeList() string {
 	q := make([]string, len(eventTypes))
@@ -253,7 +254,7 @@ func lineError(err error, file string, line int, text []byte) *LineError {
 	var je *strictjson.Error
 	if errors.As(strictjson.Explain(text, err), &je) {
 		le.Field, le.Err = je.Path, je.Err
-		if je.Path == "" {
+		if je.Path == "" || je.Syntax {
 			_, le.Column = strictjson.Locate(text, je.Offset)
 		}
 	}

@@ -94,6 +94,7 @@ type beliefWire struct {
 	Reason        string  `json:"reason,omitzero"`
 	LocalDeadline int64   `json:"local_deadline_ns,omitzero"`
 	LastAct       *int64  `json:"last_act_ns,omitzero"`
+	Inferred      bool    `json:"inferred,omitzero"`
 }
 
 type actionWire struct {
@@ -175,4 +176,11 @@ type taskWire struct {
 	UnitTime *int64 `json:"unit_time_ns"`
 	Arrival  *int64 `json:"arrival_ns"`
 	Done     *int64 `json:"done_ns,omitzero"`
+}
+
+type premiseWire struct {
+	Type   Type   `json:"type"`
+	Name   string `json:"name,omitzero"`
+	Held   *bool  `json:"held"`
+	Detail string `json:"detail,omitzero"`
 }

@@ -51,7 +51,7 @@ func (w *Writer) Write(e Event) error {
 		return ferr.at("", w.line+1)
 	}
 	earliest, latest := e.bounds()
-	if earliest < w.header.Start {
+	if earliest != Unknown && earliest < w.header.Start {
 		return badf("", "time %d is before the header's start_ns %d", int64(earliest), int64(w.header.Start)).at("", w.line+1)
 	}
 	if err := w.put(e.toWire()); err != nil {

@@ -90,6 +90,9 @@ type Error struct {
 	Path string
 	// Err says what is wrong.
 	Err error
+	// Syntax is set when the input is not JSON at all (as opposed to JSON
+	// that does not fit the Go value).
+	Syntax bool
 }
 
 // Error formats the error as "path: what".
@@ -115,16 +118,16 @@ func Explain(data []byte, err error) error {
 	case errors.As(err, &se):
 		if trailingComma(data, se.ByteOffset) {
 			return &Error{Offset: se.ByteOffset, Path: Path(se.JSONPointer),
-				Err: errors.New("a comma before the closing bracket or brace")}
+				Err: errors.New("a comma before the closing bracket or brace"), Syntax: true}
 		}
-		return &Error{Offset: se.ByteOffset, Path: Path(se.JSONPointer), Err: syntaxText(se.Err)}
+		return &Error{Offset: se.ByteOffset, Path: Path(se.JSONPointer), Err: syntaxText(se.Err), Syntax: true}
 	case errors.As(err, &me):
 		if errors.As(me.Err, &own) { // from rejectNull, through the library
 			return own
 		}
 		return &Error{Offset: me.ByteOffset, Path: Path(me.JSONPointer), Err: semanticText(me)}
 	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
-		return &Error{Offset: -1, Err: errors.New("unexpected end of JSON input")}
+		return &Error{Offset: -1, Err: errors.New("unexpected end of JSON input"), Syntax: true}
 	}
 	return err
 }
