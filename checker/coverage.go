@@ -1,0 +1,275 @@
+package checker
+
+import (
+	"github.com/leasesim/leasesim/history"
+	"github.com/leasesim/leasesim/lease"
+	"github.com/leasesim/leasesim/sim"
+)
+
+// Behaviour is a rare path through the protocol or the specification that a
+// sweep should reach, as FoundationDB's simulator counts its TEST points: a
+// property that held only because its rare path was never taken proves
+// little. Coverage counts, for one run, how often each was reached; a sweep
+// adds the counts up and flags every behaviour no run reached.
+type Behaviour struct {
+	Name string // kebab-case, stable: sweep summaries key on it
+	Doc  string // one line: what happened
+}
+
+// Behaviours returns every behaviour Coverage counts, in a fixed order.
+func Behaviours() []Behaviour { return behaviours[:] }
+
+// The behaviours, by index into a Coverage.
+const (
+	bAcquireGranted = iota
+	bAcquireReconfirmed
+	bAcquireHeld
+	bAcquireGrace
+	bRenewOK
+	bRenewRefused
+	bReleaseOK
+	bReleaseRefused
+	bCheckpointAccepted
+	bCheckpointFenced
+	bWriteAccepted
+	bWriteFenced
+	bReplyLost
+	bReplyAfterDeadline
+	bDuplicateProcessed
+	bEarlierIncarnation
+	bReleaseRacesGrant
+	bBeliefDeadline
+	bBeliefLost
+	bBeliefFenced
+	bBeliefCrash
+	bBeliefRelease
+	bExpiryDuringPause
+	bHandoff
+	bUnitReexecuted
+	bDuplicateEffect
+	bGrantorCrashLive
+	bAssumptionExceeded
+	behaviourCount
+)
+
+var behaviours = [behaviourCount]Behaviour{
+	bAcquireGranted:     {"acquire-granted", "an acquire was granted a new token"},
+	bAcquireReconfirmed: {"acquire-reconfirmed", "an acquire re-confirmed the holder's own live lease"},
+	bAcquireHeld:        {"acquire-refused-held", "an acquire was refused because another holder held the lease"},
+	bAcquireGrace:       {"acquire-refused-grace", "an acquire was refused during a restarted grantor's grace period"},
+	bRenewOK:            {"renew-ok", "a renewal succeeded"},
+	bRenewRefused:       {"renew-refused", "a renewal was refused (the lease had expired or moved)"},
+	bReleaseOK:          {"release-ok", "a release ended a lease at the grantor"},
+	bReleaseRefused:     {"release-refused", "a release was refused (stale, or overtaken by a later request)"},
+	bCheckpointAccepted: {"checkpoint-accepted", "a checkpoint was accepted under the current token"},
+	bCheckpointFenced:   {"checkpoint-fenced", "a checkpoint under a stale token was refused"},
+	bWriteAccepted:      {"write-accepted", "the fenced store accepted a write"},
+	bWriteFenced:        {"write-fenced", "the fenced store refused a write under a stale token"},
+	bReplyLost:          {"reply-lost", "a server acted on a request but its reply never reached the client"},
+	bReplyAfterDeadline: {"reply-after-deadline", "a grant or renewal reached its holder after the request's TTL had passed"},
+	bDuplicateProcessed: {"duplicate-processed", "the network duplicated a request and the server processed it twice"},
+	bEarlierIncarnation: {"earlier-incarnation", "a request from a holder's earlier incarnation was processed after a later one's"},
+	bReleaseRacesGrant:  {"release-races-grant", "a release was processed after another holder had been granted the resource"},
+	bBeliefDeadline:     {"belief-ended-deadline", "a holder stopped believing at its own deadline"},
+	bBeliefLost:         {"belief-ended-lost", "a holder stopped believing because the grantor refused a renewal"},
+	bBeliefFenced:       {"belief-ended-fenced", "a holder stopped believing because an action under its token was fenced"},
+	bBeliefCrash:        {"belief-ended-crash", "a holder crashed while it believed it held a lease"},
+	bBeliefRelease:      {"belief-ended-release", "a holder released a lease it believed it held"},
+	bExpiryDuringPause:  {"expiry-during-pause", "a holder's lease deadline passed while the holder was paused"},
+	bHandoff:            {"handoff", "a task moved to another holder with its checkpoint"},
+	bUnitReexecuted:     {"unit-reexecuted", "a unit of work was executed again after a handoff or restart"},
+	bDuplicateEffect:    {"duplicate-effect", "an unfenced side effect happened more than once"},
+	bGrantorCrashLive:   {"grantor-crash-live-lease", "the grantor crashed while a holder believed it held a lease"},
+	bAssumptionExceeded: {"drift-beyond-rho", "a clock drifted beyond the bound rho"},
+}
+
+// Coverage is how often one run reached each behaviour, indexed like
+// Behaviours().
+type Coverage [behaviourCount]uint64
+
+// Reached returns the names of the behaviours with a nonzero count, in
+// Behaviours() order.
+func (c Coverage) Reached() []string {
+	var out []string
+	for i, n := range c {
+		if n > 0 {
+			out = append(out, behaviours[i].Name)
+		}
+	}
+	return out
+}
+
+// Counts returns the count of every behaviour by name.
+func (c Coverage) Counts() map[string]uint64 {
+	m := make(map[string]uint64, len(c))
+	for i, n := range c {
+		m[behaviours[i].Name] = n
+	}
+	return m
+}
+
+// Cover counts the behaviours a history reached.
+func Cover(h *history.History) Coverage {
+	var c Coverage
+	coverOps(h, &c)
+	coverBeliefs(h, &c)
+	coverWork(h, &c)
+	for _, w := range h.Faults {
+		if w.Kind == sim.FaultCrash && w.Node == h.Grantor && believedAt(h, w.Start) {
+			c[bGrantorCrashLive]++
+		}
+	}
+	if driftExceeded(h) {
+		c[bAssumptionExceeded]++
+	}
+	return c
+}
+
+// coverOps counts what the lease store and the fenced store answered.
+func coverOps(h *history.History, c *Coverage) {
+	type reqKey struct {
+		client string
+		reqID  uint64
+	}
+	seen := make(map[reqKey]int, len(h.Ops))  // looked up, never iterated
+	latestInc := make(map[string]uint64)      // client -> highest incarnation processed so far
+	grantedAt := make(map[string]*history.Op) // resource -> latest fresh grant
+	grants := newGrantTracker()
+	for _, op := range inProcessedOrder(h) {
+		in, out := op.In, op.Out
+		k := reqKey{op.Client, in.ReqID}
+		if seen[k]++; seen[k] == 2 {
+			c[bDuplicateProcessed]++
+		}
+		if op.Server == h.Grantor {
+			inc := lease.Incarnation(in.ReqID)
+			if inc < latestInc[op.Client] {
+				c[bEarlierIncarnation]++
+			}
+			latestInc[op.Client] = max(latestInc[op.Client], inc)
+		}
+		if !op.Returned() {
+			c[bReplyLost]++
+		}
+		switch in.Kind {
+		case lease.KindAcquire:
+			coverAcquire(op, c, grants, grantedAt)
+		case lease.KindRenew:
+			c[pick(out.Err == lease.CodeOK, bRenewOK, bRenewRefused)]++
+			lateReply(op, c)
+		case lease.KindRelease:
+			c[pick(out.Err == lease.CodeOK, bReleaseOK, bReleaseRefused)]++
+			if g := grantedAt[in.Resource]; g != nil && g.Client != op.Client && g.Processed <= op.Processed {
+				c[bReleaseRacesGrant]++
+			}
+		case lease.KindCheckpoint:
+			c[pick(out.Err == lease.CodeOK, bCheckpointAccepted, bCheckpointFenced)]++
+		case lease.KindWrite:
+			c[pick(out.Err == lease.CodeOK, bWriteAccepted, bWriteFenced)]++
+		}
+	}
+}
+
+func coverAcquire(op *history.Op, c *Coverage, grants grantTracker, grantedAt map[string]*history.Op) {
+	switch op.Out.Err {
+	case lease.CodeOK:
+		kind, _ := grants.observe(op)
+		if kind == reconfirmed {
+			c[bAcquireReconfirmed]++
+		} else {
+			c[bAcquireGranted]++
+			grantedAt[op.In.Resource] = op
+		}
+		lateReply(op, c)
+	case lease.CodeHeld:
+		c[bAcquireHeld]++
+	case lease.CodeGrace:
+		c[bAcquireGrace]++
+	}
+}
+
+// lateReply counts a successful grant or renewal that reached its holder
+// only after the TTL it asked for had passed since it sent the request.
+func lateReply(op *history.Op, c *Coverage) {
+	if op.Out.Err == lease.CodeOK && op.Returned() && op.Out.TTL > 0 && op.Return-op.Call > sim.Time(op.Out.TTL) {
+		c[bReplyAfterDeadline]++
+	}
+}
+
+// coverBeliefs counts why beliefs ended, and deadlines passed in a pause.
+func coverBeliefs(h *history.History, c *Coverage) {
+	for _, b := range h.Beliefs {
+		switch b.Reason {
+		case history.EndDeadline:
+			c[bBeliefDeadline]++
+			if pausedAt(h, b.Holder, b.End) {
+				c[bExpiryDuringPause]++
+			}
+		case history.EndLost:
+			if !b.Inferred {
+				c[bBeliefLost]++
+			}
+		case history.EndFenced:
+			c[bBeliefFenced]++
+		case history.EndCrash:
+			c[bBeliefCrash]++
+		case history.EndRelease:
+			c[bBeliefRelease]++
+		}
+	}
+}
+
+// coverWork counts handoffs, re-executed units and duplicate effects.
+func coverWork(h *history.History, c *Coverage) {
+	type unitKey struct {
+		task  string
+		index int
+	}
+	done := make(map[unitKey]string, len(h.Units)) // looked up, never iterated
+	lastWorker := make(map[string]string)          // task -> worker of its latest unit
+	for _, u := range h.Units {
+		k := unitKey{u.Task, u.Index}
+		if _, again := done[k]; again {
+			c[bUnitReexecuted]++
+		}
+		done[k] = u.Worker
+		if w, ok := lastWorker[u.Task]; ok && w != u.Worker {
+			c[bHandoff]++
+		}
+		lastWorker[u.Task] = u.Worker
+	}
+	effects := make(map[[2]string]int, len(h.Effects)) // looked up, never iterated
+	for _, e := range h.Effects {
+		k := [2]string{e.Resource, e.ID}
+		if effects[k]++; effects[k] == 2 {
+			c[bDuplicateEffect]++
+		}
+	}
+}
+
+// believedAt reports whether some holder believed it held a lease at t.
+func believedAt(h *history.History, t sim.Time) bool {
+	for _, b := range h.Beliefs {
+		if !b.Inferred && b.Start <= t && (b.End >= t || b.End == sim.Never) {
+			return true
+		}
+	}
+	return false
+}
+
+// pausedAt reports whether node was paused at t.
+func pausedAt(h *history.History, node string, t sim.Time) bool {
+	for _, w := range h.Faults {
+		if w.Kind == sim.FaultPause && w.Node == node && w.Start <= t && t <= w.End {
+			return true
+		}
+	}
+	return false
+}
+
+func pick(ok bool, yes, no int) int {
+	if ok {
+		return yes
+	}
+	return no
+}

@@ -1,0 +1,79 @@
+package checker
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/leasesim/leasesim/history"
+	"github.com/leasesim/leasesim/lease"
+	"github.com/leasesim/leasesim/sim"
+)
+
+func TestBehavioursAreNamedOnce(t *testing.T) {
+	seen := map[string]bool{}
+	for _, b := range Behaviours() {
+		require.NotEmpty(t, b.Name)
+		require.NotEmpty(t, b.Doc, b.Name)
+		require.False(t, seen[b.Name], "%s listed twice", b.Name)
+		seen[b.Name] = true
+	}
+	assert.Len(t, Behaviours(), int(behaviourCount))
+}
+
+// Each crafted history reaches exactly the behaviours it was built for.
+func TestCover(t *testing.T) {
+	tests := []struct {
+		name string
+		h    *hb
+		want []string
+	}{
+		{"empty", newHistory(), nil},
+		{"a grant, then a stale write fenced", newHistory().
+			acquire("h1", "lock", 1, at(0)).
+			acquire("h2", "lock", 2, at(6000)).
+			write("h2", "lock", 2, at(6100), lease.CodeOK).
+			write("h1", "lock", 1, at(6200), lease.CodeFenced),
+			[]string{"acquire-granted", "write-accepted", "write-fenced"}},
+		{"a held lease refuses, a lost reply", newHistory().
+			acquire("h1", "lock", 1, at(0)).
+			refused("h2", "lock", at(100), lease.CodeHeld).lost(),
+			[]string{"acquire-granted", "acquire-refused-held", "reply-lost"}},
+		{"a grant arriving after its TTL", newHistory().
+			acquire("h1", "lock", 1, at(7000)).calledAt(at(0)),
+			[]string{"acquire-granted", "reply-after-deadline"}},
+		{"a belief ended at its deadline while its holder was paused", newHistory().
+			beliefEnded("h1", "lock", 1, at(0), at(5000), history.EndDeadline).
+			fault(sim.FaultPause, "h1", at(3000), at(9000)),
+			[]string{"belief-ended-deadline", "expiry-during-pause"}},
+		{"the grantor crashed under a live lease", newHistory().
+			belief("h1", "lock", 1, at(0), at(5000)).
+			fault(sim.FaultCrash, "grantor", at(2000), at(4000)),
+			[]string{"belief-ended-deadline", "grantor-crash-live-lease"}},
+		{"a crash with no live lease is not counted", newHistory().
+			belief("h1", "lock", 1, at(0), at(1000)).
+			fault(sim.FaultCrash, "grantor", at(2000), at(4000)),
+			[]string{"belief-ended-deadline"}},
+		{"a task moved and a unit ran twice", newHistory().
+			units("t1", "w1", 1, 0, 3, at(1000)).
+			units("t1", "w2", 2, 2, 4, at(9000)),
+			[]string{"handoff", "unit-reexecuted"}},
+		{"a duplicate effect", newHistory().effect("lock", "mail-1", at(1)).effect("lock", "mail-1", at(2)),
+			[]string{"duplicate-effect"}},
+		{"drift beyond rho", newHistory().drift(30_000_000), []string{"drift-beyond-rho"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.want, Cover(tc.h.build()).Reached())
+		})
+	}
+}
+
+// A request from an earlier incarnation processed after a later one's.
+func TestCoverEarlierIncarnation(t *testing.T) {
+	h := newHistory().acquire("h1", "lock", 1, at(0)).acquire("h1", "lock", 2, at(100)).build()
+	h.Ops[0].In.ReqID = 2<<32 | 1 // incarnation 2, processed first
+	h.Ops[1].In.ReqID = 1<<32 | 9 // incarnation 1, processed after
+	assert.Contains(t, Cover(h).Reached(), "earlier-incarnation")
+}
