@@ -43,6 +43,10 @@ type Config struct {
 	// RequestTimeout is how long a holder waits for a reply (default
 	// RenewInterval/2).
 	RequestTimeout time.Duration
+	// DriftSplit is how the grantor and the holders share the drift budget
+	// (default SplitGrantorHolds). It sets GrantorHold and HolderValidity,
+	// and the expiry policy P3 judges the grantor by.
+	DriftSplit DriftSplit
 }
 
 // WithDefaults returns c with zero fields set to their defaults. Defaults
@@ -75,9 +79,13 @@ func (c Config) Validate() error {
 	}
 	validity := c.HolderValidity(c.TTL)
 	if c.RenewInterval >= validity {
-		return fmt.Errorf("%w: renew interval %v must be below TTL×(1−rho)−margin = %v×(1−%v)−%v = %v,"+
+		factor, twice := "", ""
+		if c.DriftSplit == SplitHolderBudgets {
+			factor, twice = "2", "2×"
+		}
+		return fmt.Errorf("%w: renew interval %v must be below TTL×(1−%srho)−margin = %v×(1−%s%v)−%v = %v,"+
 			" or the holder stops believing it holds the lease before it renews",
-			ErrInvalidConfig, c.RenewInterval, c.TTL, c.Rho, c.Margin, validity)
+			ErrInvalidConfig, c.RenewInterval, factor, c.TTL, twice, c.Rho, c.Margin, validity)
 	}
 	return nil
 }
@@ -100,6 +108,7 @@ func (c Config) validateRanges() error {
 		{c.CheckpointInterval < 0, fmt.Sprintf("checkpoint interval %v must not be negative", c.CheckpointInterval)},
 		{c.CheckpointEveryUnits < 0, fmt.Sprintf("checkpoint every units %d must not be negative", c.CheckpointEveryUnits)},
 		{c.RequestTimeout <= 0, fmt.Sprintf("request timeout %v must be positive", c.RequestTimeout)},
+		{int(c.DriftSplit) >= len(driftSplitNames), fmt.Sprintf("drift split %d is not one of %v", c.DriftSplit, driftSplitNames)},
 	}
 	for _, check := range checks {
 		if check.bad {
@@ -110,16 +119,20 @@ func (c Config) validateRanges() error {
 }
 
 // HolderValidity is how long after sending a successful request a holder
-// may believe it holds a lease granted for ttl: ttl×(1−Rho) − Margin, with
-// the drift term rounded up.
+// may believe it holds a lease granted for ttl: ttl×(1−Rho) − Margin
+// (ttl×(1−2Rho) − Margin under SplitHolderBudgets), with the drift term
+// rounded up.
 func (c Config) HolderValidity(ttl time.Duration) time.Duration {
-	return ttl - scaleUp(ttl, c.rhoPPB()) - c.Margin
+	_, believe := c.DriftSplit.terms(c.rhoPPB())
+	return ttl - scaleUp(ttl, believe) - c.Margin
 }
 
 // GrantorHold is how long after receiving a request the grantor keeps a
-// lease granted for ttl: ttl×(1+Rho), with the drift term rounded up.
+// lease granted for ttl: ttl×(1+Rho) (exactly ttl under
+// SplitHolderBudgets), with the drift term rounded up.
 func (c Config) GrantorHold(ttl time.Duration) time.Duration {
-	return ttl + scaleUp(ttl, c.rhoPPB())
+	hold, _ := c.DriftSplit.terms(c.rhoPPB())
+	return ttl + scaleUp(ttl, hold)
 }
 
 // RestartGrace is how long a restarted grantor grants nothing: the longest

@@ -102,6 +102,10 @@ type Impl struct {
 	NewGrantor  func(env Env, cfg Config) (Grantor, error)
 	NewHolder   func(env Env, cfg Config, grantor, resource Addr) (Holder, error)
 	NewResource func(env Env) (Resource, error)
+	// DriftSplit declares how the implementation's grantor and holders share
+	// the drift budget. The harness runs it with Config.DriftSplit set to
+	// this, so P3 judges the grantor by the expiry policy it follows.
+	DriftSplit DriftSplit
 }
 
 // Correct returns the implementation in this package. It has no bug

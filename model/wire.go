@@ -34,8 +34,15 @@ func FencedRegister() porcupine.Model {
 		func(v any) string { return message(v).Resource })
 }
 
-// WirePolicy is leasesim's lease policy under cfg: HoldRho(cfg.Rho).
-func WirePolicy(cfg lease.Config) LeasePolicy { return HoldRho(cfg.Rho) }
+// WirePolicy is leasesim's lease policy under cfg: HoldRho(cfg.Rho), or
+// ExactTTL() when the grantor expires at exactly the TTL
+// (lease.SplitHolderBudgets).
+func WirePolicy(cfg lease.Config) LeasePolicy {
+	if cfg.DriftSplit == lease.SplitHolderBudgets {
+		return ExactTTL()
+	}
+	return HoldRho(cfg.Rho)
+}
 
 // Explain says why the specification rejects the operation (in, out) in
 // state, a state reached through LeaseStore(cfg) or FencedRegister(), or

@@ -86,6 +86,9 @@ func Execute(sc Scenario, seed uint64, opts Options) (out *Outcome, err error) {
 	}
 	impl = guardImpl(impl)
 	cfg := sc.Config.WithDefaults()
+	if impl.DriftSplit != lease.SplitGrantorHolds {
+		cfg.DriftSplit = impl.DriftSplit // the implementation declares how it splits the drift budget
+	}
 	w := sim.New(sim.Config{Seed: seed, Link: sc.Link, Trace: opts.Trace, Logger: opts.Logger})
 	h := &history.History{Config: cfg, Grantor: GrantorNode, Resource: StoreNode}
 	rec := newRecorder(w, h, sc.opsHint(cfg))
