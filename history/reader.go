@@ -211,8 +211,18 @@ func decode[W any, PW interface {
 
 // typeOf reads a line's "type". The line must be one JSON object with no
 // duplicate fields and nothing after it; its other fields are left for
-// the strict decoding that follows.
+// the strict decoding that follows. A line as the Writer writes it starts
+// with its type, which is read without decoding the line twice: the strict
+// decoding still checks the whole line, and a second "type" in it.
 func typeOf(text []byte) (Type, error) {
+	const prefix = `{"type":"`
+	if rest, ok := bytes.CutPrefix(text, []byte(prefix)); ok {
+		if end := bytes.IndexByte(rest, '"'); end > 0 && bytes.IndexByte(rest[:end], '\\') < 0 {
+			if _, known := decoders[Type(rest[:end])]; known || Type(rest[:end]) == TypeEnd {
+				return Type(rest[:end]), nil
+			}
+		}
+	}
 	var t struct {
 		Type *string `json:"type"`
 	}

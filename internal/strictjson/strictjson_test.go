@@ -77,6 +77,18 @@ func TestUnmarshalAccepts(t *testing.T) {
 	require.Error(t, Unmarshal([]byte(`{"l":null}`), &d, NoNulls), "NoNulls means no nulls at all")
 }
 
+func TestHasNull(t *testing.T) {
+	for in, want := range map[string]bool{
+		`{"s":"null"}`: false, `{"s":"a\"n\\","i":1}`: false, `{"b":true,"f":1e5}`: false,
+		`{"s":"\\",  "p":null}`: true, `[null]`: true, `{"s":"\"","l":[nul`: true,
+	} {
+		assert.Equal(t, want, hasNull([]byte(in)), "%s", in)
+	}
+	var d doc
+	require.NoError(t, Unmarshal([]byte(`{"s":"no null \"here\" n\n"}`), &d, NoNulls))
+	assert.Equal(t, "no null \"here\" n\n", d.S)
+}
+
 func TestExplainLeavesOtherErrorsAlone(t *testing.T) {
 	err := errors.New("disk on fire")
 	assert.Same(t, err, Explain(nil, err))
