@@ -160,14 +160,14 @@ func (o *Operation) check() *fieldError {
 }
 
 func (p *Payload) isZero() bool {
-	return p.Kind == "" && p.Key == "" && p.Value == "" && p.Holder == "" && p.HolderIncarnation == 0 &&
+	return p.Kind == "" && p.Resource == "" && p.Key == "" && p.Value == "" && p.Holder == "" && p.HolderIncarnation == 0 &&
 		p.Token == 0 && p.TTL == 0 && p.Lease == 0 && p.Revision == 0 && p.Version == "" && !p.OK &&
 		p.Err == "" && p.Clock == 0 && p.Remaining == 0 && p.State == "" && p.StateToken == 0 &&
 		p.Prefix == "" && len(p.Keys) == 0
 }
 
 func (p *Payload) check() *fieldError {
-	if err := first(name("kind", p.Kind), text("key", p.Key), text("value", p.Value), text("holder", p.Holder),
+	if err := first(name("kind", p.Kind), text("resource", p.Resource), text("key", p.Key), text("value", p.Value), text("holder", p.Holder),
 		nonNegative("ttl_ns", p.TTL), text("version", p.Version), text("err", p.Err), text("state", p.State),
 		text("prefix", p.Prefix)); err != nil {
 		return err

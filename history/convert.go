@@ -108,7 +108,7 @@ func (w *endWire) end() (RunEnd, *fieldError) {
 }
 
 func (p *Payload) toWire() *payloadWire {
-	w := &payloadWire{Kind: p.Kind, Key: p.Key, Value: p.Value, Holder: p.Holder,
+	w := &payloadWire{Kind: p.Kind, Resource: p.Resource, Key: p.Key, Value: p.Value, Holder: p.Holder,
 		HolderIncarnation: p.HolderIncarnation, Token: p.Token, TTL: int64(p.TTL), Lease: p.Lease,
 		Revision: p.Revision, Version: p.Version, OK: p.OK, Err: p.Err, Clock: int64(p.Clock),
 		Remaining: int64(p.Remaining), State: p.State, StateToken: p.StateToken, Prefix: p.Prefix}
@@ -122,7 +122,7 @@ func (w *payloadWire) payload() Payload {
 	if w == nil {
 		return Payload{}
 	}
-	p := Payload{Kind: w.Kind, Key: w.Key, Value: w.Value, Holder: w.Holder,
+	p := Payload{Kind: w.Kind, Resource: w.Resource, Key: w.Key, Value: w.Value, Holder: w.Holder,
 		HolderIncarnation: w.HolderIncarnation, Token: w.Token, TTL: time.Duration(w.TTL), Lease: w.Lease,
 		Revision: w.Revision, Version: w.Version, OK: w.OK, Err: w.Err, Clock: time.Duration(w.Clock),
 		Remaining: time.Duration(w.Remaining), State: w.State, StateToken: w.StateToken, Prefix: w.Prefix}

@@ -44,7 +44,7 @@
 //
 // An operation's input and output are a Payload: a kind ("acquire",
 // "set_nx_px", "cas", "keepalive", "write", …) and the fields that kind
-// uses (key, value, holder, holder_incarnation, token, ttl_ns, lease,
+// uses (resource, key, value, holder, holder_incarnation, token, ttl_ns, lease,
 // revision, version, ok, err, clock_ns, remaining_ns, state, state_token,
 // prefix, keys). The specification the header names gives the kinds
 // their meaning; the schema only carries them.

@@ -79,8 +79,11 @@ type Payload struct {
 	// "set_nx_px", "cas", "write", …); the specification gives it meaning.
 	// Required.
 	Kind string
-	// Key is the resource, key or lease name the operation acts on.
-	Key string
+	// Resource is the leased resource the operation acts on (a lock name,
+	// a lease); Key a key within a store (a fenced store's key, a
+	// registration, a Redis key). The specification says which it reads.
+	Resource string
+	Key      string
 	// Value is a value written or read, as text (a producer with binary
 	// values encodes them itself; the checkers only compare them).
 	Value string

@@ -27,8 +27,8 @@ func Example_jsonLines() {
 	}
 	for _, e := range []history.Event{
 		&history.Operation{Client: "h1", Server: "grantor", ID: 1, Call: 0, Processed: 2_000_000, Return: 4_000_000,
-			Input:  history.Payload{Kind: "acquire", Key: "lock", Holder: "h1", TTL: 10 * time.Second},
-			Output: history.Payload{Kind: "acquire_reply", Key: "lock", Token: 1, OK: true}},
+			Input:  history.Payload{Kind: "acquire", Resource: "lock", Holder: "h1", TTL: 10 * time.Second},
+			Output: history.Payload{Kind: "acquire_reply", Resource: "lock", Token: 1, OK: true}},
 		&history.BeliefInterval{Holder: "h1", Resource: "lock", Token: 1, Start: 4_000_000, End: 9_000_000_000,
 			Reason: history.EndRelease, LastAct: history.Unknown},
 	} {
@@ -69,7 +69,7 @@ func Example_jsonLines() {
 	fmt.Fprintln(os.Stdout, err)
 	// Output:
 	// {"type":"header","version":1,"producer":"example","spec":"lease-store","determinism":"exact","lease":{"ttl_ns":10000000000,"rho_ppb":1000000},"holders":["h1"],"resources":["lock"],"start_ns":0}
-	// {"type":"operation","client":"h1","server":"grantor","id":1,"call_ns":0,"processed_ns":2000000,"return_ns":4000000,"input":{"kind":"acquire","key":"lock","holder":"h1","ttl_ns":10000000000},"output":{"kind":"acquire_reply","key":"lock","token":1,"ok":true}}
+	// {"type":"operation","client":"h1","server":"grantor","id":1,"call_ns":0,"processed_ns":2000000,"return_ns":4000000,"input":{"kind":"acquire","resource":"lock","holder":"h1","ttl_ns":10000000000},"output":{"kind":"acquire_reply","resource":"lock","token":1,"ok":true}}
 	// {"type":"belief","holder":"h1","resource":"lock","token":1,"start_ns":4000000,"end_ns":9000000000,"reason":"release"}
 	// {"type":"end","at_ns":10000000000}
 	// h1 believed it held lock under token 1 for 8.996s

@@ -22,7 +22,7 @@ const end = `{"type":"end","at_ns":100}`
 func everyEvent() []history.Event {
 	return []history.Event{
 		&history.Operation{Client: "h1", Incarnation: 2, Server: "g", ID: 7, Call: 1, Processed: 2, Return: 3,
-			Input: history.Payload{Kind: "acquire", Key: "lock", Value: "v", Holder: "h1", HolderIncarnation: 2,
+			Input: history.Payload{Kind: "acquire", Resource: "lock", Key: "k", Value: "v", Holder: "h1", HolderIncarnation: 2,
 				Token: 4, TTL: 5, Lease: 6, Revision: 7, Version: "8", OK: true, Err: "held", Clock: -9, Remaining: 10,
 				State: "done:3", StateToken: 3, Prefix: "svc/", Keys: []history.KV{{Key: "k", Value: "v"}}},
 			Output: history.Payload{Kind: "acquire_reply"}, Msg: []uint64{11, 12}},

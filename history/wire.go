@@ -59,6 +59,7 @@ type operationWire struct {
 
 type payloadWire struct {
 	Kind              string   `json:"kind,omitzero"`
+	Resource          string   `json:"resource,omitzero"`
 	Key               string   `json:"key,omitzero"`
 	Value             string   `json:"value,omitzero"`
 	Holder            string   `json:"holder,omitzero"`
