@@ -16,7 +16,7 @@ const MaxInputBytes = 16 << 20
 // mismatches are rejected with a *ParseError that gives the line, the column
 // and the JSON path, for example
 //
-//	faults: line 7, column 19: events[1].duration: time: invalid duration "5x"
+//	faults: line 7, column 19: events[1].duration: duration: time: unknown unit "x" in duration "5x"
 //
 // Parse does not validate the schedule against a set of nodes; call
 // Validate (or Apply, which validates) for that.
