@@ -20,7 +20,7 @@ const (
 	histMaxBins = 40
 	// histLogRatio is the max/min ratio from which a positive distribution
 	// is drawn on a log axis: below it, equal bins read better.
-	histLogRatio = 20
+	histLogRatio = 10
 )
 
 // histogram is the view model of an inline SVG histogram.
@@ -50,33 +50,82 @@ type histLabel struct {
 	Label string
 }
 
-// axis maps values (seconds) to x positions across the plot.
+// axis maps values (seconds) to x positions across the plot, through a
+// transform: linear, log (positive values), or symlog (signed values,
+// linear within ±c and logarithmic beyond).
 type axis struct {
 	lo, hi float64
-	log    bool
+	kind   string // "linear", "log" or "symlog"
+	c      float64
 	x0, w  float64
 }
 
-func (a axis) x(v float64) float64 {
-	if a.log {
-		return a.x0 + a.w*(math.Log(v)-math.Log(a.lo))/(math.Log(a.hi)-math.Log(a.lo))
+func (a axis) t(v float64) float64 {
+	switch a.kind {
+	case "log":
+		return math.Log10(v)
+	case "symlog":
+		return math.Copysign(math.Log10(1+math.Abs(v)/a.c), v)
 	}
-	return a.x0 + a.w*(v-a.lo)/(a.hi-a.lo)
+	return v
+}
+
+func (a axis) inv(u float64) float64 {
+	switch a.kind {
+	case "log":
+		return math.Pow(10, u)
+	case "symlog":
+		return math.Copysign(a.c*(math.Pow(10, math.Abs(u))-1), u)
+	}
+	return u
+}
+
+func (a axis) x(v float64) float64 {
+	return a.x0 + a.w*(a.t(v)-a.t(a.lo))/(a.t(a.hi)-a.t(a.lo))
 }
 
 // edge returns the value at fraction f of the axis.
 func (a axis) edge(f float64) float64 {
-	if a.log {
-		return math.Exp(math.Log(a.lo) + f*(math.Log(a.hi)-math.Log(a.lo)))
-	}
-	return a.lo + f*(a.hi-a.lo)
+	return a.inv(a.t(a.lo) + f*(a.t(a.hi)-a.t(a.lo)))
 }
 
-// newHistogram draws a distribution of durations: on a log axis when its
-// values are positive and span more than histLogRatio (failover times
-// from milliseconds to minutes), otherwise on a linear one with a bin edge
-// at zero (a P1 margin, where below zero is an overlap); bins of equal
-// width on that axis; the p50 and p99 marked; and ticks at round values.
+// newAxis chooses the axis for the values of h: log when they are
+// positive and span more than histLogRatio, symlog when they have both
+// signs and the median lies close to zero compared with the extremes
+// (linear within ±c, c the power of ten below the 10th percentile's
+// magnitude, so that the bulk spreads out), otherwise linear. An axis with both signs has a bin edge at
+// zero, so that a bin is either below zero (an overlap, for a margin) or
+// not.
+func newAxis(h dist.Histogram, x0, w float64) axis {
+	lo, hi, mid := h.Min().Seconds(), h.Max().Seconds(), h.Quantile(0.5).Seconds()
+	a := axis{lo: lo, hi: hi, x0: x0, w: w, kind: "linear"}
+	if hi == lo { // one value: a bin around it
+		a.lo, a.hi = lo-math.Max(math.Abs(lo)*0.1, 1e-6), hi+math.Max(math.Abs(hi)*0.1, 1e-6)
+		return a
+	}
+	spread := math.Max(math.Abs(lo), math.Abs(hi))
+	switch {
+	case lo > 0 && hi/lo >= histLogRatio:
+		a.kind = "log"
+		return a
+	case lo < 0 && math.Abs(mid) > 0 && spread/math.Abs(mid) >= histLogRatio:
+		typical := math.Abs(h.Quantile(0.1).Seconds())
+		if typical == 0 || typical > math.Abs(mid) {
+			typical = math.Abs(mid)
+		}
+		a.kind, a.c = "symlog", math.Pow(10, math.Floor(math.Log10(typical)))
+	}
+	if a.lo < 0 && a.hi > 0 {
+		width := (a.t(a.hi) - a.t(a.lo)) / histMaxBins
+		a.lo = a.inv(math.Floor(a.t(a.lo)/width) * width)
+	}
+	return a
+}
+
+// newHistogram draws a distribution of durations on the axis newAxis
+// chooses (failover times from milliseconds to minutes on a log axis, P1
+// margins around zero on a symlog one), in bins of equal width on that
+// axis, with the p50 and p99 marked and ticks at round values.
 func newHistogram(title string, h dist.Histogram) histogram {
 	v := histogram{Title: title, Width: histWidth, Height: histHeight, Count: h.Count(),
 		PlotX: histLeft, PlotY: histHeight - histBottom, PlotW: histWidth - histLeft - histRight,
@@ -84,20 +133,8 @@ func newHistogram(title string, h dist.Histogram) histogram {
 	if h.Count() == 0 {
 		return v
 	}
-	lo, hi := h.Min().Seconds(), h.Max().Seconds()
-	a := axis{lo: lo, hi: hi, x0: v.PlotX, w: v.PlotW, log: lo > 0 && hi/lo >= histLogRatio}
-	if hi == lo { // one value: a bin around it
-		a.lo, a.hi = lo-math.Max(math.Abs(lo)*0.1, 1e-6), hi+math.Max(math.Abs(hi)*0.1, 1e-6)
-	}
-	if !a.log && a.lo < 0 && a.hi > 0 {
-		// a bin edge at zero, so that a bin is either an overlap or not
-		width := (a.hi - a.lo) / histMaxBins
-		a.lo = math.Floor(a.lo/width) * width
-	}
-	v.Scale = "linear"
-	if a.log {
-		v.Scale = "log"
-	}
+	a := newAxis(h, v.PlotX, v.PlotW)
+	v.Scale = a.kind
 	counts := make([]int64, histMaxBins)
 	for _, b := range h.Buckets() {
 		mid := (b.Lo + (b.Hi-b.Lo)/2).Seconds()
@@ -133,10 +170,10 @@ func clampX(a axis, v float64) float64 {
 	return min(max(a.x(v), a.x0), a.x0+a.w)
 }
 
-// ticks returns round values along the axis: 1, 2 and 5 times powers of
-// ten on a log axis (1 and 3 times beyond two decades, only the powers
-// beyond four), and
-// about five steps of niceStep on a linear one.
+// ticks returns round values along the axis: on a log axis 1, 2 and 5
+// times powers of ten (1 and 3 times beyond two decades, only the powers
+// beyond four); on a symlog axis zero and the powers of ten from c, with
+// both signs; on a linear one about five steps of niceStep.
 func ticks(a axis) []histLabel {
 	var out []histLabel
 	add := func(v float64) {
@@ -144,7 +181,8 @@ func ticks(a axis) []histLabel {
 			out = append(out, histLabel{X: a.x(v), Label: formatTick(v)})
 		}
 	}
-	if a.log {
+	switch a.kind {
+	case "log":
 		mults := []float64{1, 2, 5}
 		switch decades := math.Log10(a.hi / a.lo); {
 		case decades > 4:
@@ -156,6 +194,19 @@ func ticks(a axis) []histLabel {
 			for _, m := range mults {
 				add(m * math.Pow(10, p))
 			}
+		}
+		return out
+	case "symlog":
+		var pows []float64
+		for p := a.c * 10; p <= math.Max(-a.lo, a.hi); p *= 10 {
+			pows = append(pows, p)
+		}
+		for i := len(pows) - 1; i >= 0; i-- {
+			add(-pows[i])
+		}
+		add(0)
+		for _, p := range pows {
+			add(p)
 		}
 		return out
 	}

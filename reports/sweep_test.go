@@ -85,7 +85,7 @@ func TestWriteSweepText(t *testing.T) {
 			"P5     swarm: 1 seed: 7",
 			"limit  swarm: 1 seed: 40",
 			"simrun run --scenario swarm --seed 7 --impl mutant/no-fencing",
-			"report: failures/swarm-seed-7",
+			"report: failures/swarm-seed-7/report.html (in the --out directory)",
 			"... 3 more failing runs",
 			"Unknown               2 runs (verdicts: P3 2); unknown is never a pass",
 			"       2  P3 linearizability: timed out after Ns",
@@ -184,6 +184,7 @@ func TestNewHistogram(t *testing.T) {
 		{"one value", hist(2, 2, 2), 1, 0, "linear", []string{"1.8s", "1.9s", "2s", "2.1s", "2.2s"}},
 		{"spread", hist(1, 2, 3, 4, 5, 6, 7, 8, 9), 9, 0, "linear", []string{"2s", "4s", "6s", "8s"}},
 		{"zero is a bin edge", hist(-1, -0.5, 0.5, 1, 2), 5, 2, "linear", []string{"-1s", "0", "1s", "2s"}},
+		{"symlog around zero", hist(-0.9, 0.05, 0.08, 0.1, 0.1, 0.12, 12), 5, 1, "symlog", []string{"-1s", "-100ms", "0", "100ms", "1s", "10s"}},
 		{"decades on a log axis", hist(many...), histMaxBins, 0, "log", []string{"1ms", "3ms", "10ms", "30ms", "100ms", "300ms", "1s", "3s"}},
 	}
 	for _, tt := range tests {

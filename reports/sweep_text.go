@@ -162,7 +162,7 @@ func (o TextOptions) writeFailures(t *textWriter, s sweep.Summary) {
 		t.printf("  %s seed %d [%s] %s\n", f.Scenario, f.Seed, strings.Join(f.Properties, ","), f.Detail)
 		t.printf("      %s\n", o.paint(ansiBold, f.Replay))
 		if f.Dir != "" {
-			t.printf("      report: %s\n", f.Dir)
+			t.printf("      report: %s/report.html (in the --out directory)\n", f.Dir)
 		}
 	}
 	if more := max(0, len(s.Failures)-maxTextFailures) + s.FailuresOmitted; more > 0 {
