@@ -12,7 +12,7 @@ func Example() {
 	code := run([]string{"sweep", "--seeds", "5-2"}, os.Stdout, os.Stdout)
 	fmt.Println("exit", code)
 	// Output:
-	// simrun: --seeds: seeds 5-2: the last seed is below the first
+	// simrun: --seeds: seeds 5-2: the last seed is below the first (or random, random:N)
 	// Run 'simrun sweep --help' for usage.
 	// exit 2
 }

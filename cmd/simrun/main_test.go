@@ -225,7 +225,7 @@ func TestReplay(t *testing.T) {
 			dir := filepath.Join(t.TempDir(), "run")
 			args := []string{"run", "--scenario", "partition-heal", "--seed", "4", "--out", dir}
 			if withSchedule {
-				schedule := writeFile(t, "s.json", `{"version": 1, "heal_at": "90s", "events": [{"at": "10s", "kind": "isolate", "node": "h2"}, {"at": "30s", "kind": "heal"}]}`)
+				schedule := writeFile(t, "s.json", `{"version": 1, "heal_at": "90s", "events": [{"at": "10s", "kind": "isolate", "node": "h1"}, {"at": "30s", "kind": "heal"}]}`)
 				args = append(args, "--schedule", schedule)
 			}
 			require.Equal(t, exitOK, simrun(t, args...).code)

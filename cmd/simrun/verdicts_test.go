@@ -229,3 +229,19 @@ func TestSweepFinalProgressLine(t *testing.T) {
 	require.Equal(t, exitOK, r.code, r.stderr)
 	assert.True(t, strings.HasSuffix(r.stderr, "sweep: 4/4 runs, 0 failing\n"), "stderr: %q", r.stderr)
 }
+
+// A run whose premise did not happen (the isolation missed the holder) is
+// unknown: exit 1 by default, naming why, and 0 only with --unknown=pass.
+func TestRunUnknownPolicy(t *testing.T) {
+	schedule := writeFile(t, "s.json", `{"version": 1, "heal_at": "90s", "events": [{"at": "10s", "kind": "isolate", "node": "h2"}, {"at": "30s", "kind": "heal"}]}`)
+	args := []string{"run", "--scenario", "partition-heal", "--seed", "4", "--schedule", schedule}
+	r := simrun(t, args...)
+	assert.Equal(t, exitViolated, r.code, "unknown is never a pass: %s", r.stdout)
+	assert.Contains(t, r.stderr, "unknown: ")
+	assert.Contains(t, r.stderr, "the story did not happen")
+	assert.Contains(t, r.stderr, "--unknown=pass")
+
+	r = simrun(t, append(args, "--unknown=pass")...)
+	assert.Equal(t, exitOK, r.code, r.stderr)
+	assert.Empty(t, r.stderr)
+}
