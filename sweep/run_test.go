@@ -220,3 +220,16 @@ func TestRunRejectsBadConfig(t *testing.T) {
 		})
 	}
 }
+
+// A harness bug stops the sweep with an error, never a verdict on the
+// implementation.
+func TestRunStopsAtAHarnessBug(t *testing.T) {
+	disarm := scenarios.InjectHarnessFault()
+	defer disarm()
+	s, err := sweep.Run(context.Background(), sweep.Config{Scenarios: fastScenarios()[:1], Seeds: sweep.Seeds{First: 1, Last: 20}, Parallel: 2})
+	var hp *scenarios.HarnessPanic
+	require.ErrorAs(t, err, &hp)
+	assert.Contains(t, err.Error(), "scenario kleppmann-gc-pause seed")
+	assert.True(t, s.Partial)
+	assert.Empty(t, s.Failures, "nothing is blamed on the implementation")
+}
