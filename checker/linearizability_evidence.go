@@ -3,11 +3,13 @@ package checker
 import (
 	"bytes"
 	"cmp"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/anishathalye/porcupine"
@@ -262,7 +264,7 @@ func (l *linHistory) inner(state any, k lease.Kind) any {
 func (l *linHistory) visualize(info porcupine.LinearizationInfo, dir string) (string, error) {
 	info.AddAnnotations(l.annotations())
 	path := filepath.Join(dir, "linearizability.html")
-	if err := writeVisualization(l.model, info, path); err != nil {
+	if err := writeVisualization(l.model, info, l.clients, path); err != nil {
 		return "", fmt.Errorf("linearizability.html not written: %w", err)
 	}
 	return path, nil
@@ -271,7 +273,8 @@ func (l *linHistory) visualize(info porcupine.LinearizationInfo, dir string) (st
 // writeVisualization renders porcupine's page in memory and puts it at
 // path atomically (fsync and rename, through renameio), so a reader never
 // sees half a page and a failed rendering leaves no file behind.
-func writeVisualization(m porcupine.Model, info porcupine.LinearizationInfo, path string) error {
+// clients are the node names of the operations' rows, by ClientId.
+func writeVisualization(m porcupine.Model, info porcupine.LinearizationInfo, clients []string, path string) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return fmt.Errorf("creating its folder: %w", err)
 	}
@@ -279,10 +282,60 @@ func writeVisualization(m porcupine.Model, info porcupine.LinearizationInfo, pat
 	if err := porcupine.Visualize(m, info, &page); err != nil {
 		return fmt.Errorf("rendering it: %w", err)
 	}
-	if err := renameio.WriteFile(path, page.Bytes(), 0o644); err != nil {
+	if err := renameio.WriteFile(path, decorate(page.Bytes(), clients), 0o644); err != nil {
 		return fmt.Errorf("writing it: %w", err)
 	}
 	return nil
+}
+
+// The edits decorate makes to porcupine's page (v1.3.1): its title, a
+// header after <body>, and the row labels of its clients, which porcupine
+// draws as their ClientId (0, 1, ...) and which become node names.
+const (
+	porcupineTitle    = "<title>Porcupine</title>"
+	porcupineBody     = "<body>"
+	porcupineLabelTag = "i < realClients ? i.toString() : sortedTags[i - realClients]"
+	porcupineLabel    = "i < realClients ? i : sortedTags[i - realClients]"
+	clientLabel       = "i < realClients ? leasesimClient(i) : sortedTags[i - realClients]"
+)
+
+// visualizationHeader says what the page shows. The run's context
+// (scenario, seed, implementation, a link back to report.html) is added by
+// the reports package, which knows it.
+//
+// Porcupine's legend floats over the top of the page; the header starts
+// below it, and the operations follow the header.
+const visualizationHeader = `<style>.leasesim-top { margin-top: 42px } #canvas { margin-top: 12px }</style>
+<div class="leasesim-top">
+<header class="leasesim">
+<h1 style="font-size:20px;margin:0 0 4px">P3 linearizability: porcupine's view of the run</h1>
+<p style="margin:0;max-width:1100px;color:#444">Each row is a node calling the lease store or the fenced resource;
+a bar spans one operation, from its call to its return, in true time. Rows named <i>fault …</i> are the run's faults,
+<i>harness</i> marks the end of the fault phase and of the run (an operation whose reply never arrived ends there).
+Click an operation for porcupine's longest linearisation through it; red marks where none can continue.</p>
+</header>
+</div>
+`
+
+// decorate gives porcupine's page a title, a header and node names as row
+// labels. Should porcupine's page change so that an edit no longer
+// applies, that edit is skipped: the page stays porcupine's, and correct.
+func decorate(page []byte, clients []string) []byte {
+	names, err := json.Marshal(clients) // escapes <, > and &: safe inside <script>
+	if err != nil {
+		names = []byte("[]")
+	}
+	script := "<script>const leasesimClients = " + string(names) +
+		"; function leasesimClient(i) { return leasesimClients[i] ?? i.toString() }</script>\n"
+	s := string(page)
+	s = strings.Replace(s, porcupineTitle, "<title>P3 linearizability · leasesim</title>", 1)
+	if strings.Contains(s, porcupineLabelTag) && strings.Contains(s, porcupineLabel) {
+		s = strings.Replace(s, porcupineLabelTag, clientLabel, 1)
+		s = strings.Replace(s, porcupineLabel, clientLabel, 1)
+		s = strings.Replace(s, porcupineBody, porcupineBody+"\n"+script, 1)
+	}
+	s = strings.Replace(s, porcupineBody, porcupineBody+"\n"+visualizationHeader, 1)
+	return []byte(s)
 }
 
 // annotations are the run's faults, one row per node, and the heal phase

@@ -82,3 +82,38 @@ func TestP3EvidenceSpeaksTrueTime(t *testing.T) {
 		assert.NotContains(t, e, "grantor clock", "the fenced resource has no grantor clock")
 	}
 }
+
+// TestVisualisationNamesItsRows: the page has a title and a header that
+// say what it shows, and its rows are labelled with node names, not
+// porcupine's client numbers.
+func TestVisualisationNamesItsRows(t *testing.T) {
+	dir := t.TempDir()
+	h := linHistoryOf(linGrant("h1", span{0, 0.1, 0.2}, 1, 0, ""), linGrant("h2", span{2, 3, 4}, 2, 0, ""))
+	r := Linearizability(h, Options{OutDir: dir})
+	require.Equal(t, Violated, r.Status)
+	b, err := os.ReadFile(r.Artifact)
+	require.NoError(t, err)
+	page := string(b)
+	for _, tc := range []struct {
+		name, text string
+		want       bool
+	}{
+		{"porcupine's title is gone", "<title>Porcupine</title>", false},
+		{"the title names the property", "<title>P3 linearizability · leasesim</title>", true},
+		{"a header says what the page shows", "P3 linearizability: porcupine's view of the run", true},
+		{"the rows' node names", `const leasesimClients = ["h1","h2"]`, true},
+		{"row labels come from the node names", clientLabel, true},
+		{"no row is labelled by number", porcupineLabel, false},
+		{"no row width is measured by number", porcupineLabelTag, false},
+	} {
+		assert.Equal(t, tc.want, strings.Contains(page, tc.text), tc.name)
+	}
+}
+
+func TestDecorateLeavesAnUnknownPageWhole(t *testing.T) {
+	page := "<html><head><title>Other</title></head><body><script>draw(i)</script></body></html>"
+	got := string(decorate([]byte(page), []string{"h1"}))
+	assert.NotContains(t, got, "leasesimClients", "no label script where there are no labels to change")
+	assert.Contains(t, got, "<title>Other</title>")
+	assert.Contains(t, got, "P3 linearizability: porcupine's view of the run")
+}

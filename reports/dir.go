@@ -31,6 +31,8 @@ const (
 // linearizability.html only when this run's P3 result names it as its
 // artifact, and a linearizability.html that an earlier run left in dir is
 // removed, so a passing run never shows an old failure's visualisation.
+// This run's linearizability.html gets the run's context at its top
+// (scenario, seed, implementation, property, a link back to report.html).
 func WriteRunDir(dir string, run Run, out *scenarios.Outcome) ([]string, error) {
 	if out == nil || out.History == nil {
 		return nil, errors.New("reports: run directory needs the run's outcome and history")
@@ -47,7 +49,10 @@ func WriteRunDir(dir string, run Run, out *scenarios.Outcome) ([]string, error) 
 	if err != nil {
 		return nil, err
 	}
-	if own {
+	if own >= 0 {
+		if err := addRunContext(filepath.Join(dir, LinearizableFile), run, run.Properties[own]); err != nil {
+			return nil, err
+		}
 		files = append(files, fileLink{Name: LinearizableFile, Href: LinearizableFile,
 			Note: "porcupine's visualisation of the linearizability check"})
 	}
@@ -59,20 +64,21 @@ func WriteRunDir(dir string, run Run, out *scenarios.Outcome) ([]string, error) 
 	})
 }
 
-// ownLinearizability reports whether dir's linearizability.html is this
-// run's: a property result names it as its artifact. If it is not, a file
-// of that name left in dir by an earlier run is removed.
-func ownLinearizability(dir string, results []checker.Result) (bool, error) {
+// ownLinearizability returns the index of the property result that names
+// dir's linearizability.html as its artifact: the file is this run's. If
+// none does (-1), a file of that name left in dir by an earlier run is
+// removed.
+func ownLinearizability(dir string, results []checker.Result) (int, error) {
 	path := filepath.Join(dir, LinearizableFile)
-	for _, r := range results {
+	for i, r := range results {
 		if r.Artifact != "" && samePath(r.Artifact, path) {
-			return true, nil
+			return i, nil
 		}
 	}
 	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return false, fmt.Errorf("reports: removing an earlier run's %s: %w", LinearizableFile, err)
+		return -1, fmt.Errorf("reports: removing an earlier run's %s: %w", LinearizableFile, err)
 	}
-	return false, nil
+	return -1, nil
 }
 
 // samePath reports whether a and b name the same file, comparing their
