@@ -15,6 +15,8 @@ import (
 
 	"github.com/leasesim/leasesim/faults"
 	"github.com/leasesim/leasesim/internal/repro"
+	"github.com/leasesim/leasesim/mutants"
+	"github.com/leasesim/leasesim/scenarios"
 )
 
 // assertSelfContained checks that a page loads nothing from anywhere: no
@@ -180,4 +182,44 @@ func TestReportShowsTheReproductionLine(t *testing.T) {
 	}
 	assert.Equal(t, out.ReplayCommand(), run.Replay)
 	assert.True(t, strings.HasPrefix(run.Replay, repro.Program()+" run "), run.Replay)
+}
+
+// TestLinearizabilityPageHasTheRunsContext: a failing run's
+// linearizability.html says which run and property it shows and links
+// back to report.html; writing the directory again keeps one such bar.
+func TestLinearizabilityPageHasTheRunsContext(t *testing.T) {
+	dir := t.TempDir()
+	impl, err := mutants.Lookup("mutant/unfenced-resource")
+	require.NoError(t, err)
+	opts := scenarios.Options{Impl: impl}
+	opts.Check.OutDir = dir
+	out, err := scenarios.Execute(scenarios.KleppmannGCPause(), 1, opts)
+	require.NoError(t, err)
+	run := NewRun(out, testWall)
+	for range 2 {
+		_, err = WriteRunDir(dir, run, out)
+		require.NoError(t, err)
+	}
+	b, err := os.ReadFile(filepath.Join(dir, LinearizableFile))
+	require.NoError(t, err)
+	page := string(b)
+	for _, want := range []string{
+		`<a href="report.html">← report.html</a>`,
+		"scenario <b>kleppmann-gc-pause</b>", "seed <b>1</b>", "implementation <b>mutant/unfenced-resource</b>",
+		"property <b>P3 linearizability</b>: VIOLATED",
+		"<title>P3 linearizability · kleppmann-gc-pause seed 1 · leasesim</title>",
+		`const leasesimClients = ["h1","h2"]`,
+	} {
+		assert.Contains(t, page, want)
+	}
+	assert.Equal(t, 1, strings.Count(page, `class="leasesim-run"`), "one context bar, however often the directory is written")
+}
+
+func TestReportFaultTableUsesTheOneTimeFormat(t *testing.T) {
+	run, out := kleppmann(t)
+	var buf bytes.Buffer
+	require.NoError(t, WriteRunHTML(&buf, run, out))
+	assert.Contains(t, buf.String(), `<td class="num">3.007562s</td><td>pause</td>`)
+	assert.Contains(t, buf.String(), "h1 hit failpoint before-write: pause at 3.007562s</title>", "the timeline's titles too")
+	assert.Contains(t, buf.String(), "last action under the token: 3.007562s</title>")
 }
