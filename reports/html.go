@@ -252,7 +252,7 @@ func violationViews(run Run, out *scenarios.Outcome) []violationView {
 func faultViews(log []sim.FaultRecord) []faultView {
 	views := make([]faultView, len(log))
 	for i, f := range log {
-		views[i] = faultView{At: f.At.String(), Kind: f.Kind.String(), Node: f.Node, Peer: f.Peer,
+		views[i] = faultView{At: formatTime(f.At), Kind: f.Kind.String(), Node: f.Node, Peer: f.Peer,
 			Value: faultValue(f), Detail: f.Detail}
 	}
 	return views

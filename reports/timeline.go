@@ -226,9 +226,9 @@ func grantLabel(g grant) string { return fmt.Sprintf("%s #%d", g.Resource, g.Tok
 func beliefTitle(b history.Belief) string {
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "%s believed it held %s\n%s – %s (%s)\nended: %s",
-		b.Holder, grantLabel(grant{b.Resource, b.Token}), b.Start, b.End, b.End.Sub(b.Start), b.Reason)
+		b.Holder, grantLabel(grant{b.Resource, b.Token}), formatTime(b.Start), formatTime(b.End), b.End.Sub(b.Start), b.Reason)
 	if b.LastAct >= 0 {
-		fmt.Fprintf(&sb, "\nlast action under the token: %s", b.LastAct)
+		fmt.Fprintf(&sb, "\nlast action under the token: %s", formatTime(b.LastAct))
 	}
 	return sb.String()
 }
@@ -266,7 +266,7 @@ func timelineLines(run Run, h *history.History, scale timeScale) []vline {
 	})
 	var last *vline
 	for _, v := range violations {
-		title := fmt.Sprintf("%s violated at %s\n%s", v.Property, v.At, v.Detail)
+		title := fmt.Sprintf("%s violated at %s\n%s", v.Property, formatTime(v.At), v.Detail)
 		for _, e := range v.Evidence {
 			title += "\n" + e
 		}

@@ -65,7 +65,7 @@ func addFaultShades(lanes []lane, index map[string]int, out *scenarios.Outcome, 
 		}
 	}
 	for _, w := range h.Faults {
-		span := fmt.Sprintf("%s – %s", w.Start, w.End)
+		span := fmt.Sprintf("%s – %s", formatTime(w.Start), formatTime(w.End))
 		switch w.Kind {
 		case sim.FaultPause:
 			on(w.Node, w, "f-pause", fmt.Sprintf("%s paused (frozen: no timers, no messages)\n%s (%s)", w.Node, span, w.End.Sub(w.Start)), "pause "+roundDuration(w.End.Sub(w.Start)))
@@ -96,9 +96,9 @@ func addFaultShades(lanes []lane, index map[string]int, out *scenarios.Outcome, 
 		case sim.FaultLink:
 			on(w.Node, w, "f-link", fmt.Sprintf("link %s → %s: %s\n%s", w.Node, w.Peer, w.Detail, span), "")
 		case sim.FaultStep:
-			on(w.Node, w, "i-step", fmt.Sprintf("%s wall clock stepped by %s at %s", w.Node, time.Duration(values.of(w)), w.Start), "")
+			on(w.Node, w, "i-step", fmt.Sprintf("%s wall clock stepped by %s at %s", w.Node, time.Duration(values.of(w)), formatTime(w.Start)), "")
 		case sim.FaultFailpointHit:
-			on(w.Node, w, "i-failpoint", fmt.Sprintf("%s hit failpoint %s at %s", w.Node, w.Detail, w.Start), "")
+			on(w.Node, w, "i-failpoint", fmt.Sprintf("%s hit failpoint %s at %s", w.Node, w.Detail, formatTime(w.Start)), "")
 		default:
 			on(w.Node, w, "f-other", fmt.Sprintf("%s %s %s\n%s", w.Kind, w.Node, w.Detail, span), "")
 		}

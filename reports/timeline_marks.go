@@ -179,8 +179,8 @@ func opTitle(o history.Op, kind string) string {
 	}
 	reply := "reply lost"
 	if o.Returned() {
-		reply = "reply " + o.Return.String()
+		reply = "reply " + formatTime(o.Return)
 	}
-	fmt.Fprintf(&sb, "\nsent %s · processed %s · %s", o.Call, o.Processed, reply)
+	fmt.Fprintf(&sb, "\nsent %s · processed %s · %s", formatTime(o.Call), formatTime(o.Processed), reply)
 	return sb.String()
 }
