@@ -114,7 +114,7 @@ func ExampleTextOptions_WriteSweepText() {
 		Failures: []sweep.Failure{{Scenario: "kleppmann-gc-pause", Seed: 3, Properties: []string{"P2"},
 			Detail: "P2 fencing: a stale write was accepted",
 			Replay: "simrun run --scenario kleppmann-gc-pause --seed 3 --impl mutant/no-fencing"}},
-		ByProperty: map[string]map[string][]uint64{"P2": {"kleppmann-gc-pause": {3}}},
+		ByProperty: map[string]map[string]sweep.SeedSet{"P2": {"kleppmann-gc-pause": sweep.SeedSetOf(3)}},
 	}
 	var buf bytes.Buffer
 	if err := (reports.TextOptions{}).WriteSweepText(&buf, s); err != nil {
