@@ -1,0 +1,225 @@
+package leasewire
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"slices"
+
+	"github.com/leasesim/leasesim/history"
+	"github.com/leasesim/leasesim/lease"
+)
+
+// The lease-store specifications leasesim's protocol declares, as a
+// header's spec names them.
+const (
+	// SpecLeaseStore is leasesim's lease store with its own expiry policy:
+	// the grantor holds a lease for TTL×(1+rho) (lease.SplitGrantorHolds).
+	SpecLeaseStore = "lease-store"
+	// SpecLeaseStoreExactTTL is the lease store whose grantor expires a
+	// lease at exactly its TTL, as Redis PX does, while the holder budgets
+	// 2×rho (lease.SplitHolderBudgets).
+	SpecLeaseStoreExactTTL = "lease-store/exact-ttl"
+)
+
+// Specs are the specification names Split accepts, in order.
+var Specs = []string{SpecLeaseStore, SpecLeaseStoreExactTTL}
+
+// Spec returns the specification name of a drift split.
+func Spec(s lease.DriftSplit) string {
+	if s == lease.SplitHolderBudgets {
+		return SpecLeaseStoreExactTTL
+	}
+	return SpecLeaseStore
+}
+
+// Split returns the drift split a specification name declares.
+func Split(spec string) (lease.DriftSplit, error) {
+	switch spec {
+	case SpecLeaseStore:
+		return lease.SplitGrantorHolds, nil
+	case SpecLeaseStoreExactTTL:
+		return lease.SplitHolderBudgets, nil
+	}
+	return 0, fmt.Errorf("%q is not a specification leasesim's checkers judge (want %q or %q)", spec,
+		SpecLeaseStore, SpecLeaseStoreExactTTL)
+}
+
+// Meta is what a run knows about itself beyond its in-memory history: what
+// produced it and how exactly it can be reproduced, and the names the
+// header lists.
+type Meta struct {
+	// Producer names what recorded the history; empty means "leasesim
+	// event host".
+	Producer string
+	// Spec is the lease store's specification; empty means the one the
+	// history's lease configuration declares (Spec(Config.DriftSplit)).
+	Spec string
+	// Determinism is how exactly the run can be reproduced; empty means
+	// history.Exact.
+	Determinism history.Determinism
+	// Scenario and Seed identify a simulated run; both optional.
+	Scenario string
+	Seed     uint64
+	// Holders and Resources are the holders the run started and the
+	// resources they leased; nil means those the history names (the
+	// clients that asked for a lease, the believers and the workers; the
+	// resources of their operations and beliefs).
+	Holders, Resources []string
+}
+
+// DefaultProducer is the producer of a history written without one.
+const DefaultProducer = "leasesim event host"
+
+// WriteHistory writes h as a history file: the header, every event, the
+// end record. meta is optional (at most one); see Meta for its defaults.
+// Writing it again gives the same bytes, and ReadHistory reads back what
+// the checkers read in h.
+func WriteHistory(w io.Writer, h *history.History, meta ...Meta) error {
+	if len(meta) > 1 {
+		return fmt.Errorf("leasewire: WriteHistory takes at most one Meta, got %d", len(meta))
+	}
+	var m Meta
+	if len(meta) == 1 {
+		m = meta[0]
+	}
+	head, events, end := Events(h, m)
+	wr, err := history.NewWriter(w, head)
+	if err != nil {
+		return fmt.Errorf("leasewire: header: %w", err)
+	}
+	for _, e := range events {
+		if err := wr.Write(e); err != nil {
+			return fmt.Errorf("leasewire: %s record: %w", e.Type(), err)
+		}
+	}
+	if err := wr.End(end); err != nil {
+		return fmt.Errorf("leasewire: end record: %w", err)
+	}
+	return nil
+}
+
+// Events returns h as the schema's records: the header, the events
+// (operations, beliefs, units, tasks, effects, sightings, faults,
+// premises, then the write and checkpoint records Derived from the
+// operations), and the end record.
+func Events(h *history.History, m Meta) (history.Header, []history.Event, history.RunEnd) {
+	cfg := h.Config
+	head := history.Header{Version: history.SchemaVersion, Producer: m.Producer, Spec: m.Spec,
+		Determinism: m.Determinism, Scenario: m.Scenario, Seed: m.Seed,
+		Lease: history.Lease{TTL: cfg.TTL, RhoPPB: int64(math.Round(cfg.Rho * 1e9)), RenewInterval: cfg.RenewInterval,
+			Margin: cfg.Margin, RequestTimeout: cfg.RequestTimeout, BackoffMax: cfg.BackoffMax,
+			TTLMin: cfg.TTLMin, TTLMax: cfg.TTLMax},
+		LeaseServers: nonEmpty(h.Grantor), FencedServers: nonEmpty(h.Resource),
+		Holders: m.Holders, Resources: m.Resources, Contended: h.Contended,
+		Start: 0, Heal: history.Time(h.HealAt)}
+	if head.Producer == "" {
+		head.Producer = DefaultProducer
+	}
+	if head.Spec == "" {
+		head.Spec = Spec(cfg.DriftSplit)
+	}
+	if head.Determinism == "" {
+		head.Determinism = history.Exact
+	}
+	if head.Holders == nil {
+		head.Holders = holdersOf(h)
+	}
+	if head.Resources == nil {
+		head.Resources = resourcesOf(h)
+	}
+	ops := make([]history.Operation, len(h.Ops))
+	events := make([]history.Event, 0, len(h.Ops)+len(h.Beliefs)+len(h.Units)+len(h.Effects))
+	for i, op := range h.Ops {
+		ops[i] = Operation(op)
+		events = append(events, &ops[i])
+	}
+	for _, b := range h.Beliefs {
+		events = append(events, &history.BeliefInterval{Holder: b.Holder, Resource: b.Resource, Token: b.Token,
+			Start: history.Time(b.Start), End: history.Time(b.End), Reason: b.Reason,
+			LastAct: history.Time(b.LastAct), Inferred: b.Inferred})
+	}
+	for _, u := range h.Units {
+		events = append(events, &history.UnitDone{Task: u.Task, Index: u.Index, Worker: u.Worker, Token: u.Token,
+			At: history.Time(u.At)})
+	}
+	for _, t := range h.Tasks {
+		events = append(events, &history.TaskRecord{ID: t.ID, Units: t.Units, UnitTime: t.UnitTime,
+			Arrival: history.Time(t.Arrival), Done: history.Time(t.Done)})
+	}
+	for _, e := range h.Effects {
+		events = append(events, &history.SideEffect{From: e.From, Resource: e.Resource, ID: e.ID, At: history.Time(e.At)})
+	}
+	for _, s := range h.Sightings {
+		events = append(events, &history.RegistrationSighted{Reader: s.Reader, Key: s.Key, Owner: s.Owner,
+			At: history.Time(s.At)})
+	}
+	for _, f := range h.Faults {
+		events = append(events, &history.FaultWindow{Kind: f.Kind.String(), Nodes: nodesOf(f.Node, f.Peer),
+			Start: history.Time(f.Start), End: history.Time(f.End), Detail: f.Detail})
+	}
+	for _, p := range h.Premises {
+		events = append(events, &history.PremiseRecord{Name: p.Name, Held: p.Held, Detail: p.Detail})
+	}
+	events = append(events, Derived(ops, head.FencedServers)...)
+	end := history.RunEnd{At: history.Time(h.End), MaxDriftPPB: h.MaxDriftPPB, StoreSyncs: h.GrantorSyncs}
+	return head, events, end
+}
+
+// nonEmpty is [s], or nil for an empty s.
+func nonEmpty(s string) []string {
+	if s == "" {
+		return nil
+	}
+	return []string{s}
+}
+
+// nodesOf lists a fault window's nodes: its node, then its peer. A peer
+// without a node is listed as "" first, which the writer refuses: the
+// kernel never records one.
+func nodesOf(node, peer string) []string {
+	switch {
+	case peer != "":
+		return []string{node, peer}
+	case node != "":
+		return []string{node}
+	}
+	return nil
+}
+
+// holdersOf returns the holders a history names, sorted: the clients that
+// asked for a lease, the holders that believed, the workers.
+func holdersOf(h *history.History) []string {
+	var out []string
+	for _, op := range h.Ops {
+		if op.In.Kind == lease.KindAcquire {
+			out = append(out, op.Client)
+		}
+	}
+	for _, b := range h.Beliefs {
+		out = append(out, b.Holder)
+	}
+	for _, u := range h.Units {
+		out = append(out, u.Worker)
+	}
+	return sortedSet(out)
+}
+
+// resourcesOf returns the resources a history names, sorted.
+func resourcesOf(h *history.History) []string {
+	var out []string
+	for _, op := range h.Ops {
+		if op.In.Resource != "" && op.Server == h.Grantor {
+			out = append(out, op.In.Resource)
+		}
+	}
+	for _, b := range h.Beliefs {
+		out = append(out, b.Resource)
+	}
+	return sortedSet(append(out, h.Contended...))
+}
+
+func sortedSet(s []string) []string {
+	slices.Sort(s)
+	return slices.Compact(s)
+}
