@@ -92,7 +92,7 @@ func TestExclusivityEvidence(t *testing.T) {
 	v := r.Violations[0]
 	assert.Equal(t, at(5500), v.At)
 	assert.Contains(t, v.Detail, "h1 token 3 and h2 token 4")
-	assert.Contains(t, v.Evidence[0], "h1 believed \"lock\" token 3 from 1s to 6s (ended by deadline, last act 5.8s)")
+	assert.Contains(t, v.Evidence[0], "h1 believed \"lock\" token 3 from 1.000000s to 6.000000s (ended by deadline, last act 5.800000s)")
 	require.Len(t, v.Faults, 1, "the pause during h1's belief, not the later one")
 	assert.Equal(t, "h1", v.Faults[0].Node)
 	assert.Contains(t, r.Summary, "1 violation")
@@ -102,7 +102,7 @@ func TestExclusivityAssumptionSummary(t *testing.T) {
 	r := Exclusivity(newHistory().drift(30_000_000).
 		belief("h1", "lock", 1, at(0), at(5000)).
 		belief("h2", "lock", 2, at(4700), at(9000)).build())
-	assert.Contains(t, r.Summary, "drift 30000000 ppb exceeded rho 10000000 ppb")
+	assert.Contains(t, r.Summary, "drift +30000 ppm exceeded rho 10000 ppm")
 	assert.NotEmpty(t, r.Violations, "the overlaps stay as evidence")
 }
 

@@ -32,5 +32,5 @@ func ExampleLinearizability() {
 	fmt.Println(r.Violations[0].Detail)
 	// Output:
 	// P3 violated
-	// lease store "jobs": acquire(h2, ttl 5s) -> tok 2 @g=3s cannot be linearised: granted tok 2 to h2 at g=3s, but h1 holds tok 1 until g=5.1s
+	// lease store "jobs": acquire(h2, ttl 5s) -> tok 2 at grantor clock 3s cannot be linearised: granted tok 2 to h2 at grantor clock 3s, but h1 holds tok 1 until grantor clock 5.1s
 }

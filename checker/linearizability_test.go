@@ -133,7 +133,7 @@ func TestLinearizability(t *testing.T) {
 		{"renew after expiry succeeds", []history.Op{
 			linGrant("h1", span{0, 0.1, 0.2}, 1, 0, ""),
 			linToken(lease.KindRenew, "h1", span{5.1, 5.15, 5.2}, 1, ok),
-		}, Violated, `renew(h1, tok 1) -> ok @g=5.15s cannot be linearised: renew of tok 1 by h1 succeeded at g=5.15s, but tok 1 expired at g=5.15s`, secs(5.15)},
+		}, Violated, `renew(h1, tok 1) -> ok at grantor clock 5.15s cannot be linearised: renew of tok 1 by h1 succeeded at grantor clock 5.15s, but tok 1 expired at grantor clock 5.15s`, secs(5.15)},
 		{"release by a stale token succeeds while a newer holder exists", []history.Op{
 			linGrant("h1", span{0, 0.1, 0.2}, 1, 0, ""),
 			linGrant("h2", span{5.9, 6, 6.1}, 2, 0, ""),
@@ -142,11 +142,11 @@ func TestLinearizability(t *testing.T) {
 		{"two grants overlap in grantor time", []history.Op{
 			linGrant("h1", span{0, 0.1, 0.2}, 1, 0, ""),
 			linGrant("h2", span{2, 3, 4}, 2, 0, ""),
-		}, Violated, "granted tok 2 to h2 at g=3s, but h1 holds tok 1 until g=5.15s", secs(3)},
+		}, Violated, "granted tok 2 to h2 at grantor clock 3s, but h1 holds tok 1 until grantor clock 5.15s", secs(3)},
 		{"two concurrent grants overlap in grantor time", []history.Op{
 			linGrant("h1", span{0, 0.1, 2}, 1, 0, ""),
 			linGrant("h2", span{0, 0.2, 2}, 2, 0, ""),
-		}, Violated, "granted tok 2 to h2 at g=200ms, but h1 holds tok 1", secs(0.2)},
+		}, Violated, "granted tok 2 to h2 at grantor clock 200ms, but h1 holds tok 1", secs(0.2)},
 		{"token not increasing", []history.Op{
 			linGrant("h1", span{0, 0.1, 0.2}, 3, 0, ""),
 			linToken(lease.KindRelease, "h1", span{1, 1.1, 1.2}, 3, ok),
@@ -156,7 +156,7 @@ func TestLinearizability(t *testing.T) {
 			linGrant("h1", span{0, 0.1, 0.2}, 1, 0, ""),
 			linGrant("h2", span{5.9, 6, 6.1}, 2, 0, ""),
 			linCkpt("h1", span{6.5, 7, 7.5}, 1, "12", 9, ok),
-		}, Violated, `checkpoint "12" under tok 1 by h1 accepted at g=7s, but tok 1 is not the current tok 2 of h2`, secs(7)},
+		}, Violated, `checkpoint "12" under tok 1 by h1 accepted at grantor clock 7s, but tok 1 is not the current tok 2 of h2`, secs(7)},
 		{"grant hands over an older checkpoint", []history.Op{
 			linGrant("h1", span{0, 0.1, 0.2}, 1, 0, ""),
 			linCkpt("h1", span{1, 1.1, 1.2}, 1, "5", 1, ok),
@@ -166,7 +166,7 @@ func TestLinearizability(t *testing.T) {
 		{"grantor time goes backwards", []history.Op{
 			withG(linGrant("h1", span{0, 0.1, 0.2}, 1, 0, ""), 10),
 			withG(linHeld("h2", span{1, 1.1, 1.2}, "h1"), 5),
-		}, Violated, "grantor time went backwards: g=5s after g=10s", secs(1.1)},
+		}, Violated, "grantor time went backwards: grantor clock 5s after grantor clock 10s", secs(1.1)},
 		{"replies that never returned, legal", []history.Op{
 			linGrant("h1", span{0, 0.1, lost}, 1, 0, ""),
 			linGrant("h1", span{1, 1.1, 1.2}, 1, 0, ""),
@@ -179,7 +179,7 @@ func TestLinearizability(t *testing.T) {
 		{"a grant whose reply never returned still holds", []history.Op{
 			linGrant("h1", span{0, 0.1, lost}, 1, 0, ""),
 			linGrant("h2", span{1, 1.1, 1.2}, 2, 0, ""),
-		}, Violated, "granted tok 2 to h2 at g=1.1s, but h1 holds tok 1", secs(1.1)},
+		}, Violated, "granted tok 2 to h2 at grantor clock 1.1s, but h1 holds tok 1", secs(1.1)},
 		{"fenced register: a stale write accepted", []history.Op{
 			linWrite("h2", span{0, 0.1, 0.2}, 2, "b", ok, 2),
 			linWrite("h1", span{1, 1.1, 1.2}, 1, "a", ok, 1),
@@ -237,7 +237,7 @@ func TestLinearizabilityEvidenceNamesTheFaults(t *testing.T) {
 	assert.Equal(t, []faults.Window{pause}, v.Faults, "the faults active when the grantor granted")
 	assert.Equal(t, secs(3), v.At)
 	assert.Contains(t, v.Evidence[0], `acquire "lock" by h2`)
-	assert.Equal(t, "state before it: held by h1 tok 1 until 5.15s; g=100ms", v.Evidence[1])
+	assert.Equal(t, "state before it: held by h1 tok 1 until grantor clock 5.15s; grantor clock 100ms", v.Evidence[1])
 	assert.Contains(t, v.Evidence[3], `after: acquire "lock" by h1`)
 }
 
@@ -447,7 +447,7 @@ func TestLinearizabilityEqualReadings(t *testing.T) {
 	sameG := func(op history.Op) history.Op { return withG(op, 3) }
 	backlog := func(extra ...history.Op) *history.History {
 		ops := []history.Op{
-			// Processed (recorded) in this order, all at g=3s: the refusal
+			// Processed (recorded) in this order, all at grantor clock 3s: the refusal
 			// first, which is only legal after the grant.
 			sameG(linHeld("h2", span{1, 3, 3.1}, "h1")),
 			sameG(linGrant("h1", span{1, 3, 3.1}, 1, 0, "")),
