@@ -1,0 +1,111 @@
+package main
+
+import (
+	"bufio"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/leasesim/leasesim/checker"
+	"github.com/leasesim/leasesim/history"
+	"github.com/leasesim/leasesim/history/leasewire"
+	"github.com/leasesim/leasesim/internal/repro"
+	"github.com/leasesim/leasesim/reports"
+	"github.com/leasesim/leasesim/scenarios"
+	"github.com/leasesim/leasesim/sim"
+)
+
+type checkFlags struct {
+	spec, out string
+	json      bool
+	unknown   unknownPolicy
+}
+
+func (a *app) checkCommand() *cobra.Command {
+	var f checkFlags
+	cmd := &cobra.Command{
+		Use:   "check FILE [--spec NAME] [--json] [--out DIR] [--unknown fail|pass]",
+		Short: "judge a recorded history file (JSON lines) with the same checkers as run",
+		Long: "check reads a history file (the JSON-lines schema of package history: a header, events, an end\n" +
+			"record), strictly: bad input exits 2 naming the file, the line and the field. It runs the same\n" +
+			"checkers as simrun run on it and prints the same report, or with --json the run object. The\n" +
+			"lease store's specification is the header's spec, or --spec: " + strings.Join(leasewire.Specs, " or ") + ".\n" +
+			"--out writes run.json, report.html and the other report files.\n\n" + exitRuleHelp,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error { return a.checkFile(cmd, args[0], f) },
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.spec, "spec", "", "the lease store's specification, over the header's: "+strings.Join(leasewire.Specs, ", "))
+	fl.StringVar(&f.out, "out", "", "write the report files into this directory")
+	fl.BoolVar(&f.json, "json", false, "print the run as one JSON object")
+	addUnknownFlag(fl, &f.unknown)
+	return cmd
+}
+
+// checkFile judges the history in file.
+func (a *app) checkFile(cmd *cobra.Command, file string, f checkFlags) error {
+	h, meta, err := readHistoryFile(file)
+	if err != nil {
+		return usageErr(cmd, err)
+	}
+	spec := meta.Spec
+	if f.spec != "" {
+		spec = f.spec
+	}
+	if spec == "" {
+		return usagef(cmd, "--spec: %s names no specification in its header: give --spec %s", file,
+			strings.Join(leasewire.Specs, " or --spec "))
+	}
+	if h.Config.DriftSplit, err = leasewire.Split(spec); err != nil {
+		return usagef(cmd, "--spec: %w", err)
+	}
+	opts := checker.Options{OutDir: f.out}
+	if f.out != "" {
+		if err := os.MkdirAll(f.out, 0o755); err != nil {
+			return usagef(cmd, "--out: %w", err)
+		}
+	}
+	start := time.Now()
+	out := &scenarios.Outcome{Scenario: meta.Scenario, Impl: meta.Producer, Seed: meta.Seed,
+		Sim: sim.Result{Now: h.End}, Faults: faultLog(h), History: h}
+	if out.Scenario == "" {
+		out.Scenario = file
+	}
+	out.Checks = checker.Check(h, opts)
+	out.Metrics = checker.Measure(h)
+	out.Coverage = checker.Cover(h)
+	run := reports.NewRun(out, time.Since(start))
+	args := []string{"check", file}
+	if f.spec != "" {
+		args = append(args, "--spec", f.spec)
+	}
+	run.Replay = repro.Simrun(args...)
+	run.TraceHash, run.Acceleration = "none", 0 // a file has no kernel trace, and checking is no simulation
+	if err := a.showRun(run, out, f.json, f.out); err != nil {
+		return err
+	}
+	return runVerdict(run, f.unknown)
+}
+
+// readHistoryFile reads a history file through leasesim's protocol
+// adapter. Every error is bad input and names the file.
+func readHistoryFile(file string) (*history.History, leasewire.Meta, error) {
+	fh, err := os.Open(file)
+	if err != nil {
+		return nil, leasewire.Meta{}, err
+	}
+	defer fh.Close()
+	return leasewire.ReadHistory(bufio.NewReader(fh), file)
+}
+
+// faultLog returns the fault log a report counts, one record per fault
+// window (a file has windows, not the kernel's log).
+func faultLog(h *history.History) []sim.FaultRecord {
+	log := make([]sim.FaultRecord, len(h.Faults))
+	for i, w := range h.Faults {
+		log[i] = sim.FaultRecord{At: w.Start, Kind: w.Kind, Node: w.Node, Peer: w.Peer, Detail: w.Detail}
+	}
+	return log
+}
