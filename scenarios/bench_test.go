@@ -1,6 +1,7 @@
 package scenarios_test
 
 import (
+	"runtime"
 	"testing"
 
 	"github.com/leasesim/leasesim/checker"
@@ -9,7 +10,10 @@ import (
 
 // BenchmarkScenario runs each built-in scenario, seed after seed, and
 // reports its acceleration (simulated seconds per wall second), with the
-// checkers and without them, so the cost of checking shows as a ratio.
+// checkers and without them, so the cost of checking shows as a ratio. It
+// also reports the cost per kernel event (ns/event, allocs/event,
+// B/event), which internal/benchratio sets against the kernel's own event
+// measured in the same run.
 func BenchmarkScenario(b *testing.B) {
 	for _, sc := range scenarios.Catalog() {
 		for _, mode := range []struct {
@@ -23,6 +27,8 @@ func BenchmarkScenario(b *testing.B) {
 				b.ReportAllocs()
 				var events uint64
 				seed := uint64(0)
+				var before runtime.MemStats
+				runtime.ReadMemStats(&before)
 				for b.Loop() {
 					seed++
 					out, err := scenarios.Execute(sc, seed, mode.opts)
@@ -31,10 +37,17 @@ func BenchmarkScenario(b *testing.B) {
 					}
 					events += out.Sim.Events
 				}
+				var after runtime.MemStats
+				runtime.ReadMemStats(&after)
 				wall := b.Elapsed().Seconds()
 				b.ReportMetric(float64(b.N)*sc.Duration.Seconds()/wall, "acceleration")
 				b.ReportMetric(float64(events)/wall, "events/s")
 				b.ReportMetric(float64(b.N)/wall, "seeds/s")
+				if events > 0 {
+					b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(events), "ns/event")
+					b.ReportMetric(float64(after.Mallocs-before.Mallocs)/float64(events), "allocs/event")
+					b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/float64(events), "B/event")
+				}
 			})
 		}
 	}

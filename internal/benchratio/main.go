@@ -42,6 +42,10 @@ const (
 	swarmChecked   = "Scenario/swarm/checked"
 	swarmUnchecked = "Scenario/swarm/unchecked"
 	linearize100k  = "Linearizability100k"
+	// The same lease workload on leasesim and as plain goroutines under
+	// testing/synctest (./scenarios).
+	leaseSim      = "LeaseWorkload/leasesim"
+	leaseSynctest = "LeaseWorkload/synctest"
 )
 
 // results maps a benchmark name (without "Benchmark" and the -GOMAXPROCS
@@ -164,7 +168,33 @@ func ratioRows(r results) []row {
 		}
 		rows = append(rows, row{name: "kernel message storm", value: value})
 	}
-	return append(rows, checkingRows(r)...)
+	rows = append(rows, checkingRows(r)...)
+	return append(rows, perEventRows(r, kernel, haveKernel)...)
+}
+
+// perEventRows reports what one kernel event of the default scenario costs,
+// checked, against the kernel's own event measured in the same run, and
+// leasesim against the same lease workload under testing/synctest.
+func perEventRows(r results, kernel float64, haveKernel bool) []row {
+	var rows []row
+	if ns, ok := r.metric(swarmChecked, "ns/event"); ok && haveKernel && kernel > 0 {
+		ratio := ns / kernel
+		rows = append(rows, row{"swarm checked / kernel (ns per event)", fmt.Sprintf("%.1fx (%.0f / %.1f ns)", ratio, ns, kernel), "<= 8x", verdict(ratio <= 8)})
+	}
+	if allocs, ok := r.metric(swarmChecked, "allocs/event"); ok {
+		value := fmt.Sprintf("%.2f", allocs)
+		if bytes, ok := r.metric(swarmChecked, "B/event"); ok {
+			value += fmt.Sprintf(" (%.0f B/event)", bytes)
+		}
+		rows = append(rows, row{"swarm checked allocs/event", value, "<= 1", verdict(allocs <= 1)})
+	}
+	sim, ok1 := r.metric(leaseSim, "ns/op")
+	st, ok2 := r.metric(leaseSynctest, "ns/op")
+	if ok1 && ok2 && sim > 0 {
+		ratio := st / sim
+		rows = append(rows, row{"lease workload: synctest / leasesim (per run)", fmt.Sprintf("%.1fx (%.1f / %.1f ms)", ratio, st/1e6, sim/1e6), ">= 4x", verdict(ratio >= 4)})
+	}
+	return rows
 }
 
 // checkingRows reports the default scenario's speed and what checking costs.

@@ -114,3 +114,37 @@ func TestCheckingRows(t *testing.T) {
 	assert.Contains(t, out.String(), "60 ms")
 	assert.NotContains(t, out.String(), "MISSED")
 }
+
+func TestPerEventRows(t *testing.T) {
+	tests := []struct {
+		name string
+		in   []string
+		want []string
+		miss bool
+	}{
+		{"met", []string{
+			"BenchmarkKernelHeartbeatStorm-2     1000   100.0 ns/op   100.0 ns/event",
+			"BenchmarkScenario/swarm/checked-2   40   20000000 ns/op   700.0 ns/event   0.9 allocs/event   120 B/event",
+			"BenchmarkScenario/swarm/checked-2   40   20000000 ns/op   900.0 ns/event   0.5 allocs/event   100 B/event",
+			"BenchmarkScenario/swarm/checked-2   40   20000000 ns/op   800.0 ns/event   0.7 allocs/event   110 B/event",
+			"BenchmarkLeaseWorkload/leasesim-2   10   2000000 ns/op",
+			"BenchmarkLeaseWorkload/synctest-2   10   9000000 ns/op",
+		}, []string{"8.0x (800 / 100.0 ns)", "0.70 (110 B/event)", "4.5x (9.0 / 2.0 ms)"}, false},
+		{"missed", []string{
+			"BenchmarkKernelHeartbeatStorm-2     1000   100.0 ns/op   100.0 ns/event",
+			"BenchmarkScenario/swarm/checked-2   40   20000000 ns/op   2000 ns/event   7 allocs/event",
+			"BenchmarkLeaseWorkload/leasesim-2   10   2000000 ns/op",
+			"BenchmarkLeaseWorkload/synctest-2   10   3000000 ns/op",
+		}, []string{"20.0x (2000 / 100.0 ns)", "7.00", "1.5x (3.0 / 2.0 ms)"}, true},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			var out strings.Builder
+			require.NoError(t, run(strings.NewReader(strings.Join(tc.in, "\n")), &out))
+			for _, w := range tc.want {
+				assert.Contains(t, out.String(), w)
+			}
+			assert.Equal(t, tc.miss, strings.Contains(out.String(), "MISSED"))
+		})
+	}
+}
