@@ -6,6 +6,7 @@ import (
 	"io"
 	"strconv"
 
+	"github.com/leasesim/leasesim/checker"
 	"github.com/leasesim/leasesim/sweep"
 )
 
@@ -32,7 +33,17 @@ type sweepPage struct {
 	Histograms   []histogram
 	Stats        []metricRow
 	Metrics      []metricRow
+	Coverage     []coverageRow
+	CoverageNote string
 	CSS          template.CSS
+}
+
+// coverageRow is one rare behaviour and how many times the sweep's runs
+// reached it; Missed flags the ones no run reached.
+type coverageRow struct {
+	Name, Doc string
+	Count     uint64
+	Missed    bool
 }
 
 // propertyFailures is one (property, scenario) cell of the failures.
@@ -65,6 +76,7 @@ func WriteSweepHTML(w io.Writer, s sweep.Summary) error {
 		},
 		CSS: pageCSS,
 	}
+	page.Coverage, page.CoverageNote = coverageRows(s.Coverage), TextOptions{}.coverageNote(s.Coverage)
 	for _, reason := range sortedStrings(s.UnknownReasons) {
 		page.UnknownRows = append(page.UnknownRows, metricRow{reason, strconv.Itoa(s.UnknownReasons[reason])})
 	}
@@ -150,4 +162,17 @@ func sweepStats(s sweep.Summary) []metricRow {
 		{"determinism verified", strconv.FormatBool(s.VerifyDeterminism)},
 		{"assumption exceeded (not failures)", plural(s.AssumptionExceeded, "run")},
 	}
+}
+
+// coverageRows lists every known behaviour with its count, in
+// checker.Behaviours order.
+func coverageRows(c sweep.Coverage) []coverageRow {
+	if len(c) == 0 {
+		return nil
+	}
+	rows := make([]coverageRow, 0, len(c))
+	for _, b := range checker.Behaviours() {
+		rows = append(rows, coverageRow{Name: b.Name, Doc: b.Doc, Count: c[b.Name], Missed: c[b.Name] == 0})
+	}
+	return rows
 }

@@ -54,6 +54,7 @@ func (o TextOptions) WriteSweepText(w io.Writer, s sweep.Summary) error {
 	if s.VerifyDeterminism {
 		t.printf("Determinism           %s\n", determinismNote(s))
 	}
+	t.printf("Behaviour coverage    %s\n", o.coverageNote(s.Coverage))
 	t.printf("Throughput            %s events/s, %.1f runs/s, mean acceleration %s (parallel %d, %.3f wall s)\n",
 		formatCount(s.EventsPerSecond), s.RunsPerSecond, formatAcceleration(s.MeanAcceleration), s.Parallel, s.WallSeconds)
 	t.printf("Failover              %s\n", distribution(s.Failover))
@@ -281,4 +282,18 @@ func formatCount(v float64) string {
 		return strconv.FormatFloat(v/1e3, 'f', 1, 64) + "k"
 	}
 	return strconv.FormatFloat(v, 'f', 0, 64)
+}
+
+// coverageNote says how many of the rare behaviours the sweep reached, and
+// names those it never did.
+func (o TextOptions) coverageNote(c sweep.Coverage) string {
+	if len(c) == 0 {
+		return "not measured (a summary from an older version)"
+	}
+	missed := c.Unreached()
+	note := fmt.Sprintf("%d of %d rare behaviours reached", len(c)-len(missed), len(c))
+	if len(missed) == 0 {
+		return note
+	}
+	return note + "; " + o.paint(ansiBold, "never reached: "+strings.Join(missed, ", "))
 }

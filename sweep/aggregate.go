@@ -52,6 +52,9 @@ func (s Summary) withEmpty() Summary {
 	if s.PerScenario == nil {
 		s.PerScenario = map[string]ScenarioCounts{}
 	}
+	if s.Coverage == nil {
+		s.Coverage = newCoverage()
+	}
 	return s
 }
 
@@ -98,6 +101,7 @@ func (b *builder) add(rec *record) {
 		s.TaskLatency.Record(d)
 	}
 	s.Metrics.Merge(withoutSamples(rec.metrics))
+	s.Coverage.addRun(rec.coverage)
 	counts := s.PerScenario[rec.scenario]
 	counts.Runs++
 	if f := rec.failure; f != nil {

@@ -191,6 +191,7 @@ func (s *Summary) fold(p Summary) {
 	s.CPUSeconds += p.CPUSeconds
 	s.Parallel += p.Parallel
 	s.Metrics.Merge(withoutSamples(p.Metrics))
+	s.Coverage.merge(p.Coverage)
 	for i, h := range p.histograms() {
 		s.histograms()[i].Merge(*h)
 	}

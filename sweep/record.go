@@ -28,6 +28,7 @@ type record struct {
 	assumption bool // P1 was unknown only because drift exceeded its assumption
 	margin     *time.Duration
 	metrics    checker.Metrics
+	coverage   checker.Coverage
 	failure    *Failure
 	// harness is a bug of the harness itself, which stops the sweep: never
 	// a verdict on the implementation.
@@ -100,7 +101,7 @@ func (rec *record) harnessBug(err error) bool {
 
 // fill copies what the summary needs from out.
 func (rec *record) fill(out *scenarios.Outcome) {
-	rec.events, rec.sim, rec.metrics = out.Sim.Events, time.Duration(out.Sim.Now), out.Metrics
+	rec.events, rec.sim, rec.metrics, rec.coverage = out.Sim.Events, time.Duration(out.Sim.Now), out.Metrics, out.Coverage
 	for _, c := range out.Checks {
 		switch {
 		case c.AssumptionOnly():

@@ -82,6 +82,9 @@ type Summary struct {
 	Failover    dist.Histogram `json:"failover"`
 	TaskLatency dist.Histogram `json:"task_latency"`
 	Margin      dist.Histogram `json:"p1_margin"`
+	// Coverage counts how often the runs reached each rare behaviour of the
+	// protocol (checker.Behaviours); a zero is a behaviour no run reached.
+	Coverage Coverage `json:"coverage"`
 }
 
 // ScenarioCounts counts one scenario's runs in a sweep.
