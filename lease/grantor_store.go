@@ -21,7 +21,9 @@ func (g *grantor) counter(resource string) uint64 {
 	if !ok {
 		return 0
 	}
-	invariant(len(b) == 8, "durable-counter-format", "resource %q: %d bytes", resource, len(b))
+	if len(b) != 8 {
+		violated("durable-counter-format", "resource %q: %d bytes", resource, len(b))
+	}
 	return binary.BigEndian.Uint64(b)
 }
 
@@ -40,7 +42,9 @@ func (g *grantor) checkpoint(resource string) (state []byte, token uint64) {
 	if !ok {
 		return nil, 0
 	}
-	invariant(len(b) >= 8, "durable-checkpoint-format", "resource %q: %d bytes", resource, len(b))
+	if len(b) < 8 {
+		violated("durable-checkpoint-format", "resource %q: %d bytes", resource, len(b))
+	}
 	return b[8:], binary.BigEndian.Uint64(b)
 }
 
@@ -59,7 +63,9 @@ func (g *grantor) bootGrace() (time.Duration, bool) {
 	if !ok {
 		return 0, false
 	}
-	invariant(len(b) == 8, "durable-boot-marker-format", "%d bytes", len(b))
+	if len(b) != 8 {
+		violated("durable-boot-marker-format", "%d bytes", len(b))
+	}
 	return time.Duration(binary.BigEndian.Uint64(b)), true
 }
 

@@ -20,6 +20,7 @@ type holder struct {
 	resourceAddr Addr
 	sessions     map[string]*session
 	pending      map[uint64]*pending // outstanding requests by ReqID
+	free         []*pending          // recycled pendings, at most maxFreePendings
 	epoch        uint64              // incarnation, from storage
 	seq          uint32              // low half of the next ReqID
 	closed       bool
@@ -57,10 +58,14 @@ func NewHolder(env Env, cfg Config, grantor, resource Addr) (Holder, error) {
 // nextEpoch makes a new incarnation number durable.
 func (h *holder) nextEpoch() error {
 	if b, ok := h.env.Store.Get(keyHolderEpoch); ok {
-		invariant(len(b) == 8, "durable-epoch-format", "%d bytes", len(b))
+		if len(b) != 8 {
+			violated("durable-epoch-format", "%d bytes", len(b))
+		}
 		h.epoch = binary.BigEndian.Uint64(b)
 	}
-	invariant(h.epoch < math.MaxUint32, "epoch-fits-request-id", "epoch %d", h.epoch)
+	if h.epoch >= math.MaxUint32 {
+		violated("epoch-fits-request-id", "epoch %d", h.epoch)
+	}
 	h.epoch++
 	h.seq = 0
 	h.env.Store.Put(keyHolderEpoch, binary.BigEndian.AppendUint64(nil, h.epoch))
@@ -132,6 +137,5 @@ func (h *holder) Deliver(_ Addr, m Message) {
 		return
 	}
 	delete(h.pending, m.ReqID)
-	p.timer.Stop()
-	p.onReply(m)
+	h.replied(p, m)
 }

@@ -13,12 +13,11 @@ func (h *holder) Write(resource, key string, value []byte, done func(error)) {
 		done(fmt.Errorf("write %q on %q: %w", key, resource, ErrLeaseExpired))
 		return
 	}
-	m := Message{Kind: KindWrite, Resource: resource, Token: g.Token, Key: key, Value: slices.Clone(value)}
-	h.env.failpoint(FailpointBeforeWrite, func() {
-		h.request(h.resourceAddr, m,
-			func(r Message) { done(h.outcome("write", resource, g.Token, r, nil)) },
-			func() { done(fmt.Errorf("write %q on %q, token %d: %w", key, resource, g.Token, ErrTimeout)) })
-	})
+	p := h.newPending(forWrite)
+	p.resource, p.token, p.key, p.done = resource, g.Token, key, done
+	p.to = h.resourceAddr
+	p.m = Message{Kind: KindWrite, Resource: resource, Token: g.Token, Key: key, Value: slices.Clone(value)}
+	h.env.failpoint(FailpointBeforeWrite, p.onSend)
 }
 
 // Checkpoint stores state at the grantor under the lease's token.
@@ -29,18 +28,11 @@ func (h *holder) Checkpoint(resource string, state []byte, done func(error)) {
 		done(fmt.Errorf("checkpoint %q: %w", resource, ErrLeaseExpired))
 		return
 	}
-	m := Message{Kind: KindCheckpoint, Resource: resource, Token: g.Token, State: slices.Clone(state)}
-	h.env.failpoint(FailpointBeforeCheckpoint, func() {
-		start := h.env.now()
-		h.request(h.grantorAddr, m,
-			func(r Message) {
-				done(h.outcome("checkpoint", resource, g.Token, r, func() {
-					h.env.observe(Event{Kind: EventCheckpoint, Resource: resource, Token: g.Token,
-						Duration: h.env.now() - start})
-				}))
-			},
-			func() { done(fmt.Errorf("checkpoint %q, token %d: %w", resource, g.Token, ErrTimeout)) })
-	})
+	p := h.newPending(forCheckpoint)
+	p.resource, p.token, p.done = resource, g.Token, done
+	p.to = h.grantorAddr
+	p.m = Message{Kind: KindCheckpoint, Resource: resource, Token: g.Token, State: slices.Clone(state)}
+	h.env.failpoint(FailpointBeforeCheckpoint, p.onSend)
 }
 
 // SideEffect sends an unfenced side effect to the resource node.
@@ -49,13 +41,10 @@ func (h *holder) SideEffect(resource, id string) {
 }
 
 // outcome turns the reply to an action taken under a token into its error.
-// On success it calls ok (if set). On ErrFenced the holder stops acting on
-// that lease before the caller hears of it.
-func (h *holder) outcome(what, resource string, token uint64, r Message, ok func()) error {
+// On ErrFenced the holder stops acting on that lease before the caller
+// hears of it.
+func (h *holder) outcome(what, resource string, token uint64, r Message) error {
 	if r.Err == CodeOK {
-		if ok != nil {
-			ok()
-		}
 		return nil
 	}
 	err := fmt.Errorf("%s on %q, token %d: %w", what, resource, token, r.Err.Err())

@@ -1,29 +1,173 @@
 package lease
 
-// pending is a request waiting for its reply.
+import (
+	"fmt"
+	"time"
+)
+
+// reqPurpose says what a request is for, and so what its reply or its
+// timeout does. A pending request carries its purpose and data instead of
+// closures, so that a request costs no allocation in the steady state.
+type reqPurpose uint8
+
+const (
+	forAcquire    reqPurpose = iota + 1 // reply: onAcquireReply; timeout: retry
+	forRenew                            // reply: onRenewReply; timeout: onRenewTimeout
+	forWrite                            // done gets the write's outcome
+	forCheckpoint                       // done gets the checkpoint's outcome
+)
+
+// pending is a request waiting for its reply. Pendings are recycled
+// through holder.free once their timer can no longer fire.
 type pending struct {
-	kind      Kind // the reply kind expected
-	timer     Timer
-	onReply   func(Message)
-	onTimeout func()
+	h       *holder
+	purpose reqPurpose
+	kind    Kind   // the reply kind expected
+	id      uint64 // the request's ReqID once it is sent
+	timer   Timer
+
+	// The request and where it goes, kept for a send that a failpoint may
+	// delay (write and checkpoint).
+	to Addr
+	m  Message
+
+	s     *session // acquire, renew: the session and its epoch when sent
+	epoch uint64
+
+	resource string        // write, checkpoint: what acts under token
+	token    uint64        // write, checkpoint
+	key      string        // write
+	start    time.Duration // checkpoint: when it left
+	done     func(error)   // write, checkpoint
+
+	// Bound once per pending, so that arming a timer or passing the send
+	// to a failpoint allocates nothing.
+	onTimer func()
+	onSend  func()
 }
 
-// request sends m to the node at to and calls exactly one of onReply (the
-// reply arrived) or onTimeout (none within RequestTimeout). It stamps m with
-// a fresh ReqID, the client's address and the send time.
-func (h *holder) request(to Addr, m Message, onReply func(Message), onTimeout func()) {
-	m = h.stamp(m)
-	p := &pending{kind: m.Kind.Reply(), onReply: onReply, onTimeout: onTimeout}
-	id := m.ReqID
-	h.pending[id] = p
-	p.timer = h.env.Clock.AfterFunc(h.cfg.RequestTimeout, func() {
-		if h.pending[id] != p {
+// newPending returns a cleared pending for purpose, recycled if one is free.
+func (h *holder) newPending(purpose reqPurpose) *pending {
+	var p *pending
+	if n := len(h.free); n > 0 {
+		p = h.free[n-1]
+		h.free[n-1] = nil
+		h.free = h.free[:n-1]
+	} else {
+		p = &pending{h: h}
+		p.onTimer = p.timedOut
+		p.onSend = p.send
+	}
+	p.purpose = purpose
+	return p
+}
+
+// recycle clears p and keeps it for a later request. Only a pending whose
+// timer can no longer fire may be recycled: its callback would otherwise
+// find p registered under a newer request.
+func (h *holder) recycle(p *pending) {
+	onTimer, onSend := p.onTimer, p.onSend
+	*p = pending{h: h, onTimer: onTimer, onSend: onSend}
+	h.free = append(h.free, p)
+}
+
+// maxFreePendings bounds the free list: more requests than this in flight
+// at once are rare, and their pendings are left to the collector.
+const maxFreePendings = 64
+
+// request sends m to the node at to now. The reply or the timeout is
+// handled according to p's purpose.
+func (h *holder) request(to Addr, m Message, p *pending) {
+	p.to, p.m = to, m
+	p.send()
+}
+
+// send stamps the request with a fresh ReqID, the client's address and the
+// send time, registers it, arms its timeout (RequestTimeout) and sends it.
+// Exactly one of the reply handler or the timeout handler runs later.
+func (p *pending) send() {
+	h := p.h
+	if p.purpose == forCheckpoint {
+		p.start = h.env.now()
+	}
+	m := h.stamp(p.m)
+	p.m = Message{}
+	p.kind = m.Kind.Reply()
+	p.id = m.ReqID
+	h.pending[p.id] = p
+	p.timer = h.env.Clock.AfterFunc(h.cfg.RequestTimeout, p.onTimer)
+	h.env.send(p.to, m)
+}
+
+// timedOut runs when no reply came within RequestTimeout.
+func (p *pending) timedOut() {
+	h := p.h
+	if h.pending[p.id] != p {
+		return
+	}
+	delete(h.pending, p.id)
+	q := *p // the timer has fired: p may be reused by what the handler sends
+	h.release(p)
+	q.onTimeout()
+}
+
+// replied hands the reply r to p's handler. Deliver has unregistered p.
+func (h *holder) replied(p *pending, r Message) {
+	q := *p
+	if p.timer.Stop() {
+		h.release(p) // the timer will never fire: p may be reused
+	}
+	q.onReply(r)
+}
+
+// release recycles p unless the free list is full.
+func (h *holder) release(p *pending) {
+	if len(h.free) < maxFreePendings {
+		h.recycle(p)
+	}
+}
+
+// onReply dispatches a reply by the request's purpose. q is a copy of the
+// pending, which may already be reused.
+func (q *pending) onReply(r Message) {
+	h := q.h
+	switch q.purpose {
+	case forAcquire:
+		h.onAcquireReply(q.s, q.epoch, r)
+	case forRenew:
+		if h.current(q.s, q.epoch) {
+			h.onRenewReply(q.s, r)
+		}
+	case forWrite:
+		q.done(h.outcome("write", q.resource, q.token, r))
+	case forCheckpoint:
+		if r.Err != CodeOK {
+			q.done(h.outcome("checkpoint", q.resource, q.token, r))
 			return
 		}
-		delete(h.pending, id)
-		p.onTimeout()
-	})
-	h.env.send(to, m)
+		h.env.observe(Event{Kind: EventCheckpoint, Resource: q.resource, Token: q.token,
+			Duration: h.env.now() - q.start})
+		q.done(nil)
+	}
+}
+
+// onTimeout dispatches a timeout by the request's purpose.
+func (q *pending) onTimeout() {
+	h := q.h
+	switch q.purpose {
+	case forAcquire:
+		if h.current(q.s, q.epoch) {
+			h.retryAcquire(q.s)
+		}
+	case forRenew:
+		if h.current(q.s, q.epoch) {
+			h.onRenewTimeout(q.s)
+		}
+	case forWrite:
+		q.done(fmt.Errorf("write %q on %q, token %d: %w", q.key, q.resource, q.token, ErrTimeout))
+	case forCheckpoint:
+		q.done(fmt.Errorf("checkpoint %q, token %d: %w", q.resource, q.token, ErrTimeout))
+	}
 }
 
 // stamp sets the ReqID, Client and SentAt of an outgoing request.
@@ -41,8 +185,9 @@ func (h *holder) nextReqID() uint64 {
 	if h.seq == 0 {
 		// 2^32 requests in one incarnation: start a new one. If it cannot
 		// be persisted, ids would repeat, which breaks checkpoint order.
-		err := h.nextEpoch()
-		invariant(err == nil, "request-ids-increase", "%v", err)
+		if err := h.nextEpoch(); err != nil {
+			violated("request-ids-increase", "%v", err)
+		}
 		h.seq = 1
 	}
 	return requestID(h.epoch, h.seq)

@@ -18,19 +18,9 @@ func (h *holder) scheduleRenew(s *session, d time.Duration) {
 // renew sends one renewal. Only one is in flight at a time: the next is
 // scheduled when this one's outcome is known.
 func (h *holder) renew(s *session) {
-	epoch := s.epoch
-	m := Message{Kind: KindRenew, Resource: s.resource, Token: s.grant.Token}
-	h.request(h.grantorAddr, m,
-		func(r Message) {
-			if h.current(s, epoch) {
-				h.onRenewReply(s, r)
-			}
-		},
-		func() {
-			if h.current(s, epoch) {
-				h.onRenewTimeout(s)
-			}
-		})
+	p := h.newPending(forRenew)
+	p.s, p.epoch = s, s.epoch
+	h.request(h.grantorAddr, Message{Kind: KindRenew, Resource: s.resource, Token: s.grant.Token}, p)
 }
 
 // onRenewReply extends the deadline, loses the lease, or retries.

@@ -60,8 +60,9 @@ func (r *resource) write(m Message) (Message, bool) {
 	if err != nil {
 		return Message{}, false // outcome unknown to the client, which times out
 	}
-	invariant(r.Highest(m.Resource) == m.Token, "fenced-tokens-non-decreasing",
-		"resource %q: accepted token %d, highest now %d", m.Resource, m.Token, r.Highest(m.Resource))
+	if highest := r.Highest(m.Resource); highest != m.Token {
+		violated("fenced-tokens-non-decreasing", "resource %q: accepted token %d, highest now %d", m.Resource, m.Token, highest)
+	}
 	reply.Token = m.Token
 	return reply, true
 }
@@ -74,7 +75,9 @@ func (r *resource) read(m Message) Message {
 	if !ok {
 		return reply
 	}
-	invariant(len(b) >= 8, "durable-value-format", "%d bytes", len(b))
+	if len(b) < 8 {
+		violated("durable-value-format", "%d bytes", len(b))
+	}
 	reply.Token = binary.BigEndian.Uint64(b)
 	reply.Value = append([]byte(nil), b[8:]...)
 	return reply
@@ -106,6 +109,8 @@ func (r *resource) readUint(key string) uint64 {
 	if !ok {
 		return 0
 	}
-	invariant(len(b) == 8, "durable-counter-format", "key %q: %d bytes", key, len(b))
+	if len(b) != 8 {
+		violated("durable-counter-format", "key %q: %d bytes", key, len(b))
+	}
 	return binary.BigEndian.Uint64(b)
 }

@@ -52,15 +52,9 @@ func (h *holder) end(s *session) {
 
 // tryAcquire sends one acquire attempt.
 func (h *holder) tryAcquire(s *session) {
-	epoch := s.epoch
-	m := Message{Kind: KindAcquire, Resource: s.resource, TTL: h.cfg.TTL, Keys: s.opts.Keys}
-	h.request(h.grantorAddr, m,
-		func(r Message) { h.onAcquireReply(s, epoch, r) },
-		func() {
-			if h.current(s, epoch) {
-				h.retryAcquire(s)
-			}
-		})
+	p := h.newPending(forAcquire)
+	p.s, p.epoch = s, s.epoch
+	h.request(h.grantorAddr, Message{Kind: KindAcquire, Resource: s.resource, TTL: h.cfg.TTL, Keys: s.opts.Keys}, p)
 }
 
 // onAcquireReply holds the lease, retries, or gives up.
