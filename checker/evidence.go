@@ -30,6 +30,7 @@ type verdict struct {
 	violated   int      // every violation, including those not kept
 	unknown    []string // why parts of the property could not be decided
 	undecided  int      // every undecided part, including those not kept
+	assumed    int      // undecided parts that are only an assumption exceeded
 }
 
 func newVerdict(h *history.History, property string) *verdict {
@@ -76,6 +77,14 @@ func (v *verdict) dontKnow(why string) {
 	}
 }
 
+// assumptionExceeded records a part that would be a violation but for an
+// assumption the property rests on (clock drift within rho) that the run
+// broke: unknown, and flagged so, never a failure and never a pass.
+func (v *verdict) assumptionExceeded(why string) {
+	v.assumed++
+	v.dontKnow("assumption exceeded: " + why)
+}
+
 // maxUnknownReasons bounds the reasons an Unknown summary lists.
 const maxUnknownReasons = 3
 
@@ -94,6 +103,7 @@ func (v *verdict) result(name, okSummary string) Result {
 		if more := v.undecided - len(v.unknown); more > 0 {
 			r.Summary += fmt.Sprintf("; and %d more undecided", more)
 		}
+		r.AssumptionExceeded = v.assumed == v.undecided
 	}
 	slices.SortStableFunc(v.violations, func(a, b Violation) int { return cmp.Compare(a.At, b.At) })
 	r.Violations = v.violations

@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/leasesim/leasesim/history"
@@ -68,9 +69,12 @@ func exclusivityResult(v *verdict, margin *time.Duration, overlaps int) Result {
 	r.MarginMin = margin
 	if overlaps > 0 && driftExceeded(h) {
 		r.Status = Unknown
-		r.AssumptionExceeded = true
+		r.AssumptionExceeded = v.undecided == 0 // no other reason to be unknown
 		r.Summary = fmt.Sprintf("assumption exceeded: %s, so %d overlap(s) of beliefs are not a bug "+
 			"(first: %s)", driftNote(h), overlaps, r.Violations[0].Detail)
+		if len(v.unknown) > 0 {
+			r.Summary += "; " + strings.Join(v.unknown, "; ")
+		}
 	}
 	return r
 }

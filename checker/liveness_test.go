@@ -2,6 +2,7 @@ package checker
 
 import (
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -154,6 +155,8 @@ func TestLivenessRegistry(t *testing.T) {
 			if tt.want == Violated {
 				assert.Contains(t, r.Violations[0].Detail, tt.detail)
 			}
+			assert.Equal(t, strings.Contains(tt.name, "drift beyond rho"), r.AssumptionOnly(),
+				"only a broken assumption is flagged as one: %s", r.Summary)
 		})
 	}
 }

@@ -212,7 +212,7 @@ func (s *staleness) sighting(x *history.Sighting) {
 		evidence = append(evidence, "last grant or renewal: "+describeOp(a.by))
 	}
 	if driftExceeded(s.h) {
-		s.v.dontKnow("assumption exceeded: " + driftNote(s.h) + ", so " + detail + " is not a bug")
+		s.v.assumptionExceeded(driftNote(s.h) + ", so " + detail + " is not a bug")
 		return
 	}
 	from := x.At

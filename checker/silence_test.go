@@ -37,6 +37,10 @@ func TestExclusivitySilentHolder(t *testing.T) {
 			acquire("h1", "lock", 1, at(1000)).calledAt(at(-4000)), OK, ""},
 		{"the grant never reached the holder", newHistory().
 			acquire("h1", "lock", 1, at(1000)).lost(), OK, ""},
+		{"drift beyond rho and a silent holder: not only an assumption", newHistory().drift(30_000_000).
+			acquire("h3", "lock", 9, at(100)).
+			belief("h1", "lock", 1, at(0), at(5000)).
+			belief("h2", "lock", 2, at(4700), at(9000)), Unknown, "holder h3 was granted"},
 		{"an overlap still violates although another holder is silent", newHistory().
 			acquire("h3", "lock", 9, at(100)).
 			belief("h1", "lock", 1, at(0), at(5000)).
@@ -47,6 +51,7 @@ func TestExclusivitySilentHolder(t *testing.T) {
 			r := Exclusivity(tc.h.build())
 			assert.Equal(t, tc.want, r.Status, r.Summary)
 			assert.Contains(t, r.Summary, tc.mention)
+			assert.False(t, r.AssumptionOnly(), "a silent holder is unknown for want of data, not a broken assumption")
 		})
 	}
 }
