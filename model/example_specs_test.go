@@ -94,3 +94,15 @@ func ExampleRegister() {
 	// Output:
 	// false
 }
+
+func ExampleSpecs() {
+	for _, s := range model.Specs() {
+		fmt.Println(s.Name)
+	}
+	// Output:
+	// lease-store
+	// expiring-key
+	// cas-record
+	// lessor
+	// fenced-register
+}
