@@ -14,10 +14,36 @@ import (
 // release, a loss, a fence, or a crash (applied after the run from the fault
 // log). Actions under a token stretch its belief to the instant they were
 // decided.
+//
+// Every lookup is indexed, so its cost does not grow with the number of
+// open beliefs or with the history: open beliefs by (node, resource), the
+// latest belief by (node, resource, token).
 type beliefTracker struct {
-	w    *sim.World
-	h    *history.History
-	open []openBelief
+	w      *sim.World
+	h      *history.History
+	open   []openBelief        // in no particular order
+	openAt map[openKey]int32   // index into open; looked up, never iterated
+	latest map[beliefKey]int32 // the latest belief per (node, resource, token), into h.Beliefs; looked up, never iterated
+	// perNode counts each node's open beliefs (by node id); they all
+	// belong to the incarnation that opened them, since a grant to a new
+	// incarnation first closes the previous one's.
+	perNode []nodeBeliefs
+}
+
+type openKey struct {
+	node     sim.NodeID
+	resource string
+}
+
+type beliefKey struct {
+	node     sim.NodeID
+	resource string
+	token    uint64
+}
+
+type nodeBeliefs struct {
+	open        int
+	incarnation uint64
 }
 
 type openBelief struct {
@@ -26,6 +52,10 @@ type openBelief struct {
 	resource    string
 	index       int           // into h.Beliefs
 	deadline    time.Duration // holder's local monotonic deadline
+}
+
+func newBeliefTracker(w *sim.World, h *history.History) beliefTracker {
+	return beliefTracker{w: w, h: h, openAt: make(map[openKey]int32), latest: make(map[beliefKey]int32)}
 }
 
 type beliefObserver struct {
@@ -51,18 +81,26 @@ func (o beliefObserver) Observe(ev lease.Event) {
 
 // find returns the open belief of n's current incarnation in resource.
 func (t *beliefTracker) find(n *sim.Node, resource string) int {
-	for i, ob := range t.open {
-		if ob.node == n && ob.resource == resource && ob.incarnation == n.Incarnation() {
-			return i
-		}
+	if i, ok := t.openAt[openKey{n.ID(), resource}]; ok && t.open[i].incarnation == n.Incarnation() {
+		return int(i)
 	}
 	return -1
 }
 
+// node returns the open-belief count of node id.
+func (t *beliefTracker) node(id sim.NodeID) *nodeBeliefs {
+	for int(id) >= len(t.perNode) {
+		t.perNode = append(t.perNode, nodeBeliefs{})
+	}
+	return &t.perNode[id]
+}
+
 func (t *beliefTracker) grant(n *sim.Node, resource string, token uint64, deadline time.Duration) {
-	for i := len(t.open) - 1; i >= 0; i-- {
-		if ob := t.open[i]; ob.node == n && ob.incarnation != n.Incarnation() {
-			t.close(i, history.EndCrash) // a previous incarnation's belief; the crash cut ends it
+	if nb := t.node(n.ID()); nb.open > 0 && nb.incarnation != n.Incarnation() {
+		for i := len(t.open) - 1; i >= 0; i-- {
+			if i < len(t.open) && t.open[i].node == n {
+				t.close(i, history.EndCrash) // a previous incarnation's belief; the crash cut ends it
+			}
 		}
 	}
 	if i := t.find(n, resource); i >= 0 {
@@ -72,10 +110,20 @@ func (t *beliefTracker) grant(n *sim.Node, resource string, token uint64, deadli
 		}
 		t.close(i, history.EndLost)
 	}
-	t.h.Beliefs = append(t.h.Beliefs, history.Belief{Holder: n.Name(), Resource: resource, Token: token,
+	t.appendBelief(n, history.Belief{Holder: n.Name(), Resource: resource, Token: token,
 		Start: t.w.Now(), End: sim.Never, LastAct: -1})
+	t.openAt[openKey{n.ID(), resource}] = int32(len(t.open))
 	t.open = append(t.open, openBelief{node: n, incarnation: n.Incarnation(), resource: resource,
 		index: len(t.h.Beliefs) - 1, deadline: deadline})
+	nb := t.node(n.ID())
+	nb.open++
+	nb.incarnation = n.Incarnation()
+}
+
+// appendBelief adds b, held by n, to the history and indexes it.
+func (t *beliefTracker) appendBelief(n *sim.Node, b history.Belief) {
+	t.h.Beliefs = append(t.h.Beliefs, b)
+	t.latest[beliefKey{n.ID(), b.Resource, b.Token}] = int32(len(t.h.Beliefs) - 1)
 }
 
 func (t *beliefTracker) renew(n *sim.Node, resource string, token uint64, deadline time.Duration) {
@@ -90,7 +138,8 @@ func (t *beliefTracker) end(n *sim.Node, resource string, token uint64, reason h
 	}
 }
 
-// close ends open belief i now, or at its deadline if that came first.
+// close ends open belief i now, or at its deadline if that came first. The
+// last open belief takes its place.
 func (t *beliefTracker) close(i int, reason history.EndReason) {
 	ob := t.open[i]
 	b := &t.h.Beliefs[ob.index]
@@ -99,24 +148,30 @@ func (t *beliefTracker) close(i int, reason history.EndReason) {
 		b.End, b.Reason = dl, history.EndDeadline
 	}
 	b.End = max(b.End, b.Start, b.LastAct)
-	t.open = append(t.open[:i], t.open[i+1:]...)
+	delete(t.openAt, openKey{ob.node.ID(), ob.resource})
+	t.node(ob.node.ID()).open--
+	last := len(t.open) - 1
+	if i != last {
+		t.open[i] = t.open[last]
+		t.openAt[openKey{t.open[i].node.ID(), t.open[i].resource}] = int32(i)
+	}
+	t.open[last] = openBelief{}
+	t.open = t.open[:last]
 }
 
 // act stretches the belief in (n, resource, token) to now.
 func (t *beliefTracker) act(n *sim.Node, resource string, token uint64) {
 	now := t.w.Now()
-	for i := len(t.h.Beliefs) - 1; i >= 0; i-- {
+	if i, ok := t.latest[beliefKey{n.ID(), resource, token}]; ok {
 		b := &t.h.Beliefs[i]
-		if b.Holder == n.Name() && b.Resource == resource && b.Token == token {
-			b.LastAct = now
-			if b.End != sim.Never && b.End < now {
-				b.End = now
-			}
-			return
+		b.LastAct = now
+		if b.End != sim.Never && b.End < now {
+			b.End = now
 		}
+		return
 	}
 	// Acting under a token it was never seen to receive: a belief of one instant.
-	t.h.Beliefs = append(t.h.Beliefs, history.Belief{Holder: n.Name(), Resource: resource, Token: token,
+	t.appendBelief(n, history.Belief{Holder: n.Name(), Resource: resource, Token: token,
 		Start: now, End: now, Reason: history.EndLost, LastAct: now, Inferred: true})
 }
 

@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"slices"
 	"time"
 
 	"github.com/leasesim/leasesim/history"
@@ -11,87 +12,146 @@ import (
 // recorder builds the history of a run from what crosses the network and
 // what the holders report. It only reads: recording never changes the run,
 // so the trace hash is the same with checking on or off.
+//
+// Its tables grow with what the run does, from small: a guess of the run's
+// size would over-allocate, and a large table sits in memory as ballast.
+// Requests are keyed by integers (node ids), so no string is hashed per
+// message, and a request's message is kept only until its first reply
+// copies it into the history.
 type recorder struct {
-	w          *sim.World
-	h          *history.History
-	calls      map[opKey]int32 // requests sent, by key, as indices into sent; looked up, never iterated
-	sentCalls  []call          // the requests, kept out of the map so that it stays small as it grows
-	unreturned map[opKey][]int // ops whose reply has not reached the client yet
-	beliefs    beliefTracker
+	w        *sim.World
+	h        *history.History
+	calls    map[opKey]int32 // requests sent, by key, as indices into requests; looked up, never iterated
+	requests []call          // the requests, kept out of the map so that it stays small as it grows
+	ins      []lease.Message // messages of requests no reply has reached the recorder for yet, by call.in
+	freeIns  []int32         // free slots of ins
+	// nextUnreturned links an op (by index into h.Ops) to the next op of
+	// the same request whose reply has not reached the client, or -1.
+	nextUnreturned []int32
+	beliefs        beliefTracker
 }
 
 // opKey identifies a request: the client, its request id, and the client's
 // clock reading when it sent it (request ids restart when a client restarts).
 type opKey struct {
-	client string
+	client sim.NodeID
 	reqID  uint64
 	sentAt time.Duration
 }
 
+// call is one request the recorder saw leave its client.
 type call struct {
 	at     sim.Time
-	server string
-	in     lease.Message
+	server sim.NodeID
+	reply  lease.Kind // the reply kind that answers it
+	// in is the request's slot in recorder.ins until its first reply is
+	// recorded; afterwards the message is that op's In, and in is -1.
+	in    int32
+	first int32 // the first op recorded for it, -1 before
+	// head and tail list the ops whose reply has not reached the client,
+	// oldest first (-1 when none), linked by recorder.nextUnreturned.
+	head, tail int32
 }
 
-// newRecorder returns a recorder whose tables start sized for about ops
-// operations, so that they seldom grow (a run's history is its largest
-// allocation).
-func newRecorder(w *sim.World, h *history.History, ops int) *recorder {
-	r := &recorder{w: w, h: h, calls: make(map[opKey]int32, ops), sentCalls: make([]call, 0, ops),
-		unreturned: make(map[opKey][]int)}
-	h.Ops = make([]history.Op, 0, ops)
-	r.beliefs = beliefTracker{w: w, h: h}
+// newRecorder returns a recorder with small tables that grow with the run.
+// The size hint is not used: see recorder.
+func newRecorder(w *sim.World, h *history.History, _ int) *recorder {
+	r := &recorder{w: w, h: h, calls: make(map[opKey]int32)}
+	r.beliefs = newBeliefTracker(w, h)
 	return r
 }
 
 // sent sees a message leave node from for node to.
 func (r *recorder) sent(from, to *sim.Node, m lease.Message) {
-	now := r.w.Now()
 	if m.Kind == lease.KindEffect || m.Kind == lease.KindEffectReply {
 		return // side effects are recorded as Effects when they happen, not as operations
 	}
 	if m.Kind.IsRequest() {
-		key := opKey{client: from.Name(), reqID: m.ReqID, sentAt: m.SentAt}
+		key := opKey{client: from.ID(), reqID: m.ReqID, sentAt: m.SentAt}
 		if _, seen := r.calls[key]; !seen {
-			r.calls[key] = int32(len(r.sentCalls))
-			r.sentCalls = append(r.sentCalls, call{at: now, server: to.Name(), in: m})
+			r.calls[key] = int32(len(r.requests))
+			r.requests = append(doubled(r.requests), call{at: r.w.Now(), server: to.ID(), reply: m.Kind.Reply(),
+				in: r.keep(m), first: -1, head: -1, tail: -1})
 		}
 		return
 	}
 	// A reply: the server processed a request. Each processing is one Op,
 	// so a request the network duplicated and the server ran twice is two.
-	key := opKey{client: to.Name(), reqID: m.ReqID, sentAt: m.SentAt}
+	key := opKey{client: to.ID(), reqID: m.ReqID, sentAt: m.SentAt}
 	i, ok := r.calls[key]
-	if !ok || r.sentCalls[i].in.Kind.Reply() != m.Kind {
+	if !ok || r.requests[i].reply != m.Kind {
 		return // not a reply to a recorded request
 	}
-	c := &r.sentCalls[i]
-	r.h.Ops = append(r.h.Ops, history.Op{Client: key.client, Server: from.Name(), Call: c.at,
-		Return: sim.Never, In: c.in, Out: m, Processed: now})
-	r.unreturned[key] = append(r.unreturned[key], len(r.h.Ops)-1)
+	c := &r.requests[i]
+	now := r.w.Now()
+	op := int32(len(r.h.Ops))
+	r.h.Ops = append(doubled(r.h.Ops), history.Op{Client: to.Name(), Server: from.Name(), Call: c.at,
+		Return: sim.Never, Out: m, Processed: now})
+	if c.first < 0 {
+		r.h.Ops[op].In = r.ins[c.in]
+		r.ins[c.in] = lease.Message{}
+		r.freeIns = append(r.freeIns, c.in)
+		c.in, c.first = -1, op
+	} else {
+		r.h.Ops[op].In = r.h.Ops[c.first].In
+	}
+	r.nextUnreturned = append(doubled(r.nextUnreturned), -1)
+	if c.tail >= 0 {
+		r.nextUnreturned[c.tail] = op
+	} else {
+		c.head = op
+	}
+	c.tail = op
 	if m.Kind == lease.KindListReply {
 		for _, kv := range m.Keys {
-			r.h.Sightings = append(r.h.Sightings, history.Sighting{Reader: key.client, Key: kv.Key,
+			r.h.Sightings = append(r.h.Sightings, history.Sighting{Reader: to.Name(), Key: kv.Key,
 				Owner: string(kv.Value), At: now})
 		}
 	}
 }
 
+// keep stores a request's message until its first reply and returns its slot.
+func (r *recorder) keep(m lease.Message) int32 {
+	if n := len(r.freeIns); n > 0 {
+		slot := r.freeIns[n-1]
+		r.freeIns = r.freeIns[:n-1]
+		r.ins[slot] = m
+		return slot
+	}
+	r.ins = append(doubled(r.ins), m)
+	return int32(len(r.ins) - 1)
+}
+
+// doubled returns s with room for at least one more element: its capacity
+// doubles when full (from 64), so that all the copies made while a table
+// grows add up to at most its final size. (append alone grows large slices
+// by a quarter, which copies a large table about four times over.)
+func doubled[S ~[]E, E any](s S) S {
+	if len(s) < cap(s) {
+		return s
+	}
+	return slices.Grow(s, max(len(s), 64))
+}
+
 // delivered sees a message reach node to from node from.
 func (r *recorder) delivered(from, to *sim.Node, m lease.Message) {
-	now := r.w.Now()
 	if m.Kind == lease.KindEffect {
-		r.h.Effects = append(r.h.Effects, history.Effect{From: from.Name(), Resource: m.Resource, ID: m.Key, At: now})
+		r.h.Effects = append(r.h.Effects, history.Effect{From: from.Name(), Resource: m.Resource, ID: m.Key, At: r.w.Now()})
 		return
 	}
 	if m.Kind.IsRequest() {
 		return
 	}
-	key := opKey{client: to.Name(), reqID: m.ReqID, sentAt: m.SentAt}
-	if idx := r.unreturned[key]; len(idx) > 0 {
-		r.h.Ops[idx[0]].Return = now
-		r.unreturned[key] = idx[1:]
+	i, ok := r.calls[opKey{client: to.ID(), reqID: m.ReqID, sentAt: m.SentAt}]
+	if !ok {
+		return
+	}
+	if c := &r.requests[i]; c.head >= 0 {
+		r.h.Ops[c.head].Return = r.w.Now()
+		c.head = r.nextUnreturned[c.head]
+		if c.head < 0 {
+			c.tail = -1
+		}
 	}
 }
 
