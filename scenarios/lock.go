@@ -2,7 +2,7 @@ package scenarios
 
 import (
 	"errors"
-	"fmt"
+	"strconv"
 	"time"
 
 	"github.com/leasesim/leasesim/lease"
@@ -19,6 +19,10 @@ type contender struct {
 	res   string
 	token uint64 // the grant being worked under; 0 when not holding
 	seq   int    // writes attempted, for distinct values
+	// The write loop's timer callback and the write's completion for
+	// token, made once per grant rather than once per write.
+	loop    func()
+	written func(error)
 }
 
 func startContender(n *sim.Node, h lease.Holder, rec *recorder, load LockLoad, index int) {
@@ -39,6 +43,9 @@ func (c *contender) granted(g lease.Grant) {
 		return
 	}
 	c.token = g.Token
+	token := g.Token
+	c.loop = func() { c.writeLoop(token) }
+	c.written = func(err error) { c.onWritten(token, err) }
 	c.writeLoop(g.Token)
 	if c.load.Hold > 0 {
 		c.n.SetTimer(c.load.Hold, func() { c.release(g.Token) })
@@ -59,14 +66,23 @@ func (c *contender) writeLoop(token uint64) {
 	if g, ok := c.h.Valid(c.res); ok && g.Token == token {
 		c.rec.act(c.n, c.res, token)
 		c.seq++
-		value := fmt.Appendf(nil, "%s/%d/%d", c.n.Name(), token, c.seq)
-		c.h.Write(c.res, "x", value, func(err error) { c.written(token, err) })
+		c.h.Write(c.res, "x", c.value(token), c.written)
 	}
-	c.n.SetTimer(c.load.WriteEvery, func() { c.writeLoop(token) })
+	c.n.SetTimer(c.load.WriteEvery, c.loop)
 }
 
-// written stops acting under token once a write under it was fenced.
-func (c *contender) written(token uint64, err error) {
+// value returns a distinct value to write under token: "node/token/seq".
+// It is a new slice each time, since the message carries it away.
+func (c *contender) value(token uint64) []byte {
+	name := c.n.Name()
+	v := make([]byte, 0, len(name)+42)
+	v = append(append(v, name...), '/')
+	v = append(strconv.AppendUint(v, token, 10), '/')
+	return strconv.AppendInt(v, int64(c.seq), 10)
+}
+
+// onWritten stops acting under token once a write under it was fenced.
+func (c *contender) onWritten(token uint64, err error) {
 	if errors.Is(err, lease.ErrFenced) && c.token == token {
 		c.token = 0
 	}

@@ -45,14 +45,16 @@ type taskQueue struct {
 	h       *history.History
 	src     TaskSource
 	err     error
-	open    []string            // arrived and not known complete, in arrival order
+	open    []string            // arrived and not known complete, in arrival order; "" where one completed
+	openAt  map[string]int      // index into open; looked up, never iterated
+	holes   int                 // completed entries ("") left in open
 	specs   map[string]TaskSpec // every arrived task, looked up, never iterated
 	workers []*sim.Node         // worker nodes, in order
 	current []*worker           // each worker node's current incarnation
 }
 
 func newTaskQueue(w *sim.World, h *history.History, src TaskSource) *taskQueue {
-	return &taskQueue{w: w, h: h, src: src, specs: make(map[string]TaskSpec)}
+	return &taskQueue{w: w, h: h, src: src, specs: make(map[string]TaskSpec), openAt: make(map[string]int)}
 }
 
 // start schedules the first arrival.
@@ -86,6 +88,7 @@ func (q *taskQueue) arrive(t TaskSpec) {
 		return
 	}
 	q.specs[t.ID] = t
+	q.openAt[t.ID] = len(q.open)
 	q.open = append(q.open, t.ID)
 	q.h.Tasks = append(q.h.Tasks, history.Task{ID: t.ID, Units: t.Units, Arrival: q.w.Now(), Done: sim.Never, UnitTime: t.UnitTime})
 	for i, n := range q.workers {
@@ -112,13 +115,33 @@ func (q *taskQueue) addWorker(n *sim.Node) int {
 func (q *taskQueue) join(i int, wk *worker) {
 	q.current[i] = wk
 	for _, id := range q.open {
-		wk.contend(id)
+		if id != "" {
+			wk.contend(id)
+		}
 	}
 }
 
-// completed removes a task from the queue once a worker knows it is done.
+// completed removes a task from the queue once a worker knows it is done,
+// in constant time: it leaves a hole, and the holes are squeezed out when
+// they are half the queue.
 func (q *taskQueue) completed(id string) {
-	if i := slices.Index(q.open, id); i >= 0 {
-		q.open = slices.Delete(q.open, i, i+1)
+	i, ok := q.openAt[id]
+	if !ok {
+		return
 	}
+	delete(q.openAt, id)
+	q.open[i] = ""
+	q.holes++
+	if q.holes*2 < len(q.open) {
+		return
+	}
+	kept := q.open[:0]
+	for _, id := range q.open {
+		if id != "" {
+			q.openAt[id] = len(kept)
+			kept = append(kept, id)
+		}
+	}
+	clear(q.open[len(kept):])
+	q.open, q.holes = kept, 0
 }

@@ -3,6 +3,7 @@ package scenarios
 import (
 	"errors"
 	"fmt"
+	"strconv"
 
 	"github.com/leasesim/leasesim/history"
 	"github.com/leasesim/leasesim/lease"
@@ -90,13 +91,20 @@ func (wk *worker) step(r *taskRun) {
 	index := r.next
 	wk.n.SetTimer(r.spec.UnitTime, func() {
 		wk.rec.unit(wk.n, r.spec.ID, index, r.token)
-		wk.h.SideEffect(r.spec.ID, fmt.Sprintf("%s/%d", r.spec.ID, index))
+		wk.h.SideEffect(r.spec.ID, unitEffectID(r.spec.ID, index))
 		r.next = index + 1
 		if every := wk.cfg.CheckpointEveryUnits; every > 0 && r.next%every == 0 && r.next < r.spec.Units {
 			wk.checkpoint(r, false)
 		}
 		wk.step(r)
 	})
+}
+
+// unitEffectID names the side effect of a unit: "task/index".
+func unitEffectID(task string, index int) string {
+	var buf [64]byte
+	b := append(append(buf[:0], task...), '/')
+	return string(strconv.AppendInt(b, int64(index), 10))
 }
 
 // tick checkpoints on a timer while the run goes on.
