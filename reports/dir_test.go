@@ -53,14 +53,14 @@ func TestWriteRunDir(t *testing.T) {
 		require.NoError(t, err)
 		var fields map[string]any
 		require.NoError(t, json.Unmarshal(b, &fields))
-		for _, f := range []string{"scenario", "impl", "seed", "trace_hash", "events", "sim_seconds",
+		for _, f := range []string{"schema_version", "scenario", "impl", "seed", "trace_hash", "events", "sim_seconds",
 			"wall_seconds", "acceleration", "faults", "violations", "metrics", "replay"} {
 			assert.Contains(t, fields, f)
 		}
 		assert.Equal(t, run.TraceHash, fields["trace_hash"])
 		assert.Equal(t, run.Replay, fields["replay"])
 		assert.Equal(t, []any{}, fields["violations"], "an empty list, not null")
-		assert.True(t, strings.HasPrefix(string(b), "{\n  \"scenario\""), "indented")
+		assert.True(t, strings.HasPrefix(string(b), "{\n  \"schema_version\": 1,\n  \"scenario\""), "indented, schema first")
 	})
 	t.Run("schedule.json replays", func(t *testing.T) {
 		f, err := os.Open(paths[1])

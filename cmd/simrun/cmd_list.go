@@ -7,15 +7,20 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/leasesim/leasesim/checker"
 	"github.com/leasesim/leasesim/faults"
+	"github.com/leasesim/leasesim/model"
 	"github.com/leasesim/leasesim/scenarios"
 )
 
 // catalogue is the JSON object of `simrun list --json`.
 type catalogue struct {
-	Scenarios  []entry           `json:"scenarios"`
-	Impls      []entry           `json:"impls"`
-	FaultKinds []faults.KindInfo `json:"fault_kinds"`
+	SchemaVersion int               `json:"schema_version"`
+	Scenarios     []entry           `json:"scenarios"`
+	Impls         []entry           `json:"impls"`
+	Specs         []model.SpecInfo  `json:"specs"`
+	Behaviours    []entry           `json:"behaviours"`
+	FaultKinds    []faults.KindInfo `json:"fault_kinds"`
 }
 
 // entry is a name with its one-line description.
@@ -24,8 +29,14 @@ type entry struct {
 	Doc  string `json:"doc"`
 }
 
+// listSchemaVersion is the version of list's JSON object.
+const listSchemaVersion = 1
+
 func newCatalogue() catalogue {
-	c := catalogue{FaultKinds: faults.Kinds()}
+	c := catalogue{SchemaVersion: listSchemaVersion, Specs: model.Specs(), FaultKinds: faults.Kinds()}
+	for _, b := range checker.Behaviours() {
+		c.Behaviours = append(c.Behaviours, entry{b.Name, b.Doc})
+	}
 	for _, sc := range scenarios.Catalog() {
 		c.Scenarios = append(c.Scenarios, entry{sc.Name, sc.Doc})
 	}
@@ -68,6 +79,14 @@ func (c catalogue) write(a *app) error {
 	}
 	fmt.Fprintln(tw, "\nImplementations (--impl)")
 	for _, e := range c.Impls {
+		fmt.Fprintf(tw, "  %s\t%s\n", e.Name, e.Doc)
+	}
+	fmt.Fprintln(tw, "\nSpecifications (P3; an implementation declares its own)")
+	for _, e := range c.Specs {
+		fmt.Fprintf(tw, "  %s\t%s\n", e.Name, e.Doc)
+	}
+	fmt.Fprintln(tw, "\nRare behaviours (counted per run; a sweep flags those no run reached)")
+	for _, e := range c.Behaviours {
 		fmt.Fprintf(tw, "  %s\t%s\n", e.Name, e.Doc)
 	}
 	fmt.Fprintln(tw, "\nFault kinds (schedule \"kind\")")
