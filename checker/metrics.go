@@ -12,7 +12,9 @@ import (
 // Metrics summarise one run, or many merged, for reports, sweeps and the
 // tuner. JSON names are snake_case and stable. Every duration is a
 // time.Duration, encoded as integer nanoseconds, and its JSON name ends in
-// _ns; rates end in _per_s (per simulated second).
+// _ns; rates end in _per_s (per simulated second). A key means the same in
+// a run's, a sweep's and a tuning run's JSON (tune.Metrics embeds these and
+// adds its per-workload-second rate under a key of its own).
 //
 // The percentiles are nearest-rank over the samples. The samples are kept
 // (sorted) so that Merge and Aggregate can compute exact percentiles over

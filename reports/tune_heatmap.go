@@ -53,8 +53,8 @@ var heatMetrics = []heatMetric{
 	{"p99 failover", func(m tune.Metrics) float64 { return m.FailoverP99.Seconds() }, failoverCell},
 	{"re-executed work", func(m tune.Metrics) float64 { return m.ReexecutedFraction },
 		func(m tune.Metrics) string { return formatPercent(m.ReexecutedFraction) }},
-	{"store writes per second", func(m tune.Metrics) float64 { return m.StoreWritesPerSecond },
-		func(m tune.Metrics) string { return strconv.FormatFloat(m.StoreWritesPerSecond, 'f', 2, 64) }},
+	{"store writes per second", func(m tune.Metrics) float64 { return m.StoreWritesPerWorkloadSecond },
+		func(m tune.Metrics) string { return strconv.FormatFloat(m.StoreWritesPerWorkloadSecond, 'f', 2, 64) }},
 }
 
 // newHeatGroups builds the heat maps of every metric.

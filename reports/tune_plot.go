@@ -69,15 +69,15 @@ func newScatter(res tune.Result) scatterPlot {
 	}
 	xhi, yhi := 0.0, 0.0
 	for _, c := range ran {
-		xhi, yhi = max(xhi, c.Metrics.StoreWritesPerSecond), max(yhi, 100*c.Metrics.ReexecutedFraction)
+		xhi, yhi = max(xhi, c.Metrics.StoreWritesPerWorkloadSecond), max(yhi, 100*c.Metrics.ReexecutedFraction)
 	}
 	p := scatterPlot{Frame: newFrame(0, xhi, 0, yhi, "store writes per second", "re-executed work (%)", "", "%")}
 	for _, c := range ran {
 		m := c.Metrics
-		p.Points = append(p.Points, scatterPoint{X: p.Frame.xs.at(m.StoreWritesPerSecond), Y: p.Frame.ys.at(100 * m.ReexecutedFraction),
+		p.Points = append(p.Points, scatterPoint{X: p.Frame.xs.at(m.StoreWritesPerWorkloadSecond), Y: p.Frame.ys.at(100 * m.ReexecutedFraction),
 			Pareto: c.Pareto, Recommended: c.Recommended, Violating: c.ViolatingRuns > 0,
 			Title: fmt.Sprintf("%s\n%.2f store writes/s · %s re-executed · p99 failover %s", c.Label,
-				m.StoreWritesPerSecond, formatPercent(m.ReexecutedFraction), failoverCell(m))})
+				m.StoreWritesPerWorkloadSecond, formatPercent(m.ReexecutedFraction), failoverCell(m))})
 	}
 	// Draw the frontier and the recommendation last, on top.
 	slices.SortStableFunc(p.Points, func(a, b scatterPoint) int { return rank(a) - rank(b) })

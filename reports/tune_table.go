@@ -51,7 +51,7 @@ func tuneRows(res tune.Result) []tuneRow {
 		default:
 			m := c.Metrics
 			r.Cells = append(r.Cells, failoverCell(m), formatPercent(m.ReexecutedFraction),
-				strconv.FormatFloat(m.StoreWritesPerSecond, 'f', 2, 64), durationCell(m.TaskLatencyP99, m.TasksCompleted),
+				strconv.FormatFloat(m.StoreWritesPerWorkloadSecond, 'f', 2, 64), durationCell(m.TaskLatencyP99, m.TasksCompleted),
 				strconv.Itoa(m.FalseExpirations), strconv.Itoa(m.Fenced), strconv.Itoa(m.RenewalFailures),
 				strconv.Itoa(c.ViolatingRuns))
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/leasesim/leasesim/checker"
 	"github.com/leasesim/leasesim/tune"
 )
 
@@ -41,12 +42,12 @@ func sampleTune() tune.Result {
 					Checkpoint: ck.name, CheckpointEveryUnits: ck.units, Valid: true, Runs: 20,
 					Violations: []tune.Violation{}, Unknown: map[string]int{}}
 				failover := time.Duration(float64(ttl)*1.01) - renew/2 + ttl/200
-				c.Metrics = tune.Metrics{Failovers: 40, FailoverP50: failover, FailoverMean: failover,
+				c.Metrics = tune.Metrics{Metrics: checker.Metrics{Failovers: 40, FailoverP50: failover, FailoverMean: failover,
 					FailoverP99: failover + renew/2, FailoverMax: failover + renew/2,
 					UnitsExecuted: 100000, ReexecutedFraction: ck.reexec * (1 + ttl.Seconds()/20),
-					StoreWritesPerSecond: ck.writes + 0.05/float64(div), TasksCompleted: 5740,
-					TaskLatencyP50: 6 * time.Second, TaskLatencyP99: 10*time.Second + ttl/10,
-					FalseExpirations: int(40 / ttl.Seconds()), RenewalFailures: 3 * div}
+					TasksCompleted: 5740, TaskLatencyP50: 6 * time.Second, TaskLatencyP99: 10*time.Second + ttl/10,
+					FalseExpirations: int(40 / ttl.Seconds()), RenewalFailures: 3 * div},
+					StoreWritesPerWorkloadSecond: ck.writes + 0.05/float64(div)}
 				c.Metrics.UnitsReexecuted = int(c.Metrics.ReexecutedFraction * 100000)
 				c.Replay = res.ReplayCommand(c, 1, 20)
 				res.Configs = append(res.Configs, c)
@@ -66,7 +67,7 @@ func sampleTune() tune.Result {
 	for i := range res.Configs {
 		c := &res.Configs[i]
 		c.Pareto = c.Valid && c.ViolatingRuns == 0 && strings.Contains(c.Label, "renew=ttl/3")
-		c.Feasible = c.Pareto && c.Metrics.StoreWritesPerSecond <= limit
+		c.Feasible = c.Pareto && c.Metrics.StoreWritesPerWorkloadSecond <= limit
 		if c.Label == "ttl=2s renew=ttl/3 checkpoint=5u" {
 			c.Recommended, res.RecommendedIndex = true, i
 			label := c.Label

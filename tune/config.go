@@ -98,8 +98,10 @@ func ParseObjective(s string) (Objective, error) {
 // Constraints are upper limits on a recommended configuration's metrics.
 // A nil field sets no limit.
 type Constraints struct {
-	// MaxStoreWritesPerSecond limits Metrics.StoreWritesPerSecond.
-	MaxStoreWritesPerSecond *float64 `json:"max_store_writes_per_s"`
+	// MaxStoreWritesPerSecond limits Metrics.StoreWritesPerWorkloadSecond:
+	// store writes per second of workload (--max-store-writes), not the
+	// per-simulated-second StoreWritesPerSecond.
+	MaxStoreWritesPerSecond *float64 `json:"max_store_writes_per_workload_s"`
 	// MaxReexecutedFraction limits Metrics.ReexecutedFraction, in [0, 1].
 	MaxReexecutedFraction *float64 `json:"max_reexecuted_fraction"`
 	// MaxFailoverP99 limits Metrics.FailoverP99.
@@ -187,7 +189,7 @@ func (cfg Config) validateGrid() error {
 
 func (c Constraints) validate() error {
 	if v := c.MaxStoreWritesPerSecond; v != nil && !(*v >= 0) {
-		return invalidf("constraints.max_store_writes_per_s", "must not be negative, got %v", *v)
+		return invalidf("constraints.max_store_writes_per_workload_s", "must not be negative, got %v", *v)
 	}
 	if v := c.MaxReexecutedFraction; v != nil && !(*v >= 0 && *v <= 1) {
 		return invalidf("constraints.max_reexecuted_fraction", "must lie in [0, 1], got %v", *v)

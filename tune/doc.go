@@ -45,20 +45,20 @@
 // # Frontier and recommendation
 //
 // The Pareto frontier is over three costs, all minimised: p99 failover,
-// re-executed fraction and store writes per second. A configuration is on
-// it when no other is at least as good in all three and better in one;
-// equal configurations are both on it. Only configurations that ran on
-// every seed without a failing run take part, and, when the workload
-// makes some of them fail over, only those that saw a failover: a p99
-// failover without samples is unknown, not zero. The recommendation minimises the
-// [Objective] (p99 failover by default) among the frontier's
-// configurations that meet the [Constraints], breaking ties by the other
-// objectives in the order p99 failover, re-executed work, store writes,
-// task latency p99, then by grid order. For the three frontier costs this
-// is the best of every configuration that meets the constraints (one that
-// dominated it would meet them too). When none meets them, nothing is
-// recommended and the explanation says how many configurations each
-// constraint excluded and which came closest.
+// re-executed fraction and store writes per second of workload. A
+// configuration is on it when no other is at least as good in all three
+// and better in one; equal configurations are both on it. Only
+// configurations that ran on every seed without a failing run take part,
+// and, when the workload makes some of them fail over, only those that saw
+// a failover: a p99 failover without samples is unknown, not zero. The
+// recommendation minimises the [Objective] (p99 failover by default) among
+// the frontier's configurations that meet the [Constraints], breaking ties
+// by the other objectives in the order p99 failover, re-executed work,
+// store writes, task latency p99, then by grid order. For the three
+// frontier costs this is the best of every configuration that meets the
+// constraints (one that dominated it would meet them too). When none meets
+// them, nothing is recommended and the explanation says how many
+// configurations each constraint excluded and which came closest.
 //
 // # The failover time, analytically
 //

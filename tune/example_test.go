@@ -25,7 +25,7 @@ func ExampleRun() {
 		fmt.Println(err)
 		return
 	}
-	limit := 1.0 // store writes per second
+	limit := 1.0 // store writes per second of workload
 	res, err := tune.Run(context.Background(), tune.Config{
 		Workload: "small.jsonl", Open: workload.Bytes(file.Bytes()),
 		TTLs:        []time.Duration{2 * time.Second, 10 * time.Second},

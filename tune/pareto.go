@@ -3,11 +3,11 @@ package tune
 // The Pareto frontier over the three costs a tuner trades against each
 // other: how long a crashed holder's work waits (p99 failover), how much
 // work is done twice (re-executed fraction), and the load on the lease
-// store (store writes per second). All three are minimised.
+// store (store writes per second of workload). All three are minimised.
 
 // costs returns the three minimised costs of m.
 func costs(m Metrics) [3]float64 {
-	return [3]float64{float64(m.FailoverP99), m.ReexecutedFraction, m.StoreWritesPerSecond}
+	return [3]float64{float64(m.FailoverP99), m.ReexecutedFraction, m.StoreWritesPerWorkloadSecond}
 }
 
 // dominates reports whether a is at least as good as b in every cost and

@@ -15,7 +15,7 @@ func value(m Metrics, o Objective) float64 {
 	case ObjectiveReexecuted:
 		return m.ReexecutedFraction
 	case ObjectiveStoreWrites:
-		return m.StoreWritesPerSecond
+		return m.StoreWritesPerWorkloadSecond
 	case ObjectiveTaskLatencyP99:
 		return float64(m.TaskLatencyP99)
 	}
@@ -53,10 +53,10 @@ type limit struct {
 func (c Constraints) limits(m Metrics) []limit {
 	var out []limit
 	if v := c.MaxStoreWritesPerSecond; v != nil {
-		out = append(out, limit{set: true, metric: m.StoreWritesPerSecond, max: *v,
+		out = append(out, limit{set: true, metric: m.StoreWritesPerWorkloadSecond, max: *v,
 			exceeds: [2]string{"needs more than " + formatSig(*v) + " store writes/s", "need more than " + formatSig(*v) + " store writes/s"},
 			within:  [2]string{"stays under " + formatSig(*v) + " store writes/s", "stay under " + formatSig(*v) + " store writes/s"},
-			have:    "it needs " + formatRate(m.StoreWritesPerSecond)})
+			have:    "it needs " + formatRate(m.StoreWritesPerWorkloadSecond)})
 	}
 	if v := c.MaxReexecutedFraction; v != nil {
 		out = append(out, limit{set: true, metric: m.ReexecutedFraction, max: *v,
@@ -357,7 +357,7 @@ func objectivePhrase(o Objective, m Metrics) string {
 	case ObjectiveReexecuted:
 		return "the least re-executed work (" + formatPercent(m.ReexecutedFraction) + " of unit executions)"
 	case ObjectiveStoreWrites:
-		return "the fewest store writes (" + formatRate(m.StoreWritesPerSecond) + ")"
+		return "the fewest store writes (" + formatRate(m.StoreWritesPerWorkloadSecond) + ")"
 	case ObjectiveTaskLatencyP99:
 		return "the lowest p99 task latency (" + formatSeconds(m.TaskLatencyP99) + ")"
 	}

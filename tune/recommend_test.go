@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/leasesim/leasesim/checker"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -17,7 +18,8 @@ const seedsCrafted = 10
 // seconds.
 func crafted(label string, p99, reexec, writes, task float64) ConfigResult {
 	return ConfigResult{Label: label, Valid: true, Runs: seedsCrafted, Metrics: Metrics{
-		Failovers: 100, FailoverP99: secs(p99), ReexecutedFraction: reexec, StoreWritesPerSecond: writes, TaskLatencyP99: secs(task)}}
+		Metrics:                      checker.Metrics{Failovers: 100, FailoverP99: secs(p99), ReexecutedFraction: reexec, TaskLatencyP99: secs(task)},
+		StoreWritesPerWorkloadSecond: writes}}
 }
 
 func secs(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
@@ -225,7 +227,7 @@ func TestRecommendIsBestFeasible(t *testing.T) {
 				i, _ := recommend(configs, seedsCrafted, o, limits(limit))
 				best := -1
 				for j, c := range configs {
-					if c.completed(seedsCrafted) && c.Metrics.StoreWritesPerSecond <= limit &&
+					if c.completed(seedsCrafted) && c.Metrics.StoreWritesPerWorkloadSecond <= limit &&
 						(best < 0 || value(c.Metrics, o) < value(configs[best].Metrics, o)) {
 						best = j
 					}

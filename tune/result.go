@@ -15,8 +15,8 @@ type Result struct {
 	// Workload is the workload file's path, Name the workload's name.
 	Workload string `json:"workload"`
 	Name     string `json:"workload_name"`
-	// WorkloadSeconds is the workload's duration (faults stop there); the
-	// store write rates are per second of it.
+	// WorkloadSeconds is the workload's duration (faults stop there);
+	// Metrics.StoreWritesPerWorkloadSecond is per second of it.
 	WorkloadSeconds float64 `json:"workload_seconds"`
 	// Seeds is the seed range every valid configuration ran on, "A-B".
 	Seeds     string `json:"seeds"`
@@ -123,72 +123,29 @@ type Violation struct {
 }
 
 // Metrics are one configuration's measurements, aggregated over its
-// seeds: counts are totals over the runs, percentiles are nearest-rank
-// over every sample of every run, and rates are per second of workload.
-// Definitions follow checker.Metrics.
+// seeds: checker.Metrics (counts are totals over the runs, percentiles are
+// nearest-rank over every sample of every run, every JSON key means what
+// it means in a run or a sweep), plus the one figure a tuner compares
+// configurations by that a run cannot know: store writes per second of
+// workload.
 type Metrics struct {
-	// Failovers counts failover samples: a holder crashed (or was cut off
-	// from the grantor) while it believed it held a task, until the task
-	// was held again (a new grant to another worker, or to the same one
-	// restarted), as the grantor processed it. FailoversUnresolved counts
-	// those never held again.
-	Failovers           int           `json:"failovers"`
-	FailoversUnresolved int           `json:"failovers_unresolved"`
-	FailoverP50         time.Duration `json:"failover_p50_ns"`
-	FailoverP99         time.Duration `json:"failover_p99_ns"`
-	FailoverMax         time.Duration `json:"failover_max_ns"`
-	FailoverMean        time.Duration `json:"failover_mean_ns"`
+	checker.Metrics
 
-	// UnitsExecuted counts unit executions; UnitsReexecuted those of a
-	// unit that had executed before, and ReexecutedFraction their share.
-	UnitsExecuted      int     `json:"units_executed"`
-	UnitsReexecuted    int     `json:"units_reexecuted"`
-	ReexecutedFraction float64 `json:"reexecuted_fraction"`
-	// DuplicateEffects counts unfenced side effects performed again.
-	DuplicateEffects int `json:"duplicate_effects"`
-
-	// FalseExpirations counts beliefs that ended while their holder was
-	// alive and wanted the lease; Fenced counts ErrFenced replies;
-	// RenewalFailures counts renewals refused or unanswered.
-	FalseExpirations int `json:"false_expirations"`
-	Fenced           int `json:"fenced"`
-	RenewalFailures  int `json:"renewal_failures"`
-
-	// StoreWrites counts the lease store's durable writes (grants and
-	// checkpoints), and StoreWritesPerSecond divides them by the
-	// workload's duration × runs. The drain after the workload (longer
-	// for a longer TTL) adds its writes but not its time, so every
-	// configuration is measured over the same time.
-	StoreWrites          uint64  `json:"store_writes"`
-	StoreWritesPerSecond float64 `json:"store_writes_per_s"`
-
-	// TasksCompleted counts completed tasks, TaskLatencyP50 and P99 their
-	// latencies from arrival to completion; TasksUnfinished counts tasks
-	// that arrived but never completed.
-	TasksCompleted  int           `json:"tasks_completed"`
-	TasksUnfinished int           `json:"tasks_unfinished"`
-	TaskLatencyP50  time.Duration `json:"task_latency_p50_ns"`
-	TaskLatencyP99  time.Duration `json:"task_latency_p99_ns"`
-
-	// SimSeconds is the simulated time of every run, drains included.
-	SimSeconds float64 `json:"sim_seconds"`
+	// StoreWritesPerWorkloadSecond divides StoreWrites by the workload's
+	// duration × runs. The drain after the workload (longer for a longer
+	// TTL) adds its writes but not its time, so every configuration is
+	// measured over the same time. (The embedded StoreWritesPerSecond
+	// divides by SimTime, drains included, as everywhere else.)
+	StoreWritesPerWorkloadSecond float64 `json:"store_writes_per_workload_s"`
 }
 
 // metricsOf turns a sweep's aggregate metrics into a configuration's, with
 // store writes per second of workload.
 func metricsOf(m checker.Metrics, workload time.Duration) Metrics {
-	out := Metrics{
-		Failovers: m.Failovers, FailoversUnresolved: m.FailoversUnresolved,
-		FailoverP50: m.FailoverP50, FailoverP99: m.FailoverP99, FailoverMax: m.FailoverMax, FailoverMean: m.FailoverMean,
-		UnitsExecuted: m.UnitsExecuted, UnitsReexecuted: m.UnitsReexecuted, ReexecutedFraction: m.ReexecutedFraction,
-		DuplicateEffects: m.DuplicateEffects, FalseExpirations: m.FalseExpirations, Fenced: m.Fenced,
-		RenewalFailures: m.RenewalFailures, StoreWrites: m.StoreWrites,
-		TasksCompleted: m.TasksCompleted, TasksUnfinished: m.TasksUnfinished,
-		TaskLatencyP50: m.TaskLatencyP50, TaskLatencyP99: m.TaskLatencyP99,
-		SimSeconds: m.SimTime.Seconds(),
-	}
+	out := Metrics{Metrics: m}
+	out.FailoverSamples, out.TaskLatencySamples = nil, nil // not in the JSON; a result need not hold them
 	if covered := workload.Seconds() * float64(m.Runs); covered > 0 {
-		out.StoreWritesPerSecond = float64(m.StoreWrites) / covered
+		out.StoreWritesPerWorkloadSecond = float64(m.StoreWrites) / covered
 	}
 	return out
 }

@@ -191,7 +191,7 @@ func TestRunBadInput(t *testing.T) {
 		{"seeds", func(c *Config) { c.Seeds = sweep.Seeds{First: 5, Last: 2} }, "seeds: seeds 5-2", ErrInvalid},
 		{"objective", func(c *Config) { c.Objective = "speed" }, `objective: unknown objective "speed"`, ErrInvalid},
 		{"skip", func(c *Config) { c.Check.Skip = true }, "check.skip", ErrInvalid},
-		{"negative writes", func(c *Config) { c.Constraints.MaxStoreWritesPerSecond = f64(-1) }, "max_store_writes_per_s", ErrInvalid},
+		{"negative writes", func(c *Config) { c.Constraints.MaxStoreWritesPerSecond = f64(-1) }, "max_store_writes_per_workload_s", ErrInvalid},
 		{"fraction", func(c *Config) { c.Constraints.MaxReexecutedFraction = f64(2) }, "max_reexecuted_fraction", ErrInvalid},
 		{"failover", func(c *Config) { c.Constraints.MaxFailoverP99 = dur(-1) }, "max_failover_p99_ns", ErrInvalid},
 	}
@@ -245,13 +245,13 @@ func TestShorterCheckpointsReexecuteLessAndWriteMore(t *testing.T) {
 	for _, c := range res.Configs {
 		t.Logf("%s: %d of %d units re-executed (%.3f%%), %.3f store writes/s over %d failovers", c.Label,
 			c.Metrics.UnitsReexecuted, c.Metrics.UnitsExecuted, 100*c.Metrics.ReexecutedFraction,
-			c.Metrics.StoreWritesPerSecond, c.Metrics.Failovers)
+			c.Metrics.StoreWritesPerWorkloadSecond, c.Metrics.Failovers)
 	}
 	for i := 1; i < len(res.Configs); i++ {
 		prev, c := res.Configs[i-1].Metrics, res.Configs[i].Metrics
 		assert.Greater(t, c.UnitsReexecuted, prev.UnitsReexecuted, "%s re-executes more than %s", res.Configs[i].Label, res.Configs[i-1].Label)
 		assert.Greater(t, c.ReexecutedFraction, prev.ReexecutedFraction)
-		assert.Less(t, c.StoreWritesPerSecond, prev.StoreWritesPerSecond, "%s writes less than %s", res.Configs[i].Label, res.Configs[i-1].Label)
+		assert.Less(t, c.StoreWritesPerWorkloadSecond, prev.StoreWritesPerWorkloadSecond, "%s writes less than %s", res.Configs[i].Label, res.Configs[i-1].Label)
 	}
 }
 
@@ -281,7 +281,7 @@ func TestExamplesTune(t *testing.T) {
 				assert.Empty(t, c.Violations, c.Label)
 				assert.Positive(t, c.Metrics.TasksCompleted, c.Label)
 				assert.Zero(t, c.Metrics.TasksUnfinished, c.Label)
-				assert.Positive(t, c.Metrics.StoreWritesPerSecond, c.Label)
+				assert.Positive(t, c.Metrics.StoreWritesPerWorkloadSecond, c.Label)
 			}
 			require.NotNil(t, res.Recommended, res.Explanation)
 			assert.Positive(t, res.ParetoConfigs)
