@@ -12,6 +12,8 @@ type grantor struct {
 	leases     map[string]*leaseState // live (or revoked, not yet expired) leases
 	issued     map[string]uint64      // last token issued this boot, for the invariant
 	graceUntil time.Duration          // grants wait until this reading
+	// Storage keys by resource, made once; looked up, never iterated.
+	tokenKeys, checkpointKeys map[string]string
 }
 
 // NewGrantor boots a grantor on env. It is called on every (re)boot of the
@@ -32,6 +34,9 @@ func NewGrantor(env Env, cfg Config) (Grantor, error) {
 		cfg:    cfg,
 		leases: make(map[string]*leaseState),
 		issued: make(map[string]uint64),
+
+		tokenKeys:      make(map[string]string),
+		checkpointKeys: make(map[string]string),
 	}
 	if err := g.boot(); err != nil {
 		return nil, fmt.Errorf("new grantor: %w", err)

@@ -17,7 +17,7 @@ const (
 
 // counter returns the last token issued for resource, 0 if none.
 func (g *grantor) counter(resource string) uint64 {
-	b, ok := g.env.Store.Get(GrantorKeyTokenPrefix + resource)
+	b, ok := g.env.Store.Get(g.tokenKey(resource))
 	if !ok {
 		return 0
 	}
@@ -27,9 +27,20 @@ func (g *grantor) counter(resource string) uint64 {
 	return binary.BigEndian.Uint64(b)
 }
 
+// tokenKey returns the storage key of resource's token counter, made once
+// per resource rather than once per request.
+func (g *grantor) tokenKey(resource string) string {
+	k, ok := g.tokenKeys[resource]
+	if !ok {
+		k = GrantorKeyTokenPrefix + resource
+		g.tokenKeys[resource] = k
+	}
+	return k
+}
+
 // putCounter makes token the durable last issued token of resource.
 func (g *grantor) putCounter(resource string, token uint64) error {
-	g.env.Store.Put(GrantorKeyTokenPrefix+resource, binary.BigEndian.AppendUint64(nil, token))
+	g.env.Store.Put(g.tokenKey(resource), binary.BigEndian.AppendUint64(nil, token))
 	if err := g.env.Store.Sync(); err != nil {
 		return fmt.Errorf("persisting token %d of %q: %w", token, resource, err)
 	}
@@ -38,7 +49,7 @@ func (g *grantor) putCounter(resource string, token uint64) error {
 
 // checkpoint returns the latest accepted checkpoint of resource.
 func (g *grantor) checkpoint(resource string) (state []byte, token uint64) {
-	b, ok := g.env.Store.Get(GrantorKeyCheckpointPrefix + resource)
+	b, ok := g.env.Store.Get(g.checkpointKey(resource))
 	if !ok {
 		return nil, 0
 	}
@@ -51,10 +62,21 @@ func (g *grantor) checkpoint(resource string) (state []byte, token uint64) {
 // putCheckpoint makes state the durable checkpoint of resource.
 func (g *grantor) putCheckpoint(resource string, token uint64, state []byte) error {
 	value := append(binary.BigEndian.AppendUint64(nil, token), state...)
-	if err := putSynced(g.env.Store, KV{Key: GrantorKeyCheckpointPrefix + resource, Value: value}); err != nil {
+	if err := putSynced(g.env.Store, KV{Key: g.checkpointKey(resource), Value: value}); err != nil {
 		return fmt.Errorf("persisting checkpoint of %q: %w", resource, err)
 	}
 	return nil
+}
+
+// checkpointKey returns the storage key of resource's checkpoint, made once
+// per resource.
+func (g *grantor) checkpointKey(resource string) string {
+	k, ok := g.checkpointKeys[resource]
+	if !ok {
+		k = GrantorKeyCheckpointPrefix + resource
+		g.checkpointKeys[resource] = k
+	}
+	return k
 }
 
 // bootGrace reads the grace period recorded by the previous boot, if any.

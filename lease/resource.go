@@ -15,6 +15,33 @@ const (
 // resource is the fenced store of package lease.
 type resource struct {
 	env Env
+	// Storage keys, made once per resource (and key) rather than once per
+	// request; looked up, never iterated.
+	highestKeys map[string]string
+	valueKeys   map[resourceKey]string
+}
+
+type resourceKey struct{ resource, key string }
+
+// highestKey returns the storage key of resource's highest accepted token.
+func (r *resource) highestKey(res string) string {
+	k, ok := r.highestKeys[res]
+	if !ok {
+		k = keyHighestPrefix + res
+		r.highestKeys[res] = k
+	}
+	return k
+}
+
+// valueKey returns the storage key of key's value on resource.
+func (r *resource) valueKey(res, key string) string {
+	rk := resourceKey{res, key}
+	k, ok := r.valueKeys[rk]
+	if !ok {
+		k = keyValuePrefix + res + "\x00" + key
+		r.valueKeys[rk] = k
+	}
+	return k
 }
 
 // NewResource boots a fenced resource on env. It keeps everything in
@@ -23,7 +50,7 @@ func NewResource(env Env) (Resource, error) {
 	if err := env.validate(); err != nil {
 		return nil, fmt.Errorf("new resource: %w", err)
 	}
-	return &resource{env: env}, nil
+	return &resource{env: env, highestKeys: make(map[string]string), valueKeys: make(map[resourceKey]string)}, nil
 }
 
 // Deliver handles Write, Read and Effect requests.
@@ -53,10 +80,12 @@ func (r *resource) write(m Message) (Message, bool) {
 		reply.Token = highest
 		return reply, true
 	}
-	value := append(binary.BigEndian.AppendUint64(nil, m.Token), m.Value...)
+	value := make([]byte, 8, 8+len(m.Value))
+	binary.BigEndian.PutUint64(value, m.Token)
+	value = append(value, m.Value...)
 	err := putSynced(r.env.Store,
-		KV{Key: keyHighestPrefix + m.Resource, Value: binary.BigEndian.AppendUint64(nil, m.Token)},
-		KV{Key: keyValuePrefix + m.Resource + "\x00" + m.Key, Value: value})
+		KV{Key: r.highestKey(m.Resource), Value: value[:8:8]},
+		KV{Key: r.valueKey(m.Resource, m.Key), Value: value})
 	if err != nil {
 		return Message{}, false // outcome unknown to the client, which times out
 	}
@@ -71,7 +100,7 @@ func (r *resource) write(m Message) (Message, bool) {
 func (r *resource) read(m Message) Message {
 	reply := m.reply()
 	reply.Key = m.Key
-	b, ok := r.env.Store.Get(keyValuePrefix + m.Resource + "\x00" + m.Key)
+	b, ok := r.env.Store.Get(r.valueKey(m.Resource, m.Key))
 	if !ok {
 		return reply
 	}
@@ -96,7 +125,7 @@ func (r *resource) effect(m Message) (Message, bool) {
 }
 
 // Highest returns the highest token accepted for resource, 0 if none.
-func (r *resource) Highest(res string) uint64 { return r.readUint(keyHighestPrefix + res) }
+func (r *resource) Highest(res string) uint64 { return r.readUint(r.highestKey(res)) }
 
 // Effects returns how many times side effect id was performed on resource.
 func (r *resource) Effects(res, id string) int {

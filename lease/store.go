@@ -10,7 +10,12 @@ func putSynced(s Storage, kvs ...KV) error {
 		value []byte
 		had   bool
 	}
-	prev := make([]previous, len(kvs))
+	var small [2]previous // the resource writes two pairs: no allocation
+	prev := small[:0]
+	if len(kvs) > len(small) {
+		prev = make([]previous, 0, len(kvs))
+	}
+	prev = prev[:len(kvs)]
 	for i, kv := range kvs {
 		prev[i].value, prev[i].had = s.Get(kv.Key)
 		s.Put(kv.Key, kv.Value)
