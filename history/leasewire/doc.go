@@ -22,6 +22,7 @@
 //
 // The lease store's specification is named in the header: SpecLeaseStore
 // (leasesim's expiry policy, the grantor holds for TTL×(1+rho)) or
-// SpecLeaseStoreExactTTL (the grantor expires at exactly the TTL, the
-// holder budgets 2×rho: lease.SplitHolderBudgets).
+// SpecLeaseStoreHolderBudgets, "lease-store/holder-budgets" (the grantor
+// expires at exactly the TTL, the holder budgets 2×rho:
+// lease.SplitHolderBudgets).
 package leasewire

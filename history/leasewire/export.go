@@ -8,41 +8,45 @@ import (
 
 	"github.com/leasesim/leasesim/history"
 	"github.com/leasesim/leasesim/lease"
+	"github.com/leasesim/leasesim/model"
 )
 
 // The lease-store specifications leasesim's protocol declares, as a
-// header's spec names them.
-const (
+// header's spec names them: model's lease store, and after a slash the
+// drift split it was declared with (lease.DriftSplit's names), which sets
+// the specification's expiry policy.
+var (
 	// SpecLeaseStore is leasesim's lease store with its own expiry policy:
 	// the grantor holds a lease for TTL×(1+rho) (lease.SplitGrantorHolds).
-	SpecLeaseStore = "lease-store"
-	// SpecLeaseStoreExactTTL is the lease store whose grantor expires a
-	// lease at exactly its TTL, as Redis PX does, while the holder budgets
-	// 2×rho (lease.SplitHolderBudgets).
-	SpecLeaseStoreExactTTL = "lease-store/exact-ttl"
+	SpecLeaseStore = model.LeaseSpec(model.HoldRho(0)).Name
+	// SpecLeaseStoreHolderBudgets is the lease store whose grantor expires
+	// a lease at exactly its TTL, as Redis PX does, while the holder
+	// budgets 2×rho (lease.SplitHolderBudgets).
+	SpecLeaseStoreHolderBudgets = SpecLeaseStore + "/" + lease.SplitHolderBudgets.String()
 )
 
 // Specs are the specification names Split accepts, in order.
-var Specs = []string{SpecLeaseStore, SpecLeaseStoreExactTTL}
+var Specs = []string{SpecLeaseStore, SpecLeaseStoreHolderBudgets}
 
 // Spec returns the specification name of a drift split.
 func Spec(s lease.DriftSplit) string {
 	if s == lease.SplitHolderBudgets {
-		return SpecLeaseStoreExactTTL
+		return SpecLeaseStoreHolderBudgets
 	}
 	return SpecLeaseStore
 }
 
-// Split returns the drift split a specification name declares.
+// Split returns the drift split a specification name declares
+// ("lease-store/grantor-holds" is SpecLeaseStore spelled out).
 func Split(spec string) (lease.DriftSplit, error) {
 	switch spec {
-	case SpecLeaseStore:
+	case SpecLeaseStore, SpecLeaseStore + "/" + lease.SplitGrantorHolds.String():
 		return lease.SplitGrantorHolds, nil
-	case SpecLeaseStoreExactTTL:
+	case SpecLeaseStoreHolderBudgets:
 		return lease.SplitHolderBudgets, nil
 	}
-	return 0, fmt.Errorf("%q is not a specification leasesim's checkers judge (want %q or %q)", spec,
-		SpecLeaseStore, SpecLeaseStoreExactTTL)
+	return 0, fmt.Errorf("%q is not a specification leasesim's checkers judge leasesim's protocol by (want %q or %q)", spec,
+		SpecLeaseStore, SpecLeaseStoreHolderBudgets)
 }
 
 // Meta is what a run knows about itself beyond its in-memory history: what
@@ -107,9 +111,7 @@ func Events(h *history.History, m Meta) (history.Header, []history.Event, histor
 	cfg := h.Config
 	head := history.Header{Version: history.SchemaVersion, Producer: m.Producer, Spec: m.Spec,
 		Determinism: m.Determinism, Scenario: m.Scenario, Seed: m.Seed,
-		Lease: history.Lease{TTL: cfg.TTL, RhoPPB: int64(math.Round(cfg.Rho * 1e9)), RenewInterval: cfg.RenewInterval,
-			Margin: cfg.Margin, RequestTimeout: cfg.RequestTimeout, BackoffMax: cfg.BackoffMax,
-			TTLMin: cfg.TTLMin, TTLMax: cfg.TTLMax},
+		Lease:        Lease(cfg),
 		LeaseServers: nonEmpty(h.Grantor), FencedServers: nonEmpty(h.Resource),
 		Holders: m.Holders, Resources: m.Resources, Contended: h.Contended,
 		Start: 0, Heal: history.Time(h.HealAt)}
@@ -164,6 +166,13 @@ func Events(h *history.History, m Meta) (history.Header, []history.Event, histor
 	events = append(events, Derived(ops, head.FencedServers)...)
 	end := history.RunEnd{At: history.Time(h.End), MaxDriftPPB: h.MaxDriftPPB, StoreSyncs: h.GrantorSyncs}
 	return head, events, end
+}
+
+// Lease returns the lease configuration facts a header carries.
+func Lease(cfg lease.Config) history.Lease {
+	return history.Lease{TTL: cfg.TTL, RhoPPB: int64(math.Round(cfg.Rho * 1e9)), RenewInterval: cfg.RenewInterval,
+		Margin: cfg.Margin, RequestTimeout: cfg.RequestTimeout, BackoffMax: cfg.BackoffMax,
+		TTLMin: cfg.TTLMin, TTLMax: cfg.TTLMax}
 }
 
 // nonEmpty is [s], or nil for an empty s.

@@ -15,9 +15,17 @@ import (
 // into the incarnation (its high 32 bits, lease.Incarnation) and the
 // request's sequence number within it (ID).
 func Operation(op history.Op) history.Operation {
-	return history.Operation{Client: op.Client, Incarnation: lease.Incarnation(op.In.ReqID), Server: op.Server,
-		ID: op.In.ReqID & math.MaxUint32, Call: history.Time(op.Call), Processed: history.Time(op.Processed),
-		Return: history.Time(op.Return), Input: Payload(op.In), Output: Payload(op.Out)}
+	return NewOperation(op.Client, op.Server, history.Time(op.Call), history.Time(op.Processed),
+		history.Time(op.Return), op.In, op.Out)
+}
+
+// NewOperation returns the schema's operation for request in, sent by
+// client at call, and reply out, produced by server at processed and
+// received at ret (history.Never if it never was).
+func NewOperation(client, server string, call, processed, ret history.Time, in, out lease.Message) history.Operation {
+	return history.Operation{Client: client, Incarnation: lease.Incarnation(in.ReqID), Server: server,
+		ID: in.ReqID & math.MaxUint32, Call: call, Processed: processed, Return: ret,
+		Input: Payload(in), Output: Payload(out)}
 }
 
 // Op returns o as the legacy operation the checkers read, the inverse of

@@ -26,6 +26,7 @@ func StartGrantor(opts Options) (*Grantor, error) {
 		return nil, err
 	}
 	g.n = n
+	opts.Recorder.addGrantor(n.Addr(), opts.Config)
 	return g, nil
 }
 

@@ -36,6 +36,7 @@ func StartHolder(opts Options, grantor, resource lease.Addr) (*Holder, error) {
 		return nil, err
 	}
 	h.n = n
+	opts.Recorder.addHolder(n.Addr())
 	return h, nil
 }
 

@@ -29,6 +29,10 @@ type Options struct {
 	Impl lease.Impl
 	// Seed seeds the node's random source; zero means a random seed.
 	Seed uint64
+	// Recorder, if set, records what the node sends, receives and
+	// believes into the run's history (one Recorder for every node of a
+	// run; see Recorder).
+	Recorder *Recorder
 }
 
 // localAddr is where replies to requests made through a node's own API go:
@@ -42,6 +46,7 @@ type node struct {
 	net   *tcpTransport
 	env   lease.Env
 	core  lease.Node
+	rec   *Recorder // nil when not recording
 
 	waiting map[uint64]chan lease.Message // local requests by ReqID; loop only
 	reqID   uint64                        // last local ReqID; loop only
@@ -57,7 +62,7 @@ func startNode(opts Options, build func(lease.Impl, lease.Env) (lease.Node, erro
 		return nil, fmt.Errorf("realtime: listen on %q: %w", opts.Addr, err)
 	}
 	l := newLoop()
-	n := &node{loop: l, clock: newClock(l), net: t, waiting: make(map[uint64]chan lease.Message)}
+	n := &node{loop: l, clock: newClock(l), net: t, waiting: make(map[uint64]chan lease.Message), rec: opts.Recorder}
 	n.env = n.makeEnv(opts)
 	impl := opts.Impl
 	if impl.NewGrantor == nil {
@@ -71,7 +76,10 @@ func startNode(opts Options, build func(lease.Impl, lease.Env) (lease.Node, erro
 		return nil, fmt.Errorf("realtime: start %s: %w", t.self, err)
 	}
 	t.serve(func(from lease.Addr, m lease.Message) {
-		l.post(func() { n.core.Deliver(from, m) }, true)
+		l.post(func() {
+			n.core.Deliver(from, m)
+			n.rec.delivered(from, t.self, m)
+		}, true)
 	})
 	return n, nil
 }
@@ -85,6 +93,10 @@ func (n *node) makeEnv(opts Options) lease.Env {
 	if seed == 0 {
 		seed = rand.Uint64()
 	}
+	observer := opts.Observer
+	if n.rec != nil {
+		observer = recordingObserver{r: n.rec, self: n.net.self, clock: n.clock, next: opts.Observer}
+	}
 	return lease.Env{
 		Self:      n.net.self,
 		Clock:     n.clock,
@@ -92,7 +104,7 @@ func (n *node) makeEnv(opts Options) lease.Env {
 		Net:       localRouter{n},
 		Store:     store,
 		Rand:      rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
-		Observer:  opts.Observer,
+		Observer:  observer,
 		Failpoint: opts.Failpoint,
 	}
 }
@@ -130,6 +142,9 @@ func (n *node) call(ctx context.Context, m lease.Message) (lease.Message, error)
 // messages already queued (releases) are still sent.
 func (n *node) shutdown(graceful bool) error {
 	n.once.Do(func() {
+		if !graceful {
+			n.rec.crashed(n.net.self) // a crash ends what the node believed
+		}
 		n.loop.stop()
 		n.clock.stopAll()
 		n.err = n.net.close(graceful)
@@ -144,6 +159,7 @@ type localRouter struct{ n *node }
 // Send routes m; it runs on the loop.
 func (r localRouter) Send(to lease.Addr, m lease.Message) {
 	if to != localAddr {
+		r.n.rec.sending(r.n.net.self, to, m)
 		r.n.net.Send(to, m)
 		return
 	}

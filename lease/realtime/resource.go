@@ -25,6 +25,7 @@ func StartResource(opts Options) (*Resource, error) {
 		return nil, err
 	}
 	r.n = n
+	opts.Recorder.addResource(n.Addr())
 	return r, nil
 }
 
