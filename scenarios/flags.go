@@ -36,7 +36,7 @@ const (
 // cmdline is what the flags and environment variables say; the zero value
 // (outside test binaries) changes nothing.
 var cmdline struct {
-	seeds    seedList // nil: the seeds the test wrote
+	seeds    seedList // unset: the seeds the test wrote
 	shrink   bool
 	schedule string
 }

@@ -69,7 +69,7 @@ func linesFor(t testing.TB, out *Outcome, cli bool, schedule string) replayLines
 		if schedule != "" {
 			env = append(env, repro.Assign(ScheduleEnv, schedule))
 		}
-		if cmdline.seeds != nil {
+		if cmdline.seeds.ok {
 			env = append(env, repro.Assign(SeedsEnv, strconv.FormatUint(out.Seed, 10)))
 		}
 		l.goTest = strings.Join(append(env, repro.GoTest(t.Name(), pkg)), " ")

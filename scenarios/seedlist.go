@@ -1,95 +1,44 @@
 package scenarios
 
-import (
-	"fmt"
-	"strconv"
-	"strings"
-)
+import "github.com/leasesim/leasesim/internal/seeds"
 
-// maxCommandLineSeeds bounds the seeds -leasesim.seeds may ask for, so that
-// a typo cannot start a test that never ends.
-const maxCommandLineSeeds = 1 << 24
+// seedList is the seeds a Run runs, and the flag.Value of -leasesim.seeds:
+// a seed set as every command reads it ("N", "A-B" or a list such as
+// "1-5,9"; package internal/seeds, the one reader of seed sets). The zero
+// seedList is unset.
+type seedList struct {
+	set seeds.Set
+	ok  bool
+}
 
-// seedList is a list of inclusive seed ranges, in the order written. It is
-// the flag.Value of -leasesim.seeds and reads what `simrun sweep --seeds`
-// reads: "N", "A-B" or a comma-separated list of those. A nil seedList is
-// unset.
-//
-// The parser is here and not sweep.ParseSeeds because package sweep imports
-// this one.
-type seedList []seedRange
-
-type seedRange struct{ first, last uint64 }
+// seedRange is the seedList of first to last, inclusive.
+func seedRange(first, last uint64) seedList {
+	return seedList{set: seeds.Set{First: first, Last: last}, ok: true}
+}
 
 // Set parses s, replacing the list.
 func (l *seedList) Set(s string) error {
-	var out seedList
-	total := uint64(0)
-	for _, item := range strings.Split(s, ",") {
-		r, err := parseSeedRange(strings.TrimSpace(item))
-		if err != nil {
-			return fmt.Errorf("seeds %q: %w", s, err)
-		}
-		total += r.last - r.first + 1
-		if total > maxCommandLineSeeds || r.last-r.first >= maxCommandLineSeeds {
-			return fmt.Errorf("seeds %q: more than %d seeds", s, maxCommandLineSeeds)
-		}
-		out = append(out, r)
+	set, err := seeds.Parse(s)
+	if err != nil {
+		return err
 	}
-	*l = out
+	*l = seedList{set: set, ok: true}
 	return nil
-}
-
-// parseSeedRange reads "N" or "A-B" with A <= B.
-func parseSeedRange(item string) (seedRange, error) {
-	a, b, isRange := strings.Cut(item, "-")
-	first, err := strconv.ParseUint(a, 10, 64)
-	if err != nil {
-		return seedRange{}, fmt.Errorf("want N, A-B or a list such as 1-5,9 with non-negative integers, and %q is not one", a)
-	}
-	if !isRange {
-		return seedRange{first, first}, nil
-	}
-	last, err := strconv.ParseUint(b, 10, 64)
-	if err != nil {
-		return seedRange{}, fmt.Errorf("want A-B with non-negative integers, and %q is not one", b)
-	}
-	if last < first {
-		return seedRange{}, fmt.Errorf("%s: the last seed is below the first", item)
-	}
-	return seedRange{first, last}, nil
 }
 
 // String writes the list as Set reads it.
 func (l *seedList) String() string {
-	if l == nil {
+	if l == nil || !l.ok {
 		return ""
 	}
-	items := make([]string, len(*l))
-	for i, r := range *l {
-		items[i] = strconv.FormatUint(r.first, 10)
-		if r.last != r.first {
-			items[i] += "-" + strconv.FormatUint(r.last, 10)
-		}
-	}
-	return strings.Join(items, ",")
+	return l.set.String()
 }
 
-// each calls f with every seed in order, each once even where ranges
-// overlap, until f returns false.
+// each calls f with every seed in increasing order until f returns false.
 func (l seedList) each(f func(seed uint64) bool) {
-	seen := map[uint64]bool{} // looked up, never iterated
-	for _, r := range l {
-		for seed := r.first; ; seed++ {
-			if !seen[seed] {
-				seen[seed] = true
-				if !f(seed) {
-					return
-				}
-			}
-			if seed == r.last {
-				break
-			}
+	for k := range l.set.Count() {
+		if !f(l.set.At(k)) {
+			return
 		}
 	}
 }

@@ -22,7 +22,7 @@ type runConfig struct {
 // Seeds runs every seed from first to last, inclusive, as one subtest each.
 // -leasesim.seeds (or LEASESIM_SEEDS) on the command line replaces them.
 func Seeds(first, last uint64) Option {
-	return func(c *runConfig) { c.seeds = seedList{{first, last}} }
+	return func(c *runConfig) { c.seeds = seedRange(first, last) }
 }
 
 // WithImpl runs the scenario against impl instead of lease.Correct(): this is
@@ -70,11 +70,11 @@ func ShrinkFailures() Option {
 // SeedsFlag.
 func Run(t *testing.T, sc Scenario, opts ...Option) {
 	t.Helper()
-	c := runConfig{seeds: seedList{{1, 1}}}
+	c := runConfig{seeds: seedRange(1, 1)}
 	for _, o := range opts {
 		o(&c)
 	}
-	if cmdline.seeds != nil {
+	if cmdline.seeds.ok {
 		c.seeds = cmdline.seeds
 	}
 	c.shrink = c.shrink || cmdline.shrink

@@ -88,7 +88,7 @@ func (cfg Config) withDefaults() (Config, error) {
 		}
 	}
 	if err := cfg.Seeds.Validate(); err != nil {
-		return cfg, err
+		return cfg, &InputError{Msg: err.Error()}
 	}
 	if err := cfg.Shard.Validate(); err != nil {
 		return cfg, err

@@ -1,5 +1,7 @@
 package sweep
 
+import "github.com/leasesim/leasesim/internal/seeds"
+
 // Failing is what a summary says failed, as a sweep can run it again:
 // the scenarios that had a failing run, in the summary's order, each with
 // the seeds of its failing runs.
@@ -26,14 +28,14 @@ func (f Failing) Runs() int {
 // Failures list, per scenario. A run that failed several properties is
 // run once.
 func FailingRuns(s Summary) Failing {
-	byScenario := map[string][]seedRange{} // looked up; iterated through s.Scenarios
+	byScenario := map[string][]seeds.Range{} // looked up; iterated through s.Scenarios
 	for _, byScen := range s.ByProperty {
 		for sc, set := range byScen {
 			byScenario[sc] = append(byScenario[sc], set.ranges...)
 		}
 	}
 	for _, f := range s.Failures {
-		byScenario[f.Scenario] = append(byScenario[f.Scenario], seedRange{first: f.Seed, last: f.Seed})
+		byScenario[f.Scenario] = append(byScenario[f.Scenario], seeds.Range{First: f.Seed, Last: f.Seed})
 	}
 	var out Failing
 	for _, sc := range s.Scenarios {
@@ -41,7 +43,7 @@ func FailingRuns(s Summary) Failing {
 			continue
 		}
 		out.Scenarios = append(out.Scenarios, sc)
-		out.Seeds = append(out.Seeds, newSeeds(byScenario[sc]))
+		out.Seeds = append(out.Seeds, seeds.FromRanges(byScenario[sc]))
 	}
 	for _, byScen := range s.ByProperty {
 		for _, set := range byScen {

@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/leasesim/leasesim/internal/seeds"
 )
 
 // MaxSeedRanges bounds the ranges a SeedSet lists, so that a summary stays
@@ -20,7 +22,7 @@ const MaxSeedRanges = 64
 // Its JSON form is {"count": 12, "seeds": "3-9,15", "omitted": 4}; seeds
 // is written as --seeds reads it.
 type SeedSet struct {
-	ranges  []seedRange // sorted, disjoint, not adjacent; before unused
+	ranges  []seeds.Range // sorted, disjoint, not adjacent
 	count   int64
 	omitted int64
 }
@@ -40,7 +42,7 @@ func (s *SeedSet) Add(seed uint64) { s.addRange(seed, seed) }
 // Merge adds every seed of o, which must not share a seed with s.
 func (s *SeedSet) Merge(o SeedSet) {
 	for _, r := range o.ranges {
-		s.addRange(r.first, r.last)
+		s.addRange(r.First, r.Last)
 	}
 	s.omitted += o.omitted
 	s.count += o.omitted
@@ -50,22 +52,22 @@ func (s *SeedSet) Merge(o SeedSet) {
 // the highest ranges beyond the cap (counted as omitted).
 func (s *SeedSet) addRange(first, last uint64) {
 	s.count += int64(last - first + 1)
-	i := sort.Search(len(s.ranges), func(i int) bool { return s.ranges[i].first > first })
-	s.ranges = append(s.ranges, seedRange{})
+	i := sort.Search(len(s.ranges), func(i int) bool { return s.ranges[i].First > first })
+	s.ranges = append(s.ranges, seeds.Range{})
 	copy(s.ranges[i+1:], s.ranges[i:])
-	s.ranges[i] = seedRange{first: first, last: last}
-	if i > 0 && s.ranges[i-1].last+1 >= first { // joins the one before
-		s.ranges[i-1].last = max(s.ranges[i-1].last, last)
+	s.ranges[i] = seeds.Range{First: first, Last: last}
+	if i > 0 && s.ranges[i-1].Last+1 >= first { // joins the one before
+		s.ranges[i-1].Last = max(s.ranges[i-1].Last, last)
 		s.ranges = append(s.ranges[:i], s.ranges[i+1:]...)
 		i--
 	}
-	if i+1 < len(s.ranges) && s.ranges[i].last+1 >= s.ranges[i+1].first { // joins the one after
-		s.ranges[i].last = max(s.ranges[i].last, s.ranges[i+1].last)
+	if i+1 < len(s.ranges) && s.ranges[i].Last+1 >= s.ranges[i+1].First { // joins the one after
+		s.ranges[i].Last = max(s.ranges[i].Last, s.ranges[i+1].Last)
 		s.ranges = append(s.ranges[:i+1], s.ranges[i+2:]...)
 	}
 	for len(s.ranges) > MaxSeedRanges {
 		top := s.ranges[len(s.ranges)-1]
-		s.omitted += int64(top.last - top.first + 1)
+		s.omitted += int64(top.Last - top.First + 1)
 		s.ranges = s.ranges[:len(s.ranges)-1]
 	}
 }
@@ -81,7 +83,7 @@ func (s SeedSet) First() (uint64, bool) {
 	if len(s.ranges) == 0 {
 		return 0, false
 	}
-	return s.ranges[0].first, true
+	return s.ranges[0].First, true
 }
 
 // Seeds returns the listed seeds as a set that a sweep can run.
@@ -89,7 +91,7 @@ func (s SeedSet) Seeds() Seeds {
 	if len(s.ranges) == 0 {
 		return Seeds{}
 	}
-	return newSeeds(append([]seedRange(nil), s.ranges...))
+	return seeds.FromRanges(s.ranges)
 }
 
 // String writes the listed seeds as --seeds reads them: "3-9,15".
@@ -99,10 +101,10 @@ func (s SeedSet) String() string {
 		if i > 0 {
 			b.WriteByte(',')
 		}
-		b.WriteString(strconv.FormatUint(r.first, 10))
-		if r.last != r.first {
+		b.WriteString(strconv.FormatUint(r.First, 10))
+		if r.Last != r.First {
 			b.WriteByte('-')
-			b.WriteString(strconv.FormatUint(r.last, 10))
+			b.WriteString(strconv.FormatUint(r.Last, 10))
 		}
 	}
 	return b.String()
@@ -132,8 +134,8 @@ func (s *SeedSet) UnmarshalJSON(data []byte) error {
 		if err != nil {
 			return err
 		}
-		for _, r := range set.ranges() {
-			out.addRange(r.first, r.last)
+		for _, r := range set.Ranges() {
+			out.addRange(r.First, r.Last)
 		}
 	}
 	if j.Omitted < 0 || out.count+j.Omitted != j.Count || out.omitted != 0 {
