@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/leasesim/leasesim/sweep"
 	"github.com/leasesim/leasesim/tune"
 )
 
@@ -114,5 +115,11 @@ func tuneGoal(res tune.Result) string {
 	return goal + " under " + strings.Join(limits, ", ")
 }
 
-// tuneSeeds is how many seeds each configuration ran on.
-func tuneSeeds(res tune.Result) int { return int(res.SeedLast-res.SeedFirst) + 1 }
+// tuneSeeds is how many seeds each configuration ran on: the seed set as
+// written ("1-5,9"), or its ends if it cannot be read.
+func tuneSeeds(res tune.Result) int {
+	if set, err := sweep.ParseSeeds(res.Seeds); err == nil {
+		return set.Count()
+	}
+	return int(res.SeedLast-res.SeedFirst) + 1
+}

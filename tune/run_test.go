@@ -309,8 +309,8 @@ func TestRunListsViolations(t *testing.T) {
 	assert.Equal(t, uint64(1), v.Seed)
 	assert.Equal(t, []string{"P1"}, v.Properties)
 	assert.Contains(t, v.Detail, "both believed they held")
-	assert.Equal(t, "simrun tune --workload ../examples/steady-batch.jsonl --ttl 2s --renew ttl/3 --checkpoint 2u "+
-		"--rho 0.01 --margin 50ms --seeds 1-1 --impl mutant/silent-keepalive-death", v.Replay)
+	assert.Equal(t, "simrun run --workload ../examples/steady-batch.jsonl --ttl 2s --renew ttl/3 --checkpoint 2u "+
+		"--rho 0.01 --margin 50ms --seed 1 --impl mutant/silent-keepalive-death", v.Replay)
 	assert.Equal(t, 1, res.ViolatingRuns)
 	assert.False(t, c.Pareto || c.Feasible || c.Recommended)
 	assert.Nil(t, res.Recommended)

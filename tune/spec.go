@@ -5,8 +5,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/leasesim/leasesim/sweep"
 )
 
 // Renew is one renew interval of the grid: a fixed duration ("1s"), or a
@@ -136,29 +134,6 @@ func ParseList[T fmt.Stringer](s string, parse func(string) (T, error)) ([]T, er
 // ParseTTLs reads a comma-separated list of TTLs ("2s,5s,10s").
 func ParseTTLs(s string) ([]time.Duration, error) {
 	return ParseList(s, ParseTTL)
-}
-
-// ParseSeeds reads the seeds of a tuning run: "N" is seeds 1 to N (every
-// config runs on the same seeds), "A-B" the inclusive range A to B, as a
-// replay command uses ("17-17").
-func ParseSeeds(s string) (sweep.Seeds, error) {
-	v := strings.TrimSpace(s)
-	if !strings.Contains(v, "-") {
-		n, err := strconv.ParseUint(v, 10, 64)
-		if err != nil || n == 0 {
-			return sweep.Seeds{}, invalidf("", "%q: want N (seeds 1 to N, N >= 1) or a range A-B", s)
-		}
-		r := sweep.Seeds{First: 1, Last: n}
-		if err := r.Validate(); err != nil {
-			return r, invalidf("", "%v", err)
-		}
-		return r, nil
-	}
-	r, err := sweep.ParseSeeds(v)
-	if err != nil {
-		return r, invalidf("", "%v", err)
-	}
-	return r, nil
 }
 
 // ParseRate reads a rate limit in writes per second: "200/s" or "200".

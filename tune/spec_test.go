@@ -6,8 +6,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/leasesim/leasesim/sweep"
 )
 
 func TestParseRenew(t *testing.T) {
@@ -108,35 +106,6 @@ func TestParseLists(t *testing.T) {
 			err := tt.parse(tt.in)
 			require.ErrorIs(t, err, ErrInvalid)
 			assert.Contains(t, err.Error(), tt.wantErr)
-		})
-	}
-}
-
-func TestParseSeeds(t *testing.T) {
-	tests := []struct {
-		in      string
-		want    sweep.Seeds
-		wantErr string
-	}{
-		{"50", sweep.Seeds{First: 1, Last: 50}, ""},
-		{"1", sweep.Seeds{First: 1, Last: 1}, ""},
-		{"17-17", sweep.Seeds{First: 17, Last: 17}, ""},
-		{"3-9", sweep.Seeds{First: 3, Last: 9}, ""},
-		{"0", sweep.Seeds{}, "N >= 1"},
-		{"x", sweep.Seeds{}, `"x"`},
-		{"9-3", sweep.Seeds{}, "below the first"},
-		{"-", sweep.Seeds{}, "A-B"},
-	}
-	for _, tt := range tests {
-		t.Run(tt.in, func(t *testing.T) {
-			got, err := ParseSeeds(tt.in)
-			if tt.wantErr != "" {
-				require.ErrorIs(t, err, ErrInvalid)
-				assert.Contains(t, err.Error(), tt.wantErr)
-				return
-			}
-			require.NoError(t, err)
-			assert.Equal(t, tt.want, got)
 		})
 	}
 }

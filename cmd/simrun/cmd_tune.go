@@ -65,7 +65,7 @@ func (a *app) tuneCommand() *cobra.Command {
 	fl.StringVar(&f.seeds, "seeds", "1-10", "the seeds every config runs on: "+seedSetHelp)
 	fl.StringVar(&f.objective, "objective", string(tune.ObjectiveFailoverP99), "what the recommendation minimises: "+
 		"p99-failover, reexecuted, store-writes or task-latency-p99")
-	fl.StringVar(&f.maxWrites, "max-store-writes", "", "recommend only configs with at most this many store writes per second (200/s)")
+	fl.StringVar(&f.maxWrites, "max-store-writes", "", "recommend only configs with at most this many store writes per second of workload (200/s)")
 	fl.StringVar(&f.maxReexec, "max-reexecuted", "", "recommend only configs that re-execute at most this share of unit executions (5%)")
 	fl.StringVar(&f.maxFailover, "max-failover-p99", "", "recommend only configs whose p99 failover is at most this (30s)")
 	fl.Float64Var(&f.rho, "rho", tune.DefaultRho, "the clock drift bound every config assumes")
