@@ -232,13 +232,14 @@ func explainDerived(got history.Event, want []history.Event, i int) string {
 }
 
 // act applies an action the way the simulator's recorder does: it
-// stretches the latest belief in (holder, resource, token) to the action,
-// or, with none, is a belief of one instant inferred from the action.
+// stretches the latest belief in (holder, resource, token) that began by
+// then to the action, or, with none, is a belief of one instant inferred
+// from the action.
 func (b *builder) act(a *history.Action) {
 	at := sim.Time(a.At)
 	for i := len(b.h.Beliefs) - 1; i >= 0; i-- {
 		bl := &b.h.Beliefs[i]
-		if bl.Holder == a.Holder && bl.Resource == a.Resource && bl.Token == a.Token {
+		if bl.Holder == a.Holder && bl.Resource == a.Resource && bl.Token == a.Token && bl.Start <= at {
 			bl.LastAct = max(bl.LastAct, at)
 			bl.End = max(bl.End, at)
 			return
