@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -10,7 +11,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/leasesim/leasesim/checker"
 	"github.com/leasesim/leasesim/faults"
 	"github.com/leasesim/leasesim/internal/repro"
 	"github.com/leasesim/leasesim/reports"
@@ -82,28 +82,18 @@ func (a *app) shrink(cmd *cobra.Command, f shrinkFlags) error {
 		return usagef(cmd, "--max-attempts: must be at least 1, got %d", f.maxAttempts)
 	}
 	opts := scenarios.Options{Impl: impl, Trace: sim.TraceConfig{Keep: -1}}
-	out, err := scenarios.Execute(sc, f.seed, opts)
-	if err != nil {
+	fmt.Fprintf(a.notes(f.json), "shrinking the fault schedule of %s seed %d (impl %s)...\n", sc.Name, f.seed, impl.Name)
+	shrunk, err := scenarios.ShrinkSeed(sc, f.seed, opts, f.maxAttempts)
+	switch {
+	case errors.Is(err, scenarios.ErrNothingToShrink):
+		return &exitError{code: exitUsage, err: err}
+	case errors.Is(err, scenarios.ErrNotReproducible):
+		return internalErr(err)
+	case err != nil:
 		return classify(cmd, fmt.Errorf("scenario %s seed %d: %w", sc.Name, f.seed, err))
 	}
-	violated := out.Violated()
-	if len(violated) == 0 {
-		err := fmt.Errorf("nothing to shrink: seed %d passes (scenario %s, impl %s)", f.seed, sc.Name, impl.Name)
-		return &exitError{code: exitUsage, err: err}
-	}
-	target := violated[0]
-	fails := func(s faults.Schedule) bool {
-		opts := opts
-		opts.Schedule = &s
-		o, err := scenarios.Execute(sc, f.seed, opts)
-		return err == nil && violates(o, target.Property)
-	}
-	if !fails(out.Schedule) {
-		return internalErr(fmt.Errorf("%s of seed %d is not violated again when its own schedule is replayed", target.Property, f.seed))
-	}
-	fmt.Fprintf(a.notes(f.json), "seed %d violates %s %s: %s\nshrinking %d fault events...\n",
-		f.seed, target.Property, target.Name, target.Summary, len(out.Schedule.Events))
-	small, stats := faults.Shrink(out.Schedule, fails, faults.ShrinkOptions{Nodes: sc.Nodes(), MaxAttempts: f.maxAttempts})
+	target, small, stats := shrunk.Target, shrunk.Schedule, shrunk.Stats
+	fmt.Fprintf(a.notes(f.json), "seed %d violates %s %s: %s\n", f.seed, target.Property, target.Name, target.Summary)
 
 	path := filepath.Join(f.out, reports.ScheduleFile)
 	if err := writeSchedule(path, small); err != nil {
@@ -111,7 +101,7 @@ func (a *app) shrink(cmd *cobra.Command, f shrinkFlags) error {
 	}
 	res := shrinkResult{SchemaVersion: shrinkSchemaVersion, Scenario: sc.Name, Impl: impl.Name, Seed: f.seed,
 		Property: target.Property, Name: target.Name, Summary: target.Summary,
-		EventsBefore: len(out.Schedule.Events), EventsAfter: len(small.Events), Attempts: stats.Attempts,
+		EventsBefore: len(shrunk.Original.Events), EventsAfter: len(small.Events), Attempts: stats.Attempts,
 		Exhausted: stats.Exhausted, ScheduleFile: path, Schedule: small,
 		Replay: repro.Simrun("run", "--scenario", sc.Name, "--seed", strconv.FormatUint(f.seed, 10),
 			"--impl", impl.Name, "--schedule", path)}
@@ -131,26 +121,12 @@ func (a *app) shrink(cmd *cobra.Command, f shrinkFlags) error {
 	return nil
 }
 
-// violates reports whether out violated property.
-func violates(out *scenarios.Outcome, property string) bool {
-	for _, r := range out.Checks {
-		if r.Property == property && r.Status == checker.Violated {
-			return true
-		}
-	}
-	return false
-}
-
 // writeSchedule writes s as indented JSON to path, creating its directory.
 func writeSchedule(path string, s faults.Schedule) error {
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return err
 	}
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	return errors.Join(writeJSON(f, s), f.Close())
+	return reports.WriteFileAtomic(path, func(w io.Writer) error { return writeJSON(w, s) })
 }
 
 // indent indents every line of s by two spaces.
