@@ -4,6 +4,7 @@ SEEDS     ?= 1-300
 PARALLEL  ?=
 OUT       ?= out/sweep
 FUZZTIME  ?= 30s
+BENCHCOUNT ?= 6
 BIN       := bin/simrun
 
 .PHONY: run test bench fuzz lint build clean tune-example
@@ -22,11 +23,13 @@ test:
 	$(GO) test -count=1 ./...
 	$(GO) test -count=1 -race ./sim/... ./lease/... ./scenarios/... ./sweep/...
 
-## bench: benchmarks, printed with ratios against baselines measured in the same run.
+## bench: benchmarks, each BENCHCOUNT times, printed with ratios (of medians) against baselines measured
+## in the same run: the kernel against a bare heap and synctest, a scenario's event against the kernel's,
+## and the lease workload on leasesim against the same workload as goroutines under testing/synctest.
 bench:
-	{ $(GO) test -run '^$$' -bench . -benchmem ./sim/ && \
-	  $(GO) test -run '^$$' -bench 'Scenario' -benchtime 30x ./scenarios/ && \
-	  $(GO) test -run '^$$' -bench . -benchmem ./checker/ ; } | $(GO) run ./internal/benchratio
+	{ $(GO) test -run '^$$' -bench . -benchmem -count $(BENCHCOUNT) ./sim/ && \
+	  $(GO) test -run '^$$' -bench 'Scenario|LeaseWorkload' -benchtime 30x -benchmem -count $(BENCHCOUNT) ./scenarios/ && \
+	  $(GO) test -run '^$$' -bench . -benchmem -count $(BENCHCOUNT) ./checker/ ; } | $(GO) run ./internal/benchratio
 
 ## fuzz: each parser's fuzz target for FUZZTIME.
 fuzz:
