@@ -7,11 +7,11 @@ import (
 	"io/fs"
 	"math/rand/v2"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
 
+	"github.com/google/renameio/v2"
 	"github.com/spf13/cobra"
 
 	"github.com/leasesim/leasesim/sim"
@@ -330,26 +330,22 @@ func writeSummary(w io.Writer, s workload.Summary) {
 }
 
 // writeOutput runs write into the file at path, or into stdout when path
-// is empty. A file is written to a temporary file next to it and renamed
-// into place when write succeeds, so a failure leaves no half-written
-// workload behind.
+// is empty. A file is written to a temporary file next to it, synced, and
+// renamed into place when write succeeds (renameio), so a failure or a
+// crash leaves no half-written workload behind.
 func (a *app) writeOutput(cmd *cobra.Command, path string, write func(io.Writer) error) error {
 	if path == "" {
 		return write(a.stdout)
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	pf, err := renameio.NewPendingFile(path)
 	if err != nil {
 		return usagef(cmd, "-o: %w", err)
 	}
-	defer os.Remove(tmp.Name()) // after a successful rename, there is nothing left to remove
-	if err := write(tmp); err != nil {
-		tmp.Close()
+	defer pf.Cleanup() // after a successful replace, there is nothing left to clean up
+	if err := write(pf); err != nil {
 		return err
 	}
-	if err := tmp.Close(); err != nil {
-		return internalErr(fmt.Errorf("-o %s: %w", path, err))
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
+	if err := pf.CloseAtomicallyReplace(); err != nil {
 		if errors.Is(err, fs.ErrPermission) {
 			return usagef(cmd, "-o: %w", err)
 		}
