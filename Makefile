@@ -31,10 +31,15 @@ bench:
 	  $(GO) test -run '^$$' -bench 'Scenario|LeaseWorkload' -benchtime 30x -benchmem -count $(BENCHCOUNT) ./scenarios/ && \
 	  $(GO) test -run '^$$' -bench . -benchmem -count $(BENCHCOUNT) ./checker/ ; } | $(GO) run ./internal/benchratio
 
-## fuzz: each parser's fuzz target for FUZZTIME.
+## fuzz: each parser's fuzz target for FUZZTIME (the schedule, workload and history readers, seed sets,
+## summaries' seed sets and histograms).
+FUZZ_TARGETS := faults:FuzzParse workload:FuzzReader history:FuzzReader history/leasewire:FuzzReadHistory \
+	sweep:FuzzParseSeeds sweep:FuzzSeedSetJSON scenarios:FuzzSeedListSet internal/dist:FuzzHistogramJSON
 fuzz:
-	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./faults/
-	$(GO) test -run '^$$' -fuzz '^FuzzReader$$' -fuzztime $(FUZZTIME) ./workload/
+	@for t in $(FUZZ_TARGETS); do \
+		pkg=$${t%%:*}; fn=$${t##*:}; echo "== $$fn ./$$pkg"; \
+		$(GO) test -run '^$$' -fuzz "^$$fn\$$" -fuzztime $(FUZZTIME) ./$$pkg/ || exit $$?; \
+	done
 
 ## lint: formatting and vet.
 lint:
