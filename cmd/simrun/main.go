@@ -96,6 +96,7 @@ func (a *app) rootCommand() *cobra.Command {
 	root.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error { return usageErr(cmd, err) })
 	root.AddCommand(a.runCommand(), a.sweepCommand(), a.replayCommand(), a.shrinkCommand(),
 		a.listCommand(), a.mergeCommand(), a.tuneCommand(), a.workloadCommand())
+	root.AddCommand(a.checkCommand())
 	root.SetVersionTemplate("{{.Version}}\n")
 	for _, c := range root.Commands() { // commands whose flags another file declares
 		switch c.Name() {
