@@ -81,7 +81,7 @@ func (h *holder) Acquire(resource string, opts AcquireOptions) {
 		return
 	}
 	opts.Keys = cloneKVs(opts.Keys)
-	s := &session{resource: resource, opts: opts}
+	s := h.newSession(resource, opts)
 	h.sessions[resource] = s
 	h.tryAcquire(s)
 }

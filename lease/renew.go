@@ -7,12 +7,7 @@ import (
 
 // scheduleRenew sends the next renewal after d (at once if d <= 0).
 func (h *holder) scheduleRenew(s *session, d time.Duration) {
-	epoch := s.epoch
-	s.next = h.env.Clock.AfterFunc(max(d, 0), func() {
-		if h.current(s, epoch) {
-			h.renew(s)
-		}
-	})
+	h.armNext(s, max(d, 0), true)
 }
 
 // renew sends one renewal. Only one is in flight at a time: the next is

@@ -28,6 +28,43 @@ type session struct {
 	next     Timer // next acquire attempt or next renewal
 	attempts int   // consecutive failed acquire attempts, for backoff
 	jeopardy bool  // a renewal timed out in this episode
+
+	// A session has at most one next and one deadline timer pending: each
+	// is armed only by the previous one's outcome, and a transition stops
+	// both. So their callbacks are bound once per session (onNext,
+	// onDeadline) and read the epoch they were armed in from the session,
+	// rather than being a closure per timer.
+	nextRenew     bool   // the next timer renews (else it acquires)
+	nextEpoch     uint64 // the epoch the next timer was armed in
+	deadlineEpoch uint64 // the epoch the deadline timer was armed in
+	onNext        func()
+	onDeadline    func()
+}
+
+// newSession returns a session for resource with its timer callbacks bound.
+func (h *holder) newSession(resource string, opts AcquireOptions) *session {
+	s := &session{resource: resource, opts: opts}
+	s.onNext = func() { h.nextFired(s) }
+	s.onDeadline = func() { h.deadlineFired(s) }
+	return s
+}
+
+// armNext arms the next timer: a renewal if renew, else an acquire attempt.
+func (h *holder) armNext(s *session, d time.Duration, renew bool) {
+	s.nextRenew, s.nextEpoch = renew, s.epoch
+	s.next = h.env.Clock.AfterFunc(d, s.onNext)
+}
+
+// nextFired runs the next timer's action unless the session moved on.
+func (h *holder) nextFired(s *session) {
+	if !h.current(s, s.nextEpoch) {
+		return
+	}
+	if s.nextRenew {
+		h.renew(s)
+		return
+	}
+	h.tryAcquire(s)
 }
 
 // current reports whether a callback captured at epoch may still act on s.
@@ -91,17 +128,12 @@ func (h *holder) retryAcquire(s *session) { h.retryAcquireWithin(s, 0) }
 // up to BackoffMin so that waiting holders do not all arrive at once. A
 // holder thus takes over an expired lease promptly without polling faster.
 func (h *holder) retryAcquireWithin(s *session, remaining time.Duration) {
-	epoch := s.epoch
 	d := h.jitter(backoff(h.cfg.BackoffMin, h.cfg.BackoffMax, s.attempts))
 	if remaining > 0 {
 		d = min(d, remaining+time.Duration(h.env.Rand.Int64N(int64(h.cfg.BackoffMin)+1)))
 	}
 	s.attempts++
-	s.next = h.env.Clock.AfterFunc(d, func() {
-		if h.current(s, epoch) {
-			h.tryAcquire(s)
-		}
-	})
+	h.armNext(s, d, false)
 }
 
 // giveUp ends a session whose acquire can never succeed.
@@ -137,18 +169,21 @@ func (h *holder) hold(s *session, r Message, deadline time.Duration) {
 // armDeadline sets a timer at the grant's deadline. Renewals move the
 // deadline later without touching the timer; it re-arms when it fires early.
 func (h *holder) armDeadline(s *session) {
-	epoch := s.epoch
-	s.deadline = h.env.Clock.AfterFunc(s.grant.Deadline-h.env.now(), func() {
-		if !h.current(s, epoch) {
-			return
-		}
-		if h.env.now() < s.grant.Deadline {
-			h.armDeadline(s)
-			return
-		}
-		h.lose(s, EventLost, fmt.Errorf("lease on %q, token %d: deadline passed: %w",
-			s.resource, s.grant.Token, ErrLeaseExpired))
-	})
+	s.deadlineEpoch = s.epoch
+	s.deadline = h.env.Clock.AfterFunc(s.grant.Deadline-h.env.now(), s.onDeadline)
+}
+
+// deadlineFired ends belief at the deadline, or re-arms if renewals moved it.
+func (h *holder) deadlineFired(s *session) {
+	if !h.current(s, s.deadlineEpoch) {
+		return
+	}
+	if h.env.now() < s.grant.Deadline {
+		h.armDeadline(s)
+		return
+	}
+	h.lose(s, EventLost, fmt.Errorf("lease on %q, token %d: deadline passed: %w",
+		s.resource, s.grant.Token, ErrLeaseExpired))
 }
 
 // lose stops believing, reports kind (EventLost or EventFenced), and goes
