@@ -12,4 +12,9 @@
 // the core's callbacks. Callbacks a user passes in (AcquireOptions.OnGrant,
 // OnLost, an Observer, a Failpoint) run on the node's loop goroutine and must
 // not block it, except a Failpoint that means to pause the node.
+//
+// A Recorder passed in Options.Recorder to every node of a run records the
+// run's history in the neutral schema of package history, true time taken
+// from the host's monotonic clock, so that `simrun check FILE` judges a
+// real run with the simulator's checkers.
 package realtime
