@@ -82,18 +82,19 @@ func (a *app) shrink(cmd *cobra.Command, f shrinkFlags) error {
 		return usagef(cmd, "--max-attempts: must be at least 1, got %d", f.maxAttempts)
 	}
 	opts := scenarios.Options{Impl: impl, Trace: sim.TraceConfig{Keep: -1}}
-	fmt.Fprintf(a.notes(f.json), "shrinking the fault schedule of %s seed %d (impl %s)...\n", sc.Name, f.seed, impl.Name)
 	shrunk, err := scenarios.ShrinkSeed(sc, f.seed, opts, f.maxAttempts)
 	switch {
 	case errors.Is(err, scenarios.ErrNothingToShrink):
-		return &exitError{code: exitUsage, err: err}
+		return &exitError{code: exitUsage, err: fmt.Errorf("nothing to shrink: seed %d passes (scenario %s, impl %s)",
+			f.seed, sc.Name, impl.Name)}
 	case errors.Is(err, scenarios.ErrNotReproducible):
 		return internalErr(err)
 	case err != nil:
 		return classify(cmd, fmt.Errorf("scenario %s seed %d: %w", sc.Name, f.seed, err))
 	}
 	target, small, stats := shrunk.Target, shrunk.Schedule, shrunk.Stats
-	fmt.Fprintf(a.notes(f.json), "seed %d violates %s %s: %s\n", f.seed, target.Property, target.Name, target.Summary)
+	fmt.Fprintf(a.notes(f.json), "seed %d violates %s %s: %s\nshrinking its %d fault events took %d runs\n",
+		f.seed, target.Property, target.Name, target.Summary, len(shrunk.Original.Events), stats.Attempts)
 
 	path := filepath.Join(f.out, reports.ScheduleFile)
 	if err := writeSchedule(path, small); err != nil {
