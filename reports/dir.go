@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 
 	"github.com/leasesim/leasesim/checker"
+	"github.com/leasesim/leasesim/history/leasewire"
 	"github.com/leasesim/leasesim/scenarios"
 )
 
@@ -19,6 +20,7 @@ const (
 	ScheduleFile     = "schedule.json"
 	ReportFile       = "report.html"
 	PerfettoFile     = "trace.perfetto.json"
+	HistoryFile      = "history.jsonl"        // the protocol-neutral history; judge it again with simrun check
 	LinearizableFile = "linearizability.html" // written by the P3 checker, not here
 )
 
@@ -44,6 +46,7 @@ func WriteRunDir(dir string, run Run, out *scenarios.Outcome) ([]string, error) 
 		{Name: RunJSONFile, Href: RunJSONFile, Note: "the run object (simrun run --json)"},
 		{Name: ScheduleFile, Href: ScheduleFile, Note: "the fault schedule; replay with simrun run --schedule"},
 		{Name: PerfettoFile, Href: PerfettoFile, Note: "open in ui.perfetto.dev (Open trace file)"},
+		{Name: HistoryFile, Href: HistoryFile, Note: "the history the checkers read, as JSON lines; judge it with simrun check"},
 	}
 	own, err := ownLinearizability(dir, run.Properties)
 	if err != nil {
@@ -61,6 +64,9 @@ func WriteRunDir(dir string, run Run, out *scenarios.Outcome) ([]string, error) 
 		{ScheduleFile, func(w io.Writer) error { return writeIndentedJSON(w, out.Schedule) }},
 		{ReportFile, func(w io.Writer) error { return writeRunHTML(w, run, out, dir, files) }},
 		{PerfettoFile, func(w io.Writer) error { return WritePerfetto(w, run, out) }},
+		{HistoryFile, func(w io.Writer) error {
+			return leasewire.WriteHistory(w, out.History, leasewire.Meta{Scenario: out.Scenario, Seed: out.Seed})
+		}},
 	})
 }
 

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/leasesim/leasesim/faults"
+	"github.com/leasesim/leasesim/history/leasewire"
 	"github.com/leasesim/leasesim/internal/repro"
 	"github.com/leasesim/leasesim/mutants"
 	"github.com/leasesim/leasesim/scenarios"
@@ -46,7 +47,7 @@ func TestWriteRunDir(t *testing.T) {
 		assert.Equal(t, dir, filepath.Dir(p))
 		names = append(names, filepath.Base(p))
 	}
-	assert.Equal(t, []string{"run.json", "schedule.json", "report.html", "trace.perfetto.json"}, names)
+	assert.Equal(t, []string{"run.json", "schedule.json", "report.html", "trace.perfetto.json", "history.jsonl"}, names)
 
 	t.Run("run.json is the contract's run object", func(t *testing.T) {
 		b, err := os.ReadFile(paths[0])
@@ -222,4 +223,21 @@ func TestReportFaultTableUsesTheOneTimeFormat(t *testing.T) {
 	assert.Contains(t, buf.String(), `<td class="num">3.007562s</td><td>pause</td>`)
 	assert.Contains(t, buf.String(), "h1 hit failpoint before-write: pause at 3.007562s</title>", "the timeline's titles too")
 	assert.Contains(t, buf.String(), "last action under the token: 3.007562s</title>")
+}
+
+// history.jsonl in a run directory reads back into the history the run's
+// checkers read: a run directory can be judged again with simrun check.
+func TestRunDirHistoryReadsBack(t *testing.T) {
+	run, out := kleppmann(t)
+	dir := filepath.Join(t.TempDir(), "run")
+	_, err := WriteRunDir(dir, run, out)
+	require.NoError(t, err)
+	f, err := os.Open(filepath.Join(dir, HistoryFile))
+	require.NoError(t, err)
+	defer f.Close()
+	h, meta, err := leasewire.ReadHistory(f, HistoryFile)
+	require.NoError(t, err)
+	assert.Equal(t, out.Scenario, meta.Scenario)
+	assert.Equal(t, len(out.History.Ops), len(h.Ops))
+	assert.Equal(t, len(out.History.Beliefs), len(h.Beliefs))
 }

@@ -67,6 +67,7 @@ func ExampleWriteRunDir() {
 	// schedule.json
 	// report.html
 	// trace.perfetto.json
+	// history.jsonl
 }
 
 // The Perfetto export has one process per node; open the file in

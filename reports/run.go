@@ -33,6 +33,10 @@ type Run struct {
 	Replay string `json:"replay"`
 	// Stopped says why the run stopped early (a limit), if it did.
 	Stopped string `json:"stopped,omitempty"`
+	// Source is the history file a run object judged (simrun check), with
+	// the producer that recorded it; empty for a run the simulator ran.
+	Source   string `json:"source,omitempty"`
+	Producer string `json:"producer,omitempty"`
 	// Coverage names the rare behaviours the run reached
 	// (checker.Behaviours), in their order.
 	Coverage []string `json:"coverage"`

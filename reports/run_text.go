@@ -37,7 +37,15 @@ func WriteRunText(w io.Writer, run Run, out *scenarios.Outcome) error {
 // run's figures and trace hash, and the command that replays it.
 func (o TextOptions) WriteRunText(w io.Writer, run Run, out *scenarios.Outcome) error {
 	t := &textWriter{w: w}
-	t.printf("%s  %s  impl %s  seed %d\n", o.paint(ansiBold, "leasesim run"), run.Scenario, run.Impl, run.Seed)
+	if run.Source != "" {
+		t.printf("%s  %s  recorded by %s", o.paint(ansiBold, "leasesim check"), run.Source, run.Producer)
+		if run.Seed != 0 {
+			t.printf("  (scenario %s seed %d)", run.Scenario, run.Seed)
+		}
+		t.printf("\n")
+	} else {
+		t.printf("%s  %s  impl %s  seed %d\n", o.paint(ansiBold, "leasesim run"), run.Scenario, run.Impl, run.Seed)
+	}
 	if run.Stopped != "" {
 		t.printf("%s\n", o.paint(ansiBold+ansiRed, "STOPPED EARLY: "+run.Stopped))
 	}
@@ -63,9 +71,13 @@ func (o TextOptions) WriteRunText(w io.Writer, run Run, out *scenarios.Outcome) 
 		writeMetricRows(t, rows)
 	}
 	t.printf("\nFaults     %s\n", faultCounts(run.Faults))
-	t.printf("Events     %d in %.3f simulated seconds\n", run.Events, run.SimSeconds)
-	t.printf("Speed      %s acceleration (%.3f wall seconds)\n", formatAcceleration(run.Acceleration), run.WallSeconds)
-	t.printf("Trace      %s\n", run.TraceHash)
+	if run.Source == "" {
+		t.printf("Events     %d in %.3f simulated seconds\n", run.Events, run.SimSeconds)
+		t.printf("Speed      %s acceleration (%.3f wall seconds)\n", formatAcceleration(run.Acceleration), run.WallSeconds)
+		t.printf("Trace      %s\n", run.TraceHash)
+	} else {
+		t.printf("History    %.3f seconds of true time, checked in %.3f wall seconds\n", run.SimSeconds, run.WallSeconds)
+	}
 	t.printf("Replay     %s\n", o.paint(ansiBold, run.Replay))
 	return t.result("run summary")
 }

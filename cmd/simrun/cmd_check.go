@@ -83,6 +83,7 @@ func (a *app) checkFile(cmd *cobra.Command, file string, f checkFlags) error {
 	}
 	run.Replay = repro.Simrun(args...)
 	run.TraceHash, run.Acceleration = "none", 0 // a file has no kernel trace, and checking is no simulation
+	run.Source, run.Producer = file, meta.Producer
 	if err := a.showRun(run, out, f.json, f.out); err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package repro
 
 import (
+	"path/filepath"
 	"strings"
 	"sync/atomic"
 )
@@ -16,12 +17,22 @@ const DefaultProgram = "simrun"
 // SetProgram records how the CLI was invoked (os.Args[0] as typed, such as
 // "bin/simrun" or "./bin/simrun"), so that printed lines run as pasted from
 // the same directory. An empty name restores DefaultProgram.
+//
+// A binary that `go run` built lives in a temporary directory that is gone
+// once it exits, so for such a name ("/tmp/go-build.../exe/simrun") the
+// lines say `go run ./cmd/simrun`, which runs from the module root.
 func SetProgram(name string) {
-	if name == "" {
+	switch {
+	case name == "":
 		name = DefaultProgram
+	case strings.Contains(name, "go-build") && filepath.Base(filepath.Dir(name)) == "exe":
+		name = GoRunProgram
 	}
 	program.Store(name)
 }
+
+// GoRunProgram is how lines name the CLI when it runs under `go run`.
+const GoRunProgram = "go run ./cmd/simrun"
 
 // Program returns the name simrun lines start with.
 func Program() string {
@@ -36,7 +47,14 @@ func Program() string {
 //
 //	Simrun("run", "--scenario", "swarm", "--seed", "7") == "bin/simrun run --scenario swarm --seed 7"
 func Simrun(args ...string) string {
-	return Line(append([]string{Program()}, args...)...)
+	prefix := Program()
+	if prefix != GoRunProgram {
+		prefix = Quote(prefix)
+	}
+	if len(args) == 0 {
+		return prefix
+	}
+	return prefix + " " + Line(args...)
 }
 
 // Line joins words into one POSIX shell line, quoting each word that needs it.
