@@ -24,31 +24,37 @@ func BenchmarkScenario(b *testing.B) {
 			{"unchecked", scenarios.Options{Check: checker.Options{Skip: true}}},
 		} {
 			b.Run(sc.Name+"/"+mode.name, func(b *testing.B) {
-				b.ReportAllocs()
-				var events uint64
-				seed := uint64(0)
-				var before runtime.MemStats
-				runtime.ReadMemStats(&before)
-				for b.Loop() {
-					seed++
-					out, err := scenarios.Execute(sc, seed, mode.opts)
-					if err != nil {
-						b.Fatal(err)
-					}
-					events += out.Sim.Events
-				}
-				var after runtime.MemStats
-				runtime.ReadMemStats(&after)
-				wall := b.Elapsed().Seconds()
-				b.ReportMetric(float64(b.N)*sc.Duration.Seconds()/wall, "acceleration")
-				b.ReportMetric(float64(events)/wall, "events/s")
-				b.ReportMetric(float64(b.N)/wall, "seeds/s")
-				if events > 0 {
-					b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(events), "ns/event")
-					b.ReportMetric(float64(after.Mallocs-before.Mallocs)/float64(events), "allocs/event")
-					b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/float64(events), "B/event")
-				}
+				benchmarkPerEvent(b, sc, mode.opts)
 			})
 		}
+	}
+}
+
+// benchmarkPerEvent runs sc seed after seed and reports its acceleration
+// (simulated seconds per wall second) and its cost per kernel event.
+func benchmarkPerEvent(b *testing.B, sc scenarios.Scenario, opts scenarios.Options) {
+	b.ReportAllocs()
+	var events uint64
+	seed := uint64(0)
+	var before runtime.MemStats
+	runtime.ReadMemStats(&before)
+	for b.Loop() {
+		seed++
+		out, err := scenarios.Execute(sc, seed, opts)
+		if err != nil {
+			b.Fatal(err)
+		}
+		events += out.Sim.Events
+	}
+	var after runtime.MemStats
+	runtime.ReadMemStats(&after)
+	wall := b.Elapsed().Seconds()
+	b.ReportMetric(float64(b.N)*sc.Duration.Seconds()/wall, "acceleration")
+	b.ReportMetric(float64(events)/wall, "events/s")
+	b.ReportMetric(float64(b.N)/wall, "seeds/s")
+	if events > 0 {
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(events), "ns/event")
+		b.ReportMetric(float64(after.Mallocs-before.Mallocs)/float64(events), "allocs/event")
+		b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/float64(events), "B/event")
 	}
 }
