@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/leasesim/leasesim/checker"
+	"github.com/leasesim/leasesim/sweep"
 )
 
 // Result is the outcome of a tuning run: every configuration of the grid
@@ -12,6 +13,8 @@ import (
 // names are snake_case and stable. Everything but WallSeconds depends only
 // on the Config (not on parallelism or timing).
 type Result struct {
+	// SchemaVersion is ResultSchemaVersion: the version of this object's form.
+	SchemaVersion int `json:"schema_version"`
 	// Workload is the workload file's path, Name the workload's name.
 	Workload string `json:"workload"`
 	Name     string `json:"workload_name"`
@@ -109,22 +112,21 @@ type ConfigResult struct {
 	Replay string `json:"replay"`
 }
 
+// ResultSchemaVersion is the version of Result's JSON form.
+const ResultSchemaVersion = 1
+
 // MaxViolationsListed bounds ConfigResult.Violations.
 const MaxViolationsListed = 20
 
-// Violation is one failing run: its seed, what failed, and the command
-// that reproduces it (it prints the same trace hash).
-type Violation struct {
-	Seed       uint64   `json:"seed"`
-	Properties []string `json:"properties"`
-	Detail     string   `json:"detail"`
-	TraceHash  string   `json:"trace_hash"`
-	Replay     string   `json:"replay"`
-}
+// Violation is one failing run of a configuration: the sweep's failure
+// record (one type for a failing run everywhere), whose Replay is the
+// `simrun run --workload ...` line that reproduces it with the same trace
+// hash.
+type Violation = sweep.Failure
 
 // Metrics are one configuration's measurements, aggregated over its
-// seeds: checker.Metrics (counts are totals over the runs, percentiles are
-// nearest-rank over every sample of every run, every JSON key means what
+// seeds: checker.Metrics (counts are totals over the runs, percentiles come
+// from the sweep's mergeable histograms, within 1%, every JSON key means what
 // it means in a run or a sweep), plus the one figure a tuner compares
 // configurations by that a run cannot know: store writes per second of
 // workload.

@@ -80,7 +80,8 @@ func Run(ctx context.Context, cfg Config, progress func(Progress)) (Result, erro
 // newResult returns the result's frame, before anything ran.
 func (cfg Config) newResult(plan workload.Plan) Result {
 	return Result{
-		Workload: cfg.Workload, Name: plan.Header.Name, WorkloadSeconds: plan.Duration.Seconds(),
+		SchemaVersion: ResultSchemaVersion,
+		Workload:      cfg.Workload, Name: plan.Header.Name, WorkloadSeconds: plan.Duration.Seconds(),
 		Seeds: cfg.Seeds.String(), SeedFirst: cfg.Seeds.First, SeedLast: cfg.Seeds.Last, Impl: cfg.Impl.Name,
 		Rho: cfg.Rho, Margin: cfg.Margin, Objective: cfg.Objective, Constraints: cfg.Constraints,
 		Configs: []ConfigResult{}, RecommendedIndex: -1, Parallel: cfg.Parallel,
@@ -185,8 +186,8 @@ func (p *point) fill(sum sweep.Summary, res Result, plan workload.Plan) {
 	}
 	r.ViolatingRuns = len(sum.Failures) + sum.FailuresOmitted
 	for _, f := range sum.Failures[:min(len(sum.Failures), MaxViolationsListed)] {
-		r.Violations = append(r.Violations, Violation{Seed: f.Seed, Properties: f.Properties, Detail: f.Detail,
-			TraceHash: f.TraceHash, Replay: res.RunReplay(*r, f.Seed)})
+		f.Replay = res.RunReplay(*r, f.Seed)
+		r.Violations = append(r.Violations, f)
 	}
 }
 
