@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/leasesim/leasesim/history"
+	"github.com/leasesim/leasesim/internal/dist"
 	"github.com/leasesim/leasesim/lease"
 	"github.com/leasesim/leasesim/sim"
 )
@@ -194,12 +195,12 @@ func (m *Metrics) addCounters(o Metrics) {
 // derive recomputes the fields that follow from the counters and samples.
 func (m *Metrics) derive() {
 	m.Failovers = len(m.FailoverSamples)
-	m.FailoverP50 = percentile(m.FailoverSamples, 50)
-	m.FailoverP99 = percentile(m.FailoverSamples, 99)
-	m.FailoverMax = percentile(m.FailoverSamples, 100)
+	m.FailoverP50 = dist.Quantile(m.FailoverSamples, 0.5)
+	m.FailoverP99 = dist.Quantile(m.FailoverSamples, 0.99)
+	m.FailoverMax = dist.Quantile(m.FailoverSamples, 1)
 	m.FailoverMean = mean(m.FailoverSamples)
-	m.TaskLatencyP50 = percentile(m.TaskLatencySamples, 50)
-	m.TaskLatencyP99 = percentile(m.TaskLatencySamples, 99)
+	m.TaskLatencyP50 = dist.Quantile(m.TaskLatencySamples, 0.5)
+	m.TaskLatencyP99 = dist.Quantile(m.TaskLatencySamples, 0.99)
 	m.ReexecutedFraction = 0
 	if m.UnitsExecuted > 0 {
 		m.ReexecutedFraction = float64(m.UnitsReexecuted) / float64(m.UnitsExecuted)
@@ -208,16 +209,6 @@ func (m *Metrics) derive() {
 	if m.SimTime > 0 {
 		m.StoreWritesPerSecond = float64(m.StoreWrites) / m.SimTime.Seconds()
 	}
-}
-
-// percentile returns the nearest-rank p-th percentile of sorted samples, 0
-// if there are none.
-func percentile(sorted []time.Duration, p int) time.Duration {
-	if len(sorted) == 0 {
-		return 0
-	}
-	rank := (p*len(sorted) + 99) / 100 // ceil(p/100 × n)
-	return sorted[max(rank, 1)-1]
 }
 
 // mean returns the mean of samples, 0 if there are none.

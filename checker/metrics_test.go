@@ -11,6 +11,7 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/leasesim/leasesim/history"
+	"github.com/leasesim/leasesim/internal/dist"
 	"github.com/leasesim/leasesim/lease"
 	"github.com/leasesim/leasesim/sim"
 )
@@ -147,7 +148,7 @@ func TestPercentile(t *testing.T) {
 		{s(1, 2, 3, 4, 5, 6, 7, 8, 9, 10), 90, 9},
 	}
 	for _, tt := range tests {
-		assert.Equal(t, tt.want, percentile(tt.samples, tt.p), "p%d of %v", tt.p, tt.samples)
+		assert.Equal(t, tt.want, dist.Quantile(tt.samples, float64(tt.p)/100), "p%d of %v", tt.p, tt.samples)
 	}
 }
 
@@ -178,7 +179,7 @@ func TestMergeProperty(t *testing.T) {
 		slices.Sort(pooled)
 		require.Equal(t, len(runs), all.Runs)
 		require.Equal(t, time.Duration(len(runs))*time.Minute, all.SimTime)
-		require.Equal(t, percentile(pooled, 99), all.FailoverP99)
+		require.Equal(t, dist.Quantile(pooled, 0.99), all.FailoverP99)
 		require.Equal(t, len(pooled), all.Failovers)
 
 		var one Metrics
