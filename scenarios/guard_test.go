@@ -34,7 +34,9 @@ func panickingHolder() lease.Impl {
 
 type deliverPanics struct{ lease.Holder }
 
-func (deliverPanics) Deliver(lease.Addr, lease.Message) { panic("scenarios: looks like the harness, is not") }
+func (deliverPanics) Deliver(lease.Addr, lease.Message) {
+	panic("scenarios: looks like the harness, is not")
+}
 
 // Panics are told apart by where they come from, never by their text.
 func TestPanicsAreBlamedByOrigin(t *testing.T) {
