@@ -3,11 +3,13 @@ package main
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/leasesim/leasesim/faults"
+	"github.com/leasesim/leasesim/internal/repro"
 	"github.com/leasesim/leasesim/scenarios"
 	"github.com/leasesim/leasesim/sweep"
 )
@@ -32,11 +34,11 @@ func (e *exitError) Unwrap() error { return e.err }
 // usageErr is bad usage or bad input (exit 2), with a hint pointing at the
 // command's help rather than cobra's whole usage block.
 func usageErr(cmd *cobra.Command, err error) *exitError {
-	path := "simrun"
-	if cmd != nil {
-		path = cmd.CommandPath()
+	words := []string{"--help"}
+	if cmd != nil { // "simrun check": the subcommands after the root's name
+		words = append(strings.Fields(cmd.CommandPath())[1:], words...)
 	}
-	return &exitError{code: exitUsage, err: err, hint: fmt.Sprintf("Run '%s --help' for usage.", path)}
+	return &exitError{code: exitUsage, err: err, hint: fmt.Sprintf("Run '%s' for usage.", repro.Simrun(words...))}
 }
 
 // usagef is usageErr with a formatted message.

@@ -26,6 +26,7 @@ func main() {
 	// Every printed simrun line names the CLI as it was invoked
 	// (bin/simrun, ./simrun, simrun), so that it runs as pasted.
 	repro.SetProgram(os.Args[0])
+	setGCPolicy()
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
