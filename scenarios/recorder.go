@@ -54,8 +54,7 @@ type call struct {
 }
 
 // newRecorder returns a recorder with small tables that grow with the run.
-// The size hint is not used: see recorder.
-func newRecorder(w *sim.World, h *history.History, _ int) *recorder {
+func newRecorder(w *sim.World, h *history.History) *recorder {
 	r := &recorder{w: w, h: h, calls: make(map[opKey]int32)}
 	r.beliefs = newBeliefTracker(w, h)
 	return r

@@ -94,7 +94,7 @@ func Execute(sc Scenario, seed uint64, opts Options) (out *Outcome, err error) {
 	}
 	w := sim.New(sim.Config{Seed: seed, Link: sc.Link, Trace: opts.Trace, Logger: opts.Logger})
 	h := &history.History{Config: cfg, Grantor: GrantorNode, Resource: StoreNode}
-	rec := newRecorder(w, h, sc.opsHint(cfg))
+	rec := newRecorder(w, h)
 	src, err := sc.tasks(w)
 	if err != nil {
 		return nil, err
@@ -312,19 +312,4 @@ func (sc Scenario) tasks(w *sim.World) (TaskSource, error) {
 		return nil, fmt.Errorf("scenario %s: tasks: %w", sc.Name, err)
 	}
 	return src, nil
-}
-
-// opsHint guesses how many operations a run records: renewals and acquire
-// attempts of every holder, the contenders' writes, and the workers'
-// checkpoints. It only sizes tables; a wrong guess costs a reallocation.
-func (sc Scenario) opsHint(cfg lease.Config) int {
-	holders := sc.Contenders + sc.Workers + sc.Registrants + sc.Readers
-	n := holders * int(sc.Duration/cfg.RenewInterval) * 2
-	if sc.Lock.WriteEvery > 0 {
-		n += sc.Contenders * int(sc.Duration/sc.Lock.WriteEvery) / 2
-	}
-	for _, t := range sc.Tasks {
-		n += 4 + t.Units/max(cfg.CheckpointEveryUnits, 1)
-	}
-	return min(max(n, 64), 1<<20)
 }
