@@ -3,6 +3,8 @@ package history
 import (
 	"errors"
 	"fmt"
+
+	"github.com/leasesim/leasesim/internal/strictjson"
 )
 
 // ErrInvalid matches, through errors.Is, every error that says a history
@@ -51,33 +53,25 @@ func (e *LineError) Unwrap() error { return e.Err }
 // Is makes errors.Is(err, ErrInvalid) hold.
 func (e *LineError) Is(target error) bool { return target == ErrInvalid }
 
-// fieldError is a problem with one field, before the line is known.
-type fieldError struct {
-	field string
-	err   error
-}
+// fieldError is a problem with one field, before the line is known:
+// strictjson's, with the package's own at.
+type fieldError strictjson.FieldError
 
 // badf builds the error for one field.
 func badf(field, format string, args ...any) *fieldError {
-	return &fieldError{field: field, err: fmt.Errorf(format, args...)}
+	return (*fieldError)(strictjson.Badf(field, format, args...))
 }
 
 // under prefixes the field of err with parent ("input" + "kind" is
 // "input.kind"); a nil err stays nil.
 func under(parent string, err *fieldError) *fieldError {
-	if err == nil {
-		return nil
-	}
-	if err.field == "" {
-		return &fieldError{field: parent, err: err.err}
-	}
-	return &fieldError{field: parent + "." + err.field, err: err.err}
+	return (*fieldError)(strictjson.Under(parent, (*strictjson.FieldError)(err)))
 }
 
 // at attaches the file and line.
 func (e *fieldError) at(file string, line int) *LineError {
-	return &LineError{File: file, Line: line, Field: e.field, Err: e.err}
+	return &LineError{File: file, Line: line, Field: e.Field, Err: e.Err}
 }
 
 // Error lets a *fieldError travel as an error inside the package.
-func (e *fieldError) Error() string { return e.field + ": " + e.err.Error() }
+func (e *fieldError) Error() string { return (*strictjson.FieldError)(e).Error() }

@@ -1,7 +1,6 @@
 package history
 
 import (
-	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
@@ -25,8 +24,8 @@ const MaxLineBytes = 1 << 20
 // the file. After an error, Next keeps returning it.
 type Reader struct {
 	file     string
-	sc       *bufio.Scanner
-	line     int // lines read so far
+	lines    *strictjson.Lines
+	line     int // lines read so far: lines.Line() after each read
 	header   Header
 	end      RunEnd
 	ended    bool
@@ -39,8 +38,7 @@ type Reader struct {
 // the first event. file names the input in errors ("history.jsonl"); empty
 // means "history".
 func NewReader(r io.Reader, file string) (*Reader, error) {
-	rd := &Reader{file: file, sc: bufio.NewScanner(r), latest: -1}
-	rd.sc.Buffer(make([]byte, 0, 4096), MaxLineBytes)
+	rd := &Reader{file: file, lines: strictjson.NewLines(r, MaxLineBytes, "history"), latest: -1}
 	text, err := rd.nextLine()
 	if err == io.EOF {
 		return nil, &LineError{File: file, Err: errors.New("empty input: the first line must be the header")}
@@ -235,22 +233,15 @@ func typeOf(text []byte) (Type, error) {
 	return Type(*t.Type), nil
 }
 
-// nextLine returns the next line that is not blank, or io.EOF.
+// nextLine returns the next line that is not blank, or io.EOF; a line
+// over the limit is a *LineError.
 func (r *Reader) nextLine() ([]byte, error) {
-	for r.sc.Scan() {
-		r.line++
-		if text := r.sc.Bytes(); len(bytes.TrimSpace(text)) > 0 {
-			return text, nil
-		}
+	text, err := r.lines.Next()
+	r.line = r.lines.Line()
+	if tooLong, ok := err.(*strictjson.TooLongError); ok {
+		return nil, &LineError{File: r.file, Line: tooLong.Line, Err: tooLong}
 	}
-	err := r.sc.Err()
-	switch {
-	case err == nil:
-		return nil, io.EOF
-	case errors.Is(err, bufio.ErrTooLong):
-		return nil, &LineError{File: r.file, Line: r.line + 1, Err: fmt.Errorf("longer than the limit of %d bytes", MaxLineBytes)}
-	}
-	return nil, fmt.Errorf("history: reading line %d: %w", r.line+1, err)
+	return text, err
 }
 
 // lineError turns what went wrong with one line into a *LineError: a

@@ -100,7 +100,7 @@ func syntaxError(line []byte, err error) *fieldError {
 		return badf(je.Path, "appears twice")
 	}
 	_, col := strictjson.Locate(line, je.Offset)
-	return &fieldError{field: je.Path, err: fmt.Errorf("invalid JSON at column %d: %w", col, je.Err)}
+	return &fieldError{Field: je.Path, Err: fmt.Errorf("invalid JSON at column %d: %w", col, je.Err)}
 }
 
 // unquote decodes a JSON string the decoder has read.

@@ -3,6 +3,8 @@ package workload
 import (
 	"errors"
 	"fmt"
+
+	"github.com/leasesim/leasesim/internal/strictjson"
 )
 
 // ErrInvalid matches, through errors.Is, every error that says a workload
@@ -49,32 +51,24 @@ func (e *LineError) Unwrap() error { return e.Err }
 // Is makes errors.Is(err, ErrInvalid) hold.
 func (e *LineError) Is(target error) bool { return target == ErrInvalid }
 
-// fieldError is a problem with one field, before the line is known.
-type fieldError struct {
-	field string
-	err   error
-}
+// fieldError is a problem with one field, before the line is known:
+// strictjson's, with the package's own at.
+type fieldError strictjson.FieldError
 
-func (e *fieldError) Error() string { return e.field + ": " + e.err.Error() }
+func (e *fieldError) Error() string { return (*strictjson.FieldError)(e).Error() }
 
 // badf builds the error for one field.
 func badf(field, format string, args ...any) *fieldError {
-	return &fieldError{field: field, err: fmt.Errorf(format, args...)}
+	return (*fieldError)(strictjson.Badf(field, format, args...))
 }
 
 // under prefixes the field of err with parent ("env" + "loss" is
 // "env.loss"); a nil err stays nil.
 func under(parent string, err *fieldError) *fieldError {
-	if err == nil {
-		return nil
-	}
-	if err.field == "" {
-		return &fieldError{field: parent, err: err.err}
-	}
-	return &fieldError{field: parent + "." + err.field, err: err.err}
+	return (*fieldError)(strictjson.Under(parent, (*strictjson.FieldError)(err)))
 }
 
 // at attaches a line and a subject to a field error.
 func (e *fieldError) at(line int, subject string) *LineError {
-	return &LineError{Line: line, Subject: subject, Field: e.field, Err: e.err}
+	return &LineError{Line: line, Subject: subject, Field: e.Field, Err: e.Err}
 }

@@ -1,12 +1,11 @@
 package workload
 
 import (
-	"bufio"
-	"bytes"
 	"errors"
-	"fmt"
 	"io"
 	"time"
+
+	"github.com/leasesim/leasesim/internal/strictjson"
 )
 
 // Reader reads a workload line by line. It holds one line at a time, so
@@ -15,8 +14,8 @@ import (
 // underlying reader is returned wrapped. After an error, Next keeps
 // returning it.
 type Reader struct {
-	sc     *bufio.Scanner
-	line   int // lines read so far
+	lines  *strictjson.Lines
+	line   int // lines read so far: lines.Line() after each read
 	header Header
 	prev   time.Duration // At of the previous event
 	prevAt int           // its line
@@ -27,8 +26,7 @@ type Reader struct {
 // NewReader reads the header from r and returns a Reader positioned at the
 // first event.
 func NewReader(r io.Reader) (*Reader, error) {
-	rd := &Reader{sc: bufio.NewScanner(r)}
-	rd.sc.Buffer(make([]byte, 0, 4096), MaxLineBytes)
+	rd := &Reader{lines: strictjson.NewLines(r, MaxLineBytes, "workload")}
 	text, err := rd.nextLine()
 	if err == io.EOF {
 		return nil, &LineError{Err: errors.New("empty input: the first line must be the header")}
@@ -116,20 +114,13 @@ func (r *Reader) next() (Event, error) {
 	return e, nil
 }
 
-// nextLine returns the next line that is not blank, or io.EOF.
+// nextLine returns the next line that is not blank, or io.EOF; a line
+// over the limit is a *LineError.
 func (r *Reader) nextLine() ([]byte, error) {
-	for r.sc.Scan() {
-		r.line++
-		if text := r.sc.Bytes(); len(bytes.TrimSpace(text)) > 0 {
-			return text, nil
-		}
+	text, err := r.lines.Next()
+	r.line = r.lines.Line()
+	if tooLong, ok := err.(*strictjson.TooLongError); ok {
+		return nil, &LineError{Line: tooLong.Line, Err: tooLong}
 	}
-	err := r.sc.Err()
-	switch {
-	case err == nil:
-		return nil, io.EOF
-	case errors.Is(err, bufio.ErrTooLong):
-		return nil, &LineError{Line: r.line + 1, Err: fmt.Errorf("longer than the limit of %d bytes", MaxLineBytes)}
-	}
-	return nil, fmt.Errorf("workload: reading line %d: %w", r.line+1, err)
+	return text, err
 }

@@ -5,7 +5,9 @@
 // every error is located: a byte offset, the JSON path of the value
 // ("events[1].drift") and what is wrong, worded for a person ("want an
 // integer, got a string"). The history reader, the fault schedule parser
-// and the workload reader all decode through it.
+// and the workload reader all decode through it. The two JSON-lines
+// readers (history, workload) also share its line scanner (Lines) and its
+// error for one field (FieldError); each turns them into its own LineError.
 package strictjson
 
 import (
