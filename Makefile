@@ -48,12 +48,12 @@ lint:
 
 ## tune-example: tune example workloads over a grid that shows the trade-off (TTL × renew × checkpoint, on the same
 ## seeds, at most 2 store writes/s); prints each table and writes out/tune/NAME/tune.json and tune.html.
-## TUNE_WORKLOADS="steady-batch bursty-queue frequent-deploys" tunes all three; TUNE_SEEDS sets the seeds (50).
+## TUNE_WORKLOADS="steady-batch bursty-queue frequent-deploys" tunes all three; TUNE_SEEDS sets the seeds (1-50).
 tune-example: build
 	@for w in $(or $(TUNE_WORKLOADS),steady-batch); do \
 		echo "== examples/$$w.jsonl"; \
 		$(BIN) tune --workload examples/$$w.jsonl --ttl 2s,5s,10s,20s --renew ttl/3,ttl/4,ttl/6 \
-			--checkpoint 2u,5u,10u,none --seeds $(or $(TUNE_SEEDS),50) --max-store-writes 2/s \
+			--checkpoint 2u,5u,10u,none --seeds $(or $(TUNE_SEEDS),1-50) --max-store-writes 2/s \
 			$(if $(PARALLEL),--parallel $(PARALLEL),) --out out/tune/$$w || exit $$?; \
 	done
 
