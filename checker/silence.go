@@ -17,8 +17,8 @@ import (
 // resource and token, not merely inferred from actions, began no later
 // than the grant reached the holder. A holder may rightly ignore some
 // grants (a late reply to a request it gave up on), so only grants that
-// arrived within half their TTL of the request count, and only a holder
-// that reported none of those is unknown.
+// arrived well within the holder's patience count (see patience), and only
+// a holder that reported none of those is unknown.
 func reportedBeliefs(v *verdict) {
 	h := v.h
 	type key struct {
@@ -46,12 +46,8 @@ func reportedBeliefs(v *verdict) {
 		if op.In.Kind != lease.KindAcquire || op.Out.Err != lease.CodeOK || op.Out.Token == 0 || !op.Returned() {
 			continue
 		}
-		ttl := op.Out.TTL
-		if ttl <= 0 {
-			ttl = h.Config.TTL
-		}
-		if time.Duration(op.Return-op.Call) > ttl/2 {
-			continue // possibly dead on arrival: a holder may rightly ignore it
+		if time.Duration(op.Return-op.Call) > patience(h, op) {
+			continue // late: a holder may rightly have given up on the request
 		}
 		s := holders[op.Client]
 		if s == nil {
@@ -70,4 +66,22 @@ func reportedBeliefs(v *verdict) {
 				"(lease.Observer)?", holder, s.first.In.Resource, s.first.Out.Token, s.first.Return))
 		}
 	}
+}
+
+// patience is how soon a grant must reach its holder after the request to
+// count as one the holder must have believed: half the request timeout the
+// configuration gives holders (a holder that timed a request out may
+// ignore its reply; halved so that a holder clock drifting even well beyond
+// rho still waits that long), and never more than half the TTL (a later
+// grant may be dead on arrival).
+func patience(h *history.History, op *history.Op) time.Duration {
+	ttl := op.Out.TTL
+	if ttl <= 0 {
+		ttl = h.Config.TTL
+	}
+	p := ttl / 2
+	if t := h.Config.RequestTimeout; t > 0 {
+		p = min(p, t/2)
+	}
+	return p
 }
