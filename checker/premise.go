@@ -24,7 +24,7 @@ func Premises(h *history.History) (Result, bool) {
 			missed = append(missed, fmt.Sprintf("%s: no (%s)", p.Name, p.Detail))
 		}
 	}
-	r := Result{Property: PropertyPremise, Name: "story happened", Status: OK}
+	r := Result{Property: PropertyPremise, Name: "story", Status: OK}
 	if len(missed) > 0 {
 		r.Status = Unknown
 		r.Summary = "the story did not happen, so this run proves nothing: " + strings.Join(missed, "; ")

@@ -17,7 +17,7 @@ import (
 // The properties table: notes start at noteIndent and wrap at noteWidth
 // columns, so a long bound stays readable on an 100-column terminal.
 const (
-	noteIndent = 2 + 3 + 1 + 16 + 1 + 9 + 1
+	noteIndent = 2 + 20 + 1 + 9 + 1 // "P1 exclusivity", the status, the note
 	noteWidth  = 100 - noteIndent
 )
 
@@ -52,7 +52,7 @@ func (o TextOptions) WriteRunText(w io.Writer, run Run, out *scenarios.Outcome) 
 	t.printf("\nProperties\n")
 	for _, p := range run.Properties {
 		lines := wrapText(propertyNote(p), noteWidth)
-		t.printf("  %-3s %-16s %s %s\n", p.Property, p.Name, o.status(p.Status, 9), lines[0])
+		t.printf("  %-20s %s %s\n", p.Property+" "+p.Name, o.status(p.Status, 9), lines[0])
 		for _, line := range lines[1:] {
 			t.printf("%*s%s\n", noteIndent, "", line)
 		}

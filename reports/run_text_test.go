@@ -31,7 +31,7 @@ func TestWriteRunText(t *testing.T) {
 			name: "the run, plain", run: run, out: out,
 			want: []string{
 				"leasesim run  kleppmann-gc-pause  impl correct  seed 1",
-				"P1  exclusivity", "P2  fencing", "P6  at-least-once",
+				"P1 exclusivity", "P2 fencing", "P6 at-least-once",
 				"Events     ", "60.000 simulated seconds",
 				"Speed      12000x acceleration",
 				"Trace      " + run.TraceHash,

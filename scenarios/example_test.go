@@ -33,7 +33,7 @@ func ExampleExecute() {
 	// P4 liveness ok
 	// P5 handoff ok
 	// P6 at-least-once ok
-	// premise story happened ok
+	// premise story ok
 	// h1's write under token 1 was fenced
 	// replay: simrun run --scenario kleppmann-gc-pause --seed 1
 }

@@ -28,14 +28,14 @@ func TestCheckJudgesAFile(t *testing.T) {
 		stderr []string // each must appear on stderr
 	}{
 		{"every property holds", []string{"testdata/check/pass.jsonl"}, exitOK,
-			[]string{"P1  exclusivity      OK", "P2  fencing          OK", "P3  linearizability  OK",
+			[]string{"P1 exclusivity       OK", "P2 fencing           OK", "P3 linearizability   OK",
 				"Replay     simrun check testdata/check/pass.jsonl"}, nil},
 		{"the spec is chosen", []string{"testdata/check/pass.jsonl", "--spec", "lease-store/holder-budgets"}, exitOK,
 			[]string{"Replay     simrun check testdata/check/pass.jsonl --spec lease-store/holder-budgets"}, nil},
 		{"a stale write accepted", []string{"testdata/check/p2-stale-write.jsonl"}, exitViolated,
-			[]string{"P2  fencing          VIOLATED", "token 1", "Violations"}, nil},
+			[]string{"P2 fencing           VIOLATED", "token 1", "Violations"}, nil},
 		{"two beliefs overlap", []string{"testdata/check/p1-overlap.jsonl"}, exitViolated,
-			[]string{"P1  exclusivity      VIOLATED"}, nil},
+			[]string{"P1 exclusivity       VIOLATED"}, nil},
 		{"malformed", []string{"testdata/check/malformed.jsonl"}, exitUsage, nil,
 			[]string{"testdata/check/malformed.jsonl:2", `field "input.ttl_ns"`}},
 		{"a kind leasesim's protocol does not have", []string{"testdata/check/foreign-kind.jsonl"}, exitUsage, nil,
