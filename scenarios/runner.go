@@ -52,8 +52,9 @@ type Outcome struct {
 	History *history.History
 	Checks  []checker.Result
 	Metrics checker.Metrics
-	// Coverage counts the rare behaviours this run reached (checker.Cover);
-	// a sweep adds them up and flags those no run reached.
+	// Coverage counts the rare behaviours this run reached (checker.Cover),
+	// zero when Options.Check.Skip; a sweep adds them up and flags those no
+	// run reached.
 	Coverage checker.Coverage
 }
 
@@ -133,7 +134,9 @@ func Execute(sc Scenario, seed uint64, opts Options) (out *Outcome, err error) {
 			Violations: []checker.Violation{{Property: PanicProperty, At: res.Now, Detail: crash}}})
 	}
 	out.Metrics = checker.Measure(h)
-	out.Coverage = checker.Cover(h)
+	if !opts.Check.Skip { // coverage is part of checking: an unchecked run measures only the simulation
+		out.Coverage = checker.Cover(h)
+	}
 	return out, nil
 }
 

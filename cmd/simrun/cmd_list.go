@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"strings"
 	"text/tabwriter"
 
@@ -18,7 +19,7 @@ type catalogue struct {
 	SchemaVersion int               `json:"schema_version"`
 	Scenarios     []entry           `json:"scenarios"`
 	Impls         []entry           `json:"impls"`
-	Specs         []model.SpecInfo  `json:"specs"`
+	Specs         []entry           `json:"specs"`
 	Behaviours    []entry           `json:"behaviours"`
 	FaultKinds    []faults.KindInfo `json:"fault_kinds"`
 }
@@ -33,7 +34,10 @@ type entry struct {
 const listSchemaVersion = 1
 
 func newCatalogue() catalogue {
-	c := catalogue{SchemaVersion: listSchemaVersion, Specs: model.Specs(), FaultKinds: faults.Kinds()}
+	c := catalogue{SchemaVersion: listSchemaVersion, FaultKinds: faults.Kinds()}
+	for _, sp := range model.Specs() {
+		c.Specs = append(c.Specs, entry{sp.Name, sp.Doc})
+	}
 	for _, b := range checker.Behaviours() {
 		c.Behaviours = append(c.Behaviours, entry{b.Name, b.Doc})
 	}
@@ -70,25 +74,13 @@ func (a *app) listCommand() *cobra.Command {
 	return cmd
 }
 
-// write prints the catalogue as three aligned tables.
+// write prints the catalogue as aligned tables.
 func (c catalogue) write(a *app) error {
 	tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "Scenarios (--scenario)")
-	for _, e := range c.Scenarios {
-		fmt.Fprintf(tw, "  %s\t%s\n", e.Name, e.Doc)
-	}
-	fmt.Fprintln(tw, "\nImplementations (--impl)")
-	for _, e := range c.Impls {
-		fmt.Fprintf(tw, "  %s\t%s\n", e.Name, e.Doc)
-	}
-	fmt.Fprintln(tw, "\nSpecifications (P3; an implementation declares its own)")
-	for _, e := range c.Specs {
-		fmt.Fprintf(tw, "  %s\t%s\n", e.Name, e.Doc)
-	}
-	fmt.Fprintln(tw, "\nRare behaviours (counted per run; a sweep flags those no run reached)")
-	for _, e := range c.Behaviours {
-		fmt.Fprintf(tw, "  %s\t%s\n", e.Name, e.Doc)
-	}
+	writeSection(tw, "Scenarios (--scenario)", c.Scenarios)
+	writeSection(tw, "\nImplementations (--impl)", c.Impls)
+	writeSection(tw, "\nSpecifications (P3; an implementation declares its own)", c.Specs)
+	writeSection(tw, "\nRare behaviours (counted per run; a sweep flags those no run reached)", c.Behaviours)
 	fmt.Fprintln(tw, "\nFault kinds (schedule \"kind\")")
 	for _, k := range c.FaultKinds {
 		fields := ""
@@ -98,4 +90,13 @@ func (c catalogue) write(a *app) error {
 		fmt.Fprintf(tw, "  %s\t%s%s\n", k.Name, k.Description, fields)
 	}
 	return tw.Flush()
+}
+
+// writeSection prints one table of the catalogue: a title, then a name and
+// its one-line doc per row.
+func writeSection(tw io.Writer, title string, entries []entry) {
+	fmt.Fprintln(tw, title)
+	for _, e := range entries {
+		fmt.Fprintf(tw, "  %s\t%s\n", e.Name, e.Doc)
+	}
 }
