@@ -106,17 +106,68 @@ type Impl struct {
 	// the drift budget. The harness runs it with Config.DriftSplit set to
 	// this, so P3 judges the grantor by the expiry policy it follows.
 	DriftSplit DriftSplit
+	// Spec names the specification the lease store follows, as the
+	// history's header and `simrun list` name it ("expiring-key",
+	// "cas-record"); "" means leasesim's own "lease-store".
+	Spec string
+	// Capabilities declares what the implementation supports beyond
+	// acquiring, keeping and releasing a lease and writing under its token.
+	// A catalogue scenario that needs more is skipped, with the reason.
+	Capabilities Capabilities
+}
+
+// Capabilities is what an implementation supports beyond the core: a
+// scenario that needs something missing is skipped, never failed for it.
+// The zero value supports nothing optional.
+type Capabilities struct {
+	// Checkpoints: Holder.Checkpoint stores state at the lease store under
+	// the token, and a new holder's Grant carries the latest state.
+	Checkpoints bool
+	// Registrations: AcquireOptions.Keys are attached to the lease and
+	// vanish with it, and the lease store answers leasesim's list request.
+	Registrations bool
+	// SideEffects: Holder.SideEffect performs the unfenced effect.
+	SideEffects bool
+	// Failpoints are the Env.Failpoint names the implementation reaches.
+	Failpoints []string
+}
+
+// AllCapabilities is what leasesim's own implementation supports.
+func AllCapabilities() Capabilities {
+	return Capabilities{Checkpoints: true, Registrations: true, SideEffects: true,
+		Failpoints: []string{FailpointBeforeWrite, FailpointBeforeCheckpoint}}
+}
+
+// AnyNode is a node of an implementation that keeps its own messages: the
+// harness hands it every message that is not a lease.Message. A message
+// that implements history.Described is recorded as its part of an
+// operation, so the specification can judge it; any other is carried but
+// not recorded.
+type AnyNode interface {
+	// DeliverAny hands the node a message of its own protocol from the
+	// node at from, on the node's event loop.
+	DeliverAny(from Addr, m any)
+}
+
+// AnyTransport sends messages of an implementation's own protocol. The
+// harness's Env.Net implements it: an implementation asserts
+// env.Net.(AnyTransport).
+type AnyTransport interface {
+	// SendAny queues m for delivery to the node at to. m must not be
+	// changed after the call.
+	SendAny(to Addr, m any)
 }
 
 // Correct returns the implementation in this package. It has no bug
 // switches; broken variants wrap it through the interfaces.
 func Correct() Impl {
 	return Impl{
-		Name:        "correct",
-		Doc:         "the lease implementation of package lease",
-		NewGrantor:  NewGrantor,
-		NewHolder:   NewHolder,
-		NewResource: NewResource,
+		Name:         "correct",
+		Doc:          "the lease implementation of package lease",
+		NewGrantor:   NewGrantor,
+		NewHolder:    NewHolder,
+		NewResource:  NewResource,
+		Capabilities: AllCapabilities(),
 	}
 }
 
