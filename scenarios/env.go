@@ -115,8 +115,13 @@ func newEnv(n *sim.Node, rec *recorder, obs lease.Observer) lease.Env {
 func serve(n *sim.Node, rec *recorder, node lease.Node) {
 	w := n.World()
 	n.Handle(func(from sim.NodeID, payload any) {
-		m := *payload.(*lease.Message)
 		src := w.Node(from)
+		lm, ok := payload.(*lease.Message)
+		if !ok {
+			deliverAny(src, node, payload)
+			return
+		}
+		m := *lm
 		rec.delivered(src, n, m)
 		node.Deliver(lease.Addr(src.Name()), m)
 	})
