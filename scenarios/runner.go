@@ -88,6 +88,10 @@ func Execute(sc Scenario, seed uint64, opts Options) (out *Outcome, err error) {
 	if impl.NewGrantor == nil {
 		impl = lease.Correct()
 	}
+	if err := Supports(sc, impl); err != nil {
+		return nil, err
+	}
+	sc = sc.ForImpl(impl)
 	impl = guardImpl(impl)
 	cfg := sc.Config.WithDefaults()
 	if impl.DriftSplit != lease.SplitGrantorHolds {
@@ -299,7 +303,7 @@ func (sc Scenario) nemesis() faults.Nemesis {
 		nem.WindowMax = 4 * cfg.TTL
 	}
 	if len(nem.Failpoints) == 0 {
-		nem.Failpoints = []string{lease.FailpointBeforeWrite, lease.FailpointBeforeCheckpoint}
+		nem.Failpoints = nemesisFailpoints()
 	}
 	return nem
 }

@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"errors"
 	"fmt"
 	"testing"
 
@@ -77,6 +78,11 @@ func Run(t *testing.T, sc Scenario, opts ...Option) {
 	if cmdline.seeds.ok {
 		c.seeds = cmdline.seeds
 	}
+	if err := Supports(sc, c.impl()); err != nil {
+		var u *UnsupportedError
+		errors.As(err, &u)
+		t.Skipf("skipped: %s %s", c.impl().Name, u.Reason())
+	}
 	c.shrink = c.shrink || cmdline.shrink
 	cli := cliKnows(sc, c.opts)
 	schedule, scheduleFile, err := commandLineSchedule(sc)
@@ -95,6 +101,14 @@ func Run(t *testing.T, sc Scenario, opts ...Option) {
 		})
 		return true
 	})
+}
+
+// impl is the implementation the runs use.
+func (c *runConfig) impl() lease.Impl {
+	if c.opts.Impl.NewGrantor == nil {
+		return lease.Correct()
+	}
+	return c.opts.Impl
 }
 
 // runSeed runs one seed in its subtest.

@@ -2,6 +2,7 @@ package scenarios_test
 
 import (
 	"fmt"
+	"github.com/leasesim/leasesim/faults"
 	"strings"
 	"testing"
 
@@ -23,6 +24,9 @@ func TestYourOwnImplementation(t *testing.T) {
 		NewGrantor:  lease.NewGrantor,
 		NewHolder:   lease.NewHolder,
 		NewResource: lease.NewResource,
+		// What the implementation supports beyond the core; a scenario that
+		// needs more is skipped with the reason.
+		Capabilities: lease.AllCapabilities(),
 	}
 	for _, sc := range scenarios.Catalog() {
 		t.Run(sc.Name, func(t *testing.T) {
@@ -111,4 +115,60 @@ func TestExecuteRejectsBadScenarios(t *testing.T) {
 			assert.Contains(t, err.Error(), tt.want)
 		})
 	}
+}
+
+// TestUndeclaredCapabilitiesSkip: an implementation that declares nothing
+// optional runs the scenarios it can and skips the others with the reason,
+// in Run (go test), Supports and Execute alike; none is failed for it.
+func TestUndeclaredCapabilitiesSkip(t *testing.T) {
+	bare := lease.Impl{Name: "bare", NewGrantor: lease.NewGrantor, NewHolder: lease.NewHolder, NewResource: lease.NewResource}
+	tests := []struct {
+		scenario string
+		missing  []string // nil: runs
+	}{
+		{"partition-heal", nil},
+		{"swarm", []string{"checkpoints", "side effects"}},
+		{"worker-crash-handoff", []string{"checkpoints", "side effects", "failpoint before-checkpoint"}},
+		{"service-registry", []string{"registrations"}},
+		{"kleppmann-gc-pause", []string{"failpoint before-write"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.scenario, func(t *testing.T) {
+			sc, err := scenarios.Lookup(tt.scenario)
+			require.NoError(t, err)
+			err = scenarios.Supports(sc, bare)
+			var inner *testing.T
+			t.Run("run", func(t *testing.T) {
+				inner = t
+				scenarios.Run(t, sc, scenarios.Seeds(1, 1), scenarios.WithImpl(bare))
+			})
+			if tt.missing == nil {
+				require.NoError(t, err)
+				assert.False(t, inner.Skipped())
+				return
+			}
+			var u *scenarios.UnsupportedError
+			require.ErrorAs(t, err, &u)
+			assert.Equal(t, tt.missing, u.Missing)
+			assert.Contains(t, err.Error(), "scenario "+tt.scenario+" needs")
+			assert.True(t, inner.Skipped(), "an unsupported scenario is skipped, not run")
+			_, err = scenarios.Execute(sc, 1, scenarios.Options{Impl: bare})
+			require.ErrorAs(t, err, &u)
+		})
+	}
+}
+
+// TestForImplDrawsOnlyReachableFailpoints: a nemesis arms only failpoints
+// the implementation declares it reaches, and leasesim's own runs the
+// scenario unchanged.
+func TestForImplDrawsOnlyReachableFailpoints(t *testing.T) {
+	sc, err := scenarios.Lookup("thundering-herd")
+	require.NoError(t, err)
+	require.Contains(t, sc.Nemesis.Kinds, faults.KindFailpoint)
+	assert.Same(t, sc.Nemesis, sc.ForImpl(lease.Correct()).Nemesis, "leasesim's own reaches every failpoint")
+	bare := lease.Impl{Name: "bare"}
+	got := sc.ForImpl(bare).Nemesis
+	assert.NotContains(t, got.Kinds, faults.KindFailpoint)
+	assert.Empty(t, got.Failpoints)
+	assert.Contains(t, sc.Nemesis.Kinds, faults.KindFailpoint, "the catalogue's scenario is not changed")
 }

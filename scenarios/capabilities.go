@@ -1,0 +1,112 @@
+package scenarios
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/leasesim/leasesim/faults"
+	"github.com/leasesim/leasesim/lease"
+)
+
+// Needs returns what the scenario needs of an implementation beyond
+// acquiring, keeping and releasing a lease and writing under its token:
+// workers checkpoint their tasks and perform an unfenced effect per unit;
+// registrants attach registrations that readers list; an explicit
+// failpoint in the schedule must be reachable. A nemesis's failpoints are
+// not needs: it draws only those the implementation reaches (see
+// ForImpl).
+func (s Scenario) Needs() lease.Capabilities {
+	var c lease.Capabilities
+	if s.Workers > 0 {
+		c.Checkpoints, c.SideEffects = true, true
+	}
+	if s.Registrants > 0 || s.Readers > 0 {
+		c.Registrations = true
+	}
+	for _, e := range s.Faults.Events {
+		if e.Kind == faults.KindFailpoint && !slices.Contains(c.Failpoints, e.Failpoint) {
+			c.Failpoints = append(c.Failpoints, e.Failpoint)
+		}
+	}
+	return c
+}
+
+// UnsupportedError says that an implementation lacks what a scenario
+// needs: the scenario is skipped for it, never failed.
+type UnsupportedError struct {
+	Scenario, Impl string
+	// Missing are the capabilities the scenario needs and the
+	// implementation does not declare, as lease.Capabilities names them
+	// ("checkpoints", "failpoint before-write").
+	Missing []string
+	// Why says what in the scenario needs them.
+	Why []string
+}
+
+func (e *UnsupportedError) Error() string {
+	return fmt.Sprintf("scenario %s needs %s, which %s does not declare (lease.Impl.Capabilities): %s",
+		e.Scenario, strings.Join(e.Missing, ", "), e.Impl, strings.Join(e.Why, "; "))
+}
+
+// Reason is the skip reason in one line, without the scenario's name.
+func (e *UnsupportedError) Reason() string {
+	return fmt.Sprintf("needs %s (%s)", strings.Join(e.Missing, ", "), strings.Join(e.Why, "; "))
+}
+
+// Supports returns nil if impl declares everything sc needs, else an
+// *UnsupportedError naming what is missing and why the scenario needs it.
+func Supports(sc Scenario, impl lease.Impl) error {
+	need, have := sc.Needs(), impl.Capabilities
+	e := &UnsupportedError{Scenario: sc.Name, Impl: impl.Name}
+	miss := func(needed, declared bool, name, why string) {
+		if needed && !declared {
+			e.Missing = append(e.Missing, name)
+			e.Why = append(e.Why, why)
+		}
+	}
+	miss(need.Checkpoints, have.Checkpoints, "checkpoints", fmt.Sprintf("%d workers checkpoint their tasks", sc.Workers))
+	miss(need.SideEffects, have.SideEffects, "side effects", "workers perform an unfenced effect per unit")
+	miss(need.Registrations, have.Registrations, "registrations", "registrants attach keys to their leases and readers list them")
+	for _, fp := range need.Failpoints {
+		miss(true, slices.Contains(have.Failpoints, fp), "failpoint "+fp, "the schedule arms "+fp)
+	}
+	if len(e.Missing) == 0 {
+		return nil
+	}
+	return e
+}
+
+// ForImpl returns sc as it runs against impl: its nemesis draws only the
+// failpoints impl declares it reaches (a failpoint it never reaches would
+// be armed and never hit), and no failpoint faults at all if it reaches
+// none of the nemesis's. For an implementation that reaches them all,
+// such as leasesim's own, sc is unchanged, and so is every draw.
+func (sc Scenario) ForImpl(impl lease.Impl) Scenario {
+	if sc.Nemesis == nil || !slices.Contains(sc.Nemesis.Kinds, faults.KindFailpoint) {
+		return sc
+	}
+	all := sc.Nemesis.Failpoints
+	if len(all) == 0 {
+		all = nemesisFailpoints()
+	}
+	fps := slices.DeleteFunc(slices.Clone(all), func(fp string) bool {
+		return !slices.Contains(impl.Capabilities.Failpoints, fp)
+	})
+	if len(fps) == len(all) {
+		return sc
+	}
+	nem := *sc.Nemesis
+	nem.Failpoints = fps
+	if len(fps) == 0 {
+		nem.Kinds = slices.DeleteFunc(slices.Clone(nem.Kinds), func(k faults.Kind) bool { return k == faults.KindFailpoint })
+	}
+	sc.Nemesis = &nem
+	return sc
+}
+
+// nemesisFailpoints are the failpoints a nemesis arms when its scenario
+// names none: the ones leasesim's own implementation reaches.
+func nemesisFailpoints() []string {
+	return []string{lease.FailpointBeforeWrite, lease.FailpointBeforeCheckpoint}
+}
