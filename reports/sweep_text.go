@@ -39,6 +39,9 @@ func (o TextOptions) WriteSweepText(w io.Writer, s sweep.Summary) error {
 	if s.Rerun != "" {
 		t.printf("re-running the failing runs of %s\n", s.Rerun)
 	}
+	for _, sk := range s.Skipped {
+		t.printf("skipped %s: %s\n", sk.Scenario, sk.Reason)
+	}
 	if s.Partial {
 		t.printf("%s\n", o.paint(ansiBold+ansiRed, partialNote(s)))
 	}

@@ -1,9 +1,11 @@
 package sweep
 
 import (
+	"errors"
 	"fmt"
 	"log/slog"
 	"runtime"
+	"strings"
 
 	"github.com/leasesim/leasesim/checker"
 	"github.com/leasesim/leasesim/lease"
@@ -59,6 +61,44 @@ type Config struct {
 	// Logger receives a line when the sweep starts and ends; nil discards.
 	// Runs themselves do not log.
 	Logger *slog.Logger
+
+	skipped []Skipped // the scenarios Impl does not support, set by withDefaults
+}
+
+// Skipped is a scenario a sweep did not run because the implementation
+// does not declare what it needs (scenarios.Supports).
+type Skipped struct {
+	Scenario string `json:"scenario"`
+	Reason   string `json:"reason"`
+}
+
+// skipUnsupported takes out of cfg the scenarios Impl does not support,
+// keeping each with the reason. A sweep with nothing left to run is bad
+// input: it says why for each scenario.
+func (cfg *Config) skipUnsupported() error {
+	var keep []scenarios.Scenario
+	var keepSeeds []Seeds
+	var reasons []string
+	for i, sc := range cfg.Scenarios {
+		var u *scenarios.UnsupportedError
+		if err := scenarios.Supports(sc, cfg.Impl); errors.As(err, &u) {
+			cfg.skipped = append(cfg.skipped, Skipped{Scenario: sc.Name, Reason: u.Reason()})
+			reasons = append(reasons, u.Error())
+			continue
+		}
+		keep = append(keep, sc)
+		if cfg.ScenarioSeeds != nil {
+			keepSeeds = append(keepSeeds, cfg.ScenarioSeeds[i])
+		}
+	}
+	if len(keep) == 0 {
+		return invalidf("no scenario applies to %s: %s", cfg.Impl.Name, strings.Join(reasons, "; "))
+	}
+	cfg.Scenarios = keep
+	if cfg.ScenarioSeeds != nil {
+		cfg.ScenarioSeeds = keepSeeds
+	}
+	return nil
 }
 
 // Progress is a sweep's state after one more run finished.
@@ -107,6 +147,9 @@ func (cfg Config) withDefaults() (Config, error) {
 	}
 	if cfg.Impl.NewGrantor == nil {
 		cfg.Impl = lease.Correct()
+	}
+	if err := cfg.skipUnsupported(); err != nil {
+		return cfg, err
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
