@@ -1,5 +1,7 @@
 package lease
 
+import "math/bits"
+
 // Digest returns a 64-bit digest of every field of the message, the same on
 // any machine. The simulator's trace hash covers it (the kernel calls it
 // through its Digester interface), so two runs of one seed whose messages
@@ -33,13 +35,27 @@ const (
 	digestPrime = 1099511628211
 )
 
-// digestWord folds v into d: FNV-1a over its eight bytes.
+// digestPrimePow[i] is digestPrime to the power i (mod 2^64).
+var digestPrimePow = func() (p [9]uint64) {
+	p[0] = 1
+	for i := 1; i < len(p); i++ {
+		p[i] = p[i-1] * digestPrime
+	}
+	return p
+}()
+
+// digestWord folds v into d: FNV-1a over its eight bytes, least significant
+// first. A zero byte only multiplies by the prime (x^0 = x), so the zero
+// bytes above v's highest set byte fold in as one multiplication by a power
+// of the prime: the same value as eight rounds, in as many rounds as v has
+// significant bytes. Most fields of a message are zero or small.
 func digestWord(d, v uint64) uint64 {
-	for range 8 {
+	n := (bits.Len64(v) + 7) / 8
+	for range n {
 		d = (d ^ (v & 0xff)) * digestPrime
 		v >>= 8
 	}
-	return d
+	return d * digestPrimePow[8-n]
 }
 
 // digestString folds s into d, length first, so that ("ab","c") and

@@ -37,3 +37,24 @@ func TestMessageDigestCoversEveryField(t *testing.T) {
 	a, b := Message{Key: "ab", Prefix: "c"}, Message{Key: "a", Prefix: "bc"}
 	assert.NotEqual(t, a.Digest(), b.Digest())
 }
+
+// digestWord folds the zero bytes above a word's highest set byte in one
+// multiplication; it equals eight plain FNV-1a rounds for every word.
+func TestDigestWordIsFNV1a(t *testing.T) {
+	plain := func(d, v uint64) uint64 {
+		for range 8 {
+			d = (d ^ (v & 0xff)) * digestPrime
+			v >>= 8
+		}
+		return d
+	}
+	words := []uint64{0, 1, 0xff, 0x100, 0xffff, 1 << 32, 5 * uint64(time.Second), 1<<63 | 1, ^uint64(0)}
+	for i := range 64 {
+		words = append(words, 1<<i, 1<<i-1)
+	}
+	for _, v := range words {
+		for _, d := range []uint64{0, digestSeed, 0x9e3779b97f4a7c15} {
+			assert.Equal(t, plain(d, v), digestWord(d, v), "word %#x from %#x", v, d)
+		}
+	}
+}
