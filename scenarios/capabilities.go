@@ -69,7 +69,7 @@ func Supports(sc Scenario, impl lease.Impl) error {
 	miss(need.SideEffects, have.SideEffects, "side effects", "workers perform an unfenced effect per unit")
 	miss(need.Registrations, have.Registrations, "registrations", "registrants attach keys to their leases and readers list them")
 	for _, fp := range need.Failpoints {
-		miss(true, slices.Contains(have.Failpoints, fp), "failpoint "+fp, "the schedule arms "+fp)
+		miss(true, reaches(impl, fp), "failpoint "+fp, "the schedule arms "+fp)
 	}
 	if len(e.Missing) == 0 {
 		return nil
@@ -90,9 +90,7 @@ func (sc Scenario) ForImpl(impl lease.Impl) Scenario {
 	if len(all) == 0 {
 		all = nemesisFailpoints()
 	}
-	fps := slices.DeleteFunc(slices.Clone(all), func(fp string) bool {
-		return !slices.Contains(impl.Capabilities.Failpoints, fp)
-	})
+	fps := slices.DeleteFunc(slices.Clone(all), func(fp string) bool { return !reaches(impl, fp) })
 	if len(fps) == len(all) {
 		return sc
 	}
@@ -109,4 +107,10 @@ func (sc Scenario) ForImpl(impl lease.Impl) Scenario {
 // names none: the ones leasesim's own implementation reaches.
 func nemesisFailpoints() []string {
 	return []string{lease.FailpointBeforeWrite, lease.FailpointBeforeCheckpoint}
+}
+
+// reaches reports whether impl reaches the failpoint fp: one it declares,
+// or an event trigger, which the wiring reaches for every implementation.
+func reaches(impl lease.Impl, fp string) bool {
+	return slices.Contains(impl.Capabilities.Failpoints, fp) || slices.Contains(Triggers(), fp)
 }

@@ -61,7 +61,9 @@ func (t nodeTransport) Send(to lease.Addr, m lease.Message) {
 		panic("scenarios: invariant known-address: " + t.n.Name() + " sent to unknown node " + string(to))
 	}
 	t.rec.sent(t.n, dst, m)
-	t.n.Send(dst.ID(), &m)
+	p := &m
+	t.n.Send(dst.ID(), p)
+	afterSend(t.n, p)
 }
 
 // nodeStorage is a node's durable storage behind harness boundaries.
@@ -114,8 +116,7 @@ func newEnv(n *sim.Node, rec *recorder, obs lease.Observer) lease.Env {
 // boundary when it is the implementation's: see guardImpl).
 func serve(n *sim.Node, rec *recorder, node lease.Node) {
 	w := n.World()
-	n.Handle(func(from sim.NodeID, payload any) {
-		src := w.Node(from)
+	handle := func(src *sim.Node, payload any) {
 		lm, ok := payload.(*lease.Message)
 		if !ok {
 			deliverAny(src, node, payload)
@@ -124,5 +125,13 @@ func serve(n *sim.Node, rec *recorder, node lease.Node) {
 		m := *lm
 		rec.delivered(src, n, m)
 		node.Deliver(lease.Addr(src.Name()), m)
+	}
+	n.Handle(func(from sim.NodeID, payload any) {
+		src := w.Node(from)
+		if onReplyArmed(n, payload) { // an event-triggered fault (triggers.go)
+			n.Failpoint(TriggerOnReply, func() { handle(src, payload) })
+			return
+		}
+		handle(src, payload)
 	})
 }

@@ -27,6 +27,7 @@ func (t nodeTransport) SendAny(to lease.Addr, m any) {
 		panic("scenarios: invariant known-address: " + t.n.Name() + " sent to unknown node " + string(to))
 	}
 	t.n.Send(dst.ID(), m)
+	afterSend(t.n, m)
 }
 
 // deliverAny hands a message that is not leasesim's to node, which must be
