@@ -18,6 +18,7 @@ type leaseState struct {
 	ckptReqID uint64        // ReqID of the latest accepted checkpoint under token
 	lastReqID uint64        // highest ReqID of the holder's acquires and renewals
 	timer     Timer
+	onExpiry  func() // the expiry timer's callback, bound once per lease
 }
 
 // live returns the lease on resource, expiring it first if its time is up.
@@ -48,16 +49,22 @@ func (g *grantor) start(l *leaseState) {
 // arm sets a timer at the lease's expiry, so that its keys vanish and the
 // observer sees Expired on time even if no request comes.
 func (g *grantor) arm(l *leaseState) {
-	l.timer = g.env.Clock.AfterFunc(l.expiresAt-g.env.now(), func() {
-		if g.leases[l.resource] != l {
-			return // released, or expired by a request first
-		}
-		if g.env.now() < l.expiresAt {
-			g.arm(l) // extended since the timer was set
-			return
-		}
-		g.expire(l)
-	})
+	if l.onExpiry == nil {
+		l.onExpiry = func() { g.expiryFired(l) }
+	}
+	l.timer = g.env.afterFunc(l.timer, l.expiresAt-g.env.now(), l.onExpiry)
+}
+
+// expiryFired expires l at its expiry, or re-arms if it was extended.
+func (g *grantor) expiryFired(l *leaseState) {
+	if g.leases[l.resource] != l {
+		return // released, or expired by a request first
+	}
+	if g.env.now() < l.expiresAt {
+		g.arm(l) // extended since the timer was set
+		return
+	}
+	g.expire(l)
 }
 
 // extend moves the lease's expiry to now + hold(ttl), never backwards: the

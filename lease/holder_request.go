@@ -64,10 +64,11 @@ func (h *holder) newPending(purpose reqPurpose) *pending {
 
 // recycle clears p and keeps it for a later request. Only a pending whose
 // timer can no longer fire may be recycled: its callback would otherwise
-// find p registered under a newer request.
+// find p registered under a newer request. The spent timer stays, for the
+// clock to arm again (TimerRecycler).
 func (h *holder) recycle(p *pending) {
-	onTimer, onSend := p.onTimer, p.onSend
-	*p = pending{h: h, onTimer: onTimer, onSend: onSend}
+	onTimer, onSend, timer := p.onTimer, p.onSend, p.timer
+	*p = pending{h: h, onTimer: onTimer, onSend: onSend, timer: timer}
 	h.free = append(h.free, p)
 }
 
@@ -95,7 +96,7 @@ func (p *pending) send() {
 	p.kind = m.Kind.Reply()
 	p.id = m.ReqID
 	h.pending[p.id] = p
-	p.timer = h.env.Clock.AfterFunc(h.cfg.RequestTimeout, p.onTimer)
+	p.timer = h.env.afterFunc(p.timer, h.cfg.RequestTimeout, p.onTimer)
 	h.env.send(p.to, m)
 }
 

@@ -28,7 +28,32 @@ func (c nodeClock) Now() time.Duration {
 
 func (c nodeClock) AfterFunc(d time.Duration, f func()) lease.Timer {
 	defer onPanic(fromHarness)
-	return nodeTimer{n: c.n, id: c.n.SetTimer(d, func() { implCall(f) })}
+	return c.arm(nil, d, f)
+}
+
+// AfterFuncAgain arms old again if it is this node's and spent (fired or
+// stopped), so that a timer re-armed over and over costs no allocation
+// (lease.TimerRecycler). A pending old keeps its own arming and f; the
+// new one gets a new timer.
+func (c nodeClock) AfterFuncAgain(old lease.Timer, d time.Duration, f func()) lease.Timer {
+	defer onPanic(fromHarness)
+	t, _ := old.(*nodeTimer)
+	if t != nil && (t.n != c.n || c.n.TimerPending(t.id)) {
+		t = nil
+	}
+	return c.arm(t, d, f)
+}
+
+// arm sets a kernel timer that runs f after d behind an implementation
+// boundary, in t (a new nodeTimer if t is nil).
+func (c nodeClock) arm(t *nodeTimer, d time.Duration, f func()) *nodeTimer {
+	if t == nil {
+		t = &nodeTimer{n: c.n}
+		t.fire = t.run
+	}
+	t.f = f
+	t.id = c.n.SetTimer(d, t.fire)
+	return t
 }
 
 func (c nodeClock) WallNow() time.Time {
@@ -36,12 +61,19 @@ func (c nodeClock) WallNow() time.Time {
 	return c.n.WallNow()
 }
 
+// nodeTimer is a lease.Timer on a kernel timer. The nodeClock that made
+// it may arm it again once it is spent (AfterFuncAgain).
 type nodeTimer struct {
-	n  *sim.Node
-	id sim.TimerID
+	n    *sim.Node
+	id   sim.TimerID
+	f    func() // the implementation's callback
+	fire func() // t.run, bound once, for the kernel
 }
 
-func (t nodeTimer) Stop() bool {
+// run runs the implementation's callback behind its boundary.
+func (t *nodeTimer) run() { implCall(t.f) }
+
+func (t *nodeTimer) Stop() bool {
 	defer onPanic(fromHarness)
 	return t.n.CancelTimer(t.id)
 }

@@ -180,6 +180,16 @@ func (n *Node) CancelTimer(id TimerID) bool {
 	return true
 }
 
+// TimerPending reports whether the timer id is still pending on this node:
+// set, and neither fired nor cancelled.
+func (n *Node) TimerPending(id TimerID) bool {
+	if id.gen == 0 || int(id.slot) >= len(n.w.timers) {
+		return false
+	}
+	t := &n.w.timers[id.slot]
+	return t.gen == id.gen && t.live && t.node == n.id
+}
+
 func (n *Node) mustRun(op string) {
 	if n.state != Up {
 		panic(fmt.Sprintf("sim: invariant node-runs-only-when-up: %s on %s node %s", op, n.state, n.name))

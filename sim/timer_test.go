@@ -27,6 +27,28 @@ func TestCancelTimer(t *testing.T) {
 	assert.Zero(t, fired)
 }
 
+func TestTimerPending(t *testing.T) {
+	w := sim.New(sim.Config{})
+	n := w.AddNode("n", nil)
+	var fired, cancelled sim.TimerID
+	w.At(0, func() {
+		fired = n.SetTimer(time.Second, func() {
+			assert.False(t, n.TimerPending(fired), "a firing timer is no longer pending")
+		})
+		cancelled = n.SetTimer(time.Second, func() {})
+		assert.True(t, n.TimerPending(fired), "a set timer is pending")
+		assert.False(t, w.AddNode("other", nil).TimerPending(fired), "it is not another node's")
+		assert.False(t, n.TimerPending(sim.TimerID{}), "the zero TimerID is no timer")
+		n.CancelTimer(cancelled)
+		assert.False(t, n.TimerPending(cancelled), "a cancelled timer is not pending")
+		reused := n.SetTimer(time.Second, func() {}) // takes the cancelled timer's slot
+		assert.True(t, n.TimerPending(reused))
+		assert.False(t, n.TimerPending(cancelled), "a new timer in its slot does not revive it")
+	})
+	require.NoError(t, w.RunFor(2*time.Second).Err)
+	assert.False(t, n.TimerPending(fired), "a fired timer is not pending")
+}
+
 // TestCancelledTimersDoNotFillTheQueue re-arms a long timeout on every
 // message, the election-timer pattern: the cancelled entries must not pile
 // up in the queue until the queue limit stops the run.
