@@ -165,5 +165,5 @@ func TestSteadyStateAllocations(t *testing.T) {
 	// The holder copies the caller's value (the message carries it away)
 	// and the resource stores token ‖ value: two allocations, no more.
 	assert.LessOrEqual(t, testing.AllocsPerRun(100, write), 2.0, "a write cycle allocates at most two values")
-	assert.Equal(t, grant.Token, r.Highest("lock"))
+	assert.Equal(t, grant.Token, r.(lease.FenceLookup).Highest("lock"))
 }

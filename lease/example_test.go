@@ -37,10 +37,12 @@ func Example() {
 	h.Checkpoint("job", []byte("unit=42"), func(err error) { fmt.Println("checkpoint:", err) })
 	w.Settle()
 
-	h.Close()
+	// Close, Lookup and Highest are what leasesim's own nodes offer beyond
+	// the interfaces the harness calls.
+	h.(lease.Closer).Close()
 	w.Settle()
-	_, held := g.Lookup("job")
-	fmt.Println("held at grantor after close:", held, "highest token at store:", store.Highest("job"))
+	_, held := g.(lease.LeaseLookup).Lookup("job")
+	fmt.Println("held at grantor after close:", held, "highest token at store:", store.(lease.FenceLookup).Highest("job"))
 	// Output:
 	// granted token 1 valid until 9.8s
 	// write: <nil>

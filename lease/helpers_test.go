@@ -50,13 +50,26 @@ type testingT interface {
 }
 
 // fixture is a world with a grantor and a fenced resource.
+// inspectableGrantor and inspectableResource are this package's nodes,
+// whose records the tests look into.
+type (
+	inspectableGrantor interface {
+		lease.Grantor
+		lease.LeaseLookup
+	}
+	inspectableResource interface {
+		lease.Resource
+		lease.FenceLookup
+	}
+)
+
 type fixture struct {
 	t       testingT
 	w       *leasetest.World
 	cfg     lease.Config
 	obs     *recorder
-	g       lease.Grantor
-	r       lease.Resource
+	g       inspectableGrantor
+	r       inspectableResource
 	probes  map[lease.Addr]*probe
 	nextReq uint64
 }
@@ -67,7 +80,7 @@ func newFixture(t testingT, cfg lease.Config) *fixture {
 	f.bootGrantor()
 	r, err := lease.NewResource(f.env(resourceAddr))
 	require.NoError(t, err)
-	f.r = r
+	f.r = r.(inspectableResource)
 	f.w.Register(resourceAddr, r)
 	return f
 }
@@ -83,7 +96,7 @@ func (f *fixture) bootGrantor() {
 	f.t.Helper()
 	g, err := lease.NewGrantor(f.env(grantorAddr), f.cfg)
 	require.NoError(f.t, err)
-	f.g = g
+	f.g = g.(inspectableGrantor)
 	f.w.Register(grantorAddr, g)
 }
 

@@ -308,7 +308,7 @@ func TestHolderCloseReleasesAll(t *testing.T) {
 		}
 		return true
 	}
-	h.Close()
+	h.(lease.Closer).Close()
 	f.w.Settle()
 	assert.Equal(t, []string{"a", "b", "c"}, order)
 	acquireLogged(h, "d")

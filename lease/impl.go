@@ -11,13 +11,10 @@ type Node interface {
 
 // Grantor is the lease store: it grants, renews, releases, revokes and
 // checkpoints leases in response to messages. An operator revokes a lease by
-// delivering a KindRevoke message.
+// delivering a KindRevoke message. The harness needs nothing else of it; a
+// grantor that keeps its own messages implements AnyNode too.
 type Grantor interface {
 	Node
-	// Lookup reports the lease recorded for resource, if it has not
-	// expired. A revoked lease is reported, with Revoked set, until its old
-	// expiry passes.
-	Lookup(resource string) (LeaseInfo, bool)
 }
 
 // Holder is a client session manager: it acquires and keeps leases, and acts
@@ -45,19 +42,36 @@ type Holder interface {
 	// SideEffect performs an unfenced external side effect named id (a
 	// webhook, an email): fire and forget, no token.
 	SideEffect(resource, id string)
-	// Close releases every lease, in resource order, and stops acquiring.
-	Close()
 }
 
 // Resource is a fenced store: it accepts a write only if its token is at
-// least the highest it has accepted for that resource.
+// least the highest it has accepted for that resource. The harness needs
+// nothing else of it.
 type Resource interface {
 	Node
-	// Highest returns the highest token accepted for resource.
+}
+
+// LeaseLookup is offered by leasesim's own grantor beyond what the harness
+// calls: the lease it records for a resource, if it has not expired (a
+// revoked lease is reported, with Revoked set, until its old expiry passes).
+// Tests and mutants use it.
+type LeaseLookup interface {
+	Lookup(resource string) (LeaseInfo, bool)
+}
+
+// FenceLookup is offered by leasesim's own fenced store beyond what the
+// harness calls: the highest token accepted for a resource, and how many
+// times a side effect was performed. Tests and mutants use it.
+type FenceLookup interface {
 	Highest(resource string) uint64
-	// Effects returns how many times the side effect id was performed on
-	// resource; more than once means duplicates.
 	Effects(resource, id string) int
+}
+
+// Closer is offered by leasesim's own holder beyond what the harness calls:
+// Close releases every lease, in resource order, and stops acquiring. The
+// real-time runtime uses it to shut a holder down.
+type Closer interface {
+	Close()
 }
 
 // AcquireOptions configures Holder.Acquire.
@@ -172,7 +186,10 @@ func Correct() Impl {
 }
 
 var (
-	_ Grantor  = (*grantor)(nil)
-	_ Holder   = (*holder)(nil)
-	_ Resource = (*resource)(nil)
+	_ Grantor     = (*grantor)(nil)
+	_ LeaseLookup = (*grantor)(nil)
+	_ Holder      = (*holder)(nil)
+	_ Closer      = (*holder)(nil)
+	_ Resource    = (*resource)(nil)
+	_ FenceLookup = (*resource)(nil)
 )

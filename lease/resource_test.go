@@ -43,7 +43,7 @@ func TestResourceReadAndDurability(t *testing.T) {
 	r, err := lease.NewResource(f.env(resourceAddr))
 	require.NoError(t, err)
 	f.w.Register(resourceAddr, r)
-	assert.Equal(t, uint64(4), r.Highest("r"), "the highest token survives a crash")
+	assert.Equal(t, uint64(4), r.(lease.FenceLookup).Highest("r"), "the highest token survives a crash")
 	read := f.call("c9", resourceAddr, lease.Message{Kind: lease.KindRead, Resource: "r", Key: "k"})
 	assert.Equal(t, []byte("v"), read.Value)
 	assert.Equal(t, uint64(4), read.Token)

@@ -69,14 +69,27 @@ type fixture struct {
 	w       *leasetest.World
 	impl    lease.Impl
 	cfg     lease.Config
-	g       lease.Grantor
-	r       lease.Resource
+	g       inspectableGrantor
+	r       inspectableResource
 	clients map[lease.Addr]*client
 	seed    uint64
 	// grantorEnv, if set, changes the grantor's environment at every boot.
 	grantorEnv func(*lease.Env)
 	wall       *steppedWall // the grantor's wall clock, withSteppedWall
 }
+
+// inspectableGrantor and inspectableResource are leasesim's own nodes (and
+// every mutant's), whose records the tests look into.
+type (
+	inspectableGrantor interface {
+		lease.Grantor
+		lease.LeaseLookup
+	}
+	inspectableResource interface {
+		lease.Resource
+		lease.FenceLookup
+	}
+)
 
 func newFixture(t *testing.T, impl lease.Impl, opts ...fixtureOption) *fixture {
 	f := &fixture{t: t, w: leasetest.NewWorld(), impl: impl, cfg: testConfig(), clients: make(map[lease.Addr]*client)}
@@ -86,7 +99,7 @@ func newFixture(t *testing.T, impl lease.Impl, opts ...fixtureOption) *fixture {
 	f.bootGrantor(f.env(grantorAddr))
 	r, err := impl.NewResource(f.env(resourceAddr))
 	require.NoError(t, err)
-	f.r = r
+	f.r = r.(inspectableResource)
 	f.w.Register(resourceAddr, r)
 	return f
 }
@@ -104,7 +117,7 @@ func (f *fixture) bootGrantor(env lease.Env) {
 	}
 	g, err := f.impl.NewGrantor(env, f.cfg)
 	require.NoError(f.t, err)
-	f.g = g
+	f.g = g.(inspectableGrantor)
 	f.w.Register(grantorAddr, g)
 }
 

@@ -27,7 +27,7 @@ func staleRelease() lease.Impl {
 				if m.Kind != lease.KindRelease {
 					return m
 				}
-				if info, ok := g.Lookup(m.Resource); ok {
+				if info, ok := g.(lease.LeaseLookup).Lookup(m.Resource); ok {
 					m.Client, m.Token, m.ReqID = info.Holder, info.Token, 0
 				}
 				return m

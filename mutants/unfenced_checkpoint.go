@@ -29,7 +29,7 @@ func unfencedCheckpoint() lease.Impl {
 				if m.Kind != lease.KindCheckpoint {
 					return m
 				}
-				info, ok := g.Lookup(m.Resource)
+				info, ok := g.(lease.LeaseLookup).Lookup(m.Resource)
 				if ok && !info.Revoked && (info.Token != m.Token || info.Holder != m.Client) {
 					m.Client, m.Token, m.ReqID = info.Holder, info.Token, 0
 				}

@@ -25,7 +25,7 @@ func unfencedResource() lease.Impl {
 		var r lease.Resource
 		ic := &interceptor{
 			request: func(m lease.Message) lease.Message {
-				if highest := r.Highest(m.Resource); m.Kind == lease.KindWrite && m.Token < highest {
+				if highest := r.(lease.FenceLookup).Highest(m.Resource); m.Kind == lease.KindWrite && m.Token < highest {
 					m.Token = highest
 				}
 				return m

@@ -120,6 +120,11 @@ func (g interceptedGrantor) Deliver(from lease.Addr, m lease.Message) {
 	g.ic.deliver(g.Grantor, from, m)
 }
 
+// Lookup is the wrapped grantor's (lease.LeaseLookup).
+func (g interceptedGrantor) Lookup(resource string) (lease.LeaseInfo, bool) {
+	return g.Grantor.(lease.LeaseLookup).Lookup(resource)
+}
+
 // newInterceptedGrantor boots lease.NewGrantor on env behind ic.
 func newInterceptedGrantor(env lease.Env, cfg lease.Config, ic *interceptor) (lease.Grantor, error) {
 	ic.net = env.Net
@@ -140,6 +145,16 @@ type interceptedResource struct {
 // Deliver passes m through the interceptor.
 func (r interceptedResource) Deliver(from lease.Addr, m lease.Message) {
 	r.ic.deliver(r.Resource, from, m)
+}
+
+// Highest is the wrapped store's (lease.FenceLookup).
+func (r interceptedResource) Highest(resource string) uint64 {
+	return r.Resource.(lease.FenceLookup).Highest(resource)
+}
+
+// Effects is the wrapped store's (lease.FenceLookup).
+func (r interceptedResource) Effects(resource, id string) int {
+	return r.Resource.(lease.FenceLookup).Effects(resource, id)
 }
 
 // newInterceptedResource boots lease.NewResource on env behind ic.

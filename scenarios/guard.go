@@ -136,26 +136,11 @@ func (x guardedGrantor) Deliver(from lease.Addr, m lease.Message) {
 	x.g.Deliver(from, m)
 }
 
-func (x guardedGrantor) Lookup(resource string) (lease.LeaseInfo, bool) {
-	defer onPanic(fromImpl)
-	return x.g.Lookup(resource)
-}
-
 type guardedResource struct{ r lease.Resource }
 
 func (x guardedResource) Deliver(from lease.Addr, m lease.Message) {
 	defer onPanic(fromImpl)
 	x.r.Deliver(from, m)
-}
-
-func (x guardedResource) Highest(resource string) uint64 {
-	defer onPanic(fromImpl)
-	return x.r.Highest(resource)
-}
-
-func (x guardedResource) Effects(resource, id string) int {
-	defer onPanic(fromImpl)
-	return x.r.Effects(resource, id)
 }
 
 // guardedHolder puts the holder behind implementation boundaries and the
@@ -203,11 +188,6 @@ func (x guardedHolder) Checkpoint(resource string, state []byte, done func(error
 func (x guardedHolder) SideEffect(resource, id string) {
 	defer onPanic(fromImpl)
 	x.h.SideEffect(resource, id)
-}
-
-func (x guardedHolder) Close() {
-	defer onPanic(fromImpl)
-	x.h.Close()
 }
 
 // guardDone puts a harness completion callback behind a harness boundary.

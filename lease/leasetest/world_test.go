@@ -122,7 +122,7 @@ func ExampleWorld() {
 	_, ok = h.Valid("job")
 	fmt.Println("after settling:", ok)
 	w.Advance(time.Hour)
-	info, ok := g.Lookup("job")
+	info, ok := g.(lease.LeaseLookup).Lookup("job")
 	fmt.Println("an hour later:", ok, info.Holder, info.Token)
 	// Output:
 	// before settling: false

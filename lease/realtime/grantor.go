@@ -37,7 +37,7 @@ func (g *Grantor) Addr() lease.Addr { return g.n.Addr() }
 func (g *Grantor) Lookup(ctx context.Context, resource string) (lease.LeaseInfo, bool, error) {
 	var info lease.LeaseInfo
 	var ok bool
-	err := g.n.loop.do(ctx, func() { info, ok = g.core.Lookup(resource) })
+	err := g.n.loop.do(ctx, func() { info, ok = g.core.(lease.LeaseLookup).Lookup(resource) })
 	return info, ok, err
 }
 

@@ -185,7 +185,7 @@ func (h *Holder) await(ctx context.Context, start func(done func(error))) error 
 
 // Close releases every lease, sends the releases, and stops the holder.
 func (h *Holder) Close() error {
-	if err := h.n.loop.do(context.Background(), h.core.Close); err != nil && !errors.Is(err, ErrClosed) {
+	if err := h.n.loop.do(context.Background(), h.core.(lease.Closer).Close); err != nil && !errors.Is(err, ErrClosed) {
 		return err
 	}
 	return h.n.shutdown(true)

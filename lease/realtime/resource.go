@@ -35,7 +35,7 @@ func (r *Resource) Addr() lease.Addr { return r.n.Addr() }
 // Highest returns the highest token accepted for resource.
 func (r *Resource) Highest(ctx context.Context, resource string) (uint64, error) {
 	var hi uint64
-	err := r.n.loop.do(ctx, func() { hi = r.core.Highest(resource) })
+	err := r.n.loop.do(ctx, func() { hi = r.core.(lease.FenceLookup).Highest(resource) })
 	return hi, err
 }
 
