@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 
@@ -10,6 +11,8 @@ import (
 
 	"github.com/leasesim/leasesim/checker"
 	"github.com/leasesim/leasesim/faults"
+	"github.com/leasesim/leasesim/history/leasewire"
+	"github.com/leasesim/leasesim/lease"
 	"github.com/leasesim/leasesim/model"
 	"github.com/leasesim/leasesim/scenarios"
 )
@@ -18,8 +21,9 @@ import (
 type catalogue struct {
 	SchemaVersion int               `json:"schema_version"`
 	Scenarios     []entry           `json:"scenarios"`
-	Impls         []entry           `json:"impls"`
+	Impls         []implEntry       `json:"impls"`
 	Specs         []entry           `json:"specs"`
+	Failpoints    []entry           `json:"failpoints"`
 	Behaviours    []entry           `json:"behaviours"`
 	FaultKinds    []faults.KindInfo `json:"fault_kinds"`
 }
@@ -30,8 +34,17 @@ type entry struct {
 	Doc  string `json:"doc"`
 }
 
+// implEntry is an implementation: its name and doc, the specification P3
+// judges it by, and the capabilities it does not declare (the scenarios
+// that need them are skipped for it).
+type implEntry struct {
+	entry
+	Spec  string   `json:"spec"`
+	Lacks []string `json:"lacks"`
+}
+
 // listSchemaVersion is the version of list's JSON object.
-const listSchemaVersion = 1
+const listSchemaVersion = 2
 
 func newCatalogue() catalogue {
 	c := catalogue{SchemaVersion: listSchemaVersion, FaultKinds: faults.Kinds()}
@@ -45,9 +58,44 @@ func newCatalogue() catalogue {
 		c.Scenarios = append(c.Scenarios, entry{sc.Name, sc.Doc})
 	}
 	for _, impl := range implementations() {
-		c.Impls = append(c.Impls, entry{impl.Name, impl.Doc})
+		c.Impls = append(c.Impls, implEntry{entry: entry{impl.Name, impl.Doc}, Spec: specOf(impl), Lacks: lacks(impl)})
+	}
+	c.Failpoints = []entry{
+		{lease.FailpointBeforeWrite, "leasesim's holder: after deciding to write under its token, before the write leaves"},
+		{lease.FailpointBeforeCheckpoint, "leasesim's holder: after deciding to checkpoint, before the checkpoint leaves"},
+		{scenarios.TriggerOnReply, "any node, any implementation: a reply arrives, before the node handles it"},
+		{scenarios.TriggerAfterRequest, "any node, any implementation: right after it sent a request to the lease store"},
+		{scenarios.TriggerAfterWrite, "any node, any implementation: right after it sent a write to the fenced store"},
 	}
 	return c
+}
+
+// specOf is the specification P3 judges impl by.
+func specOf(impl lease.Impl) string {
+	if impl.Spec != "" {
+		return impl.Spec
+	}
+	return leasewire.Spec(impl.DriftSplit)
+}
+
+// lacks lists the optional capabilities impl does not declare.
+func lacks(impl lease.Impl) []string {
+	c := impl.Capabilities
+	out := []string{}
+	for _, f := range []struct {
+		name string
+		has  bool
+	}{{"checkpoints", c.Checkpoints}, {"registrations", c.Registrations}, {"side effects", c.SideEffects}} {
+		if !f.has {
+			out = append(out, f.name)
+		}
+	}
+	for _, fp := range []string{lease.FailpointBeforeWrite, lease.FailpointBeforeCheckpoint} {
+		if !slices.Contains(c.Failpoints, fp) {
+			out = append(out, "failpoint "+fp)
+		}
+	}
+	return out
 }
 
 func (a *app) listCommand() *cobra.Command {
@@ -78,8 +126,18 @@ func (a *app) listCommand() *cobra.Command {
 func (c catalogue) write(a *app) error {
 	tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
 	writeSection(tw, "Scenarios (--scenario)", c.Scenarios)
-	writeSection(tw, "\nImplementations (--impl)", c.Impls)
+	impls := make([]entry, len(c.Impls))
+	for i, im := range c.Impls {
+		impls[i] = im.entry
+		impls[i].Doc += " [spec " + im.Spec
+		if len(im.Lacks) > 0 {
+			impls[i].Doc += "; lacks " + strings.Join(im.Lacks, ", ")
+		}
+		impls[i].Doc += "]"
+	}
+	writeSection(tw, "\nImplementations (--impl)", impls)
 	writeSection(tw, "\nSpecifications (P3; an implementation declares its own)", c.Specs)
+	writeSection(tw, "\nFailpoints (schedule \"failpoint\"; a nemesis draws those the implementation reaches)", c.Failpoints)
 	writeSection(tw, "\nRare behaviours (counted per run; a sweep flags those no run reached)", c.Behaviours)
 	fmt.Fprintln(tw, "\nFault kinds (schedule \"kind\")")
 	for _, k := range c.FaultKinds {

@@ -315,13 +315,20 @@ func TestList(t *testing.T) {
 	assert.Equal(t, "correct", c.Impls[0].Name)
 	assert.Greater(t, len(c.Impls), 1, "the mutants are listed")
 	assert.Equal(t, faults.Kinds(), c.FaultKinds)
-	for _, e := range append(c.Scenarios, c.Impls...) {
+	for _, e := range c.Scenarios {
 		assert.NotEmpty(t, e.Doc, "%s has a one-line description", e.Name)
 	}
+	for _, e := range c.Impls {
+		assert.NotEmpty(t, e.Doc, "%s has a one-line description", e.Name)
+		assert.NotEmpty(t, e.Spec, "%s names the specification P3 judges it by", e.Name)
+	}
+	assert.Equal(t, "lease-store", c.Impls[0].Spec)
+	assert.Empty(t, c.Impls[0].Lacks, "leasesim's own declares every capability")
+	assert.NotEmpty(t, c.Failpoints)
 
 	text := simrun(t, "list")
 	require.Equal(t, exitOK, text.code)
-	for _, want := range []string{"swarm", "mutant/unfenced-resource", "partition-oneway"} {
+	for _, want := range []string{"swarm", "mutant/unfenced-resource", "partition-oneway", "[spec lease-store]", "on-reply"} {
 		assert.Contains(t, text.stdout, want)
 	}
 }
