@@ -81,8 +81,9 @@ func (t *nodeTimer) Stop() bool {
 // nodeTransport sends lease messages over the simulated network and lets the
 // recorder see every request and reply as it leaves the node.
 type nodeTransport struct {
-	n   *sim.Node
-	rec *recorder
+	n    *sim.Node
+	rec  *recorder
+	msgs *messagePool
 }
 
 func (t nodeTransport) Send(to lease.Addr, m lease.Message) {
@@ -93,9 +94,54 @@ func (t nodeTransport) Send(to lease.Addr, m lease.Message) {
 		panic("scenarios: invariant known-address: " + t.n.Name() + " sent to unknown node " + string(to))
 	}
 	t.rec.sent(t.n, dst, m)
-	p := &m
-	t.n.Send(dst.ID(), p)
+	p := t.msgs.get(&m)
+	queued := t.n.SendRelease(dst.ID(), p, t.msgs.release)
 	afterSend(t.n, p)
+	if !queued {
+		t.msgs.put(p)
+	}
+}
+
+// messagePool recycles the *lease.Message payloads a node incarnation sends,
+// so that a message costs no allocation in the steady state. The kernel
+// hands a payload back (sim.Node.SendRelease) once no copy of it is queued
+// and the handler of its last copy has returned: a handler, and whatever
+// it calls, may read the payload only until it returns, and keeps a copy
+// of the message if it needs it later (serve does).
+type messagePool struct {
+	free    []*lease.Message
+	release func(any) // put, bound once
+}
+
+// maxFreeMessages bounds a pool: a node rarely has more messages in flight,
+// and those beyond it are left to the collector.
+const maxFreeMessages = 256
+
+func newMessagePool() *messagePool {
+	p := &messagePool{}
+	p.release = func(payload any) { p.put(payload.(*lease.Message)) }
+	return p
+}
+
+// get returns a payload holding a copy of *m.
+func (p *messagePool) get(m *lease.Message) *lease.Message {
+	var pm *lease.Message
+	if n := len(p.free); n > 0 {
+		pm = p.free[n-1]
+		p.free = p.free[:n-1]
+	} else {
+		pm = new(lease.Message)
+	}
+	*pm = *m
+	return pm
+}
+
+// put takes a payload back, cleared so that it keeps nothing alive.
+func (p *messagePool) put(pm *lease.Message) {
+	if len(p.free) < maxFreeMessages {
+		*pm = lease.Message{}
+		p.free = append(p.free, pm)
+	}
 }
 
 // nodeStorage is a node's durable storage behind harness boundaries.
@@ -132,7 +178,7 @@ func newEnv(n *sim.Node, rec *recorder, obs lease.Observer) lease.Env {
 		Self:     lease.Addr(n.Name()),
 		Clock:    clock,
 		Wall:     clock,
-		Net:      nodeTransport{n: n, rec: rec},
+		Net:      nodeTransport{n: n, rec: rec, msgs: newMessagePool()},
 		Store:    nodeStorage{n.Storage()},
 		Rand:     n.Rand(),
 		Observer: obs,
@@ -161,6 +207,10 @@ func serve(n *sim.Node, rec *recorder, node lease.Node) {
 	n.Handle(func(from sim.NodeID, payload any) {
 		src := w.Node(from)
 		if onReplyArmed(n, payload) { // an event-triggered fault (triggers.go)
+			if lm, ok := payload.(*lease.Message); ok {
+				m := *lm // handled later, perhaps: the kernel takes lm back when this returns
+				payload = &m
+			}
 			n.Failpoint(TriggerOnReply, func() { handle(src, payload) })
 			return
 		}

@@ -60,9 +60,10 @@ func (n *Node) Crash() {
 	for _, ev := range n.deferred {
 		if ev.kind() == evDeliver {
 			m := n.w.msgs[ev.ref].message
-			n.w.freeMessage(ev.ref)
+			last := n.w.freeMessage(ev.ref)
 			n.w.net.delivered(m.from, m.to)
 			n.w.record(RecDrop, m.from, m.to, m.id, uint64(DropCrashed))
+			released(&m, last)
 		}
 	}
 	n.deferred = n.deferred[:0]

@@ -216,8 +216,8 @@ func (n *Network) ResetLinks() {
 	n.w.fault(FaultLinkReset, -1, -1, 0, "all links back to default")
 }
 
-// send is Node.Send's network half.
-func (n *Network) send(from, to NodeID, payload any) {
+// send is Node.Send's network half. It reports whether a copy was queued.
+func (n *Network) send(from, to NodeID, payload any, release func(any)) bool {
 	n.ensure()
 	w := n.w
 	n.nextID++
@@ -230,31 +230,40 @@ func (n *Network) send(from, to NodeID, payload any) {
 	p := n.pair(from, to)
 	if n.blocked[p/64]&(1<<(p%64)) != 0 {
 		w.record(RecDrop, from, to, id, uint64(DropPartition))
-		return
+		return false
 	}
 	l := &n.links[n.linkOf[p]]
 	if l.lossP != 0 && n.rand.Uint64() < l.lossP {
 		w.record(RecDrop, from, to, id, uint64(DropLoss))
-		return
+		return false
 	}
-	n.enqueue(l, p, from, to, id, payload)
+	m := message{payload: payload, release: release, id: id, from: from, to: to}
+	first := n.enqueue(l, p, m)
 	if l.dupP != 0 && n.rand.Uint64() < l.dupP {
 		w.record(RecDuplicate, from, to, id, 0)
-		n.enqueue(l, p, from, to, id, payload)
+		if second := n.enqueue(l, p, m); second != noSlot {
+			if first == noSlot {
+				return true
+			}
+			w.twin(first, second)
+		}
 	}
+	return first != noSlot
 }
 
-func (n *Network) enqueue(l *link, p int, from, to NodeID, id uint64, payload any) {
+// enqueue queues one copy of m on the link and returns its message slot,
+// or noSlot if the link's in-flight bound dropped it.
+func (n *Network) enqueue(l *link, p int, m message) uint32 {
 	if n.inFlight[p] >= l.inFlightMax {
-		n.w.record(RecDrop, from, to, id, uint64(DropOverflow))
-		return
+		n.w.record(RecDrop, m.from, m.to, m.id, uint64(DropOverflow))
+		return noSlot
 	}
 	delay := l.latency.Sample(n.rand)
 	if l.reorderP != 0 && n.rand.Uint64() < l.reorderP {
 		delay += l.reorderDelay
 	}
 	n.inFlight[p]++
-	n.w.scheduleMessage(n.w.now.Add(delay), message{payload: payload, id: id, from: from, to: to})
+	return n.w.scheduleMessage(n.w.now.Add(delay), m)
 }
 
 // delivered is called when a message leaves the wire, delivered or dropped.

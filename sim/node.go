@@ -139,12 +139,22 @@ func (n *Node) DriftPPB() int64 { return n.clock.drift() }
 
 // Send sends payload to another node over the network. Payloads are shared
 // between duplicates and must not be mutated after sending.
-func (n *Node) Send(to NodeID, payload any) {
+func (n *Node) Send(to NodeID, payload any) { n.SendRelease(to, payload, nil) }
+
+// SendRelease is Send for a sender that recycles its payloads. Once the
+// kernel holds no copy of payload any more, it calls release(payload): when
+// the handler that received its last copy (a duplicate is a second copy)
+// has returned, or when that copy is dropped. A handler may therefore use
+// a payload only until it returns. SendRelease reports whether any copy
+// was queued; if none was (a partition, a loss or the link's in-flight
+// bound dropped it at once), release is never called and the payload is
+// the sender's again. A nil release makes it Send.
+func (n *Node) SendRelease(to NodeID, payload any, release func(any)) bool {
 	n.mustRun("Send")
 	if to < 0 || int(to) >= len(n.w.nodes) {
 		panic(fmt.Sprintf("sim: invariant known-node: %s sent to node id %d, which does not exist", n.name, to))
 	}
-	n.w.net.send(n.id, to, payload)
+	return n.w.net.send(n.id, to, payload, release)
 }
 
 // SetTimer runs fn after d of the node's local monotonic time (a negative d

@@ -134,7 +134,7 @@ func (w *World) deliver(ev event) {
 	}
 	w.events++
 	msg := m.message
-	w.freeMessage(ev.ref)
+	last := w.freeMessage(ev.ref)
 	w.net.delivered(msg.from, msg.to)
 	switch {
 	case n.state == Crashed:
@@ -147,4 +147,5 @@ func (w *World) deliver(ev event) {
 		w.record(RecDeliver, msg.to, msg.from, msg.id, 0)
 		n.handler(msg.from, msg.payload)
 	}
+	released(&msg, last)
 }

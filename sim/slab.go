@@ -18,6 +18,7 @@ type timerSlot struct {
 // message is a message on the wire.
 type message struct {
 	payload  any
+	release  func(any) // called when no copy is left (SendRelease); may be nil
 	id       uint64
 	from, to NodeID
 }
@@ -25,7 +26,13 @@ type message struct {
 type msgSlot struct {
 	message
 	gen uint32
+	// twin is 1 + the slot of the other copy of a duplicated message while
+	// both are queued, else 0: the payload is released with the last copy.
+	twin uint32
 }
+
+// noSlot is no message slot: the copy was not queued.
+const noSlot = ^uint32(0)
 
 // compactMin is the number of stale queue entries below which the queue is
 // never compacted: compacting a small queue costs more than it saves.
@@ -82,7 +89,7 @@ func (w *World) live(e *event) bool {
 	return e.kind() == evDeliver || w.timers[e.ref].ver == e.gen
 }
 
-func (w *World) scheduleMessage(at Time, m message) {
+func (w *World) scheduleMessage(at Time, m message) uint32 {
 	var slot uint32
 	if n := len(w.msgFree); n > 0 {
 		slot = w.msgFree[n-1]
@@ -94,11 +101,32 @@ func (w *World) scheduleMessage(at Time, m message) {
 	s := &w.msgs[slot]
 	s.message = m
 	w.q.push(at, evDeliver, slot, s.gen)
+	return slot
 }
 
-func (w *World) freeMessage(slot uint32) {
+// twin links the two queued copies of a duplicated message.
+func (w *World) twin(a, b uint32) {
+	w.msgs[a].twin, w.msgs[b].twin = b+1, a+1
+}
+
+// freeMessage releases a slot and reports whether it held the last queued
+// copy of its payload, which may then be released to its sender.
+func (w *World) freeMessage(slot uint32) (last bool) {
 	s := &w.msgs[slot]
-	s.payload = nil
+	last = s.twin == 0
+	if !last {
+		w.msgs[s.twin-1].twin = 0
+		s.twin = 0
+	}
+	s.payload, s.release = nil, nil
 	s.gen++
 	w.msgFree = append(w.msgFree, slot)
+	return last
+}
+
+// released hands m's payload back to its sender if this was its last copy.
+func released(m *message, last bool) {
+	if last && m.release != nil {
+		m.release(m.payload)
+	}
 }
