@@ -5,7 +5,6 @@ import (
 	"slices"
 
 	"github.com/leasesim/leasesim/history"
-	"github.com/leasesim/leasesim/sim"
 )
 
 // reexecBoundText states P6's bound in words.
@@ -64,7 +63,7 @@ func checkCompletion(v *verdict, tw *taskWork) bool {
 		}
 	}
 	t := tw.task
-	if t == nil || t.Done == sim.Never {
+	if t == nil || t.Done == history.Never {
 		return false
 	}
 	for i := range t.Units {
@@ -72,7 +71,7 @@ func checkCompletion(v *verdict, tw *taskWork) bool {
 			continue
 		}
 		detail := fmt.Sprintf("task %q completed at %v, but its unit %d never executed", t.ID, t.Done, i)
-		if i < len(tw.first) && tw.first[i] != sim.Never {
+		if i < len(tw.first) && tw.first[i] != history.Never {
 			detail = fmt.Sprintf("task %q completed at %v, but its unit %d executed only at %v", t.ID, t.Done, i, tw.first[i])
 		}
 		var evidence []string

@@ -7,8 +7,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/leasesim/leasesim/history"
 	"github.com/leasesim/leasesim/lease"
-	"github.com/leasesim/leasesim/sim"
 )
 
 const unit = 100 * time.Millisecond
@@ -52,7 +52,7 @@ func TestAtLeastOnce(t *testing.T) {
 			acquire("w1", "t1", 1, at(0)).units("t1", "w1", 1, 0, 3, at(100)).
 			checkpoint("w1", "t1", 1, at(1000), "done:4", lease.CodeOK), Violated, "its unit 3 never executed", ""},
 		{"a unit executed only after completion", newHistory().task("t1", 4, unit, at(0), at(1000)).
-			task("t2", 1, unit, at(0), sim.Never).
+			task("t2", 1, unit, at(0), history.Never).
 			acquire("w1", "t1", 1, at(0)).units("t1", "w1", 1, 0, 3, at(100)).
 			checkpoint("w1", "t1", 1, at(1000), "done:4", lease.CodeOK).
 			units("t1", "w1", 1, 3, 4, at(2000)), Violated, "its unit 3 executed only at 2s", ""},
@@ -155,7 +155,7 @@ func TestAtLeastOnceIgnoredGrant(t *testing.T) {
 // had already re-executed, after another holder re-executed it too. Its
 // run re-executed that unit once, not twice.
 func TestAtLeastOnceInterleavedStraggler(t *testing.T) {
-	b := newHistory().task("t1", 8, unit, at(0), sim.Never).
+	b := newHistory().task("t1", 8, unit, at(0), history.Never).
 		acquire("w2", "t1", 1, at(0)).units("t1", "w2", 1, 0, 8, at(100)).
 		checkpoint("w2", "t1", 1, at(500), "4", lease.CodeOK).
 		acquire("w1", "t1", 2, at(2000)).units("t1", "w1", 2, 4, 8, at(2100)).

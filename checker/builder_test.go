@@ -5,10 +5,9 @@ import (
 	"slices"
 	"time"
 
-	"github.com/leasesim/leasesim/faults"
 	"github.com/leasesim/leasesim/history"
+	"github.com/leasesim/leasesim/history/leasewire"
 	"github.com/leasesim/leasesim/lease"
-	"github.com/leasesim/leasesim/sim"
 )
 
 // hb builds crafted histories for the checker tests, in the order the
@@ -22,19 +21,22 @@ type hb struct {
 	latest map[string]lease.Message // latest accepted checkpoint request, per resource
 }
 
-const ms = sim.Time(time.Millisecond)
+const ms = history.Time(time.Millisecond)
 
 // at returns true time t milliseconds into the run.
-func at(t int64) sim.Time { return sim.Time(t) * ms }
+func at(t int64) history.Time { return history.Time(t) * ms }
 
 func testConfig() lease.Config {
 	return lease.Config{TTL: 5 * time.Second, Rho: 0.01, Margin: 50 * time.Millisecond}.WithDefaults()
 }
 
+// testLease is testConfig as a history records it.
+func testLease() history.Lease { return leasewire.Lease(testConfig()) }
+
 // newHistory starts a two-minute run that heals at one minute.
 func newHistory() *hb {
 	return &hb{
-		h: &history.History{Config: testConfig(), Grantor: "grantor", Resource: "store",
+		h: &history.History{Spec: leasewire.SpecLeaseStore, Lease: testLease(), Grantor: "grantor", Resource: "store",
 			HealAt: at(60_000), End: at(120_000)},
 		latest: make(map[string]lease.Message),
 	}
@@ -42,24 +44,24 @@ func newHistory() *hb {
 
 func (b *hb) build() *history.History { return b.h }
 
-func (b *hb) span(heal, end sim.Time) *hb {
+func (b *hb) span(heal, end history.Time) *hb {
 	b.h.HealAt, b.h.End = heal, end
 	return b
 }
 
 // belief adds a belief that ended at its deadline.
-func (b *hb) belief(holder, res string, token uint64, start, end sim.Time) *hb {
+func (b *hb) belief(holder, res string, token uint64, start, end history.Time) *hb {
 	return b.beliefEnded(holder, res, token, start, end, history.EndDeadline)
 }
 
-func (b *hb) beliefEnded(holder, res string, token uint64, start, end sim.Time, why history.EndReason) *hb {
-	b.h.Beliefs = append(b.h.Beliefs, history.Belief{Holder: holder, Resource: res, Token: token,
+func (b *hb) beliefEnded(holder, res string, token uint64, start, end history.Time, why history.EndReason) *hb {
+	b.h.Beliefs = append(b.h.Beliefs, history.BeliefInterval{Holder: holder, Resource: res, Token: token,
 		Start: start, End: end, Reason: why, LastAct: -1})
 	return b
 }
 
 // op adds a processed operation; the server follows from the kind.
-func (b *hb) op(client string, t sim.Time, in, out lease.Message) *hb {
+func (b *hb) op(client string, t history.Time, in, out lease.Message) *hb {
 	server := b.h.Grantor
 	if in.Kind == lease.KindWrite || in.Kind == lease.KindRead || in.Kind == lease.KindEffect {
 		server = b.h.Resource
@@ -73,67 +75,67 @@ func (b *hb) op(client string, t sim.Time, in, out lease.Message) *hb {
 }
 
 // calledAt sets when the last op's request was sent.
-func (b *hb) calledAt(t sim.Time) *hb {
+func (b *hb) calledAt(t history.Time) *hb {
 	b.h.Ops[len(b.h.Ops)-1].Call = t
 	return b
 }
 
 // lost marks the last op's reply as never arriving.
 func (b *hb) lost() *hb {
-	b.h.Ops[len(b.h.Ops)-1].Return = sim.Never
+	b.h.Ops[len(b.h.Ops)-1].Return = history.Never
 	return b
 }
 
 // acquire grants res to client with token, handing over the latest
 // accepted checkpoint.
-func (b *hb) acquire(client, res string, token uint64, t sim.Time) *hb {
+func (b *hb) acquire(client, res string, token uint64, t history.Time) *hb {
 	c := b.latest[res]
 	return b.acquireHanding(client, res, token, t, string(c.State), c.Token)
 }
 
 // acquireHanding grants res to client with token, handing over state of
 // ckptToken.
-func (b *hb) acquireHanding(client, res string, token uint64, t sim.Time, state string, ckptToken uint64) *hb {
+func (b *hb) acquireHanding(client, res string, token uint64, t history.Time, state string, ckptToken uint64) *hb {
 	var st []byte
 	if state != "" {
 		st = []byte(state)
 	}
-	return b.op(client, t, lease.Message{Kind: lease.KindAcquire, Resource: res, TTL: b.h.Config.TTL},
-		lease.Message{Token: token, TTL: b.h.Config.TTL, Holder: lease.Addr(client), State: st, CheckpointToken: ckptToken})
+	return b.op(client, t, lease.Message{Kind: lease.KindAcquire, Resource: res, TTL: b.h.Lease.TTL},
+		lease.Message{Token: token, TTL: b.h.Lease.TTL, Holder: lease.Addr(client), State: st, CheckpointToken: ckptToken})
 }
 
 // acquireKeys grants res to client with token and the keys attached.
-func (b *hb) acquireKeys(client, res string, token uint64, t sim.Time, keys ...string) *hb {
+func (b *hb) acquireKeys(client, res string, token uint64, t history.Time, keys ...string) *hb {
 	kvs := make([]lease.KV, len(keys))
 	for i, k := range keys {
 		kvs[i] = lease.KV{Key: k, Value: []byte(client)}
 	}
-	return b.op(client, t, lease.Message{Kind: lease.KindAcquire, Resource: res, TTL: b.h.Config.TTL, Keys: kvs},
-		lease.Message{Token: token, TTL: b.h.Config.TTL})
+	return b.op(client, t, lease.Message{Kind: lease.KindAcquire, Resource: res, TTL: b.h.Lease.TTL, Keys: kvs},
+		lease.Message{Token: token, TTL: b.h.Lease.TTL})
 }
 
 // refused adds an acquire the grantor refused with code.
-func (b *hb) refused(client, res string, t sim.Time, code lease.ErrCode) *hb {
-	return b.op(client, t, lease.Message{Kind: lease.KindAcquire, Resource: res, TTL: b.h.Config.TTL},
+func (b *hb) refused(client, res string, t history.Time, code lease.ErrCode) *hb {
+	return b.op(client, t, lease.Message{Kind: lease.KindAcquire, Resource: res, TTL: b.h.Lease.TTL},
 		lease.Message{Err: code})
 }
 
-func (b *hb) renew(client, res string, token uint64, t sim.Time, code lease.ErrCode) *hb {
+func (b *hb) renew(client, res string, token uint64, t history.Time, code lease.ErrCode) *hb {
 	out := lease.Message{Err: code}
 	if code == lease.CodeOK {
-		out.Token, out.TTL = token, b.h.Config.TTL
+		out.Token, out.TTL = token, b.h.Lease.TTL
 	}
 	return b.op(client, t, lease.Message{Kind: lease.KindRenew, Resource: res, Token: token}, out)
 }
 
-func (b *hb) write(client, res string, token uint64, t sim.Time, code lease.ErrCode) *hb {
+func (b *hb) write(client, res string, token uint64, t history.Time, code lease.ErrCode) *hb {
 	return b.op(client, t, lease.Message{Kind: lease.KindWrite, Resource: res, Token: token, Key: "x"},
 		lease.Message{Token: token, Err: code})
 }
 
 // checkpoint adds a checkpoint request; if accepted, the builder's grantor
 // stores it.
-func (b *hb) checkpoint(client, res string, token uint64, t sim.Time, state string, code lease.ErrCode) *hb {
+func (b *hb) checkpoint(client, res string, token uint64, t history.Time, state string, code lease.ErrCode) *hb {
 	b.op(client, t, lease.Message{Kind: lease.KindCheckpoint, Resource: res, Token: token, State: []byte(state)},
 		lease.Message{Token: token, CheckpointToken: token, Err: code})
 	if code == lease.CodeOK {
@@ -143,39 +145,45 @@ func (b *hb) checkpoint(client, res string, token uint64, t sim.Time, state stri
 }
 
 // list adds a registry listing by reader that sees keys.
-func (b *hb) list(reader string, t sim.Time, keys ...string) *hb {
+func (b *hb) list(reader string, t history.Time, keys ...string) *hb {
 	b.op(reader, t, lease.Message{Kind: lease.KindList, Prefix: registryPrefix}, lease.Message{})
 	for _, k := range keys {
-		b.h.Sightings = append(b.h.Sightings, history.Sighting{Reader: reader, Key: k, Owner: "?", At: t})
+		b.h.Sightings = append(b.h.Sightings, history.RegistrationSighted{Reader: reader, Key: k, Owner: "?", At: t})
 	}
 	return b
 }
 
-func (b *hb) task(id string, units int, unitTime time.Duration, arrival, done sim.Time) *hb {
-	b.h.Tasks = append(b.h.Tasks, history.Task{ID: id, Units: units, Arrival: arrival, Done: done, UnitTime: unitTime})
+func (b *hb) task(id string, units int, unitTime time.Duration, arrival, done history.Time) *hb {
+	b.h.Tasks = append(b.h.Tasks, history.TaskRecord{ID: id, Units: units, Arrival: arrival, Done: done, UnitTime: unitTime})
 	return b
 }
 
 // units adds units from..to-1 of task under token, one every 100 ms from t.
-func (b *hb) units(task, worker string, token uint64, from, to int, t sim.Time) *hb {
+func (b *hb) units(task, worker string, token uint64, from, to int, t history.Time) *hb {
 	for i := from; i < to; i++ {
-		b.h.Units = append(b.h.Units, history.Unit{Task: task, Index: i, Worker: worker, Token: token,
-			At: t + sim.Time(i-from)*100*ms})
+		b.h.Units = append(b.h.Units, history.UnitDone{Task: task, Index: i, Worker: worker, Token: token,
+			At: t + history.Time(i-from)*100*ms})
 	}
 	return b
 }
 
-func (b *hb) effect(res, id string, t sim.Time) *hb {
-	b.h.Effects = append(b.h.Effects, history.Effect{From: "w1", Resource: res, ID: id, At: t})
+func (b *hb) effect(res, id string, t history.Time) *hb {
+	b.h.Effects = append(b.h.Effects, history.SideEffect{From: "w1", Resource: res, ID: id, At: t})
 	return b
 }
 
-func (b *hb) fault(kind sim.FaultKind, node string, start, end sim.Time) *hb {
+func (b *hb) fault(kind, node string, start, end history.Time) *hb {
 	return b.faultDetail(kind, node, "", "", start, end)
 }
 
-func (b *hb) faultDetail(kind sim.FaultKind, node, peer, detail string, start, end sim.Time) *hb {
-	b.h.Faults = append(b.h.Faults, faults.Window{Kind: kind, Node: node, Peer: peer, Start: start, End: end,
+func (b *hb) faultDetail(kind, node, peer, detail string, start, end history.Time) *hb {
+	var nodes []string
+	for _, n := range []string{node, peer} {
+		if n != "" {
+			nodes = append(nodes, n)
+		}
+	}
+	b.h.Faults = append(b.h.Faults, history.FaultWindow{Kind: kind, Nodes: nodes, Start: start, End: end,
 		Detail: detail})
 	return b
 }

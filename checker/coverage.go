@@ -3,7 +3,6 @@ package checker
 import (
 	"github.com/leasesim/leasesim/history"
 	"github.com/leasesim/leasesim/lease"
-	"github.com/leasesim/leasesim/sim"
 )
 
 // Behaviour is a rare path through the protocol or the specification that a
@@ -115,7 +114,7 @@ func Cover(h *history.History) Coverage {
 	coverBeliefs(h, &c)
 	coverWork(h, &c)
 	for _, w := range h.Faults {
-		if w.Kind == sim.FaultCrash && w.Node == h.Grantor && believedAt(h, w.Start) {
+		if w.Kind == history.FaultCrash && w.Node() == h.Grantor && believedAt(h, w.Start) {
 			c[bGrantorCrashLive]++
 		}
 	}
@@ -191,7 +190,7 @@ func coverAcquire(op *history.Op, c *Coverage, grants grantTracker, grantedAt ma
 // lateReply counts a successful grant or renewal that reached its holder
 // only after the TTL it asked for had passed since it sent the request.
 func lateReply(op *history.Op, c *Coverage) {
-	if op.Out.Err == lease.CodeOK && op.Returned() && op.Out.TTL > 0 && op.Return-op.Call > sim.Time(op.Out.TTL) {
+	if op.Out.Err == lease.CodeOK && op.Returned() && op.Out.TTL > 0 && op.Return-op.Call > history.Time(op.Out.TTL) {
 		c[bReplyAfterDeadline]++
 	}
 }
@@ -248,9 +247,9 @@ func coverWork(h *history.History, c *Coverage) {
 }
 
 // believedAt reports whether some holder believed it held a lease at t.
-func believedAt(h *history.History, t sim.Time) bool {
+func believedAt(h *history.History, t history.Time) bool {
 	for _, b := range h.Beliefs {
-		if !b.Inferred && b.Start <= t && (b.End >= t || b.End == sim.Never) {
+		if !b.Inferred && b.Start <= t && (b.End >= t || b.End == history.Never) {
 			return true
 		}
 	}
@@ -258,9 +257,9 @@ func believedAt(h *history.History, t sim.Time) bool {
 }
 
 // pausedAt reports whether node was paused at t.
-func pausedAt(h *history.History, node string, t sim.Time) bool {
+func pausedAt(h *history.History, node string, t history.Time) bool {
 	for _, w := range h.Faults {
-		if w.Kind == sim.FaultPause && w.Node == node && w.Start <= t && t <= w.End {
+		if w.Kind == history.FaultPause && w.Node() == node && w.Start <= t && t <= w.End {
 			return true
 		}
 	}

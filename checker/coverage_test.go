@@ -8,7 +8,6 @@ import (
 
 	"github.com/leasesim/leasesim/history"
 	"github.com/leasesim/leasesim/lease"
-	"github.com/leasesim/leasesim/sim"
 )
 
 func TestBehavioursAreNamedOnce(t *testing.T) {
@@ -45,15 +44,15 @@ func TestCover(t *testing.T) {
 			[]string{"acquire-granted", "reply-after-deadline"}},
 		{"a belief ended at its deadline while its holder was paused", newHistory().
 			beliefEnded("h1", "lock", 1, at(0), at(5000), history.EndDeadline).
-			fault(sim.FaultPause, "h1", at(3000), at(9000)),
+			fault(history.FaultPause, "h1", at(3000), at(9000)),
 			[]string{"belief-ended-deadline", "expiry-during-pause"}},
 		{"the grantor crashed under a live lease", newHistory().
 			belief("h1", "lock", 1, at(0), at(5000)).
-			fault(sim.FaultCrash, "grantor", at(2000), at(4000)),
+			fault(history.FaultCrash, "grantor", at(2000), at(4000)),
 			[]string{"belief-ended-deadline", "grantor-crash-live-lease"}},
 		{"a crash with no live lease is not counted", newHistory().
 			belief("h1", "lock", 1, at(0), at(1000)).
-			fault(sim.FaultCrash, "grantor", at(2000), at(4000)),
+			fault(history.FaultCrash, "grantor", at(2000), at(4000)),
 			[]string{"belief-ended-deadline"}},
 		{"a task moved and a unit ran twice", newHistory().
 			units("t1", "w1", 1, 0, 3, at(1000)).

@@ -10,10 +10,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/leasesim/leasesim/faults"
 	"github.com/leasesim/leasesim/history"
 	"github.com/leasesim/leasesim/lease"
-	"github.com/leasesim/leasesim/sim"
+	"github.com/leasesim/leasesim/model"
 )
 
 // maxViolations bounds the counterexamples one Result carries; the summary
@@ -39,7 +38,7 @@ func newVerdict(h *history.History, property string) *verdict {
 
 // violate records a counterexample at true time at, with the faults that
 // may have caused it (see violateDuring).
-func (v *verdict) violate(at sim.Time, detail string, evidence ...string) {
+func (v *verdict) violate(at history.Time, detail string, evidence ...string) {
 	v.violateDuring(at, at, at, detail, evidence...)
 }
 
@@ -48,19 +47,19 @@ func (v *verdict) violate(at sim.Time, detail string, evidence ...string) {
 // those that touched the nodes involved and ended within a recent-fault
 // window (one TTL) before from. The nodes involved are those of the
 // operations and beliefs at at (involvedAt).
-func (v *verdict) violateDuring(at, from, to sim.Time, detail string, evidence ...string) {
+func (v *verdict) violateDuring(at, from, to history.Time, detail string, evidence ...string) {
 	v.add(func() []string { return involvedAt(v.h, at) }, at, from, to, detail, evidence)
 }
 
 // violateInvolving is violateDuring with the nodes involved named by the
 // caller.
-func (v *verdict) violateInvolving(nodes []string, at, from, to sim.Time, detail string, evidence ...string) {
+func (v *verdict) violateInvolving(nodes []string, at, from, to history.Time, detail string, evidence ...string) {
 	v.add(func() []string { return nodes }, at, from, to, detail, evidence)
 }
 
 // add counts a counterexample and keeps it if fewer than maxViolations are
 // kept; nodes is only called then.
-func (v *verdict) add(nodes func() []string, at, from, to sim.Time, detail string, evidence []string) {
+func (v *verdict) add(nodes func() []string, at, from, to history.Time, detail string, evidence []string) {
 	v.violated++
 	if len(v.violations) >= maxViolations {
 		return
@@ -112,9 +111,9 @@ func (v *verdict) result(name, okSummary string) Result {
 
 // FormatTime formats an instant of true time, counted from the run's
 // start, as evidence and reports show every instant: seconds with six
-// decimals (microseconds), "13.010421s". sim.Never is "never".
-func FormatTime(t sim.Time) string {
-	if t == sim.Never {
+// decimals (microseconds), "13.010421s". history.Never is "never".
+func FormatTime(t history.Time) string {
+	if t == history.Never {
 		return "never"
 	}
 	sign := ""
@@ -130,18 +129,18 @@ func FormatTime(t sim.Time) string {
 // earlier than that could not have kept alive the belief the violating
 // event acted on; one that ended within it may have (Kleppmann's pause ends
 // the instant the stale write is sent).
-func RecentFaultWindow(cfg lease.Config) time.Duration { return max(cfg.TTL, 0) }
+func RecentFaultWindow(l history.Lease) time.Duration { return max(l.TTL, 0) }
 
 // causalFaults returns the fault windows that may have caused a violation
 // over [from, to], in their order: those in force at some point in [from,
 // to], and those that touched one of nodes (or the whole network) and
 // ended within RecentFaultWindow before from.
-func causalFaults(h *history.History, nodes []string, from, to sim.Time) []faults.Window {
-	recent := from.Add(-RecentFaultWindow(h.Config))
-	var out []faults.Window
+func causalFaults(h *history.History, nodes []string, from, to history.Time) []history.FaultWindow {
+	recent := from.Add(-RecentFaultWindow(h.Lease))
+	var out []history.FaultWindow
 	for _, w := range h.Faults {
 		active := w.Start <= to && from <= w.End
-		ended := w.End < from && w.End >= recent && touches(w, nodes)
+		ended := w.End < from && w.End >= recent && touches(&w, nodes)
 		if active || ended {
 			out = append(out, w)
 		}
@@ -151,14 +150,22 @@ func causalFaults(h *history.History, nodes []string, from, to sim.Time) []fault
 
 // touches reports whether w acted on one of nodes: it names one as its
 // node or peer, or it has no node and acted on the network as a whole.
-func touches(w faults.Window, nodes []string) bool {
-	return w.Node == "" || slices.Contains(nodes, w.Node) || (w.Peer != "" && slices.Contains(nodes, w.Peer))
+func touches(w *history.FaultWindow, nodes []string) bool {
+	if len(w.Nodes) == 0 {
+		return true
+	}
+	for _, n := range w.Nodes {
+		if slices.Contains(nodes, n) {
+			return true
+		}
+	}
+	return false
 }
 
 // involvedAt returns the nodes involved in what happened at true time at:
 // the client and server of every operation called, processed or returned
 // then, and the holder of every belief that began or ended then, sorted.
-func involvedAt(h *history.History, at sim.Time) []string {
+func involvedAt(h *history.History, at history.Time) []string {
 	var nodes []string
 	for i := range h.Ops {
 		if op := &h.Ops[i]; op.Call == at || op.Processed == at || op.Return == at {
@@ -220,17 +227,13 @@ func isGrantorOK(h *history.History, op *history.Op, k lease.Kind) bool {
 	return op.Server == h.Grantor && op.In.Kind == k && op.Out.Err == lease.CodeOK
 }
 
-// rhoPPB is the configured drift bound in parts per billion, as the lease
-// package computes it.
-func rhoPPB(cfg lease.Config) int64 { return int64(math.Round(cfg.Rho * 1e9)) }
-
 // driftExceeded reports whether some clock drifted beyond the configured
 // bound rho during the run.
-func driftExceeded(h *history.History) bool { return h.MaxDriftPPB > rhoPPB(h.Config) }
+func driftExceeded(h *history.History) bool { return h.MaxDriftPPB > h.Lease.RhoPPB }
 
 // driftNote says by how much drift exceeded rho.
 func driftNote(h *history.History) string {
-	bound := strings.TrimPrefix(FormatDrift(rhoPPB(h.Config)), "+") // a bound has no direction
+	bound := strings.TrimPrefix(FormatDrift(h.Lease.RhoPPB), "+") // a bound has no direction
 	return fmt.Sprintf("drift %s exceeded rho %s", FormatDrift(h.MaxDriftPPB), bound)
 }
 
@@ -273,7 +276,7 @@ func describeOp(op *history.Op) string {
 }
 
 // describeBelief is one line of evidence about a belief interval.
-func describeBelief(b *history.Belief) string {
+func describeBelief(b *history.BeliefInterval) string {
 	last := "none"
 	if b.LastAct >= 0 {
 		last = FormatTime(b.LastAct)
@@ -282,12 +285,22 @@ func describeBelief(b *history.Belief) string {
 		b.Holder, b.Resource, b.Token, FormatTime(b.Start), FormatTime(b.End), b.Reason, last)
 }
 
+// grantorHold is how long after processing a request the lease store holds
+// a lease granted for ttl, on its own clock: ttl + ceil(ttl×HoldPPB/1e9).
+func grantorHold(l history.Lease, ttl time.Duration) time.Duration {
+	return model.LeasePolicy{HoldPPB: l.HoldPPB}.Hold(ttl)
+}
+
+// restartGrace is how long a restarted lease store grants nothing: the
+// longest hold of any lease it may have granted, that of TTLMax.
+func restartGrace(l history.Lease) time.Duration { return grantorHold(l, l.TTLMax) }
+
 // holdTrue is the longest true time a grantor holds a lease granted for ttl
-// after processing the request: GrantorHold(ttl) on its own clock, which may
-// run slow by rho, so GrantorHold(ttl)/(1-rho), rounded up.
-func holdTrue(cfg lease.Config, ttl time.Duration) time.Duration {
-	hold := cfg.GrantorHold(ttl)
-	rho := rhoPPB(cfg)
+// after processing the request: grantorHold(ttl) on its own clock, which may
+// run slow by rho, so grantorHold(ttl)/(1-rho), rounded up.
+func holdTrue(l history.Lease, ttl time.Duration) time.Duration {
+	hold := grantorHold(l, ttl)
+	rho := l.RhoPPB
 	if rho <= 0 {
 		return hold
 	}

@@ -7,9 +7,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/leasesim/leasesim/checker"
+	"github.com/leasesim/leasesim/history"
 	"github.com/leasesim/leasesim/mutants"
 	"github.com/leasesim/leasesim/scenarios"
-	"github.com/leasesim/leasesim/sim"
 )
 
 // TestKleppmannViolationNamesThePause: without fencing, h1's stale write
@@ -26,10 +26,10 @@ func TestKleppmannViolationNamesThePause(t *testing.T) {
 			seen++
 			var pause bool
 			for _, f := range v.Faults {
-				if f.Kind == sim.FaultPause && f.Node == "h1" {
+				if f.Kind == history.FaultPause && f.Node() == "h1" {
 					pause = true
 					assert.Less(t, f.End, v.At, "%s: the pause had ended", v.Property)
-					assert.GreaterOrEqual(t, f.End, v.At.Add(-checker.RecentFaultWindow(out.History.Config)))
+					assert.GreaterOrEqual(t, f.End, v.At.Add(-checker.RecentFaultWindow(out.History.Lease)))
 				}
 			}
 			assert.True(t, pause, "%s at %v lists h1's pause: %+v", v.Property, v.At, v.Faults)

@@ -6,10 +6,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 
-	"github.com/leasesim/leasesim/faults"
 	"github.com/leasesim/leasesim/history"
 	"github.com/leasesim/leasesim/lease"
-	"github.com/leasesim/leasesim/sim"
 )
 
 func TestCausalFaults(t *testing.T) {
@@ -17,21 +15,21 @@ func TestCausalFaults(t *testing.T) {
 	at := secs(13)
 	for _, tc := range []struct {
 		name  string
-		w     faults.Window
+		w     history.FaultWindow
 		nodes []string
 		want  bool
 	}{
-		{"active at the instant, any node", faults.Window{Kind: sim.FaultPause, Node: "h3", Start: secs(12), End: secs(14)}, []string{"h1"}, true},
-		{"ended the instant before, on an involved node", faults.Window{Kind: sim.FaultPause, Node: "h1", Start: secs(3), End: at - 1}, []string{"h1", "store"}, true},
-		{"ended exactly one TTL before, on an involved node", faults.Window{Kind: sim.FaultPause, Node: "h1", Start: secs(1), End: at.Add(-ttl)}, []string{"h1"}, true},
-		{"ended more than one TTL before", faults.Window{Kind: sim.FaultPause, Node: "h1", Start: secs(1), End: at.Add(-ttl - 1)}, []string{"h1"}, false},
-		{"ended recently, on a node not involved", faults.Window{Kind: sim.FaultPause, Node: "h3", Start: secs(3), End: secs(12)}, []string{"h1", "store"}, false},
-		{"ended recently, the involved node is its peer", faults.Window{Kind: sim.FaultPartitionOneWay, Node: "grantor", Peer: "h1", Start: secs(3), End: secs(12)}, []string{"h1"}, true},
-		{"ended recently, network-wide", faults.Window{Kind: sim.FaultPartition, Start: secs(3), End: secs(12), Detail: "[h1] | [grantor]"}, []string{"h1"}, true},
-		{"begins after the violation", faults.Window{Kind: sim.FaultPause, Node: "h1", Start: secs(14), End: secs(15)}, []string{"h1"}, false},
+		{"active at the instant, any node", history.FaultWindow{Kind: history.FaultPause, Nodes: []string{"h3"}, Start: secs(12), End: secs(14)}, []string{"h1"}, true},
+		{"ended the instant before, on an involved node", history.FaultWindow{Kind: history.FaultPause, Nodes: []string{"h1"}, Start: secs(3), End: at - 1}, []string{"h1", "store"}, true},
+		{"ended exactly one TTL before, on an involved node", history.FaultWindow{Kind: history.FaultPause, Nodes: []string{"h1"}, Start: secs(1), End: at.Add(-ttl)}, []string{"h1"}, true},
+		{"ended more than one TTL before", history.FaultWindow{Kind: history.FaultPause, Nodes: []string{"h1"}, Start: secs(1), End: at.Add(-ttl - 1)}, []string{"h1"}, false},
+		{"ended recently, on a node not involved", history.FaultWindow{Kind: history.FaultPause, Nodes: []string{"h3"}, Start: secs(3), End: secs(12)}, []string{"h1", "store"}, false},
+		{"ended recently, the involved node is its peer", history.FaultWindow{Kind: history.FaultPartitionOneWay, Nodes: []string{"grantor", "h1"}, Start: secs(3), End: secs(12)}, []string{"h1"}, true},
+		{"ended recently, network-wide", history.FaultWindow{Kind: history.FaultPartition, Start: secs(3), End: secs(12), Detail: "[h1] | [grantor]"}, []string{"h1"}, true},
+		{"begins after the violation", history.FaultWindow{Kind: history.FaultPause, Nodes: []string{"h1"}, Start: secs(14), End: secs(15)}, []string{"h1"}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			h := &history.History{Config: lease.Config{TTL: ttl}, Faults: []faults.Window{tc.w}}
+			h := &history.History{Lease: history.Lease{TTL: ttl}, Faults: []history.FaultWindow{tc.w}}
 			got := causalFaults(h, tc.nodes, at, at)
 			assert.Equal(t, tc.want, len(got) == 1, "%+v", got)
 		})
@@ -43,9 +41,9 @@ func TestInvolvedAt(t *testing.T) {
 		linWrite("h2", span{1, 2, 3}, 2, "b", lease.CodeOK, 2),
 		linWrite("h1", span{4, 5, 6}, 1, "a", lease.CodeOK, 1),
 	)
-	h.Beliefs = []history.Belief{{Holder: "h3", Start: secs(5), End: secs(9)}}
+	h.Beliefs = []history.BeliefInterval{{Holder: "h3", Start: secs(5), End: secs(9)}}
 	for _, tc := range []struct {
-		at   sim.Time
+		at   history.Time
 		want []string
 	}{
 		{secs(5), []string{"h1", "h3", "store"}},
@@ -58,14 +56,14 @@ func TestInvolvedAt(t *testing.T) {
 
 func TestFormatTime(t *testing.T) {
 	for _, tc := range []struct {
-		t    sim.Time
+		t    history.Time
 		want string
 	}{
 		{0, "0.000000s"},
 		{13_010_421_270, "13.010421s"},
 		{secs(125), "125.000000s"},
 		{-1_500_000, "-0.001500s"},
-		{sim.Never, "never"},
+		{history.Never, "never"},
 	} {
 		assert.Equal(t, tc.want, FormatTime(tc.t))
 	}
@@ -84,6 +82,6 @@ func TestFormatDrift(t *testing.T) {
 	} {
 		assert.Equal(t, tc.want, FormatDrift(tc.ppb))
 	}
-	h := &history.History{Config: lease.Config{Rho: 0.01}, MaxDriftPPB: 30_000_000}
+	h := &history.History{Lease: history.Lease{RhoPPB: 10_000_000}, MaxDriftPPB: 30_000_000}
 	assert.Equal(t, "drift +30000 ppm exceeded rho 10000 ppm", driftNote(h))
 }

@@ -7,7 +7,6 @@ import (
 	"github.com/leasesim/leasesim/checker"
 	"github.com/leasesim/leasesim/history"
 	"github.com/leasesim/leasesim/lease"
-	"github.com/leasesim/leasesim/sim"
 )
 
 // Kleppmann's story as a recorded history: h1 holds the lock and pauses,
@@ -15,12 +14,12 @@ import (
 // it still holds the lock. Exclusivity (P1) catches the overlap; fencing
 // (P2) holds because the store rejected h1's stale write.
 func Example_kleppmann() {
-	s := func(sec float64) sim.Time { return sim.Time(sec * float64(time.Second)) }
-	op := func(client, server string, t sim.Time, in, out lease.Message) history.Op {
+	s := func(sec float64) history.Time { return history.Time(sec * float64(time.Second)) }
+	op := func(client, server string, t history.Time, in, out lease.Message) history.Op {
 		return history.Op{Client: client, Server: server, Call: t, Processed: t, Return: t, In: in, Out: out}
 	}
 	h := &history.History{
-		Config:  lease.Config{TTL: 5 * time.Second, Rho: 0.01},
+		Lease:   history.Lease{TTL: 5 * time.Second, RhoPPB: 10_000_000, HoldPPB: 10_000_000},
 		Grantor: "grantor", Resource: "store",
 		Ops: []history.Op{
 			op("h1", "grantor", s(0), lease.Message{Kind: lease.KindAcquire, Resource: "lock"}, lease.Message{Token: 1}),
@@ -29,7 +28,7 @@ func Example_kleppmann() {
 			op("h1", "store", s(10), lease.Message{Kind: lease.KindWrite, Resource: "lock", Token: 1},
 				lease.Message{Err: lease.CodeFenced}),
 		},
-		Beliefs: []history.Belief{
+		Beliefs: []history.BeliefInterval{
 			{Holder: "h1", Resource: "lock", Token: 1, Start: s(0), End: s(10), Reason: history.EndFenced, LastAct: s(10)},
 			{Holder: "h2", Resource: "lock", Token: 2, Start: s(6), End: s(11), Reason: history.EndRun, LastAct: s(6.1)},
 		},

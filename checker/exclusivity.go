@@ -84,12 +84,12 @@ func exclusivityResult(v *verdict, margin *time.Duration, overlaps int) Result {
 // grant than that one. Any later belief that overlaps an earlier one of a
 // different grant overlaps one of these two.
 type believed struct {
-	first, second *history.Belief
+	first, second *history.BeliefInterval
 }
 
 // prior returns the earlier belief of a grant other than g that reaches
 // furthest, or nil.
-func (s *believed) prior(g grantID) *history.Belief {
+func (s *believed) prior(g grantID) *history.BeliefInterval {
 	if s.first != nil && beliefGrant(s.first) != g {
 		return s.first
 	}
@@ -97,7 +97,7 @@ func (s *believed) prior(g grantID) *history.Belief {
 }
 
 // add folds b into the summary.
-func (s *believed) add(b *history.Belief) {
+func (s *believed) add(b *history.BeliefInterval) {
 	g := beliefGrant(b)
 	switch {
 	case s.first == nil:
@@ -113,11 +113,11 @@ func (s *believed) add(b *history.Belief) {
 	}
 }
 
-func beliefGrant(b *history.Belief) grantID { return grantID{holder: b.Holder, token: b.Token} }
+func beliefGrant(b *history.BeliefInterval) grantID { return grantID{holder: b.Holder, token: b.Token} }
 
 // checkResourceBeliefs sweeps the beliefs of one resource, sorted by start,
 // and returns the smallest margin and the number of overlaps.
-func checkResourceBeliefs(v *verdict, bs []history.Belief, order []int32) (*time.Duration, int) {
+func checkResourceBeliefs(v *verdict, bs []history.BeliefInterval, order []int32) (*time.Duration, int) {
 	var s believed
 	var margin *time.Duration
 	overlaps := 0
@@ -145,7 +145,7 @@ func checkResourceBeliefs(v *verdict, bs []history.Belief, order []int32) (*time
 }
 
 // overlap is how long two beliefs overlap, p starting no later than b.
-func overlap(p, b *history.Belief) time.Duration {
+func overlap(p, b *history.BeliefInterval) time.Duration {
 	end := min(p.End, b.End)
 	if end <= b.Start {
 		return 0

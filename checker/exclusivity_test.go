@@ -10,7 +10,6 @@ import (
 	"pgregory.net/rapid"
 
 	"github.com/leasesim/leasesim/history"
-	"github.com/leasesim/leasesim/sim"
 )
 
 func TestExclusivity(t *testing.T) {
@@ -83,8 +82,8 @@ func TestExclusivityEvidence(t *testing.T) {
 	h := newHistory().
 		belief("h1", "lock", 3, at(1000), at(6000)).
 		belief("h2", "lock", 4, at(5500), at(9000)).
-		fault(sim.FaultPause, "h1", at(2000), at(4000)).
-		fault(sim.FaultPause, "h3", at(7000), at(8000)).
+		fault(history.FaultPause, "h1", at(2000), at(4000)).
+		fault(history.FaultPause, "h3", at(7000), at(8000)).
 		build()
 	h.Beliefs[0].LastAct = at(5800)
 	r := Exclusivity(h)
@@ -94,7 +93,7 @@ func TestExclusivityEvidence(t *testing.T) {
 	assert.Contains(t, v.Detail, "h1 token 3 and h2 token 4")
 	assert.Contains(t, v.Evidence[0], "h1 believed \"lock\" token 3 from 1.000000s to 6.000000s (ended by deadline, last act 5.800000s)")
 	require.Len(t, v.Faults, 1, "the pause during h1's belief, not the later one")
-	assert.Equal(t, "h1", v.Faults[0].Node)
+	assert.Equal(t, "h1", v.Faults[0].Node())
 	assert.Contains(t, r.Summary, "1 violation")
 }
 
@@ -146,7 +145,7 @@ func TestExclusivityProperty(t *testing.T) {
 		length := cur.End - cur.Start
 		cur.Start = prev.Start
 		if prev.End > prev.Start {
-			cur.Start += sim.Time(rapid.Int64Range(0, int64(prev.End-prev.Start)-1).Draw(t, "into"))
+			cur.Start += history.Time(rapid.Int64Range(0, int64(prev.End-prev.Start)-1).Draw(t, "into"))
 		}
 		cur.End = cur.Start + length
 		r = Exclusivity(h)
@@ -185,11 +184,11 @@ func TestExclusivityMatchesBruteForce(t *testing.T) {
 
 // overlapsBrute reports whether two beliefs of distinct grants on one
 // resource share an instant: [Start, End), or {Start} for an instant.
-func overlapsBrute(a, b *history.Belief) bool {
+func overlapsBrute(a, b *history.BeliefInterval) bool {
 	if a.Resource != b.Resource || (a.Holder == b.Holder && a.Token == b.Token) {
 		return false
 	}
-	in := func(t sim.Time, x *history.Belief) bool {
+	in := func(t history.Time, x *history.BeliefInterval) bool {
 		return t == x.Start || (x.Start <= t && t < x.End)
 	}
 	return in(a.Start, b) || in(b.Start, a)

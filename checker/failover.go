@@ -6,15 +6,13 @@ import (
 	"strings"
 	"time"
 
-	"github.com/leasesim/leasesim/faults"
 	"github.com/leasesim/leasesim/history"
-	"github.com/leasesim/leasesim/sim"
 )
 
 // cut is a fault window that cut some holders off from the grantor: they
 // could neither renew nor be heard.
 type cut struct {
-	start sim.Time
+	start history.Time
 	all   bool     // everyone (the grantor itself was isolated)
 	nodes []string // who, unless all
 }
@@ -31,23 +29,23 @@ func cutsFromGrantor(h *history.History) []cut {
 	for _, w := range h.Faults {
 		c := cut{start: w.Start}
 		switch w.Kind {
-		case sim.FaultCrash:
-			if w.Node != h.Grantor {
-				c.nodes = []string{w.Node}
+		case history.FaultCrash:
+			if w.Node() != h.Grantor {
+				c.nodes = []string{w.Node()}
 			}
-		case sim.FaultIsolate:
-			c.all = w.Node == h.Grantor
+		case history.FaultIsolate:
+			c.all = w.Node() == h.Grantor
 			if !c.all {
-				c.nodes = []string{w.Node}
+				c.nodes = []string{w.Node()}
 			}
-		case sim.FaultPartitionOneWay:
+		case history.FaultPartitionOneWay:
 			switch h.Grantor {
-			case w.Node:
-				c.nodes = []string{w.Peer}
-			case w.Peer:
-				c.nodes = []string{w.Node}
+			case w.Node():
+				c.nodes = []string{w.Peer()}
+			case w.Peer():
+				c.nodes = []string{w.Node()}
 			}
-		case sim.FaultPartition, sim.FaultSplit, sim.FaultBridge:
+		case history.FaultPartition, history.FaultSplit, history.FaultBridge:
 			c.nodes = apartFrom(w, h.Grantor)
 		}
 		if c.all || len(c.nodes) > 0 {
@@ -60,7 +58,7 @@ func cutsFromGrantor(h *history.History) []cut {
 // apartFrom returns the nodes a partition window puts in another group
 // than node. A node in no group keeps its links (a split's bystander, a
 // bridge).
-func apartFrom(w faults.Window, node string) []string {
+func apartFrom(w history.FaultWindow, node string) []string {
 	groups := parseGroups(w.Detail)
 	mine := -1
 	for i, g := range groups {
@@ -132,7 +130,7 @@ func failovers(h *history.History) (samples []time.Duration, unresolved int) {
 
 // ownGrant is a successful acquire: when its request was sent and when the
 // grantor processed it.
-type ownGrant struct{ call, at sim.Time }
+type ownGrant struct{ call, at history.Time }
 
 // ownGrants returns every successful acquire by (resource, holder), in
 // processed order, re-confirmations included.
@@ -149,7 +147,7 @@ func ownGrants(h *history.History) map[[2]string][]ownGrant {
 
 // takenBack returns when the first grant for a request sent after at was
 // processed.
-func takenBack(gs []ownGrant, at sim.Time) (sim.Time, bool) {
+func takenBack(gs []ownGrant, at history.Time) (history.Time, bool) {
 	for _, g := range gs {
 		if g.call > at {
 			return g.at, true
@@ -159,7 +157,7 @@ func takenBack(gs []ownGrant, at sim.Time) (sim.Time, bool) {
 }
 
 // firstCut returns when b's holder was first cut off while it believed.
-func firstCut(cuts []cut, b *history.Belief) (sim.Time, bool) {
+func firstCut(cuts []cut, b *history.BeliefInterval) (history.Time, bool) {
 	for _, c := range cuts {
 		if c.start >= b.Start && c.start <= b.End && c.cuts(b.Holder) {
 			return c.start, true
@@ -170,7 +168,7 @@ func firstCut(cuts []cut, b *history.Belief) (sim.Time, bool) {
 
 // newGrant is a grant that was not a re-confirmation.
 type newGrant struct {
-	at     sim.Time
+	at     history.Time
 	holder string
 }
 
@@ -191,8 +189,8 @@ func newGrants(h *history.History) map[string][]newGrant {
 
 // nextGrant returns the first grant at or after at to another holder than
 // holder.
-func nextGrant(gs []newGrant, at sim.Time, holder string) (sim.Time, bool) {
-	i, _ := slices.BinarySearchFunc(gs, at, func(g newGrant, t sim.Time) int { return cmp.Compare(g.at, t) })
+func nextGrant(gs []newGrant, at history.Time, holder string) (history.Time, bool) {
+	i, _ := slices.BinarySearchFunc(gs, at, func(g newGrant, t history.Time) int { return cmp.Compare(g.at, t) })
 	for ; i < len(gs); i++ {
 		if gs[i].holder != holder {
 			return gs[i].at, true

@@ -7,8 +7,8 @@ import (
 	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
 
+	"github.com/leasesim/leasesim/history"
 	"github.com/leasesim/leasesim/lease"
-	"github.com/leasesim/leasesim/sim"
 )
 
 func TestFencing(t *testing.T) {
@@ -93,7 +93,7 @@ func TestFencingProcessedOrder(t *testing.T) {
 func TestFencingFaultsAndCap(t *testing.T) {
 	b := newHistory().acquire("h1", "lock", 1, at(0)).acquire("h2", "lock", 2, at(6000)).
 		write("h2", "lock", 2, at(6100), lease.CodeOK).
-		fault(sim.FaultPause, "h1", at(1000), at(7000))
+		fault(history.FaultPause, "h1", at(1000), at(7000))
 	for i := range 2 * maxViolations {
 		b.write("h1", "lock", 1, at(6500+int64(i)), lease.CodeOK)
 	}
@@ -102,7 +102,7 @@ func TestFencingFaultsAndCap(t *testing.T) {
 	assert.Len(t, r.Violations, maxViolations, "bounded")
 	assert.Contains(t, r.Summary, "40 violation(s)")
 	require.Len(t, r.Violations[0].Faults, 1)
-	assert.Equal(t, sim.FaultPause, r.Violations[0].Faults[0].Kind)
+	assert.Equal(t, history.FaultPause, r.Violations[0].Faults[0].Kind)
 }
 
 // TestFencingProperty: a store that accepts exactly the writes whose token

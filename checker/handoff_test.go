@@ -6,8 +6,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/leasesim/leasesim/history"
 	"github.com/leasesim/leasesim/lease"
-	"github.com/leasesim/leasesim/sim"
 )
 
 func TestHandoff(t *testing.T) {
@@ -96,9 +96,9 @@ func TestHandoffFaults(t *testing.T) {
 	r := Handoff(newHistory().
 		acquire("w1", "t1", 1, at(0)).
 		checkpoint("w1", "t1", 1, at(1000), "4", lease.CodeOK).
-		fault(sim.FaultCrash, "grantor", at(3000), at(4000)).
+		fault(history.FaultCrash, "grantor", at(3000), at(4000)).
 		acquireHanding("w2", "t1", 2, at(9000), "", 0).build())
 	require.Equal(t, Violated, r.Status)
 	require.Len(t, r.Violations[0].Faults, 1, "the grantor's crash between the checkpoint and the grant")
-	assert.Equal(t, "grantor", r.Violations[0].Faults[0].Node)
+	assert.Equal(t, "grantor", r.Violations[0].Faults[0].Node())
 }

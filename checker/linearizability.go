@@ -12,7 +12,6 @@ import (
 	"github.com/leasesim/leasesim/history"
 	"github.com/leasesim/leasesim/lease"
 	"github.com/leasesim/leasesim/model"
-	"github.com/leasesim/leasesim/sim"
 )
 
 // Linearizability checks P3: the grantor's client-visible operations are
@@ -118,7 +117,7 @@ type linHistory struct {
 
 func newLinHistory(h *history.History) *linHistory {
 	l := &linHistory{h: h}
-	l.model = routedModel(model.LeaseStore(h.Config), model.FencedRegister(), l.describeMeta)
+	l.model = routedModel(model.LeaseStore(leasePolicy(h)), model.FencedRegister(), l.describeMeta)
 	ids := make(map[string]int)
 	partitions := make(map[[2]string]struct{})
 	end, checked := h.End, 0
@@ -162,6 +161,12 @@ func newLinHistory(h *history.History) *linHistory {
 	}
 	l.scale = orderByGrantorTime(l.ops)
 	return l
+}
+
+// leasePolicy is the lease store's expiry policy: it holds a lease for
+// Lease.HoldPPB beyond its TTL, and a restarted holder gets a new lease.
+func leasePolicy(h *history.History) model.LeasePolicy {
+	return model.LeasePolicy{HoldPPB: h.Lease.HoldPPB, Restart: model.RestartNewLease}
 }
 
 // messageOf returns an operation's input or output.
@@ -268,6 +273,6 @@ func (l *linHistory) describeMeta(meta any) string {
 }
 
 // opTime is when the server processed a porcupine operation's request.
-func (l *linHistory) opTime(op porcupine.Operation) sim.Time {
+func (l *linHistory) opTime(op porcupine.Operation) history.Time {
 	return l.h.Ops[op.Metadata.(int)].Processed
 }

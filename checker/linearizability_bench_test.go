@@ -9,8 +9,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/leasesim/leasesim/history"
+	"github.com/leasesim/leasesim/history/leasewire"
 	"github.com/leasesim/leasesim/lease"
-	"github.com/leasesim/leasesim/sim"
 )
 
 // synthLease generates one resource's operations as a correct grantor and
@@ -26,7 +26,7 @@ type synthLease struct {
 	resource  string
 	clients   []string
 	ops       []history.Op
-	now       sim.Time
+	now       history.Time
 	holder    string
 	token     uint64
 	expiresAt time.Duration
@@ -55,7 +55,7 @@ func (s *synthLease) record(server, client string, in, out lease.Message) {
 	}
 	ret := s.now.Add(s.latency())
 	if s.rng.IntN(50) == 0 {
-		ret = sim.Never
+		ret = history.Never
 	}
 	s.ops = append(s.ops, history.Op{Client: client, Server: server, Call: s.now.Add(-s.latency()), Processed: s.now,
 		Return: ret, In: in, Out: out})
@@ -116,7 +116,7 @@ func (s *synthLease) holderActs() {
 // resources resources with contenders clients each.
 func synthHistory(n, resources, contenders int) *history.History {
 	cfg := lease.Config{TTL: 2 * time.Second, Rho: 0.01}.WithDefaults()
-	h := &history.History{Config: cfg, Grantor: "grantor", Resource: "store"}
+	h := &history.History{Lease: leasewire.Lease(cfg), Grantor: "grantor", Resource: "store"}
 	clients := make([]string, contenders)
 	for i := range clients {
 		clients[i] = fmt.Sprintf("h%d", i)

@@ -15,11 +15,9 @@ import (
 	"github.com/anishathalye/porcupine"
 	"github.com/google/renameio/v2"
 
-	"github.com/leasesim/leasesim/faults"
 	"github.com/leasesim/leasesim/history"
 	"github.com/leasesim/leasesim/lease"
 	"github.com/leasesim/leasesim/model"
-	"github.com/leasesim/leasesim/sim"
 )
 
 // Evidence for P3: which operation breaks a partition, and porcupine's
@@ -221,7 +219,7 @@ func (l *linHistory) replay(part []porcupine.Operation, order []int) any {
 // explainStep says why op cannot follow state, "" if it can.
 func (l *linHistory) explainStep(state any, op porcupine.Operation) string {
 	in, out := messageOf(op.Input), messageOf(op.Output)
-	return model.Explain(l.h.Config, l.inner(state, in.Kind), *in, *out)
+	return model.Explain(leasePolicy(l.h), l.inner(state, in.Kind), *in, *out)
 }
 
 // returnsFirstOutside returns the operation not done that returned first.
@@ -256,7 +254,7 @@ func (l *linHistory) inner(state any, k lease.Kind) any {
 	if isRegisterOp(k) {
 		return model.FencedRegister().Init()
 	}
-	return model.LeaseStore(l.h.Config).Init()
+	return model.LeaseStore(leasePolicy(l.h)).Init()
 }
 
 // visualize writes porcupine's visualisation, with the faults as
@@ -344,7 +342,7 @@ func decorate(page []byte, clients []string) []byte {
 func (l *linHistory) annotations() []porcupine.Annotation {
 	out := make([]porcupine.Annotation, 0, len(l.h.Faults)+2)
 	for _, w := range l.h.Faults {
-		out = append(out, porcupine.Annotation{Tag: "fault " + cmp.Or(w.Node, "network"),
+		out = append(out, porcupine.Annotation{Tag: "fault " + cmp.Or(w.Node(), "network"),
 			Start: int64(w.Start) * l.scale, End: int64(w.End) * l.scale, Description: faultLabel(w), Details: faultDetails(w),
 			BackgroundColor: faultColor(w.Kind)})
 	}
@@ -357,17 +355,17 @@ func (l *linHistory) annotations() []porcupine.Annotation {
 	return out
 }
 
-func faultLabel(w faults.Window) string {
-	if w.Peer != "" {
-		return fmt.Sprintf("%v → %s", w.Kind, w.Peer)
+func faultLabel(w history.FaultWindow) string {
+	if w.Peer() != "" {
+		return fmt.Sprintf("%v → %s", w.Kind, w.Peer())
 	}
-	return w.Kind.String()
+	return w.Kind
 }
 
-func faultDetails(w faults.Window) string {
-	s := fmt.Sprintf("%v %s from %v to %v", w.Kind, cmp.Or(w.Node, "network"), w.Start, w.End)
-	if w.Peer != "" {
-		s += ", peer " + w.Peer
+func faultDetails(w history.FaultWindow) string {
+	s := fmt.Sprintf("%v %s from %v to %v", w.Kind, cmp.Or(w.Node(), "network"), w.Start, w.End)
+	if w.Peer() != "" {
+		s += ", peer " + w.Peer()
 	}
 	if w.Detail != "" {
 		s += ": " + w.Detail
@@ -376,13 +374,13 @@ func faultDetails(w faults.Window) string {
 }
 
 // faultColor shades faults by family: processes, network, clocks.
-func faultColor(k sim.FaultKind) string {
-	switch k {
-	case sim.FaultPause, sim.FaultCrash, sim.FaultFailpointHit:
+func faultColor(kind string) string {
+	switch kind {
+	case history.FaultPause, history.FaultCrash, history.FaultFailpointHit:
 		return "#ff9191"
-	case sim.FaultPartition, sim.FaultPartitionOneWay, sim.FaultIsolate, sim.FaultSplit, sim.FaultBridge, sim.FaultLink:
+	case history.FaultPartition, history.FaultPartitionOneWay, history.FaultIsolate, history.FaultSplit, history.FaultBridge, history.FaultLink:
 		return "#efaefc"
-	case sim.FaultDrift, sim.FaultStep:
+	case history.FaultDrift, history.FaultStep:
 		return "#aee1fc"
 	}
 	return "#dddddd"

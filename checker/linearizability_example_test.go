@@ -6,8 +6,8 @@ import (
 
 	"github.com/leasesim/leasesim/checker"
 	"github.com/leasesim/leasesim/history"
+	"github.com/leasesim/leasesim/history/leasewire"
 	"github.com/leasesim/leasesim/lease"
-	"github.com/leasesim/leasesim/sim"
 )
 
 // The grantor granted h2 a lease on "jobs" while h1's grant was still in
@@ -19,10 +19,10 @@ func ExampleLinearizability() {
 		in := lease.Message{Kind: lease.KindAcquire, Client: lease.Addr(client), Resource: "jobs", TTL: cfg.TTL}
 		out := lease.Message{Kind: lease.KindAcquireReply, Client: in.Client, Resource: "jobs", Token: token,
 			TTL: cfg.TTL, Holder: in.Client, GrantorTime: processed}
-		return history.Op{Client: client, Server: "grantor", Call: sim.Time(call), Processed: sim.Time(processed),
-			Return: sim.Time(ret), In: in, Out: out}
+		return history.Op{Client: client, Server: "grantor", Call: history.Time(call), Processed: history.Time(processed),
+			Return: history.Time(ret), In: in, Out: out}
 	}
-	h := &history.History{Config: cfg, Grantor: "grantor", Resource: "store", End: sim.Time(time.Minute),
+	h := &history.History{Lease: leasewire.Lease(cfg), Grantor: "grantor", Resource: "store", End: history.Time(time.Minute),
 		Ops: []history.Op{
 			grant("h1", 0, 100*time.Millisecond, 200*time.Millisecond, 1),
 			grant("h2", 2*time.Second, 3*time.Second, 4*time.Second, 2),

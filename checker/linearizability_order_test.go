@@ -79,7 +79,7 @@ func orderingChangesNothing(m porcupine.Model, ops []porcupine.Operation) (linea
 // decides the same on the history as recorded and as ordered. rapid draws
 // fresh histories on every run and shrinks any counterexample.
 func TestOrderByGrantorTimeKeepsTheVerdict(t *testing.T) {
-	m := model.LeaseStore(lease.Config{TTL: time.Second}.WithDefaults())
+	m := model.LeaseStore(model.HoldRho(0))
 	gen := leaseHistories()
 	rapid.Check(t, func(t *rapid.T) {
 		if _, problem := orderingChangesNothing(m, gen.Draw(t, "history")); problem != "" {
@@ -98,7 +98,7 @@ const coverageExamples = 200
 // histories include both linearizable and non-linearizable ones, and
 // ordering keeps the verdict of each.
 func TestOrderByGrantorTimeDrawsBothVerdicts(t *testing.T) {
-	m := model.LeaseStore(lease.Config{TTL: time.Second}.WithDefaults())
+	m := model.LeaseStore(model.HoldRho(0))
 	gen := leaseHistories()
 	verdicts := map[bool]int{}
 	for seed := range coverageExamples {
@@ -114,7 +114,7 @@ func TestOrderByGrantorTimeDrawsBothVerdicts(t *testing.T) {
 // Operations at the same grantor reading may go in any order, even when
 // one returned at the instant the other was called.
 func TestOrderByGrantorTimeLeavesTiesFree(t *testing.T) {
-	m := model.LeaseStore(lease.Config{TTL: time.Second}.WithDefaults())
+	m := model.LeaseStore(model.HoldRho(0))
 	op := func(kind lease.Kind, client lease.Addr, token uint64, call, ret int64, g time.Duration) porcupine.Operation {
 		in := lease.Message{Kind: kind, Client: client, Resource: "r", TTL: time.Second}
 		out := lease.Message{Kind: kind.Reply(), Client: client, Resource: "r", Token: token, TTL: time.Second, GrantorTime: g}

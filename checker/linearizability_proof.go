@@ -9,7 +9,6 @@ import (
 
 	"github.com/leasesim/leasesim/history"
 	"github.com/leasesim/leasesim/lease"
-	"github.com/leasesim/leasesim/sim"
 )
 
 // Limits of decideByGrantorTime's own search: beyond them it leaves the
@@ -104,11 +103,11 @@ func changesState(op porcupine.Operation) bool {
 // already returned: real time then orders the two against their readings.
 // order is sorted by reading; the earliest such operation is blamed.
 func (l *linHistory) readingsBreakRealTime(v *verdict, order []porcupine.Operation) bool {
-	ret := func(i int) sim.Time {
+	ret := func(i int) history.Time {
 		if rec := &l.h.Ops[order[i].Metadata.(int)]; rec.Returned() {
 			return rec.Return
 		}
-		return sim.Never
+		return history.Never
 	}
 	// after[i]: among the operations with a reading above order[i]'s, the
 	// one that returned first (-1 if none).
@@ -319,7 +318,7 @@ func keyOf(op porcupine.Operation) changeKey {
 // a group (one returned before another was called): the group's free order
 // would then not be free, and porcupine decides.
 func (p *prover) concurrentOnlyInName(ops []porcupine.Operation) bool {
-	var lastCall, firstReturn sim.Time = -1, sim.Never
+	var lastCall, firstReturn history.Time = -1, history.Never
 	for _, op := range ops {
 		rec := &p.l.h.Ops[op.Metadata.(int)]
 		lastCall = max(lastCall, rec.Call)

@@ -12,9 +12,9 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/leasesim/leasesim/history"
+	"github.com/leasesim/leasesim/history/leasewire"
 	"github.com/leasesim/leasesim/lease"
 	"github.com/leasesim/leasesim/model"
-	"github.com/leasesim/leasesim/sim"
 )
 
 // The differential test of P3's own decisions (the witness of the
@@ -58,11 +58,11 @@ func drawReply(r *rand.Rand, in lease.Message, g time.Duration) lease.Message {
 // a time, in a random legal sequential order, each within its interval;
 // with corrupt, one reply is redrawn (which may make it illegal).
 func randomHistory(r *rand.Rand, n int, corrupt bool) *history.History {
-	h := &history.History{Config: diffConfig, Grantor: "grantor", Resource: "store"}
-	m := routedModel(model.LeaseStore(diffConfig), model.FencedRegister(), nil)
+	h := &history.History{Lease: leasewire.Lease(diffConfig), Grantor: "grantor", Resource: "store"}
+	m := routedModel(model.LeaseStore(model.WirePolicy(diffConfig)), model.FencedRegister(), nil)
 	parts := make(map[string]any) // state per partition; looked up, never iterated
 	var g time.Duration           // the grantor's reading
-	widen := sim.Time(r.IntN(40)) * sim.Time(time.Millisecond)
+	widen := history.Time(r.IntN(40)) * history.Time(time.Millisecond)
 	for i := 0; len(h.Ops) < n && i < 4*n; i++ {
 		server, in := drawRequest(r)
 		client := pickOf(r, "a", "b")
@@ -83,12 +83,12 @@ func randomHistory(r *rand.Rand, n int, corrupt bool) *history.History {
 				g = at
 			}
 			parts[key] = next
-			processed := sim.Time(10*(len(h.Ops)+1)) * sim.Time(time.Millisecond)
-			ret := processed + sim.Time(r.Int64N(int64(widen)+1))
+			processed := history.Time(10*(len(h.Ops)+1)) * history.Time(time.Millisecond)
+			ret := processed + history.Time(r.Int64N(int64(widen)+1))
 			if r.IntN(12) == 0 {
-				ret = sim.Never
+				ret = history.Never
 			}
-			h.Ops = append(h.Ops, history.Op{Client: client, Server: server, Call: processed - sim.Time(r.Int64N(int64(widen)+1)),
+			h.Ops = append(h.Ops, history.Op{Client: client, Server: server, Call: processed - history.Time(r.Int64N(int64(widen)+1)),
 				Processed: processed, Return: ret, In: in, Out: out})
 			break
 		}
@@ -101,7 +101,7 @@ func randomHistory(r *rand.Rand, n int, corrupt bool) *history.History {
 		op.Out = drawReply(r, op.In, op.Out.GrantorTime+pickOf(r, -time.Second, 0, 0, time.Second))
 	}
 	slices.SortStableFunc(h.Ops, func(a, b history.Op) int { return int(a.Call - b.Call) })
-	h.End = sim.Time(10*(n+2)) * sim.Time(time.Millisecond)
+	h.End = history.Time(10*(n+2)) * history.Time(time.Millisecond)
 	return h
 }
 
@@ -113,7 +113,7 @@ func randomHistory(r *rand.Rand, n int, corrupt bool) *history.History {
 func burst(ops []history.Op) {
 	type run struct {
 		g  time.Duration
-		at sim.Time
+		at history.Time
 	}
 	runs := make(map[string]run) // by resource; looked up, never iterated
 	for i := range ops {
@@ -132,7 +132,7 @@ func burst(ops []history.Op) {
 // plainVerdict is porcupine's verdict on ops as recorded, one model, no
 // partitions.
 func plainVerdict(h *history.History, ops []*history.Op) porcupine.CheckResult {
-	m := model.LeaseStore(h.Config)
+	m := model.LeaseStore(leasePolicy(h))
 	if isRegisterOp(ops[0].In.Kind) {
 		m = model.FencedRegister()
 	}

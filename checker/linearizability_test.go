@@ -12,10 +12,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/leasesim/leasesim/faults"
 	"github.com/leasesim/leasesim/history"
+	"github.com/leasesim/leasesim/history/leasewire"
 	"github.com/leasesim/leasesim/lease"
-	"github.com/leasesim/leasesim/sim"
 )
 
 // Crafted histories for P3. The grantor's clock reads true time unless a
@@ -26,7 +25,7 @@ var linConfig = lease.Config{TTL: 5 * time.Second, Rho: 0.01}.WithDefaults()
 const linTTL = 5 * time.Second
 
 // secs returns s seconds of true time.
-func secs(s float64) sim.Time { return sim.Time(s * float64(time.Second)) }
+func secs(s float64) history.Time { return history.Time(s * float64(time.Second)) }
 
 // span is an operation's call, processing and return, in seconds; a
 // negative return means the reply never reached the client.
@@ -43,7 +42,7 @@ func linOp(server, client string, sp span, in, out lease.Message) history.Op {
 	if server == "grantor" {
 		out.GrantorTime = time.Duration(secs(sp.at))
 	}
-	ret := sim.Never
+	ret := history.Never
 	if sp.ret >= 0 {
 		ret = secs(sp.ret)
 	}
@@ -101,7 +100,7 @@ func withG(op history.Op, g float64) history.Op {
 }
 
 func linHistoryOf(ops ...history.Op) *history.History {
-	return &history.History{Config: linConfig, Grantor: "grantor", Resource: "store", Ops: ops, End: secs(60)}
+	return &history.History{Lease: leasewire.Lease(linConfig), Grantor: "grantor", Resource: "store", Ops: ops, End: secs(60)}
 }
 
 func TestLinearizability(t *testing.T) {
@@ -114,8 +113,8 @@ func TestLinearizability(t *testing.T) {
 		name   string
 		ops    []history.Op
 		want   Status
-		detail string   // part of the first violation's detail
-		at     sim.Time // when the blamed operation was processed
+		detail string       // part of the first violation's detail
+		at     history.Time // when the blamed operation was processed
 	}{
 		{"a legal contended history", []history.Op{
 			linGrant("h1", span{0, 0.1, 0.2}, 1, 0, ""),
@@ -227,14 +226,14 @@ func TestLinearizabilityEvidenceNamesTheFaults(t *testing.T) {
 		linGrant("h1", span{0, 0.1, 0.2}, 1, 0, ""),
 		linGrant("h2", span{2, 3, 4}, 2, 0, ""),
 	)
-	pause := faults.Window{Kind: sim.FaultPause, Node: "h1", Start: secs(1), End: secs(8)}
-	before := faults.Window{Kind: sim.FaultCrash, Node: "h3", Start: secs(0), End: secs(0.5)}
-	h.Faults = []faults.Window{before, pause}
+	pause := history.FaultWindow{Kind: history.FaultPause, Nodes: []string{"h1"}, Start: secs(1), End: secs(8)}
+	before := history.FaultWindow{Kind: history.FaultCrash, Nodes: []string{"h3"}, Start: secs(0), End: secs(0.5)}
+	h.Faults = []history.FaultWindow{before, pause}
 	r := Linearizability(h, Options{})
 	require.Equal(t, Violated, r.Status)
 	require.Len(t, r.Violations, 1)
 	v := r.Violations[0]
-	assert.Equal(t, []faults.Window{pause}, v.Faults, "the faults active when the grantor granted")
+	assert.Equal(t, []history.FaultWindow{pause}, v.Faults, "the faults active when the grantor granted")
 	assert.Equal(t, secs(3), v.At)
 	assert.Contains(t, v.Evidence[0], `acquire "lock" by h2`)
 	assert.Equal(t, "state before it: held by h1 tok 1 until grantor clock 5.15s; grantor clock 100ms", v.Evidence[1])
@@ -297,7 +296,7 @@ func ambiguousHistory(n int) *history.History {
 func TestLinearizabilityTimeoutIsUnknown(t *testing.T) {
 	dir := t.TempDir()
 	h := ambiguousHistory(40)
-	h.Faults = []faults.Window{{Kind: sim.FaultPartition, Start: secs(0.2), End: secs(0.8), Detail: "[h0] | [store]"}}
+	h.Faults = []history.FaultWindow{{Kind: history.FaultPartition, Start: secs(0.2), End: secs(0.8), Detail: "[h0] | [store]"}}
 	r := Linearizability(h, Options{LinearizabilityTimeout: 50 * time.Millisecond, OutDir: dir})
 	assert.Equal(t, Unknown, r.Status, "a timeout is never OK: %s", r.Summary)
 	assert.Empty(t, r.Violations)
@@ -315,7 +314,7 @@ func TestLinearizabilityWritesTheVisualisationOnAViolation(t *testing.T) {
 		linGrant("h1", span{0, 0.1, 0.2}, 1, 0, ""),
 		linGrant("h2", span{2, 3, 4}, 2, 0, ""),
 	)
-	h.Faults = []faults.Window{{Kind: sim.FaultPause, Node: "h1", Start: secs(1), End: secs(8)}}
+	h.Faults = []history.FaultWindow{{Kind: history.FaultPause, Nodes: []string{"h1"}, Start: secs(1), End: secs(8)}}
 	h.HealAt = secs(30)
 	r := Linearizability(h, Options{OutDir: dir})
 	require.Equal(t, Violated, r.Status)

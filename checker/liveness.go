@@ -6,8 +6,6 @@ import (
 	"time"
 
 	"github.com/leasesim/leasesim/history"
-	"github.com/leasesim/leasesim/lease"
-	"github.com/leasesim/leasesim/sim"
 )
 
 // livenessSlack covers what the bound does not model: message latency on
@@ -19,18 +17,20 @@ const livenessSlack = time.Second
 // contended lease must be held again by a live holder. It is the sum of the
 // worst cases that can follow one another after the heal:
 //
-//   - RestartGrace: a grantor restarted by the heal grants nothing until
-//     every lease it may have granted before has expired, TTLMax×(1+rho);
-//   - GrantorHold(TTL): a lease granted before the heal to a holder that is
+//   - the restart grace: a grantor restarted by the heal grants nothing
+//     until every lease it may have granted before has expired, the hold
+//     of TTLMax (TTLMax×(1+rho) for leasesim's grantor);
+//   - the hold of TTL: a lease granted before the heal to a holder that is
 //     gone, or cut off until the heal, blocks its resource for up to
-//     TTL×(1+rho) on the grantor's clock;
+//     TTL×(1+rho) on leasesim's grantor's clock (Lease.HoldPPB);
 //   - BackoffMax: a contender waits up to this long before its next attempt;
 //   - 2×RequestTimeout: that attempt may time out once on a message still
 //     queued from the fault phase, and the retry takes up to another;
 //   - one second of slack for latency and the workload's timers.
-func LivenessBound(cfg lease.Config) time.Duration {
-	cfg = cfg.WithDefaults()
-	return cfg.RestartGrace() + cfg.GrantorHold(cfg.TTL) + cfg.BackoffMax + 2*cfg.RequestTimeout + livenessSlack
+//
+// A setting l leaves zero (not applicable) adds nothing.
+func LivenessBound(l history.Lease) time.Duration {
+	return restartGrace(l) + grantorHold(l, l.TTL) + l.BackoffMax + 2*l.RequestTimeout + livenessSlack
 }
 
 // Liveness checks P4, liveness after the heal phase, against the bound B of
@@ -49,30 +49,29 @@ func LivenessBound(cfg lease.Config) time.Duration {
 // beyond the end of the run is Unknown (the run was too short), never OK.
 func Liveness(h *history.History) Result {
 	v := newVerdict(h, "P4")
-	bound := LivenessBound(h.Config)
+	bound := LivenessBound(h.Lease)
 	deadline := h.HealAt.Add(bound)
 	var parts []string
 	parts = append(parts, checkContended(v, h, deadline))
 	parts = append(parts, checkTasks(v, h, bound))
 	parts = append(parts, checkRegistry(v, h, deadline))
 	r := v.result("liveness", strings.Join(parts, "; "))
-	r.Bound = boundText(h.Config, bound)
+	r.Bound = boundText(h.Lease, bound)
 	return r
 }
 
 // boundText states P4's bound in words.
-func boundText(cfg lease.Config, bound time.Duration) string {
-	cfg = cfg.WithDefaults()
+func boundText(l history.Lease, bound time.Duration) string {
 	return fmt.Sprintf("B = %v after the heal: restart grace %v + grantor hold %v + backoff max %v + "+
 		"2 × request timeout %v + slack %v; a task is due by max(arrival, heal) + B + units × unit time + %v; "+
 		"a registration may be seen until %v (grantor hold / (1−rho)) after its lease's last grant or renewal",
-		bound, cfg.RestartGrace(), cfg.GrantorHold(cfg.TTL), cfg.BackoffMax, cfg.RequestTimeout, livenessSlack,
-		livenessSlack, holdTrue(cfg, cfg.TTL))
+		bound, restartGrace(l), grantorHold(l, l.TTL), l.BackoffMax, l.RequestTimeout, livenessSlack,
+		livenessSlack, holdTrue(l, l.TTL))
 }
 
 // checkContended checks (a): each contended resource is believed by a live
 // holder within [HealAt, deadline].
-func checkContended(v *verdict, h *history.History, deadline sim.Time) string {
+func checkContended(v *verdict, h *history.History, deadline history.Time) string {
 	if len(h.Contended) == 0 {
 		return "no contended resources recorded"
 	}
@@ -96,7 +95,7 @@ func checkContended(v *verdict, h *history.History, deadline sim.Time) string {
 
 // heldBetween reports whether some holder that was not crashed believed it
 // held res at some instant of [from, to].
-func heldBetween(h *history.History, res string, from, to sim.Time) bool {
+func heldBetween(h *history.History, res string, from, to history.Time) bool {
 	for i := range h.Beliefs {
 		b := &h.Beliefs[i]
 		if b.Resource != res {
@@ -112,9 +111,9 @@ func heldBetween(h *history.History, res string, from, to sim.Time) bool {
 }
 
 // crashedAt reports whether node was crashed at true time t.
-func crashedAt(h *history.History, node string, t sim.Time) bool {
+func crashedAt(h *history.History, node string, t history.Time) bool {
 	for _, w := range h.Faults {
-		if w.Kind == sim.FaultCrash && w.Node == node && w.Start <= t && t < w.End {
+		if w.Kind == history.FaultCrash && w.Node() == node && w.Start <= t && t < w.End {
 			return true
 		}
 	}
@@ -123,7 +122,7 @@ func crashedAt(h *history.History, node string, t sim.Time) bool {
 
 // lastBeliefOn describes the last belief on res, as evidence.
 func lastBeliefOn(h *history.History, res string) string {
-	var last *history.Belief
+	var last *history.BeliefInterval
 	for i := range h.Beliefs {
 		if b := &h.Beliefs[i]; b.Resource == res && (last == nil || b.End >= last.End) {
 			last = b
@@ -148,11 +147,11 @@ func checkTasks(v *verdict, h *history.History, bound time.Duration) string {
 		switch {
 		case t.Done <= due:
 			done++
-		case t.Done == sim.Never && h.End < due:
+		case t.Done == history.Never && h.End < due:
 			v.dontKnow(fmt.Sprintf("run too short: it ended at %v, before task %q was due at %v", h.End, t.ID, due))
 		default:
 			when := "never completed"
-			if t.Done != sim.Never {
+			if t.Done != history.Never {
 				when = fmt.Sprintf("completed only at %v", t.Done)
 			}
 			v.violateDuring(due, max(t.Arrival, h.HealAt), due,

@@ -9,19 +9,20 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/leasesim/leasesim/history"
+	"github.com/leasesim/leasesim/history/leasewire"
 	"github.com/leasesim/leasesim/lease"
-	"github.com/leasesim/leasesim/sim"
 )
 
 func TestLivenessBound(t *testing.T) {
-	cfg := testConfig()
+	cfg := testLease()
 	// TTL 5s, rho 1%: grace 5.05s + hold 5.05s + backoff max 1.25s +
 	// 2 × 833.333333ms + 1s.
 	want := 5050*time.Millisecond + 5050*time.Millisecond + 1250*time.Millisecond +
 		2*(5*time.Second/3/2) + time.Second
 	assert.Equal(t, want, LivenessBound(cfg))
-	assert.Equal(t, LivenessBound(cfg), LivenessBound(lease.Config{TTL: 5 * time.Second, Rho: 0.01}),
-		"defaults are filled in")
+	assert.Equal(t, LivenessBound(cfg), LivenessBound(leasewire.Lease(lease.Config{TTL: 5 * time.Second, Rho: 0.01})),
+		"the history records the defaults")
 	r := Liveness(newHistory().build())
 	assert.Contains(t, r.Bound, "B = "+want.String())
 	assert.Contains(t, r.Bound, "restart grace 5.05s")
@@ -29,7 +30,7 @@ func TestLivenessBound(t *testing.T) {
 
 func TestLivenessContended(t *testing.T) {
 	heal := at(60_000)
-	bound := LivenessBound(testConfig())
+	bound := LivenessBound(testLease())
 	due := heal.Add(bound)
 	tests := []struct {
 		name   string
@@ -52,7 +53,7 @@ func TestLivenessContended(t *testing.T) {
 			belief("h1", "lock", 1, at(10_000), heal), Violated, "last belief: h1 believed"},
 		{"a crashed holder's belief is no witness", newHistory().contended("lock").
 			belief("h1", "lock", 1, at(50_000), at(120_000)).
-			fault(sim.FaultCrash, "h1", at(55_000), at(120_000)), Violated, "no live holder"},
+			fault(history.FaultCrash, "h1", at(55_000), at(120_000)), Violated, "no live holder"},
 		{"another resource's belief is no witness", newHistory().contended("lock").
 			belief("h1", "other", 1, at(65_000), at(120_000)), Violated, "nobody ever believed \"lock\""},
 		{"run too short to tell", newHistory().contended("lock").span(heal, at(70_000)), Unknown, ""},
@@ -80,7 +81,7 @@ func TestLivenessContended(t *testing.T) {
 
 func TestLivenessTasks(t *testing.T) {
 	heal := at(60_000)
-	bound := LivenessBound(testConfig())
+	bound := LivenessBound(testLease())
 	// A task of 10 units of 500 ms arriving before the heal is due by
 	// heal + B + 5s + 1s.
 	due := heal.Add(bound + 6*time.Second)
@@ -93,10 +94,10 @@ func TestLivenessTasks(t *testing.T) {
 		{"done before the heal", newHistory().task("t1", 10, u, at(0), at(20_000)), OK},
 		{"done at the bound", newHistory().task("t1", 10, u, at(0), due), OK},
 		{"done after the bound", newHistory().task("t1", 10, u, at(0), due+1), Violated},
-		{"never done", newHistory().task("t1", 10, u, at(0), sim.Never), Violated},
-		{"arriving after the heal is due later", newHistory().task("t1", 10, u, at(70_000), due+10*sim.Time(time.Second)), OK},
-		{"never arrived", newHistory().task("t1", 10, u, at(130_000), sim.Never), OK},
-		{"run too short to tell", newHistory().span(heal, at(70_000)).task("t1", 10, u, at(0), sim.Never), Unknown},
+		{"never done", newHistory().task("t1", 10, u, at(0), history.Never), Violated},
+		{"arriving after the heal is due later", newHistory().task("t1", 10, u, at(70_000), due+10*history.Time(time.Second)), OK},
+		{"never arrived", newHistory().task("t1", 10, u, at(130_000), history.Never), OK},
+		{"run too short to tell", newHistory().span(heal, at(70_000)).task("t1", 10, u, at(0), history.Never), Unknown},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -111,7 +112,7 @@ func TestLivenessTasks(t *testing.T) {
 
 func TestLivenessRegistry(t *testing.T) {
 	heal := at(60_000)
-	hold := holdTrue(testConfig(), testConfig().TTL) // 5.05s / 0.99
+	hold := holdTrue(testLease(), testLease().TTL) // 5.05s / 0.99
 	registered := func() *hb {
 		return newHistory().acquireKeys("s1", "svc/s1", 1, at(1000), "svc/s1").
 			renew("s1", "svc/s1", 1, at(2000), lease.CodeOK).
@@ -162,10 +163,10 @@ func TestLivenessRegistry(t *testing.T) {
 }
 
 func TestHoldTrue(t *testing.T) {
-	cfg := testConfig()
+	cfg := testLease()
 	assert.Equal(t, 5101010102*time.Nanosecond, holdTrue(cfg, 5*time.Second), "5.05s / 0.99, rounded up")
-	cfg.Rho = 0
+	cfg.RhoPPB, cfg.HoldPPB = 0, 0
 	assert.Equal(t, 5*time.Second, holdTrue(cfg, 5*time.Second))
-	cfg.Rho = 0.4
+	cfg.RhoPPB, cfg.HoldPPB = 400_000_000, 400_000_000
 	assert.Equal(t, time.Duration(math.MaxInt64), holdTrue(cfg, 1<<62), "saturates instead of overflowing")
 }

@@ -7,7 +7,6 @@ import (
 	"github.com/leasesim/leasesim/history"
 	"github.com/leasesim/leasesim/internal/dist"
 	"github.com/leasesim/leasesim/lease"
-	"github.com/leasesim/leasesim/sim"
 )
 
 // Metrics summarise one run, or many merged, for reports, sweeps and the
@@ -108,7 +107,7 @@ func Measure(h *history.History) Metrics {
 	m.DuplicateEffects = duplicateEffects(h)
 	for _, t := range h.Tasks {
 		switch {
-		case t.Done != sim.Never:
+		case t.Done != history.Never:
 			m.TasksCompleted++
 			m.TaskLatencySamples = append(m.TaskLatencySamples, t.Done.Sub(t.Arrival))
 		case t.Arrival <= h.End:

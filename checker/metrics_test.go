@@ -13,7 +13,6 @@ import (
 	"github.com/leasesim/leasesim/history"
 	"github.com/leasesim/leasesim/internal/dist"
 	"github.com/leasesim/leasesim/lease"
-	"github.com/leasesim/leasesim/sim"
 )
 
 func TestMeasureCounts(t *testing.T) {
@@ -48,8 +47,8 @@ func TestMeasureCounts(t *testing.T) {
 
 func TestMeasureWork(t *testing.T) {
 	b := handoff("", 4).effect("t1", "t1/4", at(700)).effect("t1", "t1/4", at(9200)).
-		task("t2", 3, unit, at(1000), sim.Never).
-		task("t3", 3, unit, at(200_000), sim.Never) // never arrived
+		task("t2", 3, unit, at(1000), history.Never).
+		task("t3", 3, unit, at(200_000), history.Never) // never arrived
 	m := Measure(b.build())
 	assert.Equal(t, 10, m.UnitsExecuted)
 	assert.Equal(t, 2, m.UnitsReexecuted)
@@ -85,26 +84,26 @@ func TestMeasureFailover(t *testing.T) {
 		want []time.Duration
 	}{
 		{"no fault", base(), nil},
-		{"holder crash", base().fault(sim.FaultCrash, "h1", at(2000), at(30_000)), []time.Duration{5500 * time.Millisecond}},
-		{"holder isolated", base().fault(sim.FaultIsolate, "h1", at(2000), at(30_000)), []time.Duration{5500 * time.Millisecond}},
-		{"grantor isolated", base().fault(sim.FaultIsolate, "grantor", at(2000), at(30_000)), []time.Duration{5500 * time.Millisecond}},
-		{"another holder isolated", base().fault(sim.FaultIsolate, "h3", at(2000), at(30_000)), nil},
-		{"grantor crash is not the holder's failure", base().fault(sim.FaultCrash, "grantor", at(2000), at(3000)), nil},
-		{"partition apart", base().faultDetail(sim.FaultPartition, "", "", "[h1 h3] | [grantor store]", at(2000), at(30_000)),
+		{"holder crash", base().fault(history.FaultCrash, "h1", at(2000), at(30_000)), []time.Duration{5500 * time.Millisecond}},
+		{"holder isolated", base().fault(history.FaultIsolate, "h1", at(2000), at(30_000)), []time.Duration{5500 * time.Millisecond}},
+		{"grantor isolated", base().fault(history.FaultIsolate, "grantor", at(2000), at(30_000)), []time.Duration{5500 * time.Millisecond}},
+		{"another holder isolated", base().fault(history.FaultIsolate, "h3", at(2000), at(30_000)), nil},
+		{"grantor crash is not the holder's failure", base().fault(history.FaultCrash, "grantor", at(2000), at(3000)), nil},
+		{"partition apart", base().faultDetail(history.FaultPartition, "", "", "[h1 h3] | [grantor store]", at(2000), at(30_000)),
 			[]time.Duration{5500 * time.Millisecond}},
-		{"partition together", base().faultDetail(sim.FaultPartition, "", "", "[h1 grantor] | [h2]", at(2000), at(30_000)), nil},
-		{"split bystander keeps its links", base().faultDetail(sim.FaultSplit, "", "", "[h2] | [grantor]", at(2000), at(30_000)), nil},
-		{"bridge apart", base().faultDetail(sim.FaultBridge, "store", "", "[h1] | [grantor h2]", at(2000), at(30_000)),
+		{"partition together", base().faultDetail(history.FaultPartition, "", "", "[h1 grantor] | [h2]", at(2000), at(30_000)), nil},
+		{"split bystander keeps its links", base().faultDetail(history.FaultSplit, "", "", "[h2] | [grantor]", at(2000), at(30_000)), nil},
+		{"bridge apart", base().faultDetail(history.FaultBridge, "store", "", "[h1] | [grantor h2]", at(2000), at(30_000)),
 			[]time.Duration{5500 * time.Millisecond}},
-		{"one way, grantor to holder", base().faultDetail(sim.FaultPartitionOneWay, "grantor", "h1", "", at(2000), at(30_000)),
+		{"one way, grantor to holder", base().faultDetail(history.FaultPartitionOneWay, "grantor", "h1", "", at(2000), at(30_000)),
 			[]time.Duration{5500 * time.Millisecond}},
-		{"one way, holder to grantor", base().faultDetail(sim.FaultPartitionOneWay, "h1", "grantor", "", at(2000), at(30_000)),
+		{"one way, holder to grantor", base().faultDetail(history.FaultPartitionOneWay, "h1", "grantor", "", at(2000), at(30_000)),
 			[]time.Duration{5500 * time.Millisecond}},
-		{"one way elsewhere", base().faultDetail(sim.FaultPartitionOneWay, "h1", "h2", "", at(2000), at(30_000)), nil},
-		{"a cut before the belief", base().fault(sim.FaultIsolate, "h1", at(-1000), at(-500)), nil},
-		{"holder crash, restarted, takes its lease back", takenBack().fault(sim.FaultCrash, "h1", at(2000), at(5800)),
+		{"one way elsewhere", base().faultDetail(history.FaultPartitionOneWay, "h1", "h2", "", at(2000), at(30_000)), nil},
+		{"a cut before the belief", base().fault(history.FaultIsolate, "h1", at(-1000), at(-500)), nil},
+		{"holder crash, restarted, takes its lease back", takenBack().fault(history.FaultCrash, "h1", at(2000), at(5800)),
 			[]time.Duration{4 * time.Second}},
-		{"holder isolated, reconnects, takes its lease back", takenBack().fault(sim.FaultIsolate, "h1", at(2000), at(5800)),
+		{"holder isolated, reconnects, takes its lease back", takenBack().fault(history.FaultIsolate, "h1", at(2000), at(5800)),
 			[]time.Duration{4 * time.Second}},
 	}
 	for _, tt := range tests {
@@ -120,7 +119,7 @@ func TestMeasureFailover(t *testing.T) {
 		})
 	}
 	m := Measure(newHistory().acquire("h1", "lock", 1, at(0)).belief("h1", "lock", 1, at(0), at(5000)).
-		fault(sim.FaultCrash, "h1", at(2000), at(30_000)).build())
+		fault(history.FaultCrash, "h1", at(2000), at(30_000)).build())
 	assert.Equal(t, 1, m.FailoversUnresolved, "nobody else was granted the lock")
 }
 
@@ -208,7 +207,7 @@ func indexes(n int) []int {
 }
 
 func TestMetricsJSON(t *testing.T) {
-	m := Measure(handoff("", 4).fault(sim.FaultCrash, "w1", at(1000), at(2000)).build())
+	m := Measure(handoff("", 4).fault(history.FaultCrash, "w1", at(1000), at(2000)).build())
 	raw, err := json.Marshal(m)
 	require.NoError(t, err)
 	var fields map[string]any

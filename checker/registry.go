@@ -8,7 +8,6 @@ import (
 
 	"github.com/leasesim/leasesim/history"
 	"github.com/leasesim/leasesim/lease"
-	"github.com/leasesim/leasesim/sim"
 )
 
 // registryPrefix is the key prefix of service registrations; a registrant
@@ -27,7 +26,7 @@ const registryPrefix = "svc/"
 //     GrantorHold(ttl)/(1−rho): the grantor holds a lease GrantorHold(ttl)
 //     on its own clock, which may run slow by rho. A later sighting is a
 //     dead registration. If some clock drifted beyond rho, it is Unknown.
-func checkRegistry(v *verdict, h *history.History, deadline sim.Time) string {
+func checkRegistry(v *verdict, h *history.History, deadline history.Time) string {
 	stale := checkStaleness(v, h)
 	keys := registrantKeys(h)
 	if len(keys) == 0 {
@@ -63,11 +62,11 @@ func checkRegistry(v *verdict, h *history.History, deadline sim.Time) string {
 // sightingKey is one key in one listing.
 type sightingKey struct {
 	reader, key string
-	at          sim.Time
+	at          history.Time
 }
 
 // checkStays checks that every listing processed after deadline shows key.
-func checkStays(v *verdict, h *history.History, key string, deadline sim.Time, lists []*history.Op,
+func checkStays(v *verdict, h *history.History, key string, deadline history.Time, lists []*history.Op,
 	seen map[sightingKey]bool) {
 	after := 0
 	for _, l := range lists {
@@ -120,7 +119,7 @@ func listings(h *history.History) []*history.Op {
 	return lists
 }
 
-func seenBetween(h *history.History, key string, from, to sim.Time) bool {
+func seenBetween(h *history.History, key string, from, to history.Time) bool {
 	for _, s := range h.Sightings {
 		if s.Key == key && from <= s.At && s.At <= to {
 			return true
@@ -150,7 +149,7 @@ func checkStaleness(v *verdict, h *history.History) int {
 }
 
 // sightingsInOrder returns the indexes of sightings in time order.
-func sightingsInOrder(ss []history.Sighting) []int32 {
+func sightingsInOrder(ss []history.RegistrationSighted) []int32 {
 	order := make([]int32, len(ss))
 	for i := range order {
 		order[i] = int32(i)
@@ -162,7 +161,7 @@ func sightingsInOrder(ss []history.Sighting) []int32 {
 // aliveUntil is the latest true time a key's lease may be alive, and the
 // grant or renewal that set it.
 type aliveUntil struct {
-	at sim.Time
+	at history.Time
 	by *history.Op
 }
 
@@ -186,9 +185,9 @@ func (s *staleness) op(op *history.Op) {
 	}
 	ttl := op.Out.TTL
 	if ttl <= 0 {
-		ttl = s.h.Config.TTL
+		ttl = s.h.Lease.TTL
 	}
-	until := op.Processed.Add(holdTrue(s.h.Config, ttl))
+	until := op.Processed.Add(holdTrue(s.h.Lease, ttl))
 	for _, kv := range s.keys[op.In.Resource] {
 		if a := s.alive[kv.Key]; a.by == nil || until > a.at {
 			s.alive[kv.Key] = aliveUntil{at: until, by: op}
@@ -197,7 +196,7 @@ func (s *staleness) op(op *history.Op) {
 }
 
 // sighting checks one sighting against its key's lease.
-func (s *staleness) sighting(x *history.Sighting) {
+func (s *staleness) sighting(x *history.RegistrationSighted) {
 	a := s.alive[x.Key]
 	if a.by != nil && x.At <= a.at {
 		return

@@ -3,8 +3,7 @@ package checker
 import (
 	"time"
 
-	"github.com/leasesim/leasesim/faults"
-	"github.com/leasesim/leasesim/sim"
+	"github.com/leasesim/leasesim/history"
 )
 
 // Status is a checker's three-valued verdict. Unknown is never a pass: it
@@ -42,13 +41,13 @@ type Result struct {
 
 // Violation is one counterexample.
 type Violation struct {
-	Property string   `json:"property"`
-	At       sim.Time `json:"at_ns"`
-	Detail   string   `json:"detail"`
+	Property string       `json:"property"`
+	At       history.Time `json:"at_ns"`
+	Detail   string       `json:"detail"`
 	// Evidence lists the operations, times and tokens involved.
 	Evidence []string `json:"evidence,omitempty"`
 	// Faults are the faults active at the time.
-	Faults []faults.Window `json:"faults,omitempty"`
+	Faults []history.FaultWindow `json:"faults,omitempty"`
 }
 
 // AssumptionOnly reports whether r is unknown only because the run

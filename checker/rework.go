@@ -6,7 +6,6 @@ import (
 
 	"github.com/leasesim/leasesim/history"
 	"github.com/leasesim/leasesim/lease"
-	"github.com/leasesim/leasesim/sim"
 )
 
 // run is one start of work on a task: a successful acquire on it that the
@@ -26,7 +25,7 @@ type run struct {
 	// reexecAt when the last of them was executed.
 	reexec   int
 	lowest   int
-	reexecAt sim.Time
+	reexecAt history.Time
 	counted  []uint64 // bit set of the units counted in reexec
 	// bound is the work done since the last accepted checkpoint: the
 	// highest unit executed before (when this run re-executed one) + 1 −
@@ -37,10 +36,10 @@ type run struct {
 // taskWork is what happened to one task.
 type taskWork struct {
 	id      string
-	task    *history.Task // nil if the task is not in h.Tasks
+	task    *history.TaskRecord // nil if the task is not in h.Tasks
 	runs    []run
-	first   []sim.Time // first execution of each unit index, sim.Never if none
-	maxExec int        // highest unit index executed so far, -1 if none
+	first   []history.Time // first execution of each unit index, history.Never if none
+	maxExec int            // highest unit index executed so far, -1 if none
 	done    []*history.Op
 }
 
@@ -92,7 +91,7 @@ type reworkSweep struct {
 type beliefStart struct {
 	holder, resource string
 	token            uint64
-	at               sim.Time
+	at               history.Time
 }
 
 func (s *reworkSweep) get(id string) *taskWork {
@@ -152,12 +151,12 @@ func (s *reworkSweep) op(op *history.Op) {
 }
 
 // unitsInOrder returns the indexes of units in completion order.
-func unitsInOrder(us []history.Unit) []int32 {
+func unitsInOrder(us []history.UnitDone) []int32 {
 	order := make([]int32, len(us))
 	for i := range order {
 		order[i] = int32(i)
 	}
-	if !slices.IsSortedFunc(us, func(a, b history.Unit) int { return cmp.Compare(a.At, b.At) }) {
+	if !slices.IsSortedFunc(us, func(a, b history.UnitDone) int { return cmp.Compare(a.At, b.At) }) {
 		slices.SortStableFunc(order, func(a, b int32) int { return cmp.Compare(us[a].At, us[b].At) })
 	}
 	return order
@@ -173,12 +172,12 @@ func acceptedProgress(ck checkpointTracker, resource string) int {
 }
 
 // unit folds one executed unit into the accounting of its task.
-func (rw *rework) unit(tw *taskWork, u *history.Unit, ck checkpointTracker) {
+func (rw *rework) unit(tw *taskWork, u *history.UnitDone, ck checkpointTracker) {
 	if u.Index < 0 {
 		return // not a unit of work; AtLeastOnce needs indexes 0..Units-1 only
 	}
 	for len(tw.first) <= u.Index {
-		tw.first = append(tw.first, sim.Never)
+		tw.first = append(tw.first, history.Never)
 	}
 	ri := tw.runOf(u.Token)
 	if ri < 0 {
@@ -192,7 +191,7 @@ func (rw *rework) unit(tw *taskWork, u *history.Unit, ck checkpointTracker) {
 		ri = len(tw.runs) - 1
 	}
 	r := &tw.runs[ri]
-	if tw.first[u.Index] != sim.Never && r.count(u.Index) {
+	if tw.first[u.Index] != history.Never && r.count(u.Index) {
 		rw.reexec++
 		r.reexec++
 		r.reexecAt = u.At

@@ -77,10 +77,10 @@ func reportedBeliefs(v *verdict) {
 func patience(h *history.History, op *history.Op) time.Duration {
 	ttl := op.Out.TTL
 	if ttl <= 0 {
-		ttl = h.Config.TTL
+		ttl = h.Lease.TTL
 	}
 	p := ttl / 2
-	if t := h.Config.RequestTimeout; t > 0 {
+	if t := h.Lease.RequestTimeout; t > 0 {
 		p = min(p, t/2)
 	}
 	return p

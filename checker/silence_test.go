@@ -6,7 +6,6 @@ import (
 	"github.com/stretchr/testify/assert"
 
 	"github.com/leasesim/leasesim/history"
-	"github.com/leasesim/leasesim/sim"
 )
 
 // No data is never a pass: a holder that was granted a lease and reported
@@ -57,8 +56,8 @@ func TestExclusivitySilentHolder(t *testing.T) {
 }
 
 // inferred adds a belief the recorder inferred from an action at t alone.
-func (b *hb) inferred(holder, res string, token uint64, t sim.Time) *hb {
-	b.h.Beliefs = append(b.h.Beliefs, history.Belief{Holder: holder, Resource: res, Token: token,
+func (b *hb) inferred(holder, res string, token uint64, t history.Time) *hb {
+	b.h.Beliefs = append(b.h.Beliefs, history.BeliefInterval{Holder: holder, Resource: res, Token: token,
 		Start: t, End: t, Reason: history.EndLost, LastAct: t, Inferred: true})
 	return b
 }

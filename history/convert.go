@@ -58,7 +58,7 @@ func (h *Header) toWire() headerWire {
 	l := h.Lease
 	return headerWire{Type: TypeHeader, Version: ptr(h.Version), Producer: h.Producer, Spec: h.Spec,
 		Determinism: string(h.Determinism), Scenario: h.Scenario, Seed: h.Seed,
-		Lease: &leaseWire{TTL: ptr(int64(l.TTL)), RhoPPB: l.RhoPPB, RenewInterval: int64(l.RenewInterval),
+		Lease: &leaseWire{TTL: ptr(int64(l.TTL)), RhoPPB: l.RhoPPB, HoldPPB: l.HoldPPB, RenewInterval: int64(l.RenewInterval),
 			Margin: int64(l.Margin), RequestTimeout: int64(l.RequestTimeout), BackoffMax: int64(l.BackoffMax),
 			TTLMin: int64(l.TTLMin), TTLMax: int64(l.TTLMax)},
 		LeaseServers: h.LeaseServers, FencedServers: h.FencedServers, Holders: h.Holders,
@@ -77,7 +77,7 @@ func (w *headerWire) header() (Header, *fieldError) {
 	need(&m, "lease", w.Lease)
 	if l := w.Lease; l != nil {
 		var lm missing
-		h.Lease = Lease{TTL: time.Duration(need(&lm, "ttl_ns", l.TTL)), RhoPPB: l.RhoPPB,
+		h.Lease = Lease{TTL: time.Duration(need(&lm, "ttl_ns", l.TTL)), RhoPPB: l.RhoPPB, HoldPPB: l.HoldPPB,
 			RenewInterval: time.Duration(l.RenewInterval), Margin: time.Duration(l.Margin),
 			RequestTimeout: time.Duration(l.RequestTimeout), BackoffMax: time.Duration(l.BackoffMax),
 			TTLMin: time.Duration(l.TTLMin), TTLMax: time.Duration(l.TTLMax)}

@@ -22,7 +22,7 @@
 // A file is a header, events in any order, and an end record:
 //
 //	header      version, producer, spec, determinism (exact|verified|statistical),
-//	            scenario, seed, lease {ttl_ns, rho_ppb, renew_interval_ns, margin_ns,
+//	            scenario, seed, lease {ttl_ns, rho_ppb, hold_ppb, renew_interval_ns, margin_ns,
 //	            request_timeout_ns, backoff_max_ns, ttl_min_ns, ttl_max_ns},
 //	            lease_servers, fenced_servers, holders, resources, contended,
 //	            start_ns, heal_ns

@@ -220,15 +220,19 @@ type RegistrationSighted struct {
 
 // FaultWindow is an interval of true time during which a fault was in
 // force; an instant fault has Start == End. Checkers cite the windows
-// active when a property broke.
+// active when a property broke (as JSON too, hence the tags, which are the
+// wire's names).
 type FaultWindow struct {
-	// Kind names the fault ("pause", "partition", …).
-	Kind string
-	// Nodes are the nodes involved.
-	Nodes      []string
-	Start, End Time
+	// Kind names the fault ("pause", "partition", …: FaultKinds).
+	Kind string `json:"kind"`
+	// Nodes are the nodes involved: the node the fault acted on, then a
+	// peer where it has one (see Node and Peer); none for a fault of the
+	// whole network.
+	Nodes []string `json:"nodes,omitempty"`
+	Start Time     `json:"start_ns"`
+	End   Time     `json:"end_ns"`
 	// Detail says more (a partition's groups, a link's latency).
-	Detail string
+	Detail string `json:"detail,omitempty"`
 }
 
 // TaskRecord is a checkpointed task of the workload (P4, P6).

@@ -28,6 +28,25 @@ const (
 // Duration returns t as a time.Duration since the run's start.
 func (t Time) Duration() time.Duration { return time.Duration(t) }
 
+// Add returns t+d, saturating at Never (and at the most negative Time)
+// instead of wrapping around.
+func (t Time) Add(d time.Duration) Time {
+	s := t + Time(d)
+	switch {
+	case d > 0 && s < t:
+		return Never
+	case d < 0 && s > t:
+		return math.MinInt64
+	}
+	return s
+}
+
+// Sub returns the duration t-u.
+func (t Time) Sub(u Time) time.Duration { return time.Duration(t - u) }
+
+// String formats t as a duration since the run's start ("1m2.5s").
+func (t Time) String() string { return time.Duration(t).String() }
+
 // Determinism says how exactly a history can be reproduced (DESIGN.md,
 // "The door").
 type Determinism string
@@ -93,9 +112,18 @@ type Lease struct {
 	// RhoPPB is the drift bound rho the implementation was configured
 	// for, in parts per billion.
 	RhoPPB int64
+	// HoldPPB is how much longer than a lease's TTL the lease store holds
+	// it on its own clock, in parts per billion of the TTL: a lease
+	// granted or renewed for ttl is held ttl + ceil(ttl×HoldPPB/1e9).
+	// leasesim's grantor holds TTL×(1+rho) (HoldPPB = RhoPPB); a store
+	// that expires a lease at exactly its TTL, as Redis PX does, has 0.
+	// P3's lease-store specification and P4's bound read it.
+	HoldPPB int64
 	// RenewInterval, Margin, RequestTimeout, BackoffMax, TTLMin and
 	// TTLMax are the implementation's settings where it has them; zero
-	// means not applicable.
+	// means not applicable. TTLMax also bounds a restarted store's grace
+	// period: it grants nothing until every lease it may have granted
+	// has expired.
 	RenewInterval, Margin, RequestTimeout, BackoffMax, TTLMin, TTLMax time.Duration
 }
 

@@ -28,6 +28,7 @@ type headerWire struct {
 type leaseWire struct {
 	TTL            *int64 `json:"ttl_ns"`
 	RhoPPB         int64  `json:"rho_ppb,omitzero"`
+	HoldPPB        int64  `json:"hold_ppb,omitzero"`
 	RenewInterval  int64  `json:"renew_interval_ns,omitzero"`
 	Margin         int64  `json:"margin_ns,omitzero"`
 	RequestTimeout int64  `json:"request_timeout_ns,omitzero"`

@@ -23,7 +23,7 @@ func acquire(client string, g time.Duration, token uint64) (in, out lease.Messag
 // g=1s; with rho 0, the lease holds until g=6s. A second grant to h2 at
 // g=4s overlaps it, and no order of the two concurrent calls explains it.
 func ExampleLeaseStore() {
-	m := model.LeaseStore(lease.Config{TTL: 5 * time.Second}.WithDefaults())
+	m := model.LeaseStore(model.WirePolicy(lease.Config{TTL: 5 * time.Second}.WithDefaults()))
 	in1, out1 := acquire("h1", 1*time.Second, 1)
 	in2, out2 := acquire("h2", 6*time.Second, 2)
 	ops := []porcupine.Operation{
@@ -64,12 +64,12 @@ func ExampleFencedRegister() {
 // Explain names the rule an operation breaks in a state.
 func ExampleExplain() {
 	cfg := lease.Config{TTL: 5 * time.Second}.WithDefaults()
-	m := model.LeaseStore(cfg)
+	m := model.LeaseStore(model.WirePolicy(cfg))
 	in1, out1 := acquire("h1", 1*time.Second, 1)
 	_, state := m.Step(m.Init(), in1, out1)
 	in2, out2 := acquire("h2", 4*time.Second, 2)
 	fmt.Println(m.DescribeState(state))
-	fmt.Println(model.Explain(cfg, state, in2, out2))
+	fmt.Println(model.Explain(model.WirePolicy(cfg), state, in2, out2))
 	// Output:
 	// held by h1 tok 1 until 6s; g=1s
 	// granted tok 2 to h2 at g=4s, but h1 holds tok 1 until g=6s

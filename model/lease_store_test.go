@@ -27,7 +27,7 @@ func runSteps(t *testing.T, m porcupine.Model, steps []step) (bool, string) {
 	state := m.Init()
 	for i, s := range steps {
 		legal, next := m.Step(state, s.in, s.out)
-		why := Explain(testConfig, state, s.in, s.out)
+		why := Explain(WirePolicy(testConfig), state, s.in, s.out)
 		assert.Equal(t, legal, why == "", "Step and Explain disagree at step %d: %q", i, why)
 		if i == len(steps)-1 {
 			return legal, why
@@ -94,7 +94,7 @@ func TestLeaseStoreRules(t *testing.T) {
 		{"reply of another kind", []step{{in: req(lease.KindRenew, "h1", 1), out: lease.Message{Kind: lease.KindAcquireReply}}}, "reply acquire_reply does not answer renew"},
 		{"list is not modelled", []step{{in: lease.Message{Kind: lease.KindList}, out: lease.Message{Kind: lease.KindListReply}}}, "not a lease-store operation"},
 	}
-	m := LeaseStore(testConfig)
+	m := LeaseStore(WirePolicy(testConfig))
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			legal, why := runSteps(t, m, tc.steps)
@@ -109,7 +109,7 @@ func TestLeaseStoreRules(t *testing.T) {
 }
 
 func TestLeaseStoreZeroTTLExpiresAtOnce(t *testing.T) {
-	m := LeaseStore(lease.Config{TTL: ttl}) // rho 0: hold = ttl
+	m := LeaseStore(WirePolicy(lease.Config{TTL: ttl})) // rho 0: hold = ttl
 	zero := grant("h1", 1, 1, 0, "")
 	zero.in.TTL, zero.out.TTL = 0, 0
 	legal, why := runSteps(t, m, []step{zero, grant("h2", 1, 2, 0, "")})
@@ -118,7 +118,7 @@ func TestLeaseStoreZeroTTLExpiresAtOnce(t *testing.T) {
 }
 
 func TestLeaseStoreStepIsPure(t *testing.T) {
-	m := LeaseStore(testConfig)
+	m := LeaseStore(WirePolicy(testConfig))
 	s0 := m.Init()
 	_, s1 := m.Step(s0, grant("h1", 0, 1, 0, "").in, grant("h1", 0, 1, 0, "").out)
 	c := ckpt("h1", 1, 1, "12", 7, ok)
@@ -148,7 +148,7 @@ func TestDescribeLeaseOp(t *testing.T) {
 		{queryOp("h3", 6, "h1", 7, ok), "query(h3) -> h1 tok 7 @g=6s"},
 		{ckpt("h1", 4, 7, "0123456789abcdefghijklmnopqrstuvwxyz", 1, ok), `checkpoint(h1, tok 7, "0123456789abcdefghijklmn"…) -> ok @g=4s`},
 	}
-	m := LeaseStore(testConfig)
+	m := LeaseStore(WirePolicy(testConfig))
 	for _, tc := range tests {
 		t.Run(tc.want, func(t *testing.T) {
 			assert.Equal(t, tc.want, m.DescribeOperation(tc.s.in, tc.s.out))
@@ -159,13 +159,13 @@ func TestDescribeLeaseOp(t *testing.T) {
 func TestExplainPanicsOnAForeignState(t *testing.T) {
 	s := grant("h1", 0, 1, 0, "")
 	assert.PanicsWithValue(t, "model: Explain: int is not a state of package model", func() {
-		Explain(testConfig, 3, s.in, s.out)
+		Explain(WirePolicy(testConfig), 3, s.in, s.out)
 	})
-	assert.Panics(t, func() { LeaseStore(testConfig).Step(leaseState{}, "acquire", s.out) })
+	assert.Panics(t, func() { LeaseStore(WirePolicy(testConfig)).Step(leaseState{}, "acquire", s.out) })
 }
 
 func TestOperationsMayBePointers(t *testing.T) {
-	m := LeaseStore(testConfig)
+	m := LeaseStore(WirePolicy(testConfig))
 	s := grant("h1", 0, 1, 0, "")
 	legal, state := m.Step(m.Init(), &s.in, &s.out)
 	assert.True(t, legal)

@@ -52,7 +52,7 @@ func TestLeaseStoreHistories(t *testing.T) {
 			{step: grant("h1", 1, 1, 0, ""), client: 0, call: 0, ret: never},
 			{step: grant("h2", 2, 2, 0, ""), client: 1, call: 5, ret: 6}}, porcupine.Illegal},
 	}
-	m := LeaseStore(testConfig)
+	m := LeaseStore(WirePolicy(testConfig))
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			got, _ := porcupine.CheckOperationsVerbose(m, ops(tc.ops), 0)
@@ -67,7 +67,7 @@ func TestPartitionsAreSortedByResource(t *testing.T) {
 		{step: grant("h1", 1, 1, 0, ""), resource: "a"},
 		{step: renewOp("h1", 2, 1, ok), resource: "b"},
 	})
-	parts := LeaseStore(testConfig).Partition(history)
+	parts := LeaseStore(WirePolicy(testConfig)).Partition(history)
 	if assert.Len(t, parts, 2) {
 		assert.Equal(t, []porcupine.Operation{history[1]}, parts[0])
 		assert.Equal(t, []porcupine.Operation{history[0], history[2]}, parts[1])

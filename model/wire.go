@@ -13,15 +13,14 @@ import (
 // of the package that imports lease. Once the checker reads the neutral
 // history, it moves to that protocol's adapter and the import goes.
 
-// LeaseStore returns Lease under leasesim's policy for cfg (hold =
-// cfg.GrantorHold(ttl), a restarted holder gets a new lease), over
-// lease.Message inputs and outputs (or pointers to them): the request, with
+// LeaseStore returns Lease under policy (WirePolicy gives leasesim's for a
+// configuration), over lease.Message inputs and outputs (or pointers to them): the request, with
 // Client set, and the grantor's reply, whose GrantorTime is the server's
 // reading. The incarnation is the request id's (lease.Incarnation) and a
 // checkpoint's Seq is its request id. A reply that does not answer its
 // request is illegal.
-func LeaseStore(cfg lease.Config) porcupine.Model {
-	return leaseModel(leaseSpec{policy: WirePolicy(cfg)}, wireLeaseOp,
+func LeaseStore(policy LeasePolicy) porcupine.Model {
+	return leaseModel(leaseSpec{policy: policy}, wireLeaseOp,
 		func(op porcupine.Operation) string { return message(op.Input).Resource },
 		func(v any) string { return message(v).Resource })
 }
@@ -45,17 +44,17 @@ func WirePolicy(cfg lease.Config) LeasePolicy {
 }
 
 // Explain says why the specification rejects the operation (in, out) in
-// state, a state reached through LeaseStore(cfg) or FencedRegister(), or
+// state, a state reached through LeaseStore(policy) or FencedRegister(), or
 // returns "" if the operation is legal there. It is the reason behind Step's
 // verdict, for evidence.
-func Explain(cfg lease.Config, state any, in, out lease.Message) string {
+func Explain(policy LeasePolicy, state any, in, out lease.Message) string {
 	switch s := state.(type) {
 	case leaseState:
 		i, o, why := wireLeaseOp(in, out)
 		if why != "" {
 			return why
 		}
-		_, why = leaseSpec{policy: WirePolicy(cfg)}.step(s, i, o)
+		_, why = leaseSpec{policy: policy}.step(s, i, o)
 		return why
 	case registerState:
 		i, o, why := wireRegisterOp(in, out)

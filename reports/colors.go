@@ -61,7 +61,7 @@ func (c grantColors) of(g grant) string {
 }
 
 // compareBeliefs orders beliefs by start, then resource, then token.
-func compareBeliefs(a, b history.Belief) int {
+func compareBeliefs(a, b history.BeliefInterval) int {
 	return cmp.Or(cmp.Compare(a.Start, b.Start), cmp.Compare(a.Resource, b.Resource),
 		cmp.Compare(a.Token, b.Token), cmp.Compare(a.Holder, b.Holder))
 }

@@ -11,7 +11,6 @@ import (
 	"github.com/leasesim/leasesim/history"
 	"github.com/leasesim/leasesim/lease"
 	"github.com/leasesim/leasesim/scenarios"
-	"github.com/leasesim/leasesim/sim"
 )
 
 // testWall is the wall time the tests pretend a run took, so that the
@@ -47,7 +46,7 @@ func fencedWrite(t testing.TB, h *history.History) history.Op {
 
 // withViolation returns copies of run and out in which P2 is violated at
 // the given time, as a checker would report it. It tests rendering only.
-func withViolation(run Run, out *scenarios.Outcome, at sim.Time) (Run, *scenarios.Outcome) {
+func withViolation(run Run, out *scenarios.Outcome, at history.Time) (Run, *scenarios.Outcome) {
 	v := checker.Violation{Property: "P2", At: at, Detail: `store accepted token 1 after token 2 <script>alert("x")</script>`,
 		Evidence: []string{"write lock #1 by h1 accepted at 13.010s", "write lock #2 by h2 accepted at 7.482s"}}
 	o := *out

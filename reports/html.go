@@ -13,7 +13,6 @@ import (
 
 	"github.com/leasesim/leasesim/checker"
 	"github.com/leasesim/leasesim/history"
-	"github.com/leasesim/leasesim/lease"
 	"github.com/leasesim/leasesim/scenarios"
 	"github.com/leasesim/leasesim/sim"
 )
@@ -124,7 +123,7 @@ func writeRunHTML(w io.Writer, run Run, out *scenarios.Outcome, dir string, file
 		Run: run, Verdict: runVerdict(run), Story: storyOf(out.Scenario), Glance: glance(run, out),
 		Timeline: buildTimeline(run, out), Properties: propertyViews(run.Properties, dir),
 		Violations: violationViews(run, out), Metrics: metrics, Faults: faultViews(run.Faults),
-		FaultCounts: faultCounts(run.Faults), Schedule: string(schedule), Config: configLine(out.History.Config),
+		FaultCounts: faultCounts(run.Faults), Schedule: string(schedule), Config: configLine(out.History.Lease),
 		Acceleration: formatAcceleration(run.Acceleration), Files: files, CSS: pageCSS, JS: pageJS,
 	}
 	if err := pages.ExecuteTemplate(w, "run.html.tmpl", page); err != nil {
@@ -185,11 +184,7 @@ func glance(run Run, out *scenarios.Outcome) []string {
 
 // windowCounts counts a history's fault windows by kind: "1 pause".
 func windowCounts(h *history.History) string {
-	log := make([]sim.FaultRecord, len(h.Faults))
-	for i, w := range h.Faults {
-		log[i] = sim.FaultRecord{Kind: w.Kind}
-	}
-	return faultCounts(log)
+	return faultCounts(FaultLog(h.Faults))
 }
 
 func plural(n int, noun string) string {
@@ -199,10 +194,23 @@ func plural(n int, noun string) string {
 	return fmt.Sprintf("%d %ss", n, noun)
 }
 
+// FaultLog returns a fault log with one record per fault window, at its
+// start, for what counts faults (a history file has windows, not the
+// kernel's log). A kind the kernel does not know is sim's "unknown".
+func FaultLog(windows []history.FaultWindow) []sim.FaultRecord {
+	log := make([]sim.FaultRecord, len(windows))
+	for i, w := range windows {
+		var k sim.FaultKind
+		_ = k.UnmarshalText([]byte(w.Kind)) // unknown: k stays zero, which sim names "unknown"
+		log[i] = sim.FaultRecord{At: sim.Time(w.Start), Kind: k, Node: w.Node(), Peer: w.Peer(), Detail: w.Detail}
+	}
+	return log
+}
+
 // configLine states the lease configuration the run used.
-func configLine(c lease.Config) string {
+func configLine(l history.Lease) string {
 	return fmt.Sprintf("TTL %s · renew every %s · rho %g · margin %s · request timeout %s",
-		c.TTL, c.RenewInterval, c.Rho, c.Margin, c.RequestTimeout)
+		l.TTL, l.RenewInterval, float64(l.RhoPPB)/1e9, l.Margin, l.RequestTimeout)
 }
 
 func propertyViews(results []checker.Result, dir string) []propertyView {
@@ -252,7 +260,7 @@ func violationViews(run Run, out *scenarios.Outcome) []violationView {
 func faultViews(log []sim.FaultRecord) []faultView {
 	views := make([]faultView, len(log))
 	for i, f := range log {
-		views[i] = faultView{At: formatTime(f.At), Kind: f.Kind.String(), Node: f.Node, Peer: f.Peer,
+		views[i] = faultView{At: formatTime(history.Time(f.At)), Kind: f.Kind.String(), Node: f.Node, Peer: f.Peer,
 			Value: faultValue(f), Detail: f.Detail}
 	}
 	return views

@@ -6,8 +6,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/leasesim/leasesim/history"
 	"github.com/leasesim/leasesim/scenarios"
-	"github.com/leasesim/leasesim/sim"
 )
 
 // nodesOf returns every node that appears in an outcome, in lane order: the
@@ -78,17 +78,17 @@ func nodeRole(name string) (rank, num int) {
 
 // span is an interval of true time that needs a row of its own where it
 // overlaps another: a belief, an operation, a fault window.
-type span struct{ start, end sim.Time }
+type span struct{ start, end history.Time }
 
 // packRows assigns each span the lowest row in which it overlaps no earlier
 // span, in the order given (callers pass spans sorted by start); spans that
 // only touch share a row. It returns the row of each span and the number of
 // rows used, at least 1.
 func packRows(spans []span) (rows []int, n int) {
-	var ends []sim.Time // the end of the last span in each row
+	var ends []history.Time // the end of the last span in each row
 	rows = make([]int, len(spans))
 	for i, s := range spans {
-		row := slices.IndexFunc(ends, func(end sim.Time) bool { return end <= s.start })
+		row := slices.IndexFunc(ends, func(end history.Time) bool { return end <= s.start })
 		if row < 0 {
 			row = len(ends)
 			ends = append(ends, 0)

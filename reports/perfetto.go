@@ -6,10 +6,8 @@ import (
 	"io"
 	"slices"
 
-	"github.com/leasesim/leasesim/faults"
 	"github.com/leasesim/leasesim/history"
 	"github.com/leasesim/leasesim/scenarios"
-	"github.com/leasesim/leasesim/sim"
 )
 
 // traceEvent is one event of the Chrome trace-event format, which
@@ -135,10 +133,10 @@ func (p *perfetto) track(node string, kind, row int) (pid, tid int) {
 }
 
 // micros converts true time to the format's microseconds.
-func micros(t sim.Time) float64 { return float64(t) / 1e3 }
+func micros(t history.Time) float64 { return float64(t) / 1e3 }
 
 // slice adds a complete event from start to end on a track.
-func (p *perfetto) slice(node string, kind, row int, name, cat string, start, end sim.Time, args map[string]any) {
+func (p *perfetto) slice(node string, kind, row int, name, cat string, start, end history.Time, args map[string]any) {
 	pid, tid := p.track(node, kind, row)
 	dur := micros(max(end, start)) - micros(start)
 	p.events = append(p.events, traceEvent{Name: name, Cat: cat, Ph: "X", Ts: micros(start), Dur: &dur,
@@ -146,7 +144,7 @@ func (p *perfetto) slice(node string, kind, row int, name, cat string, start, en
 }
 
 // instant adds an instant event on a track.
-func (p *perfetto) instant(node string, kind int, name, cat string, at sim.Time, args map[string]any) {
+func (p *perfetto) instant(node string, kind int, name, cat string, at history.Time, args map[string]any) {
 	pid, tid := p.track(node, kind, 0)
 	p.events = append(p.events, traceEvent{Name: name, Cat: cat, Ph: "i", S: "t", Ts: micros(at),
 		Pid: pid, Tid: tid, Args: args})
@@ -192,7 +190,7 @@ func (p *perfetto) ops(h *history.History) {
 }
 
 // opEnd is when an operation ended for its client.
-func opEnd(o history.Op) sim.Time {
+func opEnd(o history.Op) history.Time {
 	if o.Returned() {
 		return o.Return
 	}
@@ -242,10 +240,10 @@ func (p *perfetto) work(h *history.History) {
 
 // faultWindows adds each fault window on its node's fault tracks (network
 // faults on the network process); instant faults are instants.
-func (p *perfetto) faultWindows(windows []faults.Window) {
-	byNode := map[string][]faults.Window{}
+func (p *perfetto) faultWindows(windows []history.FaultWindow) {
+	byNode := map[string][]history.FaultWindow{}
 	for _, w := range windows {
-		node := w.Node
+		node := w.Node()
 		if isNetworkFault(w.Kind) || node == "" {
 			node = networkLane
 		}
@@ -259,18 +257,18 @@ func (p *perfetto) faultWindows(windows []faults.Window) {
 		}
 		rows, _ := packRows(spans)
 		for i, w := range ws {
-			args := map[string]any{"kind": w.Kind.String()}
-			if w.Peer != "" {
-				args["peer"] = w.Peer
+			args := map[string]any{"kind": w.Kind}
+			if w.Peer() != "" {
+				args["peer"] = w.Peer()
 			}
 			if w.Detail != "" {
 				args["detail"] = w.Detail
 			}
 			if w.Start == w.End {
-				p.instant(node, trackFaults, w.Kind.String(), "fault", w.Start, args)
+				p.instant(node, trackFaults, w.Kind, "fault", w.Start, args)
 				continue
 			}
-			p.slice(node, trackFaults, rows[i], w.Kind.String(), "fault", w.Start, w.End, args)
+			p.slice(node, trackFaults, rows[i], w.Kind, "fault", w.Start, w.End, args)
 		}
 	}
 }

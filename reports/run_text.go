@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/leasesim/leasesim/checker"
-	"github.com/leasesim/leasesim/faults"
+	"github.com/leasesim/leasesim/history"
 	"github.com/leasesim/leasesim/lease"
 	"github.com/leasesim/leasesim/scenarios"
 	"github.com/leasesim/leasesim/sim"
@@ -165,16 +165,16 @@ func propertyNote(p checker.Result) string {
 // violationFaults returns the faults that may have caused a violation: the
 // checker's list (active then, or recently ended on the nodes involved),
 // or, when it gave none, the history's fault windows active at that time.
-func violationFaults(v checker.Violation, out *scenarios.Outcome) []faults.Window {
+func violationFaults(v checker.Violation, out *scenarios.Outcome) []history.FaultWindow {
 	if len(v.Faults) > 0 || out == nil || out.History == nil {
 		return v.Faults
 	}
-	return faults.ActiveAt(out.History.Faults, v.At)
+	return out.History.FaultsAt(v.At)
 }
 
 // describeCause says what a fault window was and when, relative to the
 // violation at at: "pause h1 3.008000s–13.007563s, ended 2.859ms before".
-func describeCause(f faults.Window, at sim.Time) string {
+func describeCause(f history.FaultWindow, at history.Time) string {
 	var when string
 	switch {
 	case f.End < at:
@@ -204,18 +204,18 @@ func recentWindowName(out *scenarios.Outcome) string {
 	if out == nil || out.History == nil {
 		return "one TTL"
 	}
-	return fmt.Sprintf("one TTL (%s)", checker.RecentFaultWindow(out.History.Config))
+	return fmt.Sprintf("one TTL (%s)", checker.RecentFaultWindow(out.History.Lease))
 }
 
 // describeWindow says what a fault window was, for people.
-func describeWindow(f faults.Window) string {
+func describeWindow(f history.FaultWindow) string {
 	var sb strings.Builder
-	sb.WriteString(f.Kind.String())
-	if f.Node != "" {
-		sb.WriteString(" " + f.Node)
+	sb.WriteString(f.Kind)
+	if f.Node() != "" {
+		sb.WriteString(" " + f.Node())
 	}
-	if f.Peer != "" {
-		sb.WriteString(" → " + f.Peer)
+	if f.Peer() != "" {
+		sb.WriteString(" → " + f.Peer())
 	}
 	if f.Detail != "" {
 		sb.WriteString(" " + f.Detail)
@@ -252,7 +252,7 @@ func faultCounts(log []sim.FaultRecord) string {
 
 // formatTime formats an instant of true time as every report and every
 // checker's evidence does (checker.FormatTime): "13.010421s".
-func formatTime(t sim.Time) string { return checker.FormatTime(t) }
+func formatTime(t history.Time) string { return checker.FormatTime(t) }
 
 // formatAcceleration formats simulated seconds per wall second ("12345x").
 func formatAcceleration(a float64) string {

@@ -88,7 +88,7 @@ func TestWriteRunText(t *testing.T) {
 func TestWriteRunTextListsActiveFaults(t *testing.T) {
 	run, out := kleppmann(t)
 	pause := out.History.Faults[1]
-	require.Equal(t, "pause", pause.Kind.String())
+	require.Equal(t, "pause", pause.Kind)
 	run, out = withViolation(run, out, pause.Start+1)
 	var buf bytes.Buffer
 	require.NoError(t, TextOptions{}.WriteRunText(&buf, run, out))

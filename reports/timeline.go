@@ -9,7 +9,6 @@ import (
 	"github.com/leasesim/leasesim/checker"
 	"github.com/leasesim/leasesim/history"
 	"github.com/leasesim/leasesim/scenarios"
-	"github.com/leasesim/leasesim/sim"
 )
 
 // Timeline geometry, in SVG pixels at zoom 1.
@@ -118,15 +117,15 @@ type grantKey struct {
 }
 
 // timeScale maps true time to x.
-type timeScale struct{ end sim.Time }
+type timeScale struct{ end history.Time }
 
-func (s timeScale) x(t sim.Time) float64 {
+func (s timeScale) x(t history.Time) float64 {
 	t = min(max(t, 0), s.end)
 	return plotPad + float64(t)/float64(s.end)*plotWidth
 }
 
 // width returns the width of [a, b], at least minBar.
-func (s timeScale) width(a, b sim.Time) float64 {
+func (s timeScale) width(a, b history.Time) float64 {
 	return max(s.x(b)-s.x(a), minBar)
 }
 
@@ -136,7 +135,7 @@ func (s timeScale) width(a, b sim.Time) float64 {
 // the faults as shaded regions, and the violations as vertical lines.
 func buildTimeline(run Run, out *scenarios.Outcome) timeline {
 	h := out.History
-	end := max(out.Sim.Now, h.End, 1)
+	end := max(history.Time(out.Sim.Now), h.End, 1)
 	scale := timeScale{end: end}
 	colors := newGrantColors(h)
 	tl := timeline{Width: plotWidth + 2*plotPad, Pad: plotPad}
@@ -171,8 +170,8 @@ func buildTimeline(run Run, out *scenarios.Outcome) timeline {
 
 // beliefsByHolder groups a history's beliefs by holder, each sorted by
 // start.
-func beliefsByHolder(h *history.History) map[string][]history.Belief {
-	by := map[string][]history.Belief{}
+func beliefsByHolder(h *history.History) map[string][]history.BeliefInterval {
+	by := map[string][]history.BeliefInterval{}
 	for _, b := range h.Beliefs {
 		by[b.Holder] = append(by[b.Holder], b)
 	}
@@ -184,7 +183,7 @@ func beliefsByHolder(h *history.History) map[string][]history.Belief {
 
 // beliefRows packs a holder's beliefs into rows, so that beliefs on
 // different resources that overlap in time are both visible.
-func beliefRows(bs []history.Belief) (rows []int, n int) {
+func beliefRows(bs []history.BeliefInterval) (rows []int, n int) {
 	spans := make([]span, len(bs))
 	for i, b := range bs {
 		spans[i] = span{b.Start, b.End}
@@ -198,7 +197,7 @@ func rowY(y float64, r int) float64 {
 }
 
 // newLane lays out one node's lane and its belief bars.
-func newLane(name string, y float64, bs []history.Belief, scale timeScale, colors grantColors) lane {
+func newLane(name string, y float64, bs []history.BeliefInterval, scale timeScale, colors grantColors) lane {
 	rows, n := beliefRows(bs)
 	ln := emptyLane(name, y, n)
 	for i, b := range bs {
@@ -223,7 +222,7 @@ func emptyLane(name string, y float64, n int) lane {
 func grantLabel(g grant) string { return fmt.Sprintf("%s #%d", g.Resource, g.Token) }
 
 // beliefTitle is a belief bar's hover text.
-func beliefTitle(b history.Belief) string {
+func beliefTitle(b history.BeliefInterval) string {
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "%s believed it held %s\n%s – %s (%s)\nended: %s",
 		b.Holder, grantLabel(grant{b.Resource, b.Token}), formatTime(b.Start), formatTime(b.End), b.End.Sub(b.Start), b.Reason)

@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/leasesim/leasesim/sim"
+	"github.com/leasesim/leasesim/history"
 )
 
 // maxMajorTicks bounds the labelled ticks across the whole run at zoom 1.
@@ -16,17 +16,17 @@ const maxMajorTicks = 12
 // most maxMajorTicks of them, and minor ticks between, which the page
 // labels only once zoom spreads them apart. It also returns the minor
 // spacing in pixels at zoom 1.
-func axisTicks(end sim.Time, scale timeScale) (ticks []tick, minorPx float64) {
+func axisTicks(end history.Time, scale timeScale) (ticks []tick, minorPx float64) {
 	major := niceStep(time.Duration(end) / maxMajorTicks)
 	minor := major / 5
 	if mantissa(major) == 2 {
 		minor = major / 4
 	}
 	minor = max(minor, 1)
-	for t := time.Duration(0); sim.Time(t) <= end; t += minor {
-		ticks = append(ticks, tick{X: scale.x(sim.Time(t)), Label: tickLabel(t, minor), Minor: t%major != 0})
+	for t := time.Duration(0); history.Time(t) <= end; t += minor {
+		ticks = append(ticks, tick{X: scale.x(history.Time(t)), Label: tickLabel(t, minor), Minor: t%major != 0})
 	}
-	return ticks, scale.x(sim.Time(minor)) - scale.x(0)
+	return ticks, scale.x(history.Time(minor)) - scale.x(0)
 }
 
 // niceStep returns the smallest step of 1, 2 or 5 times a power of ten

@@ -2,11 +2,10 @@ package reports
 
 import (
 	"fmt"
-	"math"
 	"strings"
 	"time"
 
-	"github.com/leasesim/leasesim/faults"
+	"github.com/leasesim/leasesim/history"
 	"github.com/leasesim/leasesim/scenarios"
 	"github.com/leasesim/leasesim/sim"
 )
@@ -17,7 +16,7 @@ const bandHeight = 4.0
 
 // hasNetworkFaults reports whether any window acted on the network as a
 // whole (a partition, split or bridge), which gets a lane of its own.
-func hasNetworkFaults(windows []faults.Window) bool {
+func hasNetworkFaults(windows []history.FaultWindow) bool {
 	for _, w := range windows {
 		if isNetworkFault(w.Kind) {
 			return true
@@ -26,8 +25,8 @@ func hasNetworkFaults(windows []faults.Window) bool {
 	return false
 }
 
-func isNetworkFault(k sim.FaultKind) bool {
-	return k == sim.FaultPartition || k == sim.FaultSplit || k == sim.FaultBridge
+func isNetworkFault(kind string) bool {
+	return kind == history.FaultPartition || kind == history.FaultSplit || kind == history.FaultBridge
 }
 
 // faultValues finds a fault window's value (a pause's length, a drift in
@@ -35,20 +34,20 @@ func isNetworkFault(k sim.FaultKind) bool {
 type faultValues map[faultKey]int64
 
 type faultKey struct {
-	at   sim.Time
-	kind sim.FaultKind
+	at   history.Time
+	kind string
 	node string
 }
 
 func newFaultValues(log []sim.FaultRecord) faultValues {
 	v := faultValues{}
 	for _, r := range log {
-		v[faultKey{r.At, r.Kind, r.Node}] = r.Value
+		v[faultKey{history.Time(r.At), r.Kind.String(), r.Node}] = r.Value
 	}
 	return v
 }
 
-func (v faultValues) of(w faults.Window) int64 { return v[faultKey{w.Start, w.Kind, w.Node}] }
+func (v faultValues) of(w history.FaultWindow) int64 { return v[faultKey{w.Start, w.Kind, w.Node()}] }
 
 // addFaultShades shades each fault window on the lanes it affected: pauses,
 // crashes, isolation and one-way cuts on their nodes; partitions, splits
@@ -58,8 +57,8 @@ func (v faultValues) of(w faults.Window) int64 { return v[faultKey{w.Start, w.Ki
 func addFaultShades(lanes []lane, index map[string]int, out *scenarios.Outcome, scale timeScale) {
 	h := out.History
 	values := newFaultValues(out.Faults)
-	rhoPPB := int64(math.Round(h.Config.Rho * 1e9))
-	on := func(node string, w faults.Window, class, title, label string) {
+	rhoPPB := h.Lease.RhoPPB
+	on := func(node string, w history.FaultWindow, class, title, label string) {
 		if i, ok := index[node]; ok {
 			lanes[i].Shades = append(lanes[i].Shades, newShade(lanes[i], w, scale, class, title, label))
 		}
@@ -67,40 +66,40 @@ func addFaultShades(lanes []lane, index map[string]int, out *scenarios.Outcome, 
 	for _, w := range h.Faults {
 		span := fmt.Sprintf("%s – %s", formatTime(w.Start), formatTime(w.End))
 		switch w.Kind {
-		case sim.FaultPause:
-			on(w.Node, w, "f-pause", fmt.Sprintf("%s paused (frozen: no timers, no messages)\n%s (%s)", w.Node, span, w.End.Sub(w.Start)), "pause "+roundDuration(w.End.Sub(w.Start)))
-		case sim.FaultCrash:
-			on(w.Node, w, "f-crash", fmt.Sprintf("%s crashed\n%s", w.Node, span), "crash "+roundDuration(w.End.Sub(w.Start)))
-		case sim.FaultIsolate:
-			on(w.Node, w, "f-cut", fmt.Sprintf("%s isolated from every node\n%s", w.Node, span), "isolated")
-		case sim.FaultPartitionOneWay:
-			on(w.Node, w, "f-cut", fmt.Sprintf("%s cannot send to %s\n%s", w.Node, w.Peer, span), "→"+w.Peer+" cut")
-			on(w.Peer, w, "f-cut", fmt.Sprintf("%s cannot hear from %s\n%s", w.Peer, w.Node, span), w.Node+"→ cut")
-		case sim.FaultPartition, sim.FaultSplit, sim.FaultBridge:
+		case history.FaultPause:
+			on(w.Node(), w, "f-pause", fmt.Sprintf("%s paused (frozen: no timers, no messages)\n%s (%s)", w.Node(), span, w.End.Sub(w.Start)), "pause "+roundDuration(w.End.Sub(w.Start)))
+		case history.FaultCrash:
+			on(w.Node(), w, "f-crash", fmt.Sprintf("%s crashed\n%s", w.Node(), span), "crash "+roundDuration(w.End.Sub(w.Start)))
+		case history.FaultIsolate:
+			on(w.Node(), w, "f-cut", fmt.Sprintf("%s isolated from every node\n%s", w.Node(), span), "isolated")
+		case history.FaultPartitionOneWay:
+			on(w.Node(), w, "f-cut", fmt.Sprintf("%s cannot send to %s\n%s", w.Node(), w.Peer(), span), "→"+w.Peer()+" cut")
+			on(w.Peer(), w, "f-cut", fmt.Sprintf("%s cannot hear from %s\n%s", w.Peer(), w.Node(), span), w.Node()+"→ cut")
+		case history.FaultPartition, history.FaultSplit, history.FaultBridge:
 			title := fmt.Sprintf("%s %s\n%s", w.Kind, w.Detail, span)
-			if w.Kind == sim.FaultBridge {
-				title = fmt.Sprintf("bridge %s, joined only through %s\n%s", w.Detail, w.Node, span)
+			if w.Kind == history.FaultBridge {
+				title = fmt.Sprintf("bridge %s, joined only through %s\n%s", w.Detail, w.Node(), span)
 			}
-			on(networkLane, w, "f-net", title, w.Kind.String()+" "+w.Detail)
+			on(networkLane, w, "f-net", title, w.Kind+" "+w.Detail)
 			for _, node := range cutFromGrantor(w, h.Grantor) {
 				on(node, w, "f-cut", fmt.Sprintf("%s cut off from %s\n%s", node, h.Grantor, title), "cut off")
 			}
-		case sim.FaultDrift:
+		case history.FaultDrift:
 			ppb := values.of(w)
 			class, note := "f-drift", "within"
 			if rhoPPB > 0 && (ppb > rhoPPB || ppb < -rhoPPB) {
 				class, note = "f-drift-beyond", "BEYOND"
 			}
-			on(w.Node, w, class, fmt.Sprintf("%s clock drift %+.0f ppm (%s rho = %.0f ppm)\n%s",
-				w.Node, float64(ppb)/1e3, note, float64(rhoPPB)/1e3, span), "")
-		case sim.FaultLink:
-			on(w.Node, w, "f-link", fmt.Sprintf("link %s → %s: %s\n%s", w.Node, w.Peer, w.Detail, span), "")
-		case sim.FaultStep:
-			on(w.Node, w, "i-step", fmt.Sprintf("%s wall clock stepped by %s at %s", w.Node, time.Duration(values.of(w)), formatTime(w.Start)), "")
-		case sim.FaultFailpointHit:
-			on(w.Node, w, "i-failpoint", fmt.Sprintf("%s hit failpoint %s at %s", w.Node, w.Detail, formatTime(w.Start)), "")
+			on(w.Node(), w, class, fmt.Sprintf("%s clock drift %+.0f ppm (%s rho = %.0f ppm)\n%s",
+				w.Node(), float64(ppb)/1e3, note, float64(rhoPPB)/1e3, span), "")
+		case history.FaultLink:
+			on(w.Node(), w, "f-link", fmt.Sprintf("link %s → %s: %s\n%s", w.Node(), w.Peer(), w.Detail, span), "")
+		case history.FaultStep:
+			on(w.Node(), w, "i-step", fmt.Sprintf("%s wall clock stepped by %s at %s", w.Node(), time.Duration(values.of(w)), formatTime(w.Start)), "")
+		case history.FaultFailpointHit:
+			on(w.Node(), w, "i-failpoint", fmt.Sprintf("%s hit failpoint %s at %s", w.Node(), w.Detail, formatTime(w.Start)), "")
 		default:
-			on(w.Node, w, "f-other", fmt.Sprintf("%s %s %s\n%s", w.Kind, w.Node, w.Detail, span), "")
+			on(w.Node(), w, "f-other", fmt.Sprintf("%s %s %s\n%s", w.Kind, w.Node(), w.Detail, span), "")
 		}
 	}
 }
@@ -108,7 +107,7 @@ func addFaultShades(lanes []lane, index map[string]int, out *scenarios.Outcome, 
 // newShade places a fault window on a lane: the whole lane height for a
 // region, a band along the bottom for drift and links, a line for an
 // instant.
-func newShade(ln lane, w faults.Window, scale timeScale, class, title, label string) shade {
+func newShade(ln lane, w history.FaultWindow, scale timeScale, class, title, label string) shade {
 	s := shade{X: scale.x(w.Start), Y: ln.Y, H: ln.H, Class: class, Title: title}
 	switch {
 	case strings.HasPrefix(class, "i-"):
@@ -128,7 +127,7 @@ func newShade(ln lane, w faults.Window, scale timeScale, class, title, label str
 // store. Groups come from the fault's detail, "[a b] | [c d]". When the
 // grantor is in no group (it bridges, or a split left it out), no node is
 // cut off from it.
-func cutFromGrantor(w faults.Window, grantor string) []string {
+func cutFromGrantor(w history.FaultWindow, grantor string) []string {
 	groups := parseGroups(w.Detail)
 	home := -1
 	for i, g := range groups {
@@ -138,7 +137,7 @@ func cutFromGrantor(w faults.Window, grantor string) []string {
 			}
 		}
 	}
-	if home < 0 || w.Node == grantor {
+	if home < 0 || w.Node() == grantor {
 		return nil
 	}
 	var cut []string

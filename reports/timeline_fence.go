@@ -7,7 +7,6 @@ import (
 
 	"github.com/leasesim/leasesim/history"
 	"github.com/leasesim/leasesim/lease"
-	"github.com/leasesim/leasesim/sim"
 )
 
 // fence is an interval in which the fenced store's highest accepted token
@@ -18,7 +17,7 @@ import (
 type fence struct {
 	Resource   string
 	Token      uint64
-	Start, End sim.Time
+	Start, End history.Time
 }
 
 // fences returns the store's fences, by resource (sorted), then in time.

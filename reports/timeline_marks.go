@@ -16,7 +16,7 @@ import (
 // lane in the grant's colour. A mark sits on the row of the belief it was
 // made under, at the instant the server processed it.
 func addOpMarks(lanes []lane, index map[string]int, h *history.History,
-	beliefs map[string][]history.Belief, scale timeScale, colors grantColors) {
+	beliefs map[string][]history.BeliefInterval, scale timeScale, colors grantColors) {
 	rows := map[string][]int{}
 	rowOf := func(holder string, g grant, t int64) int {
 		bs := beliefs[holder]

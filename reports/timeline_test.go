@@ -9,10 +9,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/leasesim/leasesim/checker"
-	"github.com/leasesim/leasesim/faults"
 	"github.com/leasesim/leasesim/history"
 	"github.com/leasesim/leasesim/lease"
-	"github.com/leasesim/leasesim/sim"
 )
 
 // laneNamed returns the lane of a node.
@@ -104,7 +102,7 @@ func TestTimelineMarksViolations(t *testing.T) {
 	i := slices.IndexFunc(tl.Lines, func(v vline) bool { return v.Class == "violation" })
 	require.GreaterOrEqual(t, i, 0)
 	assert.Equal(t, "P2", tl.Lines[i].Label)
-	assert.InDelta(t, timeScale{end: out.Sim.Now}.x(at), tl.Lines[i].X, 1e-9)
+	assert.InDelta(t, timeScale{end: history.Time(out.Sim.Now)}.x(at), tl.Lines[i].X, 1e-9)
 	assert.Contains(t, tl.Lines[i].Title, "write lock #1 by h1", "the evidence is in the hover text")
 }
 
@@ -190,7 +188,7 @@ func TestAxisTicks(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.end.String(), func(t *testing.T) {
-			scale := timeScale{end: sim.Time(tt.end)}
+			scale := timeScale{end: history.Time(tt.end)}
 			ticks, minorPx := axisTicks(scale.end, scale)
 			var majors []tick
 			for _, tk := range ticks {
@@ -211,15 +209,15 @@ func TestAxisTicks(t *testing.T) {
 func TestCutFromGrantor(t *testing.T) {
 	tests := []struct {
 		name   string
-		window faults.Window
+		window history.FaultWindow
 		want   []string
 	}{
-		{"minority cut off", faults.Window{Kind: sim.FaultPartition, Detail: "[grantor h1 store] | [h2 h3]"}, []string{"h2", "h3"}},
-		{"grantor in the minority", faults.Window{Kind: sim.FaultPartition, Detail: "[h1 h2] | [grantor]"}, []string{"h1", "h2"}},
-		{"split, grantor in no group", faults.Window{Kind: sim.FaultSplit, Detail: "[h1] | [h2]"}, nil},
-		{"grantor bridges", faults.Window{Kind: sim.FaultBridge, Node: "grantor", Detail: "[h1] | [h2]"}, nil},
-		{"three groups", faults.Window{Kind: sim.FaultSplit, Detail: "[store] | [h3 w2] | [grantor h2]"}, []string{"store", "h3", "w2"}},
-		{"no detail", faults.Window{Kind: sim.FaultPartition}, nil},
+		{"minority cut off", history.FaultWindow{Kind: history.FaultPartition, Detail: "[grantor h1 store] | [h2 h3]"}, []string{"h2", "h3"}},
+		{"grantor in the minority", history.FaultWindow{Kind: history.FaultPartition, Detail: "[h1 h2] | [grantor]"}, []string{"h1", "h2"}},
+		{"split, grantor in no group", history.FaultWindow{Kind: history.FaultSplit, Detail: "[h1] | [h2]"}, nil},
+		{"grantor bridges", history.FaultWindow{Kind: history.FaultBridge, Nodes: []string{"grantor"}, Detail: "[h1] | [h2]"}, nil},
+		{"three groups", history.FaultWindow{Kind: history.FaultSplit, Detail: "[store] | [h3 w2] | [grantor h2]"}, []string{"store", "h3", "w2"}},
+		{"no detail", history.FaultWindow{Kind: history.FaultPartition}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -249,14 +247,14 @@ func TestMarkKinds(t *testing.T) {
 		op(lease.KindWrite, lease.CodeOK, 1), // accepted after token 2: stale
 	}}
 	for i := range h.Ops {
-		h.Ops[i].Processed = sim.Time(i)
+		h.Ops[i].Processed = history.Time(i)
 	}
 	assert.Equal(t, []string{"grant", "reacquire", "", "renew", "renew-refused", "write", "fenced",
 		"checkpoint", "checkpoint-fenced", "", "grant", "write", "stale-write"}, markKinds(h))
 }
 
 func TestFences(t *testing.T) {
-	write := func(resource string, token uint64, at sim.Time, err lease.ErrCode) history.Op {
+	write := func(resource string, token uint64, at history.Time, err lease.ErrCode) history.Op {
 		return history.Op{Client: "h", Server: "store", Processed: at,
 			In: lease.Message{Kind: lease.KindWrite, Resource: resource, Token: token}, Out: lease.Message{Err: err}}
 	}
@@ -276,7 +274,7 @@ func TestFences(t *testing.T) {
 }
 
 func TestGrantColorsAreStable(t *testing.T) {
-	h := &history.History{Beliefs: []history.Belief{
+	h := &history.History{Beliefs: []history.BeliefInterval{
 		{Holder: "h2", Resource: "lock", Token: 2, Start: 50},
 		{Holder: "h1", Resource: "lock", Token: 1, Start: 10},
 		{Holder: "w1", Resource: "t1", Token: 1, Start: 10},
@@ -291,9 +289,9 @@ func TestGrantColorsAreStable(t *testing.T) {
 
 func TestViolationLinesShareAndStep(t *testing.T) {
 	h := &history.History{HealAt: 0}
-	scale := timeScale{end: sim.Time(60 * time.Second)}
+	scale := timeScale{end: history.Time(60 * time.Second)}
 	v := func(p string, at time.Duration) checker.Violation {
-		return checker.Violation{Property: p, At: sim.Time(at), Detail: p + " broke"}
+		return checker.Violation{Property: p, At: history.Time(at), Detail: p + " broke"}
 	}
 	run := Run{Violations: []checker.Violation{
 		v("P3", 13*time.Second), v("P2", 13*time.Second), // the same instant: one line

@@ -110,8 +110,8 @@ func (t *beliefTracker) grant(n *sim.Node, resource string, token uint64, deadli
 		}
 		t.close(i, history.EndLost)
 	}
-	t.appendBelief(n, history.Belief{Holder: n.Name(), Resource: resource, Token: token,
-		Start: t.w.Now(), End: sim.Never, LastAct: -1})
+	t.appendBelief(n, history.BeliefInterval{Holder: n.Name(), Resource: resource, Token: token,
+		Start: history.Time(t.w.Now()), End: history.Never, LastAct: history.Unknown})
 	t.openAt[openKey{n.ID(), resource}] = int32(len(t.open))
 	t.open = append(t.open, openBelief{node: n, incarnation: n.Incarnation(), resource: resource,
 		index: len(t.h.Beliefs) - 1, deadline: deadline})
@@ -121,7 +121,7 @@ func (t *beliefTracker) grant(n *sim.Node, resource string, token uint64, deadli
 }
 
 // appendBelief adds b, held by n, to the history and indexes it.
-func (t *beliefTracker) appendBelief(n *sim.Node, b history.Belief) {
+func (t *beliefTracker) appendBelief(n *sim.Node, b history.BeliefInterval) {
 	t.h.Beliefs = append(t.h.Beliefs, b)
 	t.latest[beliefKey{n.ID(), b.Resource, b.Token}] = int32(len(t.h.Beliefs) - 1)
 }
@@ -143,8 +143,8 @@ func (t *beliefTracker) end(n *sim.Node, resource string, token uint64, reason h
 func (t *beliefTracker) close(i int, reason history.EndReason) {
 	ob := t.open[i]
 	b := &t.h.Beliefs[ob.index]
-	b.End, b.Reason = t.w.Now(), reason
-	if dl := ob.node.TrueTimeOf(ob.deadline); dl < b.End {
+	b.End, b.Reason = history.Time(t.w.Now()), reason
+	if dl := history.Time(ob.node.TrueTimeOf(ob.deadline)); dl < b.End {
 		b.End, b.Reason = dl, history.EndDeadline
 	}
 	b.End = max(b.End, b.Start, b.LastAct)
@@ -161,23 +161,23 @@ func (t *beliefTracker) close(i int, reason history.EndReason) {
 
 // act stretches the belief in (n, resource, token) to now.
 func (t *beliefTracker) act(n *sim.Node, resource string, token uint64) {
-	now := t.w.Now()
+	now := history.Time(t.w.Now())
 	if i, ok := t.latest[beliefKey{n.ID(), resource, token}]; ok {
 		b := &t.h.Beliefs[i]
 		b.LastAct = now
-		if b.End != sim.Never && b.End < now {
+		if b.End != history.Never && b.End < now {
 			b.End = now
 		}
 		return
 	}
 	// Acting under a token it was never seen to receive: a belief of one instant.
-	t.appendBelief(n, history.Belief{Holder: n.Name(), Resource: resource, Token: token,
+	t.appendBelief(n, history.BeliefInterval{Holder: n.Name(), Resource: resource, Token: token,
 		Start: now, End: now, Reason: history.EndLost, LastAct: now, Inferred: true})
 }
 
 // finish closes every belief still open when the run ends, then cuts each
 // belief at the first crash of its holder after it began.
-func (t *beliefTracker) finish(crashes map[string][]sim.Time) {
+func (t *beliefTracker) finish(crashes map[string][]history.Time) {
 	for len(t.open) > 0 {
 		t.close(len(t.open)-1, history.EndRun)
 	}

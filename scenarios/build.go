@@ -89,22 +89,22 @@ func (b *builder) booted(n *sim.Node, err error) bool {
 // finish completes the history once the run has stopped.
 func (b *builder) finish(h *history.History, plan faults.Schedule, res sim.Result) {
 	log := b.w.Faults()
-	crashes := make(map[string][]sim.Time)
+	crashes := make(map[string][]history.Time)
 	for _, f := range log {
 		switch f.Kind {
 		case sim.FaultCrash:
-			crashes[f.Node] = append(crashes[f.Node], f.At)
+			crashes[f.Node] = append(crashes[f.Node], history.Time(f.At))
 		case sim.FaultDrift:
 			h.MaxDriftPPB = max(h.MaxDriftPPB, f.Value, -f.Value)
 		}
 	}
 	b.rec.beliefs.finish(crashes)
-	h.Faults = faults.Windows(log, res.Now)
-	h.HealAt, h.End = sim.Time(plan.HealAt), res.Now
+	h.Faults = faultWindows(faults.Windows(log, res.Now))
+	h.HealAt, h.End = history.Time(plan.HealAt), history.Time(res.Now)
 	if g, ok := b.w.Lookup(GrantorNode); ok {
 		h.GrantorSyncs = g.Storage().Syncs()
 	}
-	done := make(map[string]sim.Time)
+	done := make(map[string]history.Time)
 	for _, op := range h.Ops {
 		if op.In.Kind == lease.KindCheckpoint && op.Out.Err == lease.CodeOK && history.DecodeProgress(op.In.State).Done {
 			if _, seen := done[op.In.Resource]; !seen {
@@ -119,6 +119,23 @@ func (b *builder) finish(h *history.History, plan faults.Schedule, res sim.Resul
 	}
 	h.Contended = b.contended()
 	h.Premises = evaluatePremises(b.sc.Premises, premiseView{h: h, log: log, ttl: b.cfg.TTL})
+}
+
+// faultWindows returns the kernel's fault windows as the history records
+// them: the kind by its name, the node and then the peer.
+func faultWindows(ws []faults.Window) []history.FaultWindow {
+	out := make([]history.FaultWindow, len(ws))
+	for i, w := range ws {
+		out[i] = history.FaultWindow{Kind: w.Kind.String(), Start: history.Time(w.Start), End: history.Time(w.End),
+			Detail: w.Detail}
+		switch {
+		case w.Peer != "":
+			out[i].Nodes = []string{w.Node, w.Peer}
+		case w.Node != "":
+			out[i].Nodes = []string{w.Node}
+		}
+	}
+	return out
 }
 
 // contended lists the resources live holders keep trying to hold.

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/leasesim/leasesim/checker"
+	"github.com/leasesim/leasesim/history/leasewire"
 	"github.com/leasesim/leasesim/lease"
 	"github.com/leasesim/leasesim/scenarios"
 )
@@ -48,7 +49,8 @@ func TestDeclaredDriftSplitPassesP3(t *testing.T) {
 			for _, r := range out.Checks {
 				assert.NotEqual(t, checker.Violated, r.Status, "%s seed %d: %s %s", sc.Name, seed, r.Property, r.Summary)
 			}
-			assert.Equal(t, lease.SplitHolderBudgets, out.History.Config.DriftSplit)
+			assert.Equal(t, leasewire.SpecLeaseStoreHolderBudgets, out.History.Spec)
+			assert.Zero(t, out.History.Lease.HoldPPB, "the grantor holds a lease for exactly its TTL")
 
 			wrong, err := scenarios.Execute(sc, seed, scenarios.Options{Impl: holderBudgets(false)})
 			require.NoError(t, err)

@@ -33,11 +33,11 @@ type premiseView struct {
 }
 
 // evaluatePremises checks each premise on a finished run.
-func evaluatePremises(ps []Premise, v premiseView) []history.Premise {
-	out := make([]history.Premise, 0, len(ps))
+func evaluatePremises(ps []Premise, v premiseView) []history.PremiseRecord {
+	out := make([]history.PremiseRecord, 0, len(ps))
 	for _, p := range ps {
 		held, detail := p.held(v)
-		out = append(out, history.Premise{Name: p.Name, Held: held, Detail: detail})
+		out = append(out, history.PremiseRecord{Name: p.Name, Held: held, Detail: detail})
 	}
 	return out
 }
@@ -73,10 +73,10 @@ func FaultWhileHolding(what string, atLeast time.Duration, nodes []string, kinds
 		held: func(v premiseView) (bool, string) {
 			longest := time.Duration(-1)
 			for _, w := range v.h.Faults {
-				if len(kinds) > 0 && !slices.Contains(kinds, w.Kind) {
+				if len(kinds) > 0 && !kindIn(kinds, w.Kind) {
 					continue
 				}
-				for _, node := range []string{w.Node, w.Peer} {
+				for _, node := range []string{w.Node(), w.Peer()} {
 					if node == "" || len(nodes) > 0 && !slices.Contains(nodes, node) || !believedDuring(v.h, node, w.Start, w.End) {
 						continue
 					}
@@ -126,7 +126,7 @@ func DriftApplied(beyond bool) Premise {
 	return Premise{
 		Name: name,
 		held: func(v premiseView) (bool, string) {
-			rhoPPB := int64(v.h.Config.Rho * 1e9)
+			rhoPPB := v.h.Lease.RhoPPB
 			switch {
 			case v.h.MaxDriftPPB == 0:
 				return false, "no clock drifted"
@@ -154,9 +154,9 @@ func Sighted() Premise {
 
 // believedDuring reports whether node believed it held some lease at some
 // point of [from, to].
-func believedDuring(h *history.History, node string, from, to sim.Time) bool {
+func believedDuring(h *history.History, node string, from, to history.Time) bool {
 	for _, b := range h.Beliefs {
-		if b.Holder == node && b.Start <= to && (b.End >= from || b.End == sim.Never) {
+		if b.Holder == node && b.Start <= to && (b.End >= from || b.End == history.Never) {
 			return true
 		}
 	}
@@ -172,12 +172,12 @@ func FaultWhileLeaseLive(what string, kinds []sim.FaultKind, nodes ...string) Pr
 		Name: what,
 		held: func(v premiseView) (bool, string) {
 			for _, w := range v.h.Faults {
-				if len(kinds) > 0 && !slices.Contains(kinds, w.Kind) || len(nodes) > 0 && !slices.Contains(nodes, w.Node) {
+				if len(kinds) > 0 && !kindIn(kinds, w.Kind) || len(nodes) > 0 && !slices.Contains(nodes, w.Node()) {
 					continue
 				}
 				for _, b := range v.h.Beliefs {
-					if b.Start <= w.Start && (b.End >= w.Start || b.End == sim.Never) {
-						return true, fmt.Sprintf("%s on %s at %v while %s held %s", w.Kind, w.Node,
+					if b.Start <= w.Start && (b.End >= w.Start || b.End == history.Never) {
+						return true, fmt.Sprintf("%s on %s at %v while %s held %s", w.Kind, w.Node(),
 							time.Duration(w.Start), b.Holder, b.Resource)
 					}
 				}
@@ -185,6 +185,11 @@ func FaultWhileLeaseLive(what string, kinds []sim.FaultKind, nodes ...string) Pr
 			return false, "no such fault began while a holder believed it held a lease"
 		},
 	}
+}
+
+// kindIn reports whether a fault window's kind, by name, is one of kinds.
+func kindIn(kinds []sim.FaultKind, name string) bool {
+	return slices.ContainsFunc(kinds, func(k sim.FaultKind) bool { return k.String() == name })
 }
 
 // AnyOf holds when at least one of ps holds: stories that may happen in

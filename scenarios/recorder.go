@@ -41,7 +41,7 @@ type opKey struct {
 
 // call is one request the recorder saw leave its client.
 type call struct {
-	at     sim.Time
+	at     history.Time
 	server sim.NodeID
 	reply  lease.Kind // the reply kind that answers it
 	// in is the request's slot in recorder.ins until its first reply is
@@ -69,7 +69,7 @@ func (r *recorder) sent(from, to *sim.Node, m lease.Message) {
 		key := opKey{client: from.ID(), reqID: m.ReqID, sentAt: m.SentAt}
 		if _, seen := r.calls[key]; !seen {
 			r.calls[key] = int32(len(r.requests))
-			r.requests = append(doubled(r.requests), call{at: r.w.Now(), server: to.ID(), reply: m.Kind.Reply(),
+			r.requests = append(doubled(r.requests), call{at: history.Time(r.w.Now()), server: to.ID(), reply: m.Kind.Reply(),
 				in: r.keep(m), first: -1, head: -1, tail: -1})
 		}
 		return
@@ -82,10 +82,10 @@ func (r *recorder) sent(from, to *sim.Node, m lease.Message) {
 		return // not a reply to a recorded request
 	}
 	c := &r.requests[i]
-	now := r.w.Now()
+	now := history.Time(r.w.Now())
 	op := int32(len(r.h.Ops))
 	r.h.Ops = append(doubled(r.h.Ops), history.Op{Client: to.Name(), Server: from.Name(), Call: c.at,
-		Return: sim.Never, Out: m, Processed: now})
+		Return: history.Never, Out: m, Processed: now})
 	if c.first < 0 {
 		r.h.Ops[op].In = r.ins[c.in]
 		r.ins[c.in] = lease.Message{}
@@ -103,7 +103,7 @@ func (r *recorder) sent(from, to *sim.Node, m lease.Message) {
 	c.tail = op
 	if m.Kind == lease.KindListReply {
 		for _, kv := range m.Keys {
-			r.h.Sightings = append(r.h.Sightings, history.Sighting{Reader: to.Name(), Key: kv.Key,
+			r.h.Sightings = append(r.h.Sightings, history.RegistrationSighted{Reader: to.Name(), Key: kv.Key,
 				Owner: string(kv.Value), At: now})
 		}
 	}
@@ -135,7 +135,8 @@ func doubled[S ~[]E, E any](s S) S {
 // delivered sees a message reach node to from node from.
 func (r *recorder) delivered(from, to *sim.Node, m lease.Message) {
 	if m.Kind == lease.KindEffect {
-		r.h.Effects = append(r.h.Effects, history.Effect{From: from.Name(), Resource: m.Resource, ID: m.Key, At: r.w.Now()})
+		r.h.Effects = append(r.h.Effects, history.SideEffect{From: from.Name(), Resource: m.Resource, ID: m.Key,
+			At: history.Time(r.w.Now())})
 		return
 	}
 	if m.Kind.IsRequest() {
@@ -146,7 +147,7 @@ func (r *recorder) delivered(from, to *sim.Node, m lease.Message) {
 		return
 	}
 	if c := &r.requests[i]; c.head >= 0 {
-		r.h.Ops[c.head].Return = r.w.Now()
+		r.h.Ops[c.head].Return = history.Time(r.w.Now())
 		c.head = r.nextUnreturned[c.head]
 		if c.head < 0 {
 			c.tail = -1
@@ -164,7 +165,8 @@ func (r *recorder) act(n *sim.Node, resource string, token uint64) {
 // unit records a unit of work completed under a token.
 func (r *recorder) unit(n *sim.Node, task string, index int, token uint64) {
 	markUnitDone(r.w, n, task, index, token)
-	r.h.Units = append(r.h.Units, history.Unit{Task: task, Index: index, Worker: n.Name(), Token: token, At: r.w.Now()})
+	r.h.Units = append(r.h.Units, history.UnitDone{Task: task, Index: index, Worker: n.Name(), Token: token,
+		At: history.Time(r.w.Now())})
 }
 
 // observer returns the lease observer that feeds node n's beliefs.

@@ -13,6 +13,7 @@ import (
 	"github.com/leasesim/leasesim/checker"
 	"github.com/leasesim/leasesim/faults"
 	"github.com/leasesim/leasesim/history"
+	"github.com/leasesim/leasesim/history/leasewire"
 	"github.com/leasesim/leasesim/lease"
 	"github.com/leasesim/leasesim/sim"
 )
@@ -98,7 +99,8 @@ func Execute(sc Scenario, seed uint64, opts Options) (out *Outcome, err error) {
 		cfg.DriftSplit = impl.DriftSplit // the implementation declares how it splits the drift budget
 	}
 	w := sim.New(sim.Config{Seed: seed, Link: sc.Link, Trace: opts.Trace, Logger: opts.Logger})
-	h := &history.History{Config: cfg, Grantor: GrantorNode, Resource: StoreNode}
+	h := &history.History{Spec: leasewire.Spec(cfg.DriftSplit), Lease: leasewire.Lease(cfg), Grantor: GrantorNode,
+		Resource: StoreNode}
 	rec := newRecorder(w, h)
 	src, err := sc.tasks(w)
 	if err != nil {
@@ -135,7 +137,7 @@ func Execute(sc Scenario, seed uint64, opts Options) (out *Outcome, err error) {
 	if crash != "" {
 		out.Checks = append(out.Checks, checker.Result{Property: PanicProperty, Name: "no panic", Status: checker.Violated,
 			Summary:    "the implementation panicked: " + crash,
-			Violations: []checker.Violation{{Property: PanicProperty, At: res.Now, Detail: crash}}})
+			Violations: []checker.Violation{{Property: PanicProperty, At: history.Time(res.Now), Detail: crash}}})
 	}
 	out.Metrics = checker.Measure(h)
 	if !opts.Check.Skip { // coverage is part of checking: an unchecked run measures only the simulation

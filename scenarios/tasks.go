@@ -90,7 +90,8 @@ func (q *taskQueue) arrive(t TaskSpec) {
 	q.specs[t.ID] = t
 	q.openAt[t.ID] = len(q.open)
 	q.open = append(q.open, t.ID)
-	q.h.Tasks = append(q.h.Tasks, history.Task{ID: t.ID, Units: t.Units, Arrival: q.w.Now(), Done: sim.Never, UnitTime: t.UnitTime})
+	q.h.Tasks = append(q.h.Tasks, history.TaskRecord{ID: t.ID, Units: t.Units, Arrival: history.Time(q.w.Now()),
+		Done: history.Never, UnitTime: t.UnitTime})
 	for i, n := range q.workers {
 		// A node timer, so that a paused worker hears of it when it resumes
 		// and a crashed one not at all.

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/leasesim/leasesim/checker"
+	"github.com/leasesim/leasesim/history/leasewire"
 	"github.com/leasesim/leasesim/lease"
 	"github.com/leasesim/leasesim/scenarios"
 	"github.com/leasesim/leasesim/sim"
@@ -72,7 +73,7 @@ func (p Plan) Scenario(open Opener, cfg lease.Config) (scenarios.Scenario, error
 // longest task's work, plus four one-way latencies at their largest for
 // the completing write and checkpoint, plus two seconds.
 func (p Plan) Drain(cfg lease.Config) time.Duration {
-	return checker.LivenessBound(cfg) + p.WorkMax + 4*distMax(p.Header.Env.latency()) + 2*time.Second
+	return checker.LivenessBound(leasewire.Lease(cfg)) + p.WorkMax + 4*distMax(p.Header.Env.latency()) + 2*time.Second
 }
 
 // story tells what a run of the workload does, for `simrun list`.

@@ -50,7 +50,7 @@ func (a *app) checkFile(cmd *cobra.Command, file string, f checkFlags) error {
 	if err != nil {
 		return usageErr(cmd, err)
 	}
-	spec := meta.Spec
+	spec := h.Spec
 	if f.spec != "" {
 		spec = f.spec
 	}
@@ -58,9 +58,11 @@ func (a *app) checkFile(cmd *cobra.Command, file string, f checkFlags) error {
 		return usagef(cmd, "--spec: %s names no specification in its header: give --spec %s", file,
 			strings.Join(leasewire.Specs, " or --spec "))
 	}
-	if h.Config.DriftSplit, err = leasewire.Split(spec); err != nil {
+	split, err := leasewire.Split(spec)
+	if err != nil {
 		return usagef(cmd, "--spec: %w", err)
 	}
+	h.Spec, h.Lease.HoldPPB = spec, leasewire.HoldPPB(split, h.Lease.RhoPPB)
 	opts := checker.Options{OutDir: f.out}
 	if f.out != "" {
 		if err := os.MkdirAll(f.out, 0o755); err != nil {
@@ -69,7 +71,7 @@ func (a *app) checkFile(cmd *cobra.Command, file string, f checkFlags) error {
 	}
 	start := time.Now()
 	out := &scenarios.Outcome{Scenario: meta.Scenario, Impl: meta.Producer, Seed: meta.Seed,
-		Sim: sim.Result{Now: h.End}, Faults: faultLog(h), History: h}
+		Sim: sim.Result{Now: sim.Time(h.End)}, Faults: reports.FaultLog(h.Faults), History: h}
 	if out.Scenario == "" {
 		out.Scenario = file
 	}
@@ -99,14 +101,4 @@ func readHistoryFile(file string) (*history.History, leasewire.Meta, error) {
 	}
 	defer fh.Close()
 	return leasewire.ReadHistory(bufio.NewReader(fh), file)
-}
-
-// faultLog returns the fault log a report counts, one record per fault
-// window (a file has windows, not the kernel's log).
-func faultLog(h *history.History) []sim.FaultRecord {
-	log := make([]sim.FaultRecord, len(h.Faults))
-	for i, w := range h.Faults {
-		log[i] = sim.FaultRecord{At: w.Start, Kind: w.Kind, Node: w.Node, Peer: w.Peer, Detail: w.Detail}
-	}
-	return log
 }

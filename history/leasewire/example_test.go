@@ -26,7 +26,7 @@ func Example() {
 		fmt.Println(err)
 		return
 	}
-	fmt.Println(meta.Scenario, meta.Determinism, meta.Spec)
+	fmt.Println(meta.Scenario, meta.Determinism, h.Spec)
 	for _, r := range checker.Check(h, checker.Options{}) {
 		fmt.Printf("%s %s\n", r.Property, r.Status)
 	}

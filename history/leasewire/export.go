@@ -56,9 +56,6 @@ type Meta struct {
 	// Producer names what recorded the history; empty means "leasesim
 	// event host".
 	Producer string
-	// Spec is the lease store's specification; empty means the one the
-	// history's lease configuration declares (Spec(Config.DriftSplit)).
-	Spec string
 	// Determinism is how exactly the run can be reproduced; empty means
 	// history.Exact.
 	Determinism history.Determinism
@@ -106,20 +103,15 @@ func WriteHistory(w io.Writer, h *history.History, meta ...Meta) error {
 // Events returns h as the schema's records: the header, the events
 // (operations, beliefs, units, tasks, effects, sightings, faults,
 // premises, then the write and checkpoint records Derived from the
-// operations), and the end record.
+// operations), and the end record. The events point into h.
 func Events(h *history.History, m Meta) (history.Header, []history.Event, history.RunEnd) {
-	cfg := h.Config
-	head := history.Header{Version: history.SchemaVersion, Producer: m.Producer, Spec: m.Spec,
-		Determinism: m.Determinism, Scenario: m.Scenario, Seed: m.Seed,
-		Lease:        Lease(cfg),
+	head := history.Header{Version: history.SchemaVersion, Producer: m.Producer, Spec: h.Spec,
+		Determinism: m.Determinism, Scenario: m.Scenario, Seed: m.Seed, Lease: h.Lease,
 		LeaseServers: nonEmpty(h.Grantor), FencedServers: nonEmpty(h.Resource),
 		Holders: m.Holders, Resources: m.Resources, Contended: h.Contended,
-		Start: 0, Heal: history.Time(h.HealAt)}
+		Start: 0, Heal: h.HealAt}
 	if head.Producer == "" {
 		head.Producer = DefaultProducer
-	}
-	if head.Spec == "" {
-		head.Spec = Spec(cfg.DriftSplit)
 	}
 	if head.Determinism == "" {
 		head.Determinism = history.Exact
@@ -131,48 +123,54 @@ func Events(h *history.History, m Meta) (history.Header, []history.Event, histor
 		head.Resources = resourcesOf(h)
 	}
 	ops := make([]history.Operation, len(h.Ops))
-	events := make([]history.Event, 0, len(h.Ops)+len(h.Beliefs)+len(h.Units)+len(h.Effects))
+	events := make([]history.Event, 0, len(h.Ops)+len(h.Beliefs)+len(h.Units)+len(h.Tasks)+len(h.Effects)+
+		len(h.Sightings)+len(h.Faults)+len(h.Premises))
 	for i, op := range h.Ops {
 		ops[i] = Operation(op)
 		events = append(events, &ops[i])
 	}
-	for _, b := range h.Beliefs {
-		events = append(events, &history.BeliefInterval{Holder: b.Holder, Resource: b.Resource, Token: b.Token,
-			Start: history.Time(b.Start), End: history.Time(b.End), Reason: b.Reason,
-			LastAct: history.Time(b.LastAct), Inferred: b.Inferred})
-	}
-	for _, u := range h.Units {
-		events = append(events, &history.UnitDone{Task: u.Task, Index: u.Index, Worker: u.Worker, Token: u.Token,
-			At: history.Time(u.At)})
-	}
-	for _, t := range h.Tasks {
-		events = append(events, &history.TaskRecord{ID: t.ID, Units: t.Units, UnitTime: t.UnitTime,
-			Arrival: history.Time(t.Arrival), Done: history.Time(t.Done)})
-	}
-	for _, e := range h.Effects {
-		events = append(events, &history.SideEffect{From: e.From, Resource: e.Resource, ID: e.ID, At: history.Time(e.At)})
-	}
-	for _, s := range h.Sightings {
-		events = append(events, &history.RegistrationSighted{Reader: s.Reader, Key: s.Key, Owner: s.Owner,
-			At: history.Time(s.At)})
-	}
-	for _, f := range h.Faults {
-		events = append(events, &history.FaultWindow{Kind: f.Kind.String(), Nodes: nodesOf(f.Node, f.Peer),
-			Start: history.Time(f.Start), End: history.Time(f.End), Detail: f.Detail})
-	}
-	for _, p := range h.Premises {
-		events = append(events, &history.PremiseRecord{Name: p.Name, Held: p.Held, Detail: p.Detail})
-	}
+	events = appendEvents(events, h.Beliefs)
+	events = appendEvents(events, h.Units)
+	events = appendEvents(events, h.Tasks)
+	events = appendEvents(events, h.Effects)
+	events = appendEvents(events, h.Sightings)
+	events = appendEvents(events, h.Faults)
+	events = appendEvents(events, h.Premises)
 	events = append(events, Derived(ops, head.FencedServers)...)
-	end := history.RunEnd{At: history.Time(h.End), MaxDriftPPB: h.MaxDriftPPB, StoreSyncs: h.GrantorSyncs}
+	end := history.RunEnd{At: h.End, MaxDriftPPB: h.MaxDriftPPB, StoreSyncs: h.GrantorSyncs}
 	return head, events, end
 }
 
-// Lease returns the lease configuration facts a header carries.
+// appendEvents appends a pointer to each record of rs.
+func appendEvents[R any, P interface {
+	*R
+	history.Event
+}](events []history.Event, rs []R) []history.Event {
+	for i := range rs {
+		events = append(events, P(&rs[i]))
+	}
+	return events
+}
+
+// Lease returns the lease configuration facts a header carries: cfg with
+// its defaults, and the grantor's hold under its drift split (HoldPPB).
 func Lease(cfg lease.Config) history.Lease {
-	return history.Lease{TTL: cfg.TTL, RhoPPB: int64(math.Round(cfg.Rho * 1e9)), RenewInterval: cfg.RenewInterval,
-		Margin: cfg.Margin, RequestTimeout: cfg.RequestTimeout, BackoffMax: cfg.BackoffMax,
-		TTLMin: cfg.TTLMin, TTLMax: cfg.TTLMax}
+	cfg = cfg.WithDefaults()
+	rho := int64(math.Round(cfg.Rho * 1e9))
+	return history.Lease{TTL: cfg.TTL, RhoPPB: rho, HoldPPB: HoldPPB(cfg.DriftSplit, rho),
+		RenewInterval: cfg.RenewInterval, Margin: cfg.Margin, RequestTimeout: cfg.RequestTimeout,
+		BackoffMax: cfg.BackoffMax, TTLMin: cfg.TTLMin, TTLMax: cfg.TTLMax}
+}
+
+// HoldPPB is how much longer than the TTL leasesim's grantor holds a lease
+// under split, in parts per billion (history.Lease.HoldPPB): rho when the
+// grantor holds (lease.SplitGrantorHolds), none when the holder budgets
+// (lease.SplitHolderBudgets), as lease.Config.GrantorHold computes it.
+func HoldPPB(split lease.DriftSplit, rhoPPB int64) int64 {
+	if split == lease.SplitHolderBudgets {
+		return 0
+	}
+	return rhoPPB
 }
 
 // nonEmpty is [s], or nil for an empty s.
@@ -181,19 +179,6 @@ func nonEmpty(s string) []string {
 		return nil
 	}
 	return []string{s}
-}
-
-// nodesOf lists a fault window's nodes: its node, then its peer. A peer
-// without a node is listed as "" first, which the writer refuses: the
-// kernel never records one.
-func nodesOf(node, peer string) []string {
-	switch {
-	case peer != "":
-		return []string{node, peer}
-	case node != "":
-		return []string{node}
-	}
-	return nil
 }
 
 // holdersOf returns the holders a history names, sorted: the clients that

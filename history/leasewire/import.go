@@ -5,11 +5,9 @@ import (
 	"fmt"
 	"io"
 	"reflect"
+	"slices"
 
-	"github.com/leasesim/leasesim/faults"
 	"github.com/leasesim/leasesim/history"
-	"github.com/leasesim/leasesim/lease"
-	"github.com/leasesim/leasesim/sim"
 )
 
 // ReadHistory reads a history file strictly (history.Reader) and returns
@@ -107,13 +105,16 @@ func joinField(parent, field string) string {
 
 func newBuilder(head history.Header, file string) (*builder, error) {
 	b := &builder{file: file, fenced: head.FencedServers,
-		meta: Meta{Producer: head.Producer, Spec: head.Spec, Determinism: head.Determinism, Scenario: head.Scenario,
+		meta: Meta{Producer: head.Producer, Determinism: head.Determinism, Scenario: head.Scenario,
 			Seed: head.Seed, Holders: head.Holders, Resources: head.Resources}}
-	var split lease.DriftSplit
 	if head.Spec != "" {
-		var err error
-		if split, err = Split(head.Spec); err != nil {
+		split, err := Split(head.Spec)
+		if err != nil {
 			return nil, b.errAt(1, "spec", err)
+		}
+		if want := HoldPPB(split, head.Lease.RhoPPB); head.Lease.HoldPPB != want {
+			return nil, b.errAt(1, "lease.hold_ppb", fmt.Errorf("%d, but the spec %q holds a lease %d ppb of its "+
+				"TTL longer (rho_ppb %d)", head.Lease.HoldPPB, head.Spec, want, head.Lease.RhoPPB))
 		}
 	}
 	switch {
@@ -122,12 +123,11 @@ func newBuilder(head history.Header, file string) (*builder, error) {
 	case len(head.FencedServers) > 1:
 		return nil, b.errAt(1, "fenced_servers", fmt.Errorf("%d servers: leasesim's checkers read one fenced resource", len(head.FencedServers)))
 	}
-	l := head.Lease
 	b.h = &history.History{
-		Config: lease.Config{TTL: l.TTL, Rho: float64(l.RhoPPB) / 1e9, RenewInterval: l.RenewInterval, Margin: l.Margin,
-			RequestTimeout: l.RequestTimeout, BackoffMax: l.BackoffMax, TTLMin: l.TTLMin, TTLMax: l.TTLMax, DriftSplit: split},
+		Spec:      head.Spec,
+		Lease:     head.Lease,
 		Contended: head.Contended,
-		HealAt:    max(sim.Time(head.Heal), 0), // no heal phase (Unknown): the checkers judge from the start
+		HealAt:    max(head.Heal, 0), // no heal phase (Unknown): the checkers judge from the start
 	}
 	if len(head.LeaseServers) == 1 {
 		b.h.Grantor = head.LeaseServers[0]
@@ -150,53 +150,42 @@ func (b *builder) add(e history.Event, line int) error {
 		h.Ops = append(h.Ops, op)
 		b.ops = append(b.ops, *e)
 	case *history.BeliefInterval:
-		h.Beliefs = append(h.Beliefs, history.Belief{Holder: e.Holder, Resource: e.Resource, Token: e.Token,
-			Start: sim.Time(e.Start), End: sim.Time(e.End), Reason: e.Reason, LastAct: sim.Time(e.LastAct),
-			Inferred: e.Inferred})
+		h.Beliefs = append(h.Beliefs, *e)
 	case *history.Action:
 		b.actions = append(b.actions, lineAction{e, line})
 	case *history.FencedWrite, *history.CheckpointAccepted:
 		b.derived = append(b.derived, derivedRecord{e, line})
 	case *history.UnitDone:
-		h.Units = append(h.Units, history.Unit{Task: e.Task, Index: e.Index, Worker: e.Worker, Token: e.Token, At: sim.Time(e.At)})
+		h.Units = append(h.Units, *e)
 	case *history.TaskRecord:
-		h.Tasks = append(h.Tasks, history.Task{ID: e.ID, Units: e.Units, UnitTime: e.UnitTime,
-			Arrival: sim.Time(e.Arrival), Done: sim.Time(e.Done)})
+		h.Tasks = append(h.Tasks, *e)
 	case *history.SideEffect:
-		h.Effects = append(h.Effects, history.Effect{From: e.From, Resource: e.Resource, ID: e.ID, At: sim.Time(e.At)})
+		h.Effects = append(h.Effects, *e)
 	case *history.RegistrationSighted:
-		h.Sightings = append(h.Sightings, history.Sighting{Reader: e.Reader, Key: e.Key, Owner: e.Owner, At: sim.Time(e.At)})
+		h.Sightings = append(h.Sightings, *e)
 	case *history.FaultWindow:
-		w, err := window(e)
-		if err != nil {
+		if err := checkWindow(e); err != nil {
 			return b.errAt(line, "", err)
 		}
-		h.Faults = append(h.Faults, w)
+		h.Faults = append(h.Faults, *e)
 	case *history.PremiseRecord:
-		h.Premises = append(h.Premises, history.Premise{Name: e.Name, Held: e.Held, Detail: e.Detail})
+		h.Premises = append(h.Premises, *e)
 	default:
 		return b.errAt(line, "type", fmt.Errorf("record type %q is not read by leasesim's checkers", e.Type()))
 	}
 	return nil
 }
 
-// window converts a fault window: a kind of the kernel, and its node and
-// peer.
-func window(e *history.FaultWindow) (faults.Window, error) {
-	w := faults.Window{Start: sim.Time(e.Start), End: sim.Time(e.End), Detail: e.Detail}
-	if err := w.Kind.UnmarshalText([]byte(e.Kind)); err != nil {
-		return w, fieldErr("kind", "%q is not a fault kind of leasesim (pause, partition, crash, …)", e.Kind)
+// checkWindow checks that a fault window is one of leasesim's: a kind of
+// its kernel (history.FaultKinds), a node and at most one peer.
+func checkWindow(e *history.FaultWindow) error {
+	if !slices.Contains(history.FaultKinds, e.Kind) {
+		return fieldErr("kind", "%q is not a fault kind of leasesim (pause, partition, crash, …)", e.Kind)
 	}
-	switch len(e.Nodes) {
-	case 0:
-	case 1:
-		w.Node = e.Nodes[0]
-	case 2:
-		w.Node, w.Peer = e.Nodes[0], e.Nodes[1]
-	default:
-		return w, fieldErr("nodes", "%d nodes: a fault of leasesim names a node and at most one peer", len(e.Nodes))
+	if len(e.Nodes) > 2 {
+		return fieldErr("nodes", "%d nodes: a fault of leasesim names a node and at most one peer", len(e.Nodes))
 	}
-	return w, nil
+	return nil
 }
 
 // finish checks the write and checkpoint records against the operations,
@@ -217,7 +206,7 @@ func (b *builder) finish(end history.RunEnd, endLine int) error {
 	for _, la := range b.actions {
 		b.act(la.a)
 	}
-	b.h.End = sim.Time(end.At)
+	b.h.End = end.At
 	b.h.MaxDriftPPB = max(end.MaxDriftPPB, 0) // not measured (-1): no drift is known
 	b.h.GrantorSyncs = end.StoreSyncs
 	return nil
@@ -236,7 +225,7 @@ func explainDerived(got history.Event, want []history.Event, i int) string {
 // then to the action, or, with none, is a belief of one instant inferred
 // from the action.
 func (b *builder) act(a *history.Action) {
-	at := sim.Time(a.At)
+	at := a.At
 	for i := len(b.h.Beliefs) - 1; i >= 0; i-- {
 		bl := &b.h.Beliefs[i]
 		if bl.Holder == a.Holder && bl.Resource == a.Resource && bl.Token == a.Token && bl.Start <= at {
@@ -245,6 +234,6 @@ func (b *builder) act(a *history.Action) {
 			return
 		}
 	}
-	b.h.Beliefs = append(b.h.Beliefs, history.Belief{Holder: a.Holder, Resource: a.Resource, Token: a.Token,
+	b.h.Beliefs = append(b.h.Beliefs, history.BeliefInterval{Holder: a.Holder, Resource: a.Resource, Token: a.Token,
 		Start: at, End: at, Reason: history.EndLost, LastAct: at, Inferred: true})
 }

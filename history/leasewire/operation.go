@@ -8,15 +8,13 @@ import (
 
 	"github.com/leasesim/leasesim/history"
 	"github.com/leasesim/leasesim/lease"
-	"github.com/leasesim/leasesim/sim"
 )
 
 // Operation returns op as the schema's operation. The request id splits
 // into the incarnation (its high 32 bits, lease.Incarnation) and the
 // request's sequence number within it (ID).
 func Operation(op history.Op) history.Operation {
-	return NewOperation(op.Client, op.Server, history.Time(op.Call), history.Time(op.Processed),
-		history.Time(op.Return), op.In, op.Out)
+	return NewOperation(op.Client, op.Server, op.Call, op.Processed, op.Return, op.In, op.Out)
 }
 
 // NewOperation returns the schema's operation for request in, sent by
@@ -57,8 +55,8 @@ func Op(o *history.Operation) (history.Op, error) {
 	}
 	in.ReqID = o.Incarnation<<32 | o.ID
 	out.ReqID, out.Client = in.ReqID, in.Client
-	return history.Op{Client: o.Client, Server: o.Server, Call: sim.Time(o.Call), Processed: sim.Time(o.Processed),
-		Return: sim.Time(o.Return), In: in, Out: out}, nil
+	return history.Op{Client: o.Client, Server: o.Server, Call: o.Call, Processed: o.Processed,
+		Return: o.Return, In: in, Out: out}, nil
 }
 
 // under prefixes a *FieldError's field with parent.

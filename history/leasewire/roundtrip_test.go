@@ -94,12 +94,9 @@ func TestRoundTripKeepsEveryVerdict(t *testing.T) {
 
 // comparable returns a copy of h without what the schema does not carry
 // (see the package doc): messages' SentAt, replies' echoed Client and
-// ReqID, requests' Holder, and the configuration the checkers never read.
+// ReqID, requests' Holder.
 func comparable(h *history.History) *history.History {
 	c := *h
-	c.Config = lease.Config{TTL: h.Config.TTL, Rho: h.Config.Rho, RenewInterval: h.Config.RenewInterval,
-		Margin: h.Config.Margin, RequestTimeout: h.Config.RequestTimeout, BackoffMax: h.Config.BackoffMax,
-		TTLMin: h.Config.TTLMin, TTLMax: h.Config.TTLMax, DriftSplit: h.Config.DriftSplit}
 	c.Ops = make([]history.Op, len(h.Ops))
 	for i, op := range h.Ops {
 		op.In.SentAt, op.Out.SentAt, op.In.Holder = 0, 0, ""

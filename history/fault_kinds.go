@@ -1,0 +1,48 @@
+package history
+
+// The fault kinds leasesim's harness records in a FaultWindow's Kind (the
+// names of the kernel's fault kinds). A producer may name others; the
+// checkers cite every window as evidence and read these kinds where a
+// property depends on the fault (a crash ends a holder's life, a pause
+// stops its clock, a partition cuts it off).
+const (
+	FaultPartition       = "partition"        // both directions cut between two groups; Detail names them
+	FaultPartitionOneWay = "partition-oneway" // Nodes[0] → Nodes[1] cut
+	FaultIsolate         = "isolate"          // Nodes[0] cut off from everyone
+	FaultSplit           = "split"            // cut between several groups; Detail names them
+	FaultBridge          = "bridge"           // two groups cut, Nodes[0] bridges them; Detail names them
+	FaultHeal            = "heal"             // every partition removed
+	FaultLink            = "link"             // link Nodes[0] → Nodes[1] reconfigured
+	FaultLinkReset       = "link-reset"       // every link back to default
+	FaultDrift           = "drift"            // Nodes[0]'s clock drifting
+	FaultStep            = "step"             // Nodes[0]'s wall clock stepped
+	FaultPause           = "pause"            // Nodes[0] paused
+	FaultResume          = "resume"           // Nodes[0] resumed
+	FaultCrash           = "crash"            // Nodes[0] crashed, until its restart
+	FaultRestart         = "restart"          // Nodes[0] restarted
+	FaultFailpointArm    = "failpoint-arm"    // a failpoint armed on Nodes[0]
+	FaultFailpointHit    = "failpoint-hit"    // an armed failpoint fired on Nodes[0]
+)
+
+// FaultKinds lists the fault kinds above, in the kernel's order.
+var FaultKinds = []string{FaultPartition, FaultPartitionOneWay, FaultIsolate, FaultSplit, FaultBridge, FaultHeal,
+	FaultLink, FaultLinkReset, FaultDrift, FaultStep, FaultPause, FaultResume, FaultCrash, FaultRestart,
+	FaultFailpointArm, FaultFailpointHit}
+
+// Node returns the node the fault acted on (its first node), or "" for a
+// fault of the whole network.
+func (f *FaultWindow) Node() string {
+	if len(f.Nodes) == 0 {
+		return ""
+	}
+	return f.Nodes[0]
+}
+
+// Peer returns the fault's second node (a one-way partition's or a link's
+// far end), or "".
+func (f *FaultWindow) Peer() string {
+	if len(f.Nodes) < 2 {
+		return ""
+	}
+	return f.Nodes[1]
+}
