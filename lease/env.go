@@ -53,11 +53,17 @@ type Transport interface {
 	Send(to Addr, m Message)
 }
 
-// Storage is the durable key-value store of one node.
+// Storage is the durable key-value store of one node. A store need not copy
+// values: the core never modifies a value after it passed it to Put, nor a
+// value Get returned, so a store may keep the one and return its own slice
+// from the other (the simulator's does; a store over a real disk copies
+// anyway).
 type Storage interface {
-	// Get returns the latest value of key, synced or not.
+	// Get returns the latest value of key, synced or not. The caller must
+	// not modify it.
 	Get(key string) ([]byte, bool)
-	// Put buffers a write; it is lost on a crash unless Sync follows.
+	// Put buffers a write; it is lost on a crash unless Sync follows. The
+	// store may keep value: the caller must not modify it afterwards.
 	Put(key string, value []byte)
 	// Delete buffers the removal of key.
 	Delete(key string)

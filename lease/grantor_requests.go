@@ -1,9 +1,6 @@
 package lease
 
-import (
-	"math"
-	"slices"
-)
+import "math"
 
 // acquire grants a lease, re-grants it to its holder (acting as a renewal
 // with the same token), or says why not. It returns false, replying nothing,
@@ -79,7 +76,7 @@ func (g *grantor) granted(r Message, l *leaseState) Message {
 	r.TTL = l.ttl
 	r.Holder = l.client
 	r.Remaining = g.remaining(l)
-	r.State = slices.Clone(state)
+	r.State = state // stored values and messages are never modified
 	r.CheckpointToken = ckptToken
 	return r
 }

@@ -116,13 +116,18 @@ func (h *holder) Close() {
 
 // Valid returns the grant if the lease is held and before its deadline.
 func (h *holder) Valid(resource string) (Grant, bool) {
+	g, ok := h.valid(resource)
+	g.State = slices.Clone(g.State) // the caller's to modify
+	return g, ok
+}
+
+// valid is Valid for the holder itself: its State is the session's.
+func (h *holder) valid(resource string) (Grant, bool) {
 	s := h.sessions[resource]
 	if s == nil || s.state != stateHeld || h.env.now() >= s.grant.Deadline {
 		return Grant{}, false
 	}
-	g := s.grant
-	g.State = slices.Clone(g.State)
-	return g, true
+	return s.grant, true
 }
 
 // Deliver routes a reply to the request that is waiting for it. A grant

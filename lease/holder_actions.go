@@ -8,7 +8,7 @@ import (
 // Write writes key=value to the fenced resource under the lease's token.
 func (h *holder) Write(resource, key string, value []byte, done func(error)) {
 	done = orNop(done)
-	g, ok := h.Valid(resource)
+	g, ok := h.valid(resource)
 	if !ok {
 		done(fmt.Errorf("write %q on %q: %w", key, resource, ErrLeaseExpired))
 		return
@@ -23,7 +23,7 @@ func (h *holder) Write(resource, key string, value []byte, done func(error)) {
 // Checkpoint stores state at the grantor under the lease's token.
 func (h *holder) Checkpoint(resource string, state []byte, done func(error)) {
 	done = orNop(done)
-	g, ok := h.Valid(resource)
+	g, ok := h.valid(resource)
 	if !ok {
 		done(fmt.Errorf("checkpoint %q: %w", resource, ErrLeaseExpired))
 		return

@@ -108,7 +108,7 @@ func (r *resource) read(m Message) Message {
 		violated("durable-value-format", "%d bytes", len(b))
 	}
 	reply.Token = binary.BigEndian.Uint64(b)
-	reply.Value = append([]byte(nil), b[8:]...)
+	reply.Value = b[8:len(b):len(b)] // stored values and messages are never modified
 	return reply
 }
 

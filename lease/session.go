@@ -153,7 +153,7 @@ func (h *holder) hold(s *session, r Message, deadline time.Duration) {
 		Token:           r.Token,
 		TTL:             r.TTL,
 		Deadline:        deadline,
-		State:           slices.Clone(r.State),
+		State:           r.State, // a message's slices are never modified; Valid and OnGrant hand out copies
 		CheckpointToken: r.CheckpointToken,
 	}
 	h.armDeadline(s)

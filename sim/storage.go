@@ -8,6 +8,11 @@ import (
 // Storage is a node's durable key-value store. Writes are buffered: a Put or
 // Delete is visible to Get at once but survives a crash only once Sync has
 // made it durable, which models an unsynced write lost on crash.
+//
+// Values are not copied. Put keeps the slice it is given, so the caller
+// must not modify it afterwards; Get returns the stored slice, which the
+// caller must not modify. A stored value is never changed in place (a Put
+// replaces it), so what Get returned stays valid and unchanged.
 type Storage struct {
 	durable map[string][]byte
 	pending []pendingWrite
@@ -22,22 +27,22 @@ type pendingWrite struct {
 
 func newStorage() Storage { return Storage{durable: make(map[string][]byte)} }
 
-// Get returns a copy of the latest value of key, synced or not. It is a
-// copy so that a caller who modifies it cannot change what is durable
-// without a Put and a Sync.
+// Get returns the latest value of key, synced or not. The caller must not
+// modify it.
 func (s *Storage) Get(key string) ([]byte, bool) {
 	for i := len(s.pending) - 1; i >= 0; i-- {
 		if p := s.pending[i]; p.key == key {
-			return slices.Clone(p.value), !p.delete
+			return p.value, !p.delete
 		}
 	}
 	v, ok := s.durable[key]
-	return slices.Clone(v), ok
+	return v, ok
 }
 
-// Put buffers a write of a copy of value.
+// Put buffers a write of value, which it keeps: the caller must not modify
+// value afterwards.
 func (s *Storage) Put(key string, value []byte) {
-	s.pending = append(s.pending, pendingWrite{key: key, value: slices.Clone(value)})
+	s.pending = append(s.pending, pendingWrite{key: key, value: value})
 }
 
 // Delete buffers the removal of key.
