@@ -184,7 +184,7 @@ func newEnv(n *sim.Node, rec *recorder, obs lease.Observer) lease.Env {
 		Observer: obs,
 		Failpoint: func(name string, then func()) {
 			defer onPanic(fromHarness)
-			n.Failpoint(name, func() { implCall(then) })
+			n.FailpointVia(name, then, implCall)
 		},
 	}
 }

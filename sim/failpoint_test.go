@@ -106,3 +106,24 @@ func TestFailpointArmingFiresOnceAndCanBeDisarmed(t *testing.T) {
 	assert.Equal(t, "pause", sim.FailPause.String())
 	assert.Equal(t, "crash", sim.FailCrash.String())
 }
+
+// FailpointVia runs the continuation through the host's wrapper, at once
+// when nothing is armed and at the resume after an armed pause.
+func TestFailpointViaWrapsEveryRun(t *testing.T) {
+	w := sim.New(sim.Config{})
+	n := w.AddNode("holder", nil)
+	var log []string
+	via := func(f func()) {
+		log = append(log, "via")
+		f()
+	}
+	then := func() { log = append(log, "then at "+w.Now().String()) }
+	w.At(0, func() {
+		n.FailpointVia("before-write", then, via)
+		n.ArmFailpoint("before-write", sim.FailPause, time.Second)
+		n.FailpointVia("before-write", then, via)
+		log = append(log, "paused")
+	})
+	require.NoError(t, w.RunFor(2*time.Second).Err)
+	assert.Equal(t, []string{"via", "then at 0s", "paused", "via", "then at 1s"}, log)
+}
