@@ -40,7 +40,7 @@ func (g *grantor) tokenKey(resource string) string {
 
 // putCounter makes token the durable last issued token of resource.
 func (g *grantor) putCounter(resource string, token uint64) error {
-	g.env.Store.Put(g.tokenKey(resource), binary.BigEndian.AppendUint64(nil, token))
+	g.env.Store.Put(g.tokenKey(resource), uint64Value(token))
 	if err := g.env.Store.Sync(); err != nil {
 		return fmt.Errorf("persisting token %d of %q: %w", token, resource, err)
 	}

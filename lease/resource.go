@@ -116,9 +116,8 @@ func (r *resource) read(m Message) Message {
 func (r *resource) effect(m Message) (Message, bool) {
 	reply := m.reply()
 	reply.Key = m.Key
-	n := r.Effects(m.Resource, m.Key) + 1
-	key := keyEffectPrefix + m.Resource + "\x00" + m.Key
-	if err := putSynced(r.env.Store, KV{Key: key, Value: binary.BigEndian.AppendUint64(nil, uint64(n))}); err != nil {
+	key := effectKey(m.Resource, m.Key)
+	if err := putSynced(r.env.Store, KV{Key: key, Value: uint64Value(r.readUint(key) + 1)}); err != nil {
 		return Message{}, false
 	}
 	return reply, true
@@ -128,9 +127,11 @@ func (r *resource) effect(m Message) (Message, bool) {
 func (r *resource) Highest(res string) uint64 { return r.readUint(r.highestKey(res)) }
 
 // Effects returns how many times side effect id was performed on resource.
-func (r *resource) Effects(res, id string) int {
-	return int(r.readUint(keyEffectPrefix + res + "\x00" + id))
-}
+func (r *resource) Effects(res, id string) int { return int(r.readUint(effectKey(res, id))) }
+
+// effectKey returns the storage key of side effect id's count on resource.
+// Effect ids are mostly unique, so it is not kept.
+func effectKey(res, id string) string { return keyEffectPrefix + res + "\x00" + id }
 
 // readUint reads an 8-byte counter, 0 if absent.
 func (r *resource) readUint(key string) uint64 {

@@ -1,6 +1,9 @@
 package lease
 
-import "fmt"
+import (
+	"encoding/binary"
+	"fmt"
+)
 
 // putSynced writes every pair and syncs. If Sync fails it puts the previous
 // values back (buffered), so that nothing that may not be durable is read
@@ -32,4 +35,23 @@ func putSynced(s Storage, kvs ...KV) error {
 		}
 	}
 	return fmt.Errorf("sync: %w", err)
+}
+
+// smallValues holds the 8-byte big-endian encodings of 0..255, which
+// uint64Value hands out shared.
+var smallValues = func() (b [256 * 8]byte) {
+	for v := range 256 {
+		binary.BigEndian.PutUint64(b[v*8:], uint64(v))
+	}
+	return b
+}()
+
+// uint64Value returns v as an 8-byte big-endian value to Put. Counters and
+// tokens are mostly small, and a stored value is never modified (see
+// Storage), so those below 256 share one table instead of allocating.
+func uint64Value(v uint64) []byte {
+	if v < 256 {
+		return smallValues[v*8 : v*8+8 : v*8+8]
+	}
+	return binary.BigEndian.AppendUint64(nil, v)
 }
