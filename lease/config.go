@@ -1,7 +1,6 @@
 package lease
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"math/bits"
@@ -91,29 +90,35 @@ func (c Config) Validate() error {
 }
 
 // validateRanges checks each field on its own and TTL against its bounds.
+// A message is formatted only for the check that fails.
 func (c Config) validateRanges() error {
-	checks := []struct {
-		bad  bool
-		what string
-	}{
-		{c.TTL <= 0, fmt.Sprintf("TTL %v must be positive", c.TTL)},
-		{math.IsNaN(c.Rho) || c.Rho < 0 || c.Rho >= 0.5, fmt.Sprintf("rho %v must lie in [0, 0.5)", c.Rho)},
-		{c.RenewInterval <= 0, fmt.Sprintf("renew interval %v must be positive", c.RenewInterval)},
-		{c.Margin < 0, fmt.Sprintf("margin %v must not be negative", c.Margin)},
-		{c.BackoffMin <= 0, fmt.Sprintf("backoff min %v must be positive", c.BackoffMin)},
-		{c.BackoffMax < c.BackoffMin, fmt.Sprintf("backoff max %v must be at least backoff min %v", c.BackoffMax, c.BackoffMin)},
-		{c.TTLMin <= 0, fmt.Sprintf("TTL min %v must be positive", c.TTLMin)},
-		{c.TTLMax < c.TTLMin, fmt.Sprintf("TTL max %v must be at least TTL min %v", c.TTLMax, c.TTLMin)},
-		{c.TTL < c.TTLMin || c.TTL > c.TTLMax, fmt.Sprintf("TTL %v must lie in [TTL min %v, TTL max %v]", c.TTL, c.TTLMin, c.TTLMax)},
-		{c.CheckpointInterval < 0, fmt.Sprintf("checkpoint interval %v must not be negative", c.CheckpointInterval)},
-		{c.CheckpointEveryUnits < 0, fmt.Sprintf("checkpoint every units %d must not be negative", c.CheckpointEveryUnits)},
-		{c.RequestTimeout <= 0, fmt.Sprintf("request timeout %v must be positive", c.RequestTimeout)},
-		{int(c.DriftSplit) >= len(driftSplitNames), fmt.Sprintf("drift split %d is not one of %v", c.DriftSplit, driftSplitNames)},
-	}
-	for _, check := range checks {
-		if check.bad {
-			return errors.New(check.what)
-		}
+	switch {
+	case c.TTL <= 0:
+		return fmt.Errorf("TTL %v must be positive", c.TTL)
+	case math.IsNaN(c.Rho) || c.Rho < 0 || c.Rho >= 0.5:
+		return fmt.Errorf("rho %v must lie in [0, 0.5)", c.Rho)
+	case c.RenewInterval <= 0:
+		return fmt.Errorf("renew interval %v must be positive", c.RenewInterval)
+	case c.Margin < 0:
+		return fmt.Errorf("margin %v must not be negative", c.Margin)
+	case c.BackoffMin <= 0:
+		return fmt.Errorf("backoff min %v must be positive", c.BackoffMin)
+	case c.BackoffMax < c.BackoffMin:
+		return fmt.Errorf("backoff max %v must be at least backoff min %v", c.BackoffMax, c.BackoffMin)
+	case c.TTLMin <= 0:
+		return fmt.Errorf("TTL min %v must be positive", c.TTLMin)
+	case c.TTLMax < c.TTLMin:
+		return fmt.Errorf("TTL max %v must be at least TTL min %v", c.TTLMax, c.TTLMin)
+	case c.TTL < c.TTLMin || c.TTL > c.TTLMax:
+		return fmt.Errorf("TTL %v must lie in [TTL min %v, TTL max %v]", c.TTL, c.TTLMin, c.TTLMax)
+	case c.CheckpointInterval < 0:
+		return fmt.Errorf("checkpoint interval %v must not be negative", c.CheckpointInterval)
+	case c.CheckpointEveryUnits < 0:
+		return fmt.Errorf("checkpoint every units %d must not be negative", c.CheckpointEveryUnits)
+	case c.RequestTimeout <= 0:
+		return fmt.Errorf("request timeout %v must be positive", c.RequestTimeout)
+	case int(c.DriftSplit) >= len(driftSplitNames):
+		return fmt.Errorf("drift split %d is not one of %v", c.DriftSplit, driftSplitNames)
 	}
 	return nil
 }
