@@ -1,0 +1,166 @@
+package redislock
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"strconv"
+	"time"
+
+	"github.com/leasesim/leasesim/lease"
+)
+
+// keyHolderBoots is the holder's durable boot counter: the high 32 bits of
+// its request ids, so that a reply to an earlier incarnation's request is
+// never taken for a reply to this one's.
+const keyHolderBoots = "redislock/holder/boots"
+
+// holder is a Redis lock client. It keeps one session per resource it was
+// asked to acquire, and one request of a session in flight at a time.
+type holder struct {
+	env           lease.Env
+	net           lease.AnyTransport
+	t             timing
+	bugs          bugs
+	server, store lease.Addr
+	boot          uint64
+	seq           uint32
+	sessions      map[string]*session   // by resource; looked up, never iterated
+	calls         map[uint64]*call      // commands awaiting a reply, by id; looked up, never iterated
+	writes        map[uint64]*writeCall // writes awaiting a reply, by id; looked up, never iterated
+}
+
+var (
+	_ lease.Holder  = (*holder)(nil)
+	_ lease.AnyNode = (*holder)(nil)
+)
+
+// newHolder boots a holder on env that locks through the server at server
+// and writes to the fenced store at store.
+func newHolder(env lease.Env, cfg lease.Config, server, store lease.Addr, b bugs) (*holder, error) {
+	net, err := anyTransport(env)
+	if err != nil {
+		return nil, fmt.Errorf("new redislock holder: %w", err)
+	}
+	t, err := newTiming(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("new redislock holder: %w", err)
+	}
+	h := &holder{env: env, net: net, t: t, bugs: b, server: server, store: store,
+		sessions: make(map[string]*session), calls: make(map[uint64]*call), writes: make(map[uint64]*writeCall)}
+	if h.boot, err = nextBoot(env.Store); err != nil {
+		return nil, fmt.Errorf("new redislock holder: %w", err)
+	}
+	return h, nil
+}
+
+// nextBoot counts this boot in store, durably, and returns its number.
+func nextBoot(store lease.Storage) (uint64, error) {
+	var boot uint64
+	if b, ok := store.Get(keyHolderBoots); ok {
+		if len(b) != 8 {
+			panic(fmt.Sprintf("redislock: invariant durable-boots-format: %d bytes", len(b)))
+		}
+		boot = binary.BigEndian.Uint64(b)
+	}
+	boot++
+	if boot > math.MaxUint32 {
+		panic(fmt.Sprintf("redislock: invariant boots-fit-request-id: boot %d", boot))
+	}
+	store.Put(keyHolderBoots, binary.BigEndian.AppendUint64(nil, boot))
+	if err := store.Sync(); err != nil {
+		return 0, fmt.Errorf("persisting boot %d: %w", boot, err)
+	}
+	return boot, nil
+}
+
+// lockKey and fenceKey are the server keys of a resource: the lock itself
+// and the counter that issues its fencing tokens.
+func lockKey(resource string) string  { return "lock:" + resource }
+func fenceKey(resource string) string { return "fence:" + resource }
+
+// lockValue is the value a holder sets on a lock: unique per acquisition,
+// since every token is drawn by a fresh INCR.
+func (h *holder) lockValue(token uint64) string {
+	return string(h.env.Self) + "/" + strconv.FormatUint(token, 10)
+}
+
+// Acquire starts locking resource and keeps it locked (renewing it, and
+// locking it again after a loss) until Release. Attached registrations are
+// not supported: an Acquire with Keys fails at once through OnLost.
+func (h *holder) Acquire(resource string, opts lease.AcquireOptions) {
+	if h.sessions[resource] != nil {
+		return
+	}
+	if len(opts.Keys) > 0 {
+		if opts.OnLost != nil {
+			opts.OnLost(resource, 0, fmt.Errorf("acquire %q: attached registrations are not supported: %w",
+				resource, lease.ErrBadRequest))
+		}
+		return
+	}
+	s := &session{resource: resource, onGrant: opts.OnGrant, onLost: opts.OnLost}
+	h.sessions[resource] = s
+	h.attempt(s)
+}
+
+// Release stops believing at once and deletes the lock at the server if it
+// is still ours (the unlock script; best effort, no reply awaited).
+func (h *holder) Release(resource string) {
+	s := h.sessions[resource]
+	if s == nil {
+		return
+	}
+	delete(h.sessions, resource)
+	believing, token := s.believing, s.token
+	s.stop()
+	s.released = true
+	if s.value != "" {
+		h.unlock(s)
+	}
+	if believing {
+		h.observe(lease.Event{Kind: lease.EventRelease, Resource: resource, Token: token})
+	}
+}
+
+// Valid returns the grant while the holder believes it holds resource:
+// the lock was ours when it last sent a successful SET or PEXPIRE, and its
+// clock has not reached that send time plus the validity.
+func (h *holder) Valid(resource string) (lease.Grant, bool) {
+	s := h.sessions[resource]
+	if s == nil || !s.believing || h.env.Clock.Now() >= s.until {
+		return lease.Grant{}, false
+	}
+	return s.grant(h.t.ttl), true
+}
+
+// Deliver takes the fenced store's replies (leasesim's messages).
+func (h *holder) Deliver(_ lease.Addr, m lease.Message) {
+	if m.Kind == lease.KindWriteReply {
+		h.written(m)
+	}
+}
+
+// DeliverAny takes the server's replies.
+func (h *holder) DeliverAny(_ lease.Addr, m any) {
+	if r, ok := m.(Reply); ok {
+		h.replied(r)
+	}
+}
+
+// observe stamps ev with the node and its clocks and reports it.
+func (h *holder) observe(ev lease.Event) {
+	if h.env.Observer == nil {
+		return
+	}
+	ev.Node, ev.Local = h.env.Self, h.env.Clock.Now()
+	if h.env.Wall != nil {
+		ev.Wall = h.env.Wall.WallNow()
+	}
+	h.env.Observer.Observe(ev)
+}
+
+// after arms f after d on the holder's clock.
+func (h *holder) after(d time.Duration, f func()) lease.Timer {
+	return h.env.Clock.AfterFunc(max(d, 0), f)
+}

@@ -1,0 +1,221 @@
+package redislock
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/leasesim/leasesim/lease"
+)
+
+// phase is where a session is in locking its resource.
+type phase uint8
+
+const (
+	// phaseWaiting: backing off before the next attempt (someone else
+	// holds the lock, or a request failed).
+	phaseWaiting phase = iota
+	// phaseIncr: INCR fence:R is in flight, drawing the next token.
+	phaseIncr
+	// phaseSet: SET lock:R value NX PX ttl is in flight.
+	phaseSet
+	// phaseHeld: the key is, or lately was, ours: the session renews it
+	// with the touch script every renew interval. It believes only while
+	// believing is set; a renewal that finds the key still ours (after a
+	// lapse, or after a SET whose reply was lost) makes it believe again,
+	// since values are never reused, so the key was ours all along.
+	phaseHeld
+)
+
+// session is one resource's lock, from Acquire to Release.
+type session struct {
+	resource string
+	onGrant  func(lease.Grant)
+	onLost   func(resource string, token uint64, err error)
+
+	phase phase
+	token uint64 // the token of the current attempt or hold; 0 while waiting
+	value string // lockValue(token) from the SET on; "" while waiting
+	// believing: the holder believes it holds the lock until its clock
+	// reads until.
+	believing bool
+	until     time.Duration
+	backoff   time.Duration // the last backoff; 0 after a grant
+	wait      lease.Timer   // the next attempt or renewal
+	expiry    lease.Timer   // the end of belief
+	inflight  uint64        // id of the session's request in flight; 0 if none
+	released  bool
+}
+
+// grant is the session's belief as a lease.Grant.
+func (s *session) grant(ttl time.Duration) lease.Grant {
+	return lease.Grant{Resource: s.resource, Token: s.token, TTL: ttl, Deadline: s.until}
+}
+
+// stop cancels the session's timers and forgets its request in flight, so
+// that a late reply or timer finds nothing to act on.
+func (s *session) stop() {
+	stopTimer(s.wait)
+	stopTimer(s.expiry)
+	s.wait, s.expiry, s.inflight, s.believing = nil, nil, 0, false
+}
+
+func stopTimer(t lease.Timer) {
+	if t != nil {
+		t.Stop()
+	}
+}
+
+// attempt draws a fresh token: INCR fence:R.
+func (h *holder) attempt(s *session) {
+	s.phase, s.token, s.value = phaseIncr, 0, ""
+	h.call(s, Command{Op: OpIncr, Key: fenceKey(s.resource)}, func(r Reply, _ time.Duration) {
+		if r.Err != ErrNone || r.N <= 0 {
+			h.retry(s)
+			return
+		}
+		h.setNX(s, uint64(r.N))
+	}, func() { h.retry(s) })
+}
+
+// setNX tries to take the lock under token: SET lock:R "<holder>/<token>"
+// NX PX ttl. If the reply is lost the SET may have taken effect, so the
+// session finds out with the touch script instead of giving up the key.
+func (h *holder) setNX(s *session, token uint64) {
+	s.phase, s.token, s.value = phaseSet, token, h.lockValue(token)
+	cmd := Command{Op: OpSetNXPX, Key: lockKey(s.resource), Value: s.value, TTL: h.t.ttl}
+	h.call(s, cmd, func(r Reply, sentAt time.Duration) {
+		if r.Err != ErrNone || !r.OK {
+			h.retry(s)
+			return
+		}
+		s.phase, s.backoff = phaseHeld, 0
+		h.scheduleRenew(s, sentAt)
+		h.believeFrom(s, sentAt)
+	}, func() {
+		s.phase = phaseHeld
+		h.renew(s)
+	})
+}
+
+// renew extends the lock if it is still ours: the touch script, if GET
+// lock:R == value then PEXPIRE lock:R ttl. A timeout tries again at once.
+func (h *holder) renew(s *session) {
+	cmd := Command{Op: OpPExpireIfEqual, Key: lockKey(s.resource), Value: s.value, TTL: h.t.ttl}
+	h.call(s, cmd, func(r Reply, sentAt time.Duration) {
+		if r.Err != ErrNone || !(r.OK || h.bugs.extendIgnoresRefusal) {
+			h.notOurs(s)
+			return
+		}
+		h.scheduleRenew(s, sentAt)
+		h.believeFrom(s, sentAt)
+	}, func() { h.renew(s) })
+}
+
+// scheduleRenew arms the next renewal a renew interval after sentAt.
+func (h *holder) scheduleRenew(s *session, sentAt time.Duration) {
+	stopTimer(s.wait)
+	s.wait = h.after(sentAt+h.t.renewInterval-h.env.Clock.Now(), func() {
+		if !s.released && s.phase == phaseHeld && s.inflight == 0 {
+			h.renew(s)
+		}
+	})
+}
+
+// believeFrom extends belief to sentAt + validity: the key was ours when
+// the server ran the command, which it did after sentAt, and it lives
+// TTL from then on the server's clock. A session that did not believe
+// (it lapsed, or lost a SET's reply) believes again: a new grant.
+func (h *holder) believeFrom(s *session, sentAt time.Duration) {
+	until, now := sentAt+h.t.validity, h.env.Clock.Now()
+	if until <= now || (s.believing && until <= s.until) {
+		return // the reply came too late to believe anything more
+	}
+	stopTimer(s.expiry)
+	s.expiry = h.after(until-now, func() { h.expire(s) })
+	if s.believing {
+		s.until = until
+		h.observe(lease.Event{Kind: lease.EventRenew, Resource: s.resource, Token: s.token, Deadline: until})
+		return
+	}
+	s.believing, s.until = true, until
+	h.observe(lease.Event{Kind: lease.EventGrant, Resource: s.resource, Token: s.token, Deadline: until})
+	if s.onGrant != nil {
+		s.onGrant(s.grant(h.t.ttl)) // last: the callback may release
+	}
+}
+
+// expire ends belief when the holder's clock reaches its deadline. The
+// session keeps renewing: if the key turns out to be still ours, it
+// believes again; if not, it locks afresh.
+func (h *holder) expire(s *session) {
+	if s.released || !s.believing || h.env.Clock.Now() < s.until {
+		return
+	}
+	s.believing = false
+	h.observe(lease.Event{Kind: lease.EventLost, Resource: s.resource, Token: s.token})
+	h.lost(s, s.token, fmt.Errorf("lock %q, token %d: deadline passed without a renewal: %w",
+		s.resource, s.token, lease.ErrLeaseExpired))
+}
+
+// notOurs handles a touch that found the key gone or someone else's: the
+// lock expired at the server. Belief ends, if it had not yet, and the
+// session locks afresh.
+func (h *holder) notOurs(s *session) {
+	believing, token := s.believing, s.token
+	h.retry(s)
+	if believing {
+		h.observe(lease.Event{Kind: lease.EventLost, Resource: s.resource, Token: token})
+		h.lost(s, token, fmt.Errorf("lock %q, token %d: the key is no longer ours: %w",
+			s.resource, token, lease.ErrLeaseExpired))
+	}
+}
+
+// fenced handles a write refused under token: a newer token wrote, so the
+// holder stops believing in that lock and locks afresh. The unlock script
+// deletes the key in case it is still ours (it cannot be, unless the
+// server forgot its counter).
+func (h *holder) fenced(resource string, token uint64, err error) {
+	s := h.sessions[resource]
+	if s == nil || s.token != token || s.phase != phaseHeld {
+		h.observe(lease.Event{Kind: lease.EventFenced, Resource: resource, Token: token, Err: err.Error()})
+		return
+	}
+	believing := s.believing
+	h.unlock(s)
+	h.retry(s)
+	h.observe(lease.Event{Kind: lease.EventFenced, Resource: resource, Token: token, Err: err.Error()})
+	if believing {
+		h.lost(s, token, err)
+	}
+}
+
+// retry backs off, then attempts again: an exponential backoff from
+// BackoffMin to BackoffMax, jittered to [d/2, d].
+func (h *holder) retry(s *session) {
+	if s.released {
+		return
+	}
+	s.stop()
+	s.phase, s.token, s.value = phaseWaiting, 0, ""
+	s.backoff = min(max(2*s.backoff, h.t.backoffMin), h.t.backoffMax)
+	half := s.backoff / 2
+	d := half + time.Duration(h.env.Rand.Int64N(int64(s.backoff-half)+1))
+	s.wait = h.after(d, func() {
+		if !s.released && s.phase == phaseWaiting {
+			h.attempt(s)
+		}
+	})
+}
+
+// lost tells the session's owner that belief under token ended.
+func (h *holder) lost(s *session, token uint64, err error) {
+	if s.onLost != nil {
+		s.onLost(s.resource, token, err)
+	}
+}
+
+// unlock sends the unlock script for the session's value, without waiting
+// for the reply.
+func (h *holder) unlock(s *session) {
+	h.send(Command{Op: OpDelIfEqual, Key: lockKey(s.resource), Value: s.value})
+}
