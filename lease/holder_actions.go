@@ -1,16 +1,13 @@
 package lease
 
-import (
-	"fmt"
-	"slices"
-)
+import "slices"
 
 // Write writes key=value to the fenced resource under the lease's token.
 func (h *holder) Write(resource, key string, value []byte, done func(error)) {
 	done = orNop(done)
 	g, ok := h.valid(resource)
 	if !ok {
-		done(fmt.Errorf("write %q on %q: %w", key, resource, ErrLeaseExpired))
+		done(&actionError{shape: writeNotHeld, key: key, resource: resource, err: ErrLeaseExpired})
 		return
 	}
 	p := h.newPending(forWrite)
@@ -25,7 +22,7 @@ func (h *holder) Checkpoint(resource string, state []byte, done func(error)) {
 	done = orNop(done)
 	g, ok := h.valid(resource)
 	if !ok {
-		done(fmt.Errorf("checkpoint %q: %w", resource, ErrLeaseExpired))
+		done(&actionError{shape: checkpointNotHeld, resource: resource, err: ErrLeaseExpired})
 		return
 	}
 	p := h.newPending(forCheckpoint)
@@ -43,11 +40,11 @@ func (h *holder) SideEffect(resource, id string) {
 // outcome turns the reply to an action taken under a token into its error.
 // On ErrFenced the holder stops acting on that lease before the caller
 // hears of it.
-func (h *holder) outcome(what, resource string, token uint64, r Message) error {
+func (h *holder) outcome(shape actionShape, resource string, token uint64, r Message) error {
 	if r.Err == CodeOK {
 		return nil
 	}
-	err := fmt.Errorf("%s on %q, token %d: %w", what, resource, token, r.Err.Err())
+	err := &actionError{shape: shape, resource: resource, token: token, err: r.Err.Err()}
 	if r.Err == CodeFenced {
 		h.fenced(resource, token, err)
 	}

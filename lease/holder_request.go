@@ -1,9 +1,6 @@
 package lease
 
-import (
-	"fmt"
-	"time"
-)
+import "time"
 
 // reqPurpose says what a request is for, and so what its reply or its
 // timeout does. A pending request carries its purpose and data instead of
@@ -140,10 +137,10 @@ func (q *pending) onReply(r Message) {
 			h.onRenewReply(q.s, r)
 		}
 	case forWrite:
-		q.done(h.outcome("write", q.resource, q.token, r))
+		q.done(h.outcome(writeRejected, q.resource, q.token, r))
 	case forCheckpoint:
 		if r.Err != CodeOK {
-			q.done(h.outcome("checkpoint", q.resource, q.token, r))
+			q.done(h.outcome(checkpointRejected, q.resource, q.token, r))
 			return
 		}
 		h.env.observe(Event{Kind: EventCheckpoint, Resource: q.resource, Token: q.token,
@@ -165,9 +162,9 @@ func (q *pending) onTimeout() {
 			h.onRenewTimeout(q.s)
 		}
 	case forWrite:
-		q.done(fmt.Errorf("write %q on %q, token %d: %w", q.key, q.resource, q.token, ErrTimeout))
+		q.done(&actionError{shape: writeTimedOut, key: q.key, resource: q.resource, token: q.token, err: ErrTimeout})
 	case forCheckpoint:
-		q.done(fmt.Errorf("checkpoint %q, token %d: %w", q.resource, q.token, ErrTimeout))
+		q.done(&actionError{shape: checkpointTimedOut, resource: q.resource, token: q.token, err: ErrTimeout})
 	}
 }
 
