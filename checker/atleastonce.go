@@ -53,13 +53,13 @@ func AtLeastOnce(h *history.History) Result {
 func checkCompletion(v *verdict, tw *taskWork) bool {
 	tokens := make([]uint64, 0, 2)
 	for _, op := range tw.done {
-		if slices.Contains(tokens, op.In.Token) {
+		if slices.Contains(tokens, op.Input.Token) {
 			continue
 		}
-		tokens = append(tokens, op.In.Token)
+		tokens = append(tokens, op.Input.Token)
 		if len(tokens) > 1 {
 			v.violate(op.Processed, fmt.Sprintf("completion of task %q recorded twice, under tokens %d and %d",
-				tw.id, tokens[0], op.In.Token), describeOp(tw.done[0]), describeOp(op))
+				tw.id, tokens[0], op.Input.Token), describeOp(tw.done[0]), describeOp(op))
 		}
 	}
 	t := tw.task

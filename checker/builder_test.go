@@ -69,8 +69,7 @@ func (b *hb) op(client string, t history.Time, in, out lease.Message) *hb {
 	b.reqID++
 	in.ReqID, in.Client = b.reqID, lease.Addr(client)
 	out.Kind, out.ReqID, out.Resource = in.Kind.Reply(), in.ReqID, in.Resource
-	b.h.Ops = append(b.h.Ops, history.Op{Client: client, Server: server, Call: t - ms, Processed: t,
-		Return: t + ms, In: in, Out: out})
+	b.h.Ops = append(b.h.Ops, leasewire.NewOperation(client, server, t-ms, t, t+ms, in, out))
 	return b
 }
 
@@ -136,10 +135,10 @@ func (b *hb) write(client, res string, token uint64, t history.Time, code lease.
 // checkpoint adds a checkpoint request; if accepted, the builder's grantor
 // stores it.
 func (b *hb) checkpoint(client, res string, token uint64, t history.Time, state string, code lease.ErrCode) *hb {
-	b.op(client, t, lease.Message{Kind: lease.KindCheckpoint, Resource: res, Token: token, State: []byte(state)},
-		lease.Message{Token: token, CheckpointToken: token, Err: code})
+	in := lease.Message{Kind: lease.KindCheckpoint, Resource: res, Token: token, State: []byte(state)}
+	b.op(client, t, in, lease.Message{Token: token, CheckpointToken: token, Err: code})
 	if code == lease.CodeOK {
-		b.latest[res] = b.h.Ops[len(b.h.Ops)-1].In
+		b.latest[res] = in
 	}
 	return b
 }

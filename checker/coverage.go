@@ -2,7 +2,6 @@ package checker
 
 import (
 	"github.com/leasesim/leasesim/history"
-	"github.com/leasesim/leasesim/lease"
 )
 
 // Behaviour is a rare path through the protocol or the specification that a
@@ -127,21 +126,21 @@ func Cover(h *history.History) Coverage {
 // coverOps counts what the lease store and the fenced store answered.
 func coverOps(h *history.History, c *Coverage) {
 	type reqKey struct {
-		client string
-		reqID  uint64
+		client          string
+		incarnation, id uint64
 	}
-	seen := make(map[reqKey]int, len(h.Ops))  // looked up, never iterated
-	latestInc := make(map[string]uint64)      // client -> highest incarnation processed so far
-	grantedAt := make(map[string]*history.Op) // resource -> latest fresh grant
+	seen := make(map[reqKey]int, len(h.Ops))         // looked up, never iterated
+	latestInc := make(map[string]uint64)             // client -> highest incarnation processed so far
+	grantedAt := make(map[string]*history.Operation) // resource -> latest fresh grant
 	grants := newGrantTracker()
 	for _, op := range inProcessedOrder(h) {
-		in, out := op.In, op.Out
-		k := reqKey{op.Client, in.ReqID}
+		in, out := &op.Input, &op.Output
+		k := reqKey{op.Client, op.Incarnation, op.ID}
 		if seen[k]++; seen[k] == 2 {
 			c[bDuplicateProcessed]++
 		}
 		if op.Server == h.Grantor {
-			inc := lease.Incarnation(in.ReqID)
+			inc := op.Incarnation
 			if inc < latestInc[op.Client] {
 				c[bEarlierIncarnation]++
 			}
@@ -151,46 +150,46 @@ func coverOps(h *history.History, c *Coverage) {
 			c[bReplyLost]++
 		}
 		switch in.Kind {
-		case lease.KindAcquire:
+		case kindAcquire:
 			coverAcquire(op, c, grants, grantedAt)
-		case lease.KindRenew:
-			c[pick(out.Err == lease.CodeOK, bRenewOK, bRenewRefused)]++
+		case kindRenew:
+			c[pick(out.Err == "", bRenewOK, bRenewRefused)]++
 			lateReply(op, c)
-		case lease.KindRelease:
-			c[pick(out.Err == lease.CodeOK, bReleaseOK, bReleaseRefused)]++
+		case kindRelease:
+			c[pick(out.Err == "", bReleaseOK, bReleaseRefused)]++
 			if g := grantedAt[in.Resource]; g != nil && g.Client != op.Client && g.Processed <= op.Processed {
 				c[bReleaseRacesGrant]++
 			}
-		case lease.KindCheckpoint:
-			c[pick(out.Err == lease.CodeOK, bCheckpointAccepted, bCheckpointFenced)]++
-		case lease.KindWrite:
-			c[pick(out.Err == lease.CodeOK, bWriteAccepted, bWriteFenced)]++
+		case kindCheckpoint:
+			c[pick(out.Err == "", bCheckpointAccepted, bCheckpointFenced)]++
+		case kindWrite:
+			c[pick(out.Err == "", bWriteAccepted, bWriteFenced)]++
 		}
 	}
 }
 
-func coverAcquire(op *history.Op, c *Coverage, grants grantTracker, grantedAt map[string]*history.Op) {
-	switch op.Out.Err {
-	case lease.CodeOK:
+func coverAcquire(op *history.Operation, c *Coverage, grants grantTracker, grantedAt map[string]*history.Operation) {
+	switch op.Output.Err {
+	case "":
 		kind, _ := grants.observe(op)
 		if kind == reconfirmed {
 			c[bAcquireReconfirmed]++
 		} else {
 			c[bAcquireGranted]++
-			grantedAt[op.In.Resource] = op
+			grantedAt[op.Input.Resource] = op
 		}
 		lateReply(op, c)
-	case lease.CodeHeld:
+	case errHeld:
 		c[bAcquireHeld]++
-	case lease.CodeGrace:
+	case errGrace:
 		c[bAcquireGrace]++
 	}
 }
 
 // lateReply counts a successful grant or renewal that reached its holder
 // only after the TTL it asked for had passed since it sent the request.
-func lateReply(op *history.Op, c *Coverage) {
-	if op.Out.Err == lease.CodeOK && op.Returned() && op.Out.TTL > 0 && op.Return-op.Call > history.Time(op.Out.TTL) {
+func lateReply(op *history.Operation, c *Coverage) {
+	if op.Output.Err == "" && op.Returned() && op.Output.TTL > 0 && op.Return-op.Call > history.Time(op.Output.TTL) {
 		c[bReplyAfterDeadline]++
 	}
 }

@@ -72,7 +72,7 @@ func TestCover(t *testing.T) {
 // A request from an earlier incarnation processed after a later one's.
 func TestCoverEarlierIncarnation(t *testing.T) {
 	h := newHistory().acquire("h1", "lock", 1, at(0)).acquire("h1", "lock", 2, at(100)).build()
-	h.Ops[0].In.ReqID = 2<<32 | 1 // incarnation 2, processed first
-	h.Ops[1].In.ReqID = 1<<32 | 9 // incarnation 1, processed after
+	h.Ops[0].Incarnation, h.Ops[0].ID = 2, 1 // incarnation 2, processed first
+	h.Ops[1].Incarnation, h.Ops[1].ID = 1, 9 // incarnation 1, processed after
 	assert.Contains(t, Cover(h).Reached(), "earlier-incarnation")
 }

@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/leasesim/leasesim/history"
-	"github.com/leasesim/leasesim/lease"
 	"github.com/leasesim/leasesim/model"
 )
 
@@ -185,8 +184,8 @@ func involvedAt(h *history.History, at history.Time) []string {
 // them (ties in recording order). The recorder appends an op when its reply
 // leaves the server, so the ops are usually in that order already and no
 // copy is made.
-func inProcessedOrder(h *history.History) iter.Seq2[int, *history.Op] {
-	return func(yield func(int, *history.Op) bool) {
+func inProcessedOrder(h *history.History) iter.Seq2[int, *history.Operation] {
+	return func(yield func(int, *history.Operation) bool) {
 		ops := h.Ops
 		if processedSorted(ops) {
 			for i := range ops {
@@ -212,7 +211,7 @@ func inProcessedOrder(h *history.History) iter.Seq2[int, *history.Op] {
 // processedSorted reports whether ops are in processed order. It compares
 // in place: an Op is large, and copying each one costs more than the rest
 // of a checker.
-func processedSorted(ops []history.Op) bool {
+func processedSorted(ops []history.Operation) bool {
 	for i := 1; i < len(ops); i++ {
 		if ops[i].Processed < ops[i-1].Processed {
 			return false
@@ -223,8 +222,8 @@ func processedSorted(ops []history.Op) bool {
 
 // isGrantorOK reports whether op is a request of kind k that the grantor
 // processed and accepted.
-func isGrantorOK(h *history.History, op *history.Op, k lease.Kind) bool {
-	return op.Server == h.Grantor && op.In.Kind == k && op.Out.Err == lease.CodeOK
+func isGrantorOK(h *history.History, op *history.Operation, k string) bool {
+	return op.Server == h.Grantor && op.Input.Kind == k && op.Output.Err == ""
 }
 
 // driftExceeded reports whether some clock drifted beyond the configured
@@ -249,25 +248,25 @@ func FormatDrift(ppb int64) string {
 }
 
 // describeOp is one line of evidence about an operation.
-func describeOp(op *history.Op) string {
+func describeOp(op *history.Operation) string {
 	var sb strings.Builder
-	fmt.Fprintf(&sb, "%s %q by %s", op.In.Kind, op.In.Resource, op.Client)
-	if op.In.Token != 0 {
-		fmt.Fprintf(&sb, " token %d", op.In.Token)
+	fmt.Fprintf(&sb, "%s %q by %s", op.Input.Kind, op.Input.Resource, op.Client)
+	if op.Input.Token != 0 {
+		fmt.Fprintf(&sb, " token %d", op.Input.Token)
 	}
-	if op.In.Kind == lease.KindCheckpoint {
-		fmt.Fprintf(&sb, " state %q req %d", op.In.State, op.In.ReqID)
+	if op.Input.Kind == kindCheckpoint {
+		fmt.Fprintf(&sb, " state %q req %d", op.Input.State, requestID(op))
 	}
 	fmt.Fprintf(&sb, ": sent %s, processed %s by %s", FormatTime(op.Call), FormatTime(op.Processed), op.Server)
-	if op.Out.GrantorTime != 0 {
-		fmt.Fprintf(&sb, " (grantor clock %s)", formatReading(op.Out.GrantorTime))
+	if op.Output.Clock != 0 {
+		fmt.Fprintf(&sb, " (grantor clock %s)", formatReading(op.Output.Clock))
 	}
-	fmt.Fprintf(&sb, " → %s", op.Out.Err)
-	if op.Out.Token != 0 {
-		fmt.Fprintf(&sb, " token %d", op.Out.Token)
+	fmt.Fprintf(&sb, " → %s", op.Output.Outcome())
+	if op.Output.Token != 0 {
+		fmt.Fprintf(&sb, " token %d", op.Output.Token)
 	}
-	if op.In.Kind == lease.KindAcquire && op.Out.Err == lease.CodeOK {
-		fmt.Fprintf(&sb, " handing over state %q of token %d", op.Out.State, op.Out.CheckpointToken)
+	if op.Input.Kind == kindAcquire && op.Output.Err == "" {
+		fmt.Fprintf(&sb, " handing over state %q of token %d", op.Output.State, op.Output.StateToken)
 	}
 	if !op.Returned() {
 		sb.WriteString(", reply never arrived")

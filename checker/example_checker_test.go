@@ -6,7 +6,6 @@ import (
 
 	"github.com/leasesim/leasesim/checker"
 	"github.com/leasesim/leasesim/history"
-	"github.com/leasesim/leasesim/lease"
 )
 
 // Kleppmann's story as a recorded history: h1 holds the lock and pauses,
@@ -15,18 +14,22 @@ import (
 // (P2) holds because the store rejected h1's stale write.
 func Example_kleppmann() {
 	s := func(sec float64) history.Time { return history.Time(sec * float64(time.Second)) }
-	op := func(client, server string, t history.Time, in, out lease.Message) history.Op {
-		return history.Op{Client: client, Server: server, Call: t, Processed: t, Return: t, In: in, Out: out}
+	op := func(client, server string, t history.Time, in, out history.Payload) history.Operation {
+		return history.Operation{Client: client, Server: server, Call: t, Processed: t, Return: t, Input: in, Output: out}
 	}
 	h := &history.History{
+		Spec:    "lease-store",
 		Lease:   history.Lease{TTL: 5 * time.Second, RhoPPB: 10_000_000, HoldPPB: 10_000_000},
 		Grantor: "grantor", Resource: "store",
-		Ops: []history.Op{
-			op("h1", "grantor", s(0), lease.Message{Kind: lease.KindAcquire, Resource: "lock"}, lease.Message{Token: 1}),
-			op("h2", "grantor", s(6), lease.Message{Kind: lease.KindAcquire, Resource: "lock"}, lease.Message{Token: 2}),
-			op("h2", "store", s(6.1), lease.Message{Kind: lease.KindWrite, Resource: "lock", Token: 2}, lease.Message{}),
-			op("h1", "store", s(10), lease.Message{Kind: lease.KindWrite, Resource: "lock", Token: 1},
-				lease.Message{Err: lease.CodeFenced}),
+		Ops: []history.Operation{
+			op("h1", "grantor", s(0), history.Payload{Kind: "acquire", Resource: "lock", Holder: "h1"},
+				history.Payload{Kind: "acquire_reply", Resource: "lock", Token: 1, OK: true}),
+			op("h2", "grantor", s(6), history.Payload{Kind: "acquire", Resource: "lock", Holder: "h2"},
+				history.Payload{Kind: "acquire_reply", Resource: "lock", Token: 2, OK: true}),
+			op("h2", "store", s(6.1), history.Payload{Kind: "write", Resource: "lock", Holder: "h2", Token: 2},
+				history.Payload{Kind: "write_reply", Resource: "lock", OK: true}),
+			op("h1", "store", s(10), history.Payload{Kind: "write", Resource: "lock", Holder: "h1", Token: 1},
+				history.Payload{Kind: "write_reply", Resource: "lock", Err: "fenced"}),
 		},
 		Beliefs: []history.BeliefInterval{
 			{Holder: "h1", Resource: "lock", Token: 1, Start: s(0), End: s(10), Reason: history.EndFenced, LastAct: s(10)},

@@ -138,7 +138,7 @@ func ownGrants(h *history.History) map[[2]string][]ownGrant {
 	out := make(map[[2]string][]ownGrant)
 	for _, op := range inProcessedOrder(h) {
 		if isAcquireOK(h, op) {
-			key := [2]string{op.In.Resource, op.Client}
+			key := [2]string{op.Input.Resource, op.Client}
 			out[key] = append(out[key], ownGrant{call: op.Call, at: op.Processed})
 		}
 	}
@@ -181,7 +181,7 @@ func newGrants(h *history.History) map[string][]newGrant {
 			continue
 		}
 		if kind, _ := t.observe(op); kind != reconfirmed {
-			out[op.In.Resource] = append(out[op.In.Resource], newGrant{at: op.Processed, holder: op.Client})
+			out[op.Input.Resource] = append(out[op.Input.Resource], newGrant{at: op.Processed, holder: op.Client})
 		}
 	}
 	return out

@@ -4,7 +4,6 @@ import (
 	"fmt"
 
 	"github.com/leasesim/leasesim/history"
-	"github.com/leasesim/leasesim/lease"
 )
 
 // Fencing checks P2, fencing safety, which must hold under every fault,
@@ -24,15 +23,15 @@ func Fencing(h *history.History) Result {
 	f := fencing{
 		v:       v,
 		grants:  newGrantTracker(),
-		issued:  make(map[resourceToken]*history.Op),
+		issued:  make(map[resourceToken]*history.Operation),
 		issuedT: make(map[issue]bool),
-		highest: make(map[string]*history.Op),
+		highest: make(map[string]*history.Operation),
 	}
 	for _, op := range inProcessedOrder(h) {
 		switch {
 		case isAcquireOK(h, op):
 			f.grant(op)
-		case op.Server == h.Resource && op.In.Kind == lease.KindWrite && op.Out.Err == lease.CodeOK:
+		case op.Server == h.Resource && op.Input.Kind == kindWrite && op.Output.Err == "":
 			f.accepted(op)
 		}
 	}
@@ -54,17 +53,17 @@ type issue struct {
 type fencing struct {
 	v          *verdict
 	grants     grantTracker
-	issued     map[resourceToken]*history.Op // the grant that first issued each token
-	issuedT    map[issue]bool                // every (resource, token, client) issued
-	highest    map[string]*history.Op        // the accepted write with the highest token, per resource
+	issued     map[resourceToken]*history.Operation // the grant that first issued each token
+	issuedT    map[issue]bool                       // every (resource, token, client) issued
+	highest    map[string]*history.Operation        // the accepted write with the highest token, per resource
 	writes     int
 	grantCount int
 }
 
 // grant checks a successful acquire and records the token it issued.
-func (f *fencing) grant(op *history.Op) {
+func (f *fencing) grant(op *history.Operation) {
 	kind, prev := f.grants.observe(op)
-	rt := resourceToken{resource: op.In.Resource, token: op.Out.Token}
+	rt := resourceToken{resource: op.Input.Resource, token: op.Output.Token}
 	first := f.issued[rt]
 	switch {
 	case first != nil && first.Client != op.Client:
@@ -85,12 +84,12 @@ func (f *fencing) grant(op *history.Op) {
 }
 
 // accepted checks a write the fenced store accepted.
-func (f *fencing) accepted(op *history.Op) {
+func (f *fencing) accepted(op *history.Operation) {
 	f.writes++
-	res, token := op.In.Resource, op.In.Token
-	if hi := f.highest[res]; hi != nil && token < hi.In.Token {
+	res, token := op.Input.Resource, op.Input.Token
+	if hi := f.highest[res]; hi != nil && token < hi.Input.Token {
 		f.v.violate(op.Processed, fmt.Sprintf("the store accepted a write to %q with token %d after one with token %d",
-			res, token, hi.In.Token), describeOp(hi), describeOp(op))
+			res, token, hi.Input.Token), describeOp(hi), describeOp(op))
 	} else {
 		f.highest[res] = op
 	}

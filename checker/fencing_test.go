@@ -138,7 +138,8 @@ func TestFencingProperty(t *testing.T) {
 		h := b.build()
 		require.Equal(t, OK, Fencing(h).Status)
 		if len(stale) > 0 {
-			h.Ops[stale[rapid.IntRange(0, len(stale)-1).Draw(t, "accept")]].Out.Err = lease.CodeOK
+			accepted := &h.Ops[stale[rapid.IntRange(0, len(stale)-1).Draw(t, "accept")]].Output
+			accepted.Err, accepted.OK = "", true
 			require.Equal(t, Violated, Fencing(h).Status)
 		}
 	})
@@ -146,7 +147,7 @@ func TestFencingProperty(t *testing.T) {
 
 func issuedTo(b *hb, token uint64) bool {
 	for _, op := range b.h.Ops {
-		if op.In.Kind == lease.KindAcquire && op.Out.Token == token {
+		if op.Input.Kind == kindAcquire && op.Output.Token == token {
 			return true
 		}
 	}

@@ -2,7 +2,6 @@ package checker
 
 import (
 	"github.com/leasesim/leasesim/history"
-	"github.com/leasesim/leasesim/lease"
 )
 
 // A grant is identified by its holder and its token: a token that a buggy
@@ -47,14 +46,14 @@ func newGrantTracker() grantTracker {
 
 // observe classifies op, a successful acquire, and returns the state before
 // it. It must see the acquires in processed order.
-func (t grantTracker) observe(op *history.Op) (grantKind, grantState) {
-	st := t.byResource[op.In.Resource]
+func (t grantTracker) observe(op *history.Operation) (grantKind, grantState) {
+	st := t.byResource[op.Input.Resource]
 	if st == nil {
 		st = &grantState{}
-		t.byResource[op.In.Resource] = st
+		t.byResource[op.Input.Resource] = st
 	}
 	prev := *st
-	id := grantID{holder: op.Client, token: op.Out.Token}
+	id := grantID{holder: op.Client, token: op.Output.Token}
 	kind := fresh
 	switch {
 	case st.granted && st.latest == id:
@@ -77,6 +76,6 @@ func (t grantTracker) latest(resource string) (grantID, bool) {
 }
 
 // isAcquireOK reports whether op is an acquire the grantor accepted.
-func isAcquireOK(h *history.History, op *history.Op) bool {
-	return isGrantorOK(h, op, lease.KindAcquire)
+func isAcquireOK(h *history.History, op *history.Operation) bool {
+	return isGrantorOK(h, op, kindAcquire)
 }

@@ -1,11 +1,9 @@
 package checker
 
 import (
-	"bytes"
 	"fmt"
 
 	"github.com/leasesim/leasesim/history"
-	"github.com/leasesim/leasesim/lease"
 )
 
 // Handoff checks P5, checkpoint handoff. Per resource, over the grantor's
@@ -30,11 +28,11 @@ func Handoff(h *history.History) Result {
 		switch {
 		case isAcquireOK(h, op):
 			handed++
-			checkHandedOver(v, ck.latest(op.In.Resource), op)
+			checkHandedOver(v, ck.latest(op.Input.Resource), op)
 			grants.observe(op)
-		case isGrantorOK(h, op, lease.KindCheckpoint):
+		case isGrantorOK(h, op, kindCheckpoint):
 			accepted++
-			checkCheckpointToken(v, grants, ck.latest(op.In.Resource), op)
+			checkCheckpointToken(v, grants, ck.latest(op.Input.Resource), op)
 			ck.accept(op)
 		}
 	}
@@ -44,33 +42,33 @@ func Handoff(h *history.History) Result {
 
 // checkHandedOver checks (a) for grant, given the latest accepted
 // checkpoint (nil if none).
-func checkHandedOver(v *verdict, latest, grant *history.Op) {
-	var want []byte
+func checkHandedOver(v *verdict, latest, grant *history.Operation) {
+	var want string
 	var wantToken uint64
 	if latest != nil {
-		want, wantToken = latest.In.State, latest.In.Token
+		want, wantToken = latest.Input.State, latest.Input.Token
 	}
-	if bytes.Equal(grant.Out.State, want) && grant.Out.CheckpointToken == wantToken {
+	if grant.Output.State == want && grant.Output.StateToken == wantToken {
 		return
 	}
 	if latest == nil {
 		v.violate(grant.Processed, fmt.Sprintf("the grant of %q to %s (token %d) handed over state %q of token %d, "+
-			"but no checkpoint was ever accepted", grant.In.Resource, grant.Client, grant.Out.Token,
-			grant.Out.State, grant.Out.CheckpointToken), describeOp(grant))
+			"but no checkpoint was ever accepted", grant.Input.Resource, grant.Client, grant.Output.Token,
+			grant.Output.State, grant.Output.StateToken), describeOp(grant))
 		return
 	}
 	v.violateDuring(grant.Processed, latest.Processed, grant.Processed,
 		fmt.Sprintf("lost checkpoint: the grant of %q to %s (token %d) handed over state %q of token %d, "+
-			"but the latest accepted checkpoint is %q of token %d, accepted at %v", grant.In.Resource,
-			grant.Client, grant.Out.Token, grant.Out.State, grant.Out.CheckpointToken, want, wantToken,
+			"but the latest accepted checkpoint is %q of token %d, accepted at %v", grant.Input.Resource,
+			grant.Client, grant.Output.Token, grant.Output.State, grant.Output.StateToken, want, wantToken,
 			latest.Processed),
 		"latest accepted: "+describeOp(latest), "grant: "+describeOp(grant))
 }
 
 // checkCheckpointToken checks (b) for an accepted checkpoint.
-func checkCheckpointToken(v *verdict, grants grantTracker, latest, ckpt *history.Op) {
-	g, ok := grants.latest(ckpt.In.Resource)
-	if ok && g.token == ckpt.In.Token {
+func checkCheckpointToken(v *verdict, grants grantTracker, latest, ckpt *history.Operation) {
+	g, ok := grants.latest(ckpt.Input.Resource)
+	if ok && g.token == ckpt.Input.Token {
 		return
 	}
 	what := "nothing was granted on it yet"
@@ -82,28 +80,28 @@ func checkCheckpointToken(v *verdict, grants grantTracker, latest, ckpt *history
 		evidence = append(evidence, "overwritten: "+describeOp(latest))
 	}
 	v.violate(ckpt.Processed, fmt.Sprintf("stale holder %s (token %d) overwrote the checkpoint of %q, but %s",
-		ckpt.Client, ckpt.In.Token, ckpt.In.Resource, what), evidence...)
+		ckpt.Client, ckpt.Input.Token, ckpt.Input.Resource, what), evidence...)
 }
 
 // checkpointTracker follows the latest accepted checkpoint of each
 // resource.
 type checkpointTracker struct {
-	byResource map[string]*history.Op
+	byResource map[string]*history.Operation
 }
 
 func newCheckpointTracker() checkpointTracker {
-	return checkpointTracker{byResource: make(map[string]*history.Op)}
+	return checkpointTracker{byResource: make(map[string]*history.Operation)}
 }
 
 // latest returns the latest accepted checkpoint of resource, or nil.
-func (t checkpointTracker) latest(resource string) *history.Op { return t.byResource[resource] }
+func (t checkpointTracker) latest(resource string) *history.Operation { return t.byResource[resource] }
 
 // accept records an accepted checkpoint op, unless a newer request of the
 // same holder under the same token overtook it (see Handoff).
-func (t checkpointTracker) accept(op *history.Op) {
-	if cur := t.byResource[op.In.Resource]; cur != nil && cur.Client == op.Client &&
-		cur.In.Token == op.In.Token && op.In.ReqID != 0 && op.In.ReqID <= cur.In.ReqID {
+func (t checkpointTracker) accept(op *history.Operation) {
+	if cur := t.byResource[op.Input.Resource]; cur != nil && cur.Client == op.Client &&
+		cur.Input.Token == op.Input.Token && requestID(op) != 0 && requestID(op) <= requestID(cur) {
 		return
 	}
-	t.byResource[op.In.Resource] = op
+	t.byResource[op.Input.Resource] = op
 }

@@ -10,7 +10,6 @@ import (
 	"github.com/anishathalye/porcupine"
 
 	"github.com/leasesim/leasesim/history"
-	"github.com/leasesim/leasesim/lease"
 	"github.com/leasesim/leasesim/model"
 )
 
@@ -107,6 +106,8 @@ const visualizeTimeout = 2 * time.Second
 // linHistory is a run's history as porcupine operations.
 type linHistory struct {
 	h         *history.History
+	store     model.Spec            // the lease store's specification
+	register  model.Spec            // the fenced store's
 	model     porcupine.Model       // both specifications, routed by operation
 	ops       []porcupine.Operation // Metadata is the index in h.Ops
 	stores    int                   // how many ops are lease-store ops
@@ -116,8 +117,8 @@ type linHistory struct {
 }
 
 func newLinHistory(h *history.History) *linHistory {
-	l := &linHistory{h: h}
-	l.model = routedModel(model.LeaseStore(leasePolicy(h)), model.FencedRegister(), l.describeMeta)
+	l := &linHistory{h: h, store: model.LeaseStoreSpec(leasePolicy(h)), register: model.FencedRegisterSpec()}
+	l.model = routedModel(l.store.Model, l.register.Model, l.describeMeta)
 	ids := make(map[string]int)
 	partitions := make(map[[2]string]struct{})
 	end, checked := h.End, 0
@@ -125,7 +126,7 @@ func newLinHistory(h *history.History) *linHistory {
 		if op := &h.Ops[i]; checkedByP3(h, op) {
 			checked++
 			ids[op.Client] = 0
-			partitions[[2]string{op.Server, op.In.Resource}] = struct{}{}
+			partitions[[2]string{op.Server, op.Input.Resource}] = struct{}{}
 			end = max(end, op.Call, op.Processed)
 		}
 	}
@@ -143,19 +144,16 @@ func newLinHistory(h *history.History) *linHistory {
 		if !checkedByP3(h, op) {
 			continue
 		}
-		in := &op.In // read, never written: no copy into the interface
-		if in.Client == "" {
-			named := op.In
-			named.Client = lease.Addr(op.Client) // as the grantor does
-			in = &named
-		}
 		ret := op.Return
 		if !op.Returned() {
 			ret = end + 1 // took effect; the client never learned
 		}
-		l.ops = append(l.ops, porcupine.Operation{ClientId: ids[op.Client], Input: in, Output: &op.Out,
+		// Pointers into h, read and never written: no copy into the
+		// interface. A request that names no holder acts for its client
+		// (model.LeaseStore), as the grantor takes it.
+		l.ops = append(l.ops, porcupine.Operation{ClientId: ids[op.Client], Input: op, Output: &op.Output,
 			Call: int64(op.Call), Return: int64(ret), Metadata: i})
-		if !isRegisterOp(in.Kind) {
+		if !isRegisterOp(op.Input.Kind) {
 			l.stores++
 		}
 	}
@@ -169,28 +167,25 @@ func leasePolicy(h *history.History) model.LeasePolicy {
 	return model.LeasePolicy{HoldPPB: h.Lease.HoldPPB, Restart: model.RestartNewLease}
 }
 
-// messageOf returns an operation's input or output.
-func messageOf(v any) *lease.Message {
-	if m, ok := v.(*lease.Message); ok {
-		return m
-	}
-	m := v.(lease.Message)
-	return &m
-}
+// inputOf returns a porcupine operation's input: the recorded operation.
+func inputOf(v any) *history.Operation { return v.(*history.Operation) }
+
+// outputOf returns a porcupine operation's output: the recorded reply.
+func outputOf(v any) *history.Payload { return v.(*history.Payload) }
 
 // checkedByP3 reports whether op is an operation of one of P3's models.
-func checkedByP3(h *history.History, op *history.Op) bool {
+func checkedByP3(h *history.History, op *history.Operation) bool {
 	switch op.Server {
 	case h.Grantor:
-		return op.In.Kind != lease.KindList
+		return op.Input.Kind != kindList
 	case h.Resource:
-		return isRegisterOp(op.In.Kind)
+		return isRegisterOp(op.Input.Kind)
 	}
 	return false
 }
 
 // isRegisterOp reports whether requests of kind k go to the fenced register.
-func isRegisterOp(k lease.Kind) bool { return k == lease.KindWrite || k == lease.KindRead }
+func isRegisterOp(kind string) bool { return kind == kindWrite || kind == kindRead }
 
 // routedModel serves the lease store's and the fenced register's partitions
 // in one porcupine check, so that one visualisation shows both. Each
@@ -205,7 +200,7 @@ func routedModel(store, register porcupine.Model, describeMeta func(any) string)
 		return store
 	}
 	of := func(state any) porcupine.Model { return pick(reflect.TypeOf(state) == registerState) }
-	isReg := func(input any) bool { return isRegisterOp(messageOf(input).Kind) }
+	isReg := func(input any) bool { return isRegisterOp(inputOf(input).Input.Kind) }
 	return porcupine.Model{
 		Partition: func(ops []porcupine.Operation) [][]porcupine.Operation {
 			regs := make([]bool, len(ops))

@@ -25,7 +25,7 @@ type synthLease struct {
 	cfg       lease.Config
 	resource  string
 	clients   []string
-	ops       []history.Op
+	ops       []history.Operation
 	now       history.Time
 	holder    string
 	token     uint64
@@ -57,8 +57,7 @@ func (s *synthLease) record(server, client string, in, out lease.Message) {
 	if s.rng.IntN(50) == 0 {
 		ret = history.Never
 	}
-	s.ops = append(s.ops, history.Op{Client: client, Server: server, Call: s.now.Add(-s.latency()), Processed: s.now,
-		Return: ret, In: in, Out: out})
+	s.ops = append(s.ops, leasewire.NewOperation(client, server, s.now.Add(-s.latency()), s.now, ret, in, out))
 }
 
 func (s *synthLease) live() bool { return s.holder != "" && s.g() < s.expiresAt }

@@ -16,7 +16,6 @@ import (
 	"github.com/google/renameio/v2"
 
 	"github.com/leasesim/leasesim/history"
-	"github.com/leasesim/leasesim/lease"
 	"github.com/leasesim/leasesim/model"
 )
 
@@ -142,14 +141,14 @@ func (l *linHistory) violation(v *verdict, part []porcupine.Operation, best []in
 // time since the run's start.
 func (l *linHistory) record(v *verdict, op porcupine.Operation, state any, why, progress string,
 	part []porcupine.Operation, before []int) {
-	in, out := messageOf(op.Input), messageOf(op.Output)
+	in := &inputOf(op.Input).Input
 	recorded := &l.h.Ops[op.Metadata.(int)]
 	which := "lease store"
 	if isRegisterOp(in.Kind) {
 		which = "fenced resource"
 	}
 	detail := fmt.Sprintf("%s %q: %s cannot be linearised: %s", which, in.Resource,
-		grantorClock(l.model.DescribeOperation(in, out)), grantorClock(why))
+		grantorClock(l.model.DescribeOperation(op.Input, op.Output)), grantorClock(why))
 	evidence := []string{describeOp(recorded), "state before it: " + grantorClock(l.model.DescribeState(state)),
 		grantorClock(progress)}
 	for _, id := range before[max(0, len(before)-evidenceOpsMax):] {
@@ -194,12 +193,12 @@ func formatReading(d time.Duration) string { return d.Round(time.Microsecond).St
 // grantorClockNote says what the grantor clock is, anchored on op: the
 // specification orders a resource's lease-store operations by these
 // readings, which is why they appear in the evidence at all.
-func grantorClockNote(op *history.Op) string {
+func grantorClockNote(op *history.Operation) string {
 	return fmt.Sprintf("grantor clock: the reading of the grantor's monotonic clock that its reply carries, by "+
 		"which the specification orders lease-store operations and measures expiry; it counts from an arbitrary "+
 		"origin (as a real machine's uptime does), so only differences between readings mean anything. The "+
 		"grantor processed this operation at true time %s, when its clock read %s",
-		FormatTime(op.Processed), formatReading(op.Out.GrantorTime))
+		FormatTime(op.Processed), formatReading(op.Output.Clock))
 }
 
 // replay returns the state after order, a legal order of some of part's
@@ -218,8 +217,11 @@ func (l *linHistory) replay(part []porcupine.Operation, order []int) any {
 
 // explainStep says why op cannot follow state, "" if it can.
 func (l *linHistory) explainStep(state any, op porcupine.Operation) string {
-	in, out := messageOf(op.Input), messageOf(op.Output)
-	return model.Explain(leasePolicy(l.h), l.inner(state, in.Kind), *in, *out)
+	spec := l.specOf(inputOf(op.Input).Input.Kind)
+	if state == nil { // a routed state before the partition's first step
+		state = spec.Model.Init()
+	}
+	return spec.Explain(state, op.Input, op.Output)
 }
 
 // returnsFirstOutside returns the operation not done that returned first.
@@ -245,16 +247,12 @@ func returnsFirst(a, b porcupine.Operation) bool {
 		cmp.Compare(a.Metadata.(int), b.Metadata.(int))) < 0
 }
 
-// inner returns the model's own state inside a routed state, the initial
-// one before the partition's first step.
-func (l *linHistory) inner(state any, k lease.Kind) any {
-	if state != nil {
-		return state
+// specOf returns the specification of an operation of kind.
+func (l *linHistory) specOf(kind string) model.Spec {
+	if isRegisterOp(kind) {
+		return l.register
 	}
-	if isRegisterOp(k) {
-		return model.FencedRegister().Init()
-	}
-	return model.LeaseStore(leasePolicy(l.h)).Init()
+	return l.store
 }
 
 // visualize writes porcupine's visualisation, with the faults as

@@ -61,7 +61,7 @@ func TestGrantorClockLabels(t *testing.T) {
 func TestP3EvidenceSpeaksTrueTime(t *testing.T) {
 	h := linHistoryOf(linGrant("h1", span{0, 0.1, 0.2}, 1, 0, ""), linGrant("h2", span{2, 3, 4}, 2, 0, ""))
 	for i := range h.Ops { // the grantor's clock started long before the run
-		h.Ops[i].Out.GrantorTime += 58 * time.Minute
+		h.Ops[i].Output.Clock += 58 * time.Minute
 	}
 	r := Linearizability(h, Options{})
 	require.Equal(t, Violated, r.Status)

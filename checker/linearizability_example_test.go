@@ -6,24 +6,23 @@ import (
 
 	"github.com/leasesim/leasesim/checker"
 	"github.com/leasesim/leasesim/history"
-	"github.com/leasesim/leasesim/history/leasewire"
-	"github.com/leasesim/leasesim/lease"
 )
 
 // The grantor granted h2 a lease on "jobs" while h1's grant was still in
 // force on the grantor's own clock: no order of the two operations is a
 // legal run of the lease store.
 func ExampleLinearizability() {
-	cfg := lease.Config{TTL: 5 * time.Second}.WithDefaults() // rho 0: a grant at g holds until g+5s
-	grant := func(client string, call, processed, ret time.Duration, token uint64) history.Op {
-		in := lease.Message{Kind: lease.KindAcquire, Client: lease.Addr(client), Resource: "jobs", TTL: cfg.TTL}
-		out := lease.Message{Kind: lease.KindAcquireReply, Client: in.Client, Resource: "jobs", Token: token,
-			TTL: cfg.TTL, Holder: in.Client, GrantorTime: processed}
-		return history.Op{Client: client, Server: "grantor", Call: history.Time(call), Processed: history.Time(processed),
-			Return: history.Time(ret), In: in, Out: out}
+	const ttl = 5 * time.Second // held for exactly the TTL: a grant at g holds until g+5s
+	grant := func(client string, call, processed, ret time.Duration, token uint64) history.Operation {
+		return history.Operation{Client: client, Server: "grantor", Call: history.Time(call),
+			Processed: history.Time(processed), Return: history.Time(ret),
+			Input: history.Payload{Kind: "acquire", Resource: "jobs", Holder: client, TTL: ttl},
+			Output: history.Payload{Kind: "acquire_reply", Resource: "jobs", Holder: client, Token: token, TTL: ttl,
+				OK: true, Clock: processed}}
 	}
-	h := &history.History{Lease: leasewire.Lease(cfg), Grantor: "grantor", Resource: "store", End: history.Time(time.Minute),
-		Ops: []history.Op{
+	h := &history.History{Spec: "lease-store", Lease: history.Lease{TTL: ttl}, Grantor: "grantor", Resource: "store",
+		End: history.Time(time.Minute),
+		Ops: []history.Operation{
 			grant("h1", 0, 100*time.Millisecond, 200*time.Millisecond, 1),
 			grant("h2", 2*time.Second, 3*time.Second, 4*time.Second, 2),
 		}}

@@ -45,11 +45,11 @@ func narrowByGrantorTime(ops []porcupine.Operation) []int {
 	ranks := make([]int, len(ops))
 	byResource := make(map[string][]int) // looked up and visited in any order: resources are independent
 	for i, op := range ops {
-		if in := messageOf(op.Input); !isRegisterOp(in.Kind) {
+		if in := &inputOf(op.Input).Input; !isRegisterOp(in.Kind) {
 			byResource[in.Resource] = append(byResource[in.Resource], i)
 		}
 	}
-	g := func(i int) time.Duration { return messageOf(ops[i].Output).GrantorTime }
+	g := func(i int) time.Duration { return outputOf(ops[i].Output).Clock }
 	for _, idx := range byResource {
 		slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(g(a), g(b)) })
 		var groups [][]int // runs of equal readings, earliest first

@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/require"
 	"pgregory.net/rapid"
 
+	"github.com/leasesim/leasesim/history/leasewire"
 	"github.com/leasesim/leasesim/lease"
 	"github.com/leasesim/leasesim/model"
 )
@@ -43,7 +44,14 @@ func drawLeaseOp(t *rapid.T, i int) porcupine.Operation {
 	if rapid.IntRange(0, 5).Draw(t, "lost") == 0 {
 		ret = 100 // the reply never returned: open to the end
 	}
-	return porcupine.Operation{ClientId: i % 2, Input: in, Output: out, Call: call, Return: ret, Metadata: i}
+	return recordedOp(i%2, in, out, call, ret, i)
+}
+
+// recordedOp is a porcupine operation over the history's record of in and
+// out, as P3 checks one.
+func recordedOp(client int, in, out lease.Message, call, ret int64, meta any) porcupine.Operation {
+	o := leasewire.NewOperation(string(in.Client), "grantor", 0, 0, 0, in, out)
+	return porcupine.Operation{ClientId: client, Input: &o, Output: &o.Output, Call: call, Return: ret, Metadata: meta}
 }
 
 // leaseHistories draws histories of one to seven lease-store operations.
@@ -121,7 +129,7 @@ func TestOrderByGrantorTimeLeavesTiesFree(t *testing.T) {
 		if kind != lease.KindAcquire {
 			in.Token = token
 		}
-		return porcupine.Operation{Input: in, Output: out, Call: call, Return: ret}
+		return recordedOp(0, in, out, call, ret, nil)
 	}
 	ops := []porcupine.Operation{
 		op(lease.KindAcquire, "h1", 1, 0, 1, 0),

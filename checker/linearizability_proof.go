@@ -8,7 +8,6 @@ import (
 	"github.com/anishathalye/porcupine"
 
 	"github.com/leasesim/leasesim/history"
-	"github.com/leasesim/leasesim/lease"
 )
 
 // Limits of decideByGrantorTime's own search: beyond them it leaves the
@@ -36,7 +35,7 @@ const (
 // order works from a superset, none works from the states really
 // reachable); only an exact set proves legality.
 func (l *linHistory) decideByGrantorTime(v *verdict, part []porcupine.Operation) bool {
-	if len(part) == 0 || isRegisterOp(messageOf(part[0].Input).Kind) {
+	if len(part) == 0 || isRegisterOp(inputOf(part[0].Input).Input.Kind) {
 		return false
 	}
 	order := slices.Clone(part)
@@ -65,7 +64,7 @@ func (l *linHistory) decideByGrantorTime(v *verdict, part []porcupine.Operation)
 	return exact // legal if exact; otherwise only a superset was followed: porcupine decides
 }
 
-func reading(op porcupine.Operation) int64 { return int64(messageOf(op.Output).GrantorTime) }
+func reading(op porcupine.Operation) int64 { return int64(outputOf(op.Output).Clock) }
 
 // groupByReading returns the sizes of the runs of equal readings in order.
 func groupByReading(order []porcupine.Operation) []int {
@@ -87,12 +86,11 @@ func groupByReading(order []porcupine.Operation) []int {
 // leaves the state as it was but for the latest grantor reading, which
 // within a group of equal readings is the same for every order.
 func changesState(op porcupine.Operation) bool {
-	in, out := messageOf(op.Input), messageOf(op.Output)
-	if out.Err != lease.CodeOK {
+	if outputOf(op.Output).Err != "" {
 		return false
 	}
-	switch in.Kind {
-	case lease.KindAcquire, lease.KindRenew, lease.KindRelease, lease.KindRevoke, lease.KindCheckpoint:
+	switch inputOf(op.Input).Input.Kind {
+	case kindAcquire, kindRenew, kindRelease, kindRevoke, kindCheckpoint:
 		return true
 	}
 	return false
@@ -134,8 +132,8 @@ func (l *linHistory) readingsBreakRealTime(v *verdict, order []porcupine.Operati
 		if call := l.h.Ops[op.Metadata.(int)].Call; call > ret(j) {
 			later := &l.h.Ops[order[j].Metadata.(int)]
 			why := fmt.Sprintf("grantor time went backwards: g=%v after g=%v (%s's %v, which returned at %v, "+
-				"before this one was called at %v)", messageOf(op.Output).GrantorTime, later.Out.GrantorTime,
-				later.Client, later.In.Kind, later.Return, call)
+				"before this one was called at %v)", outputOf(op.Output).Clock, later.Output.Clock,
+				later.Client, later.Input.Kind, later.Return, call)
 			state := l.model.Init()
 			for _, prev := range order[:i] {
 				_, state = l.model.Step(state, prev.Input, prev.Output)
@@ -296,20 +294,20 @@ func (p *prover) orders(s any, ops []porcupine.Operation, changers []int, reache
 // changeKey is what the lease-store specification reads of an operation:
 // two operations with the same key make the same transitions.
 type changeKey struct {
-	kind                              lease.Kind
-	client, inState, outState, holder string
-	token, reqID, outToken, ckptToken uint64
-	ttl, outTTL                       int64
-	err                               lease.ErrCode
+	kind, client, inState, outState, holder        string
+	incarnation, token, reqID, outToken, ckptToken uint64
+	ttl, outTTL                                    int64
+	err                                            string
 }
 
 func keyOf(op porcupine.Operation) changeKey {
-	in, out := messageOf(op.Input), messageOf(op.Output)
-	k := changeKey{kind: in.Kind, client: string(in.Client), inState: string(in.State), outState: string(out.State),
-		holder: string(out.Holder), token: in.Token, outToken: out.Token, ckptToken: out.CheckpointToken,
+	o, out := inputOf(op.Input), outputOf(op.Output)
+	in := &o.Input
+	k := changeKey{kind: in.Kind, client: cmp.Or(in.Holder, o.Client), inState: in.State, outState: out.State,
+		holder: out.Holder, incarnation: o.Incarnation, token: in.Token, outToken: out.Token, ckptToken: out.StateToken,
 		ttl: int64(in.TTL), outTTL: int64(out.TTL), err: out.Err}
-	if in.Kind == lease.KindCheckpoint {
-		k.reqID = in.ReqID // the specification orders checkpoints by request id
+	if in.Kind == kindCheckpoint {
+		k.reqID = requestID(o) // the specification orders checkpoints by request id
 	}
 	return k
 }
@@ -372,16 +370,16 @@ type visit struct {
 // records the violation and reports true when it finds one; false decides
 // nothing.
 func (l *linHistory) decideRegister(v *verdict, part []porcupine.Operation) bool {
-	if len(part) == 0 || !isRegisterOp(messageOf(part[0].Input).Kind) {
+	if len(part) == 0 || !isRegisterOp(inputOf(part[0].Input).Input.Kind) {
 		return false
 	}
 	var accepted []porcupine.Operation
 	for _, op := range part {
-		if in, out := messageOf(op.Input), messageOf(op.Output); in.Kind == lease.KindWrite && out.Err == lease.CodeOK {
+		if inputOf(op.Input).Input.Kind == kindWrite && outputOf(op.Output).Err == "" {
 			accepted = append(accepted, op)
 		}
 	}
-	rec := func(op porcupine.Operation) *history.Op { return &l.h.Ops[op.Metadata.(int)] }
+	rec := func(op porcupine.Operation) *history.Operation { return &l.h.Ops[op.Metadata.(int)] }
 	byReturn := slices.Clone(accepted)
 	slices.SortFunc(byReturn, func(a, b porcupine.Operation) int { return cmp.Compare(rec(a).Return, rec(b).Return) })
 	byCall := slices.Clone(accepted)
@@ -389,11 +387,11 @@ func (l *linHistory) decideRegister(v *verdict, part []porcupine.Operation) bool
 	highest, from, r := -1, uint64(0), 0 // the highest token returned so far, and by which write
 	for _, op := range byCall {
 		for ; r < len(byReturn) && rec(byReturn[r]).Return < rec(op).Call; r++ {
-			if t := messageOf(byReturn[r].Input).Token; highest < 0 || t > from {
+			if t := inputOf(byReturn[r].Input).Input.Token; highest < 0 || t > from {
 				highest, from = r, t
 			}
 		}
-		if highest >= 0 && messageOf(op.Input).Token < from {
+		if highest >= 0 && inputOf(op.Input).Input.Token < from {
 			first := byReturn[highest]
 			_, state := l.model.Step(l.model.Init(), first.Input, first.Output)
 			why := cmp.Or(l.explainStep(state, op), "a lower token accepted after a higher one")

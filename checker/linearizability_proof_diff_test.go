@@ -59,7 +59,7 @@ func drawReply(r *rand.Rand, in lease.Message, g time.Duration) lease.Message {
 // with corrupt, one reply is redrawn (which may make it illegal).
 func randomHistory(r *rand.Rand, n int, corrupt bool) *history.History {
 	h := &history.History{Lease: leasewire.Lease(diffConfig), Grantor: "grantor", Resource: "store"}
-	m := routedModel(model.LeaseStore(model.WirePolicy(diffConfig)), model.FencedRegister(), nil)
+	m := routedModel(model.LeaseStore(leasePolicy(h)), model.FencedRegister(), nil)
 	parts := make(map[string]any) // state per partition; looked up, never iterated
 	var g time.Duration           // the grantor's reading
 	widen := history.Time(r.IntN(40)) * history.Time(time.Millisecond)
@@ -74,8 +74,8 @@ func randomHistory(r *rand.Rand, n int, corrupt bool) *history.History {
 		}
 		for range 60 {
 			at := g + pickOf(r, 0, 0, 0, time.Second, 2*time.Second, 4*time.Second)
-			out := drawReply(r, in, at)
-			legal, next := m.Step(state, &in, &out)
+			op := leasewire.NewOperation(client, server, 0, 0, 0, in, drawReply(r, in, at))
+			legal, next := m.Step(state, &op, &op.Output)
 			if !legal {
 				continue
 			}
@@ -88,8 +88,8 @@ func randomHistory(r *rand.Rand, n int, corrupt bool) *history.History {
 			if r.IntN(12) == 0 {
 				ret = history.Never
 			}
-			h.Ops = append(h.Ops, history.Op{Client: client, Server: server, Call: processed - history.Time(r.Int64N(int64(widen)+1)),
-				Processed: processed, Return: ret, In: in, Out: out})
+			op.Call, op.Processed, op.Return = processed-history.Time(r.Int64N(int64(widen)+1)), processed, ret
+			h.Ops = append(h.Ops, op)
 			break
 		}
 	}
@@ -98,9 +98,13 @@ func randomHistory(r *rand.Rand, n int, corrupt bool) *history.History {
 	}
 	if corrupt && len(h.Ops) > 0 {
 		op := &h.Ops[r.IntN(len(h.Ops))]
-		op.Out = drawReply(r, op.In, op.Out.GrantorTime+pickOf(r, -time.Second, 0, 0, time.Second))
+		in, err := leasewire.Message(op.Input)
+		if err != nil {
+			panic(err)
+		}
+		op.Output = leasewire.Payload(drawReply(r, in, op.Output.Clock+pickOf(r, -time.Second, 0, 0, time.Second)))
 	}
-	slices.SortStableFunc(h.Ops, func(a, b history.Op) int { return int(a.Call - b.Call) })
+	slices.SortStableFunc(h.Ops, func(a, b history.Operation) int { return int(a.Call - b.Call) })
 	h.End = history.Time(10*(n+2)) * history.Time(time.Millisecond)
 	return h
 }
@@ -110,7 +114,7 @@ func randomHistory(r *rand.Rand, n int, corrupt bool) *history.History {
 // from a pause: the order within the run is then the order recorded, not
 // necessarily a legal one. Calls move earlier where needed, so every
 // operation still spans the instant it took effect.
-func burst(ops []history.Op) {
+func burst(ops []history.Operation) {
 	type run struct {
 		g  time.Duration
 		at history.Time
@@ -121,19 +125,19 @@ func burst(ops []history.Op) {
 		if op.Server != "grantor" {
 			continue
 		}
-		if ru, ok := runs[op.In.Resource]; ok && ru.g == op.Out.GrantorTime {
+		if ru, ok := runs[op.Input.Resource]; ok && ru.g == op.Output.Clock {
 			op.Processed, op.Call = ru.at, min(op.Call, ru.at)
 			continue
 		}
-		runs[op.In.Resource] = run{op.Out.GrantorTime, op.Processed}
+		runs[op.Input.Resource] = run{op.Output.Clock, op.Processed}
 	}
 }
 
 // plainVerdict is porcupine's verdict on ops as recorded, one model, no
 // partitions.
-func plainVerdict(h *history.History, ops []*history.Op) porcupine.CheckResult {
+func plainVerdict(h *history.History, ops []*history.Operation) porcupine.CheckResult {
 	m := model.LeaseStore(leasePolicy(h))
-	if isRegisterOp(ops[0].In.Kind) {
+	if isRegisterOp(ops[0].Input.Kind) {
 		m = model.FencedRegister()
 	}
 	m.Partition, m.PartitionEvent = nil, nil
@@ -143,7 +147,7 @@ func plainVerdict(h *history.History, ops []*history.Op) porcupine.CheckResult {
 		if !op.Returned() {
 			ret = h.End + 1
 		}
-		pops[i] = porcupine.Operation{ClientId: i, Input: op.In, Output: op.Out, Call: int64(op.Call), Return: int64(ret)}
+		pops[i] = porcupine.Operation{ClientId: i, Input: op, Output: &op.Output, Call: int64(op.Call), Return: int64(ret)}
 	}
 	res, _ := porcupine.CheckOperationsVerbose(m, pops, 0)
 	return res
@@ -169,7 +173,7 @@ func TestLinearizabilityProofAgreesWithPorcupine(t *testing.T) {
 		l := newLinHistory(h)
 		allOK := true
 		for _, part := range l.model.Partition(l.ops) {
-			recs := make([]*history.Op, len(part))
+			recs := make([]*history.Operation, len(part))
 			for i, op := range part {
 				recs[i] = &h.Ops[op.Metadata.(int)]
 			}
@@ -226,7 +230,7 @@ func TestLinearizabilityProofAgreesWithPorcupine(t *testing.T) {
 	assert.Greater(t, wholeIllegal, histories/10)
 }
 
-func describeRecs(recs []*history.Op) string {
+func describeRecs(recs []*history.Operation) string {
 	var b strings.Builder
 	for _, op := range recs {
 		b.WriteString("\n  " + describeOp(op))

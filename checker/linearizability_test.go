@@ -33,7 +33,7 @@ type span struct{ call, at, ret float64 }
 
 const lost = -1
 
-func linOp(server, client string, sp span, in, out lease.Message) history.Op {
+func linOp(server, client string, sp span, in, out lease.Message) history.Operation {
 	in.Client, out.Client = lease.Addr(client), lease.Addr(client)
 	if in.Resource == "" {
 		in.Resource = "lock"
@@ -46,24 +46,23 @@ func linOp(server, client string, sp span, in, out lease.Message) history.Op {
 	if sp.ret >= 0 {
 		ret = secs(sp.ret)
 	}
-	return history.Op{Client: client, Server: server, Call: secs(sp.call), Processed: secs(sp.at), Return: ret,
-		In: in, Out: out}
+	return leasewire.NewOperation(client, server, secs(sp.call), secs(sp.at), ret, in, out)
 }
 
 // linGrant: client is granted token, handed checkpoint (ckptTok, state).
-func linGrant(client string, sp span, token, ckptTok uint64, state string) history.Op {
+func linGrant(client string, sp span, token, ckptTok uint64, state string) history.Operation {
 	return linOp("grantor", client, sp, lease.Message{Kind: lease.KindAcquire, TTL: linTTL},
 		lease.Message{Token: token, TTL: linTTL, Holder: lease.Addr(client), CheckpointToken: ckptTok, State: []byte(state)})
 }
 
 // linHeld: client's acquire is refused, naming holder.
-func linHeld(client string, sp span, holder string) history.Op {
+func linHeld(client string, sp span, holder string) history.Operation {
 	return linOp("grantor", client, sp, lease.Message{Kind: lease.KindAcquire, TTL: linTTL},
 		lease.Message{Err: lease.CodeHeld, Holder: lease.Addr(holder)})
 }
 
 // linToken: a renew or release of token, answered err.
-func linToken(kind lease.Kind, client string, sp span, token uint64, err lease.ErrCode) history.Op {
+func linToken(kind lease.Kind, client string, sp span, token uint64, err lease.ErrCode) history.Operation {
 	out := lease.Message{Err: err}
 	if err == lease.CodeOK {
 		out.Token = token
@@ -71,35 +70,35 @@ func linToken(kind lease.Kind, client string, sp span, token uint64, err lease.E
 	return linOp("grantor", client, sp, lease.Message{Kind: kind, Token: token}, out)
 }
 
-func linCkpt(client string, sp span, token uint64, state string, reqID uint64, err lease.ErrCode) history.Op {
+func linCkpt(client string, sp span, token uint64, state string, reqID uint64, err lease.ErrCode) history.Operation {
 	return linOp("grantor", client, sp, lease.Message{Kind: lease.KindCheckpoint, Token: token, State: []byte(state), ReqID: reqID},
 		lease.Message{Err: err, Token: token, CheckpointToken: token})
 }
 
-func linReadCkpt(client string, sp span, token uint64, state string) history.Op {
+func linReadCkpt(client string, sp span, token uint64, state string) history.Operation {
 	return linOp("grantor", client, sp, lease.Message{Kind: lease.KindReadCheckpoint},
 		lease.Message{CheckpointToken: token, State: []byte(state)})
 }
 
 // linWrite: client writes value under token; the store answers err, naming
 // token outTok.
-func linWrite(client string, sp span, token uint64, value string, err lease.ErrCode, outTok uint64) history.Op {
+func linWrite(client string, sp span, token uint64, value string, err lease.ErrCode, outTok uint64) history.Operation {
 	return linOp("store", client, sp, lease.Message{Kind: lease.KindWrite, Token: token, Key: "x", Value: []byte(value)},
 		lease.Message{Err: err, Token: outTok, Key: "x"})
 }
 
-func linRead(client string, sp span, token uint64, value string) history.Op {
+func linRead(client string, sp span, token uint64, value string) history.Operation {
 	return linOp("store", client, sp, lease.Message{Kind: lease.KindRead, Key: "x"},
 		lease.Message{Token: token, Key: "x", Value: []byte(value)})
 }
 
 // withG sets the grantor reading in op's reply.
-func withG(op history.Op, g float64) history.Op {
-	op.Out.GrantorTime = time.Duration(secs(g))
+func withG(op history.Operation, g float64) history.Operation {
+	op.Output.Clock = time.Duration(secs(g))
 	return op
 }
 
-func linHistoryOf(ops ...history.Op) *history.History {
+func linHistoryOf(ops ...history.Operation) *history.History {
 	return &history.History{Lease: leasewire.Lease(linConfig), Grantor: "grantor", Resource: "store", Ops: ops, End: secs(60)}
 }
 
@@ -111,12 +110,12 @@ func TestLinearizability(t *testing.T) {
 	)
 	tests := []struct {
 		name   string
-		ops    []history.Op
+		ops    []history.Operation
 		want   Status
 		detail string       // part of the first violation's detail
 		at     history.Time // when the blamed operation was processed
 	}{
-		{"a legal contended history", []history.Op{
+		{"a legal contended history", []history.Operation{
 			linGrant("h1", span{0, 0.1, 0.2}, 1, 0, ""),
 			linHeld("h2", span{0.5, 0.6, 0.7}, "h1"),
 			linToken(lease.KindRenew, "h1", span{1.6, 1.7, 1.8}, 1, ok),
@@ -129,44 +128,44 @@ func TestLinearizability(t *testing.T) {
 			linWrite("h1", span{3.55, 3.65, 3.75}, 1, "late", fenced, 2),
 			linRead("h3", span{4, 4.1, 4.2}, 2, "b"),
 		}, OK, "", 0},
-		{"renew after expiry succeeds", []history.Op{
+		{"renew after expiry succeeds", []history.Operation{
 			linGrant("h1", span{0, 0.1, 0.2}, 1, 0, ""),
 			linToken(lease.KindRenew, "h1", span{5.1, 5.15, 5.2}, 1, ok),
 		}, Violated, `renew(h1, tok 1) -> ok at grantor clock 5.15s cannot be linearised: renew of tok 1 by h1 succeeded at grantor clock 5.15s, but tok 1 expired at grantor clock 5.15s`, secs(5.15)},
-		{"release by a stale token succeeds while a newer holder exists", []history.Op{
+		{"release by a stale token succeeds while a newer holder exists", []history.Operation{
 			linGrant("h1", span{0, 0.1, 0.2}, 1, 0, ""),
 			linGrant("h2", span{5.9, 6, 6.1}, 2, 0, ""),
 			linToken(lease.KindRelease, "h1", span{6.5, 7, 7.5}, 1, ok),
 		}, Violated, "tok 1 is not the current tok 2 of h2", secs(7)},
-		{"two grants overlap in grantor time", []history.Op{
+		{"two grants overlap in grantor time", []history.Operation{
 			linGrant("h1", span{0, 0.1, 0.2}, 1, 0, ""),
 			linGrant("h2", span{2, 3, 4}, 2, 0, ""),
 		}, Violated, "granted tok 2 to h2 at grantor clock 3s, but h1 holds tok 1 until grantor clock 5.15s", secs(3)},
-		{"two concurrent grants overlap in grantor time", []history.Op{
+		{"two concurrent grants overlap in grantor time", []history.Operation{
 			linGrant("h1", span{0, 0.1, 2}, 1, 0, ""),
 			linGrant("h2", span{0, 0.2, 2}, 2, 0, ""),
 		}, Violated, "granted tok 2 to h2 at grantor clock 200ms, but h1 holds tok 1", secs(0.2)},
-		{"token not increasing", []history.Op{
+		{"token not increasing", []history.Operation{
 			linGrant("h1", span{0, 0.1, 0.2}, 3, 0, ""),
 			linToken(lease.KindRelease, "h1", span{1, 1.1, 1.2}, 3, ok),
 			linGrant("h2", span{2, 2.1, 2.2}, 3, 0, ""),
 		}, Violated, "granted tok 3 to h2, not above tok 3 issued before", secs(2.1)},
-		{"checkpoint from a stale holder accepted", []history.Op{
+		{"checkpoint from a stale holder accepted", []history.Operation{
 			linGrant("h1", span{0, 0.1, 0.2}, 1, 0, ""),
 			linGrant("h2", span{5.9, 6, 6.1}, 2, 0, ""),
 			linCkpt("h1", span{6.5, 7, 7.5}, 1, "12", 9, ok),
 		}, Violated, `checkpoint "12" under tok 1 by h1 accepted at grantor clock 7s, but tok 1 is not the current tok 2 of h2`, secs(7)},
-		{"grant hands over an older checkpoint", []history.Op{
+		{"grant hands over an older checkpoint", []history.Operation{
 			linGrant("h1", span{0, 0.1, 0.2}, 1, 0, ""),
 			linCkpt("h1", span{1, 1.1, 1.2}, 1, "5", 1, ok),
 			linCkpt("h1", span{2, 2.1, 2.2}, 1, "9", 2, ok),
 			linGrant("h2", span{5.9, 6, 6.1}, 2, 1, "5"),
 		}, Violated, `grant handed over checkpoint tok 1 "5", but the latest accepted is tok 1 "9"`, secs(6)},
-		{"grantor time goes backwards", []history.Op{
+		{"grantor time goes backwards", []history.Operation{
 			withG(linGrant("h1", span{0, 0.1, 0.2}, 1, 0, ""), 10),
 			withG(linHeld("h2", span{1, 1.1, 1.2}, "h1"), 5),
 		}, Violated, "grantor time went backwards: grantor clock 5s after grantor clock 10s", secs(1.1)},
-		{"replies that never returned, legal", []history.Op{
+		{"replies that never returned, legal", []history.Operation{
 			linGrant("h1", span{0, 0.1, lost}, 1, 0, ""),
 			linGrant("h1", span{1, 1.1, 1.2}, 1, 0, ""),
 			linHeld("h2", span{2, 2.1, lost}, "h1"),
@@ -175,25 +174,25 @@ func TestLinearizability(t *testing.T) {
 			linRead("h3", span{4, 4.1, 4.2}, 1, "a"),
 			linToken(lease.KindRenew, "h1", span{9, 9.1, lost}, 1, expired),
 		}, OK, "", 0},
-		{"a grant whose reply never returned still holds", []history.Op{
+		{"a grant whose reply never returned still holds", []history.Operation{
 			linGrant("h1", span{0, 0.1, lost}, 1, 0, ""),
 			linGrant("h2", span{1, 1.1, 1.2}, 2, 0, ""),
 		}, Violated, "granted tok 2 to h2 at grantor clock 1.1s, but h1 holds tok 1", secs(1.1)},
-		{"fenced register: a stale write accepted", []history.Op{
+		{"fenced register: a stale write accepted", []history.Operation{
 			linWrite("h2", span{0, 0.1, 0.2}, 2, "b", ok, 2),
 			linWrite("h1", span{1, 1.1, 1.2}, 1, "a", ok, 1),
 		}, Violated, `fenced resource "lock": write(h1, tok 1, "x"="a") -> ok cannot be linearised: write under tok 1 by h1 accepted, but tok 2 was accepted before`, secs(1.1)},
-		{"fenced register: concurrent writes linearise in token order", []history.Op{
+		{"fenced register: concurrent writes linearise in token order", []history.Operation{
 			linWrite("h1", span{0, 0.5, 1}, 1, "a", ok, 1),
 			linWrite("h2", span{0.1, 0.2, 0.9}, 2, "b", ok, 2),
 			linRead("h3", span{1.5, 1.6, 1.7}, 2, "b"),
 		}, OK, "", 0},
-		{"fenced register: a write fenced after a newer one", []history.Op{
+		{"fenced register: a write fenced after a newer one", []history.Operation{
 			linWrite("h2", span{0, 0.1, 0.2}, 2, "b", ok, 2),
 			linWrite("h1", span{0.05, 0.3, 0.4}, 1, "a", fenced, 2),
 			linRead("h3", span{0.5, 0.6, lost}, 2, "b"),
 		}, OK, "", 0},
-		{"fenced register: a read returns an overwritten value", []history.Op{
+		{"fenced register: a read returns an overwritten value", []history.Operation{
 			linWrite("h1", span{0, 0.1, 0.2}, 1, "a", ok, 1),
 			linWrite("h2", span{1, 1.1, 1.2}, 2, "b", ok, 2),
 			linRead("h3", span{2, 2.1, 2.2}, 1, "a"),
@@ -241,8 +240,8 @@ func TestLinearizabilityEvidenceNamesTheFaults(t *testing.T) {
 }
 
 func TestLinearizabilityKeepsResourcesApart(t *testing.T) {
-	onOther := func(op history.Op) history.Op {
-		op.In.Resource, op.Out.Resource = "other", "other"
+	onOther := func(op history.Operation) history.Operation {
+		op.Input.Resource, op.Output.Resource = "other", "other"
 		return op
 	}
 	h := linHistoryOf(
@@ -285,7 +284,7 @@ func TestLinearizabilityWithoutAHistoryIsUnknown(t *testing.T) {
 // under one token, all concurrent, then a read of a value none wrote.
 // Proving that no order of the writes explains the read takes 2^n steps.
 func ambiguousHistory(n int) *history.History {
-	var ops []history.Op
+	var ops []history.Operation
 	for i := range n {
 		ops = append(ops, linWrite(fmt.Sprintf("h%d", i), span{0, 0.5, 1}, 1, fmt.Sprint(i), lease.CodeOK, 1))
 	}
@@ -356,10 +355,10 @@ func TestLinearizabilityClientIDs(t *testing.T) {
 // Narrowing by grantor time: each operation ends by the earliest return
 // at a later reading and starts after the latest call at an earlier one.
 func TestNarrowByGrantorTime(t *testing.T) {
-	write := porcupine.Operation{Call: 0, Return: 100, Input: lease.Message{Kind: lease.KindWrite, Resource: "r"},
-		Output: lease.Message{Kind: lease.KindWriteReply}}
+	write := recordedOp(0, lease.Message{Kind: lease.KindWrite, Resource: "r"}, lease.Message{Kind: lease.KindWriteReply},
+		0, 100, nil)
 	other := renewAt(5, 8, 2)
-	other.Input = lease.Message{Kind: lease.KindRenew, Resource: "s"}
+	inputOf(other.Input).Input.Resource = "s"
 	tests := []struct {
 		name  string
 		ops   []porcupine.Operation
@@ -389,8 +388,8 @@ func TestNarrowByGrantorTime(t *testing.T) {
 // renewAt is a renew on resource "r" called at call, returned at ret, and
 // processed at grantor reading g.
 func renewAt(call, ret int64, g time.Duration) porcupine.Operation {
-	return porcupine.Operation{Call: call, Return: ret, Input: lease.Message{Kind: lease.KindRenew, Resource: "r"},
-		Output: lease.Message{Kind: lease.KindRenewReply, GrantorTime: g}}
+	return recordedOp(0, lease.Message{Kind: lease.KindRenew, Resource: "r"},
+		lease.Message{Kind: lease.KindRenewReply, GrantorTime: g}, call, ret, nil)
 }
 
 func spans(ops []porcupine.Operation) [][2]int64 {
@@ -419,13 +418,13 @@ func TestBreakTies(t *testing.T) {
 func TestLegalAsProcessed(t *testing.T) {
 	tests := []struct {
 		name string
-		ops  []history.Op
+		ops  []history.Operation
 		want bool
 	}{
-		{"writes accepted in token order", []history.Op{
+		{"writes accepted in token order", []history.Operation{
 			linWrite("h1", span{0, 0.2, 1}, 1, "a", lease.CodeOK, 1),
 			linWrite("h2", span{0.1, 0.5, 0.9}, 2, "b", lease.CodeOK, 2)}, true},
-		{"concurrent writes accepted out of token order", []history.Op{
+		{"concurrent writes accepted out of token order", []history.Operation{
 			linWrite("h1", span{0, 0.5, 1}, 1, "a", lease.CodeOK, 1),
 			linWrite("h2", span{0.1, 0.2, 0.9}, 2, "b", lease.CodeOK, 2)}, false},
 	}
@@ -443,9 +442,9 @@ func TestLegalAsProcessed(t *testing.T) {
 // any order among themselves, and the checker tries those orders itself.
 func TestLinearizabilityEqualReadings(t *testing.T) {
 	const ok = lease.CodeOK
-	sameG := func(op history.Op) history.Op { return withG(op, 3) }
-	backlog := func(extra ...history.Op) *history.History {
-		ops := []history.Op{
+	sameG := func(op history.Operation) history.Operation { return withG(op, 3) }
+	backlog := func(extra ...history.Operation) *history.History {
+		ops := []history.Operation{
 			// Processed (recorded) in this order, all at grantor clock 3s: the refusal
 			// first, which is only legal after the grant.
 			sameG(linHeld("h2", span{1, 3, 3.1}, "h1")),

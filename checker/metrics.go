@@ -6,7 +6,6 @@ import (
 
 	"github.com/leasesim/leasesim/history"
 	"github.com/leasesim/leasesim/internal/dist"
-	"github.com/leasesim/leasesim/lease"
 )
 
 // Metrics summarise one run, or many merged, for reports, sweeps and the
@@ -123,22 +122,22 @@ func Measure(h *history.History) Metrics {
 func (m *Metrics) countOps(h *history.History) {
 	grants := newGrantTracker()
 	for _, op := range inProcessedOrder(h) {
-		if op.Out.Err == lease.CodeFenced {
+		if op.Output.Err == errFenced {
 			m.Fenced++
 		}
 		if op.Server != h.Grantor {
 			continue
 		}
-		switch op.In.Kind {
-		case lease.KindAcquire:
-			if op.Out.Err != lease.CodeOK {
+		switch op.Input.Kind {
+		case kindAcquire:
+			if op.Output.Err != "" {
 				continue
 			}
 			if kind, _ := grants.observe(op); kind != reconfirmed {
 				m.Acquisitions++
 			}
-		case lease.KindRenew:
-			if op.Out.Err == lease.CodeOK && op.Returned() {
+		case kindRenew:
+			if op.Output.Err == "" && op.Returned() {
 				m.Renewals++
 			} else {
 				m.RenewalFailures++

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/leasesim/leasesim/history"
-	"github.com/leasesim/leasesim/lease"
 )
 
 // registryPrefix is the key prefix of service registrations; a registrant
@@ -66,7 +65,7 @@ type sightingKey struct {
 }
 
 // checkStays checks that every listing processed after deadline shows key.
-func checkStays(v *verdict, h *history.History, key string, deadline history.Time, lists []*history.Op,
+func checkStays(v *verdict, h *history.History, key string, deadline history.Time, lists []*history.Operation,
 	seen map[sightingKey]bool) {
 	after := 0
 	for _, l := range lists {
@@ -99,8 +98,8 @@ func registrantKeys(h *history.History) []string {
 	}
 	for i := range h.Ops {
 		op := &h.Ops[i]
-		if op.Server == h.Grantor && op.In.Kind == lease.KindAcquire && strings.HasPrefix(op.In.Resource, registryPrefix) {
-			keys = append(keys, op.In.Resource)
+		if op.Server == h.Grantor && op.Input.Kind == kindAcquire && strings.HasPrefix(op.Input.Resource, registryPrefix) {
+			keys = append(keys, op.Input.Resource)
 		}
 	}
 	slices.Sort(keys)
@@ -109,10 +108,10 @@ func registrantKeys(h *history.History) []string {
 
 // listings returns the registry listings the grantor answered, in
 // processed order.
-func listings(h *history.History) []*history.Op {
-	var lists []*history.Op
+func listings(h *history.History) []*history.Operation {
+	var lists []*history.Operation
 	for _, op := range inProcessedOrder(h) {
-		if op.Server == h.Grantor && op.In.Kind == lease.KindList && op.Out.Err == lease.CodeOK {
+		if op.Server == h.Grantor && op.Input.Kind == kindList && op.Output.Err == "" {
 			lists = append(lists, op)
 		}
 	}
@@ -133,7 +132,7 @@ func seenBetween(h *history.History, key string, from, to history.Time) bool {
 // stale. Ops and sightings are merged in time order; at equal times the
 // ops come first.
 func checkStaleness(v *verdict, h *history.History) int {
-	s := staleness{v: v, h: h, alive: make(map[string]aliveUntil), keys: make(map[string][]lease.KV)}
+	s := staleness{v: v, h: h, alive: make(map[string]aliveUntil), keys: make(map[string][]history.KV)}
 	next := sightingsInOrder(h.Sightings)
 	for _, op := range inProcessedOrder(h) {
 		for len(next) > 0 && h.Sightings[next[0]].At < op.Processed {
@@ -162,33 +161,33 @@ func sightingsInOrder(ss []history.RegistrationSighted) []int32 {
 // grant or renewal that set it.
 type aliveUntil struct {
 	at history.Time
-	by *history.Op
+	by *history.Operation
 }
 
 // staleness is the state of the registry staleness sweep.
 type staleness struct {
 	v     *verdict
 	h     *history.History
-	alive map[string]aliveUntil // by key
-	keys  map[string][]lease.KV // the keys attached to each resource's latest grant
+	alive map[string]aliveUntil   // by key
+	keys  map[string][]history.KV // the keys attached to each resource's latest grant
 	stale int
 }
 
 // op extends the life of the keys of a lease granted or renewed by op.
-func (s *staleness) op(op *history.Op) {
+func (s *staleness) op(op *history.Operation) {
 	switch {
 	case isAcquireOK(s.h, op):
-		s.keys[op.In.Resource] = op.In.Keys
-	case isGrantorOK(s.h, op, lease.KindRenew):
+		s.keys[op.Input.Resource] = op.Input.Keys
+	case isGrantorOK(s.h, op, kindRenew):
 	default:
 		return
 	}
-	ttl := op.Out.TTL
+	ttl := op.Output.TTL
 	if ttl <= 0 {
 		ttl = s.h.Lease.TTL
 	}
 	until := op.Processed.Add(holdTrue(s.h.Lease, ttl))
-	for _, kv := range s.keys[op.In.Resource] {
+	for _, kv := range s.keys[op.Input.Resource] {
 		if a := s.alive[kv.Key]; a.by == nil || until > a.at {
 			s.alive[kv.Key] = aliveUntil{at: until, by: op}
 		}

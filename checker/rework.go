@@ -5,7 +5,6 @@ import (
 	"slices"
 
 	"github.com/leasesim/leasesim/history"
-	"github.com/leasesim/leasesim/lease"
 )
 
 // run is one start of work on a task: a successful acquire on it that the
@@ -14,7 +13,7 @@ import (
 // later run under the same token resumes that token's work after its
 // holder lost and regained belief (a re-confirmed grant).
 type run struct {
-	grant    *history.Op // the acquire; nil if units came under a token no recorded grant issued
+	grant    *history.Operation // the acquire; nil if units came under a token no recorded grant issued
 	token    uint64
 	fresh    bool // the first run under token on the task
 	handoff  bool // fresh, and some unit of the task was executed before
@@ -40,7 +39,7 @@ type taskWork struct {
 	runs    []run
 	first   []history.Time // first execution of each unit index, history.Never if none
 	maxExec int            // highest unit index executed so far, -1 if none
-	done    []*history.Op
+	done    []*history.Operation
 }
 
 // rework is the at-least-once accounting of a run: per task, its runs and
@@ -118,33 +117,33 @@ func (s *reworkSweep) indexBeliefs() {
 // actedOn reports whether the holder acted on grant: its reply arrived and
 // started a belief. A reply the holder ignored (it arrived after the
 // request timed out, or a duplicate) starts no run.
-func (s *reworkSweep) actedOn(grant *history.Op) bool {
+func (s *reworkSweep) actedOn(grant *history.Operation) bool {
 	if !grant.Returned() {
 		return false
 	}
-	res := grant.In.Resource
+	res := grant.Input.Resource
 	return !s.believed[res] ||
-		s.starts[beliefStart{holder: grant.Client, resource: res, token: grant.Out.Token, at: grant.Return}]
+		s.starts[beliefStart{holder: grant.Client, resource: res, token: grant.Output.Token, at: grant.Return}]
 }
 
 // op folds a grantor operation into the accounting.
-func (s *reworkSweep) op(op *history.Op) {
+func (s *reworkSweep) op(op *history.Operation) {
 	switch {
 	case isAcquireOK(s.h, op):
-		tw := s.byID[op.In.Resource]
+		tw := s.byID[op.Input.Resource]
 		if tw == nil || !s.actedOn(op) {
 			return // not a task, or a grant nobody acted on
 		}
-		r := run{grant: op, token: op.Out.Token, fresh: tw.runOf(op.Out.Token) < 0, lowest: -1,
-			accepted: acceptedProgress(s.ck, op.In.Resource), handed: history.DecodeProgress(op.Out.State).Units}
+		r := run{grant: op, token: op.Output.Token, fresh: tw.runOf(op.Output.Token) < 0, lowest: -1,
+			accepted: acceptedProgress(s.ck, op.Input.Resource), handed: history.DecodeProgress(op.Output.State).Units}
 		r.handoff = r.fresh && tw.maxExec >= 0
 		if r.handoff {
 			s.rw.handoffs++
 		}
 		tw.runs = append(tw.runs, r)
-	case isGrantorOK(s.h, op, lease.KindCheckpoint):
+	case isGrantorOK(s.h, op, kindCheckpoint):
 		s.ck.accept(op)
-		if tw := s.byID[op.In.Resource]; tw != nil && history.DecodeProgress(op.In.State).Done {
+		if tw := s.byID[op.Input.Resource]; tw != nil && history.DecodeProgress(op.Input.State).Done {
 			tw.done = append(tw.done, op)
 		}
 	}
@@ -166,7 +165,7 @@ func unitsInOrder(us []history.UnitDone) []int32 {
 // resource, 0 if none.
 func acceptedProgress(ck checkpointTracker, resource string) int {
 	if c := ck.latest(resource); c != nil {
-		return history.DecodeProgress(c.In.State).Units
+		return history.DecodeProgress(c.Input.State).Units
 	}
 	return 0
 }

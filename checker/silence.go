@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/leasesim/leasesim/history"
-	"github.com/leasesim/leasesim/lease"
 )
 
 // reportedBeliefs makes P1 unknown for every holder that received a grant
@@ -36,14 +35,14 @@ func reportedBeliefs(v *verdict) {
 		}
 	}
 	type silence struct {
-		first    *history.Op
+		first    *history.Operation
 		reported bool
 	}
 	holders := make(map[string]*silence) // looked up, never iterated
 	var order []string
 	for i := range h.Ops {
 		op := &h.Ops[i]
-		if op.In.Kind != lease.KindAcquire || op.Out.Err != lease.CodeOK || op.Out.Token == 0 || !op.Returned() {
+		if op.Input.Kind != kindAcquire || op.Output.Err != "" || op.Output.Token == 0 || !op.Returned() {
 			continue
 		}
 		if time.Duration(op.Return-op.Call) > patience(h, op) {
@@ -55,7 +54,7 @@ func reportedBeliefs(v *verdict) {
 			holders[op.Client] = s
 			order = append(order, op.Client)
 		}
-		if start, ok := earliest[key{op.Client, op.In.Resource, op.Out.Token}]; ok && start <= int64(op.Return) {
+		if start, ok := earliest[key{op.Client, op.Input.Resource, op.Output.Token}]; ok && start <= int64(op.Return) {
 			s.reported = true
 		}
 	}
@@ -63,7 +62,7 @@ func reportedBeliefs(v *verdict) {
 		if s := holders[holder]; !s.reported {
 			v.dontKnow(fmt.Sprintf("holder %s was granted %s (token %d) at %v but reported no belief for any "+
 				"grant it received, so P1 cannot judge it: does the implementation report its beliefs "+
-				"(lease.Observer)?", holder, s.first.In.Resource, s.first.Out.Token, s.first.Return))
+				"(lease.Observer)?", holder, s.first.Input.Resource, s.first.Output.Token, s.first.Return))
 		}
 	}
 }
@@ -74,8 +73,8 @@ func reportedBeliefs(v *verdict) {
 // ignore its reply; halved so that a holder clock drifting even well beyond
 // rho still waits that long), and never more than half the TTL (a later
 // grant may be dead on arrival).
-func patience(h *history.History, op *history.Op) time.Duration {
-	ttl := op.Out.TTL
+func patience(h *history.History, op *history.Operation) time.Duration {
+	ttl := op.Output.TTL
 	if ttl <= 0 {
 		ttl = h.Lease.TTL
 	}

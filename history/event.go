@@ -118,6 +118,14 @@ type Payload struct {
 	Keys   []KV
 }
 
+// Outcome names a reply's outcome: its Err, or "ok" when it has none.
+func (p *Payload) Outcome() string {
+	if p.Err == "" {
+		return "ok"
+	}
+	return p.Err
+}
+
 // KV is a registration: a key attached to a lease, and its value.
 type KV struct {
 	Key, Value string

@@ -1,9 +1,5 @@
 package history
 
-import (
-	"github.com/leasesim/leasesim/lease"
-)
-
 // History is everything a run recorded for the checkers, built from the
 // schema's own records: what a header, the events and the end record of
 // a history file say, held in memory.
@@ -17,9 +13,9 @@ type History struct {
 	// Grantor and Resource are the addresses of the lease store and of the
 	// fenced resource.
 	Grantor, Resource string
-	// Ops are the lease-store and resource operations, in the order their
-	// replies left the servers.
-	Ops []Op
+	// Ops are the lease-store and fenced-store operations, in the order
+	// their replies left the servers (usually processed order).
+	Ops []Operation
 	// Effects are the unfenced side effects, in the order they happened.
 	Effects []SideEffect
 	// Beliefs are the intervals in which holders believed they held a grant.
@@ -59,24 +55,6 @@ func (h *History) FaultsAt(t Time) []FaultWindow {
 	}
 	return active
 }
-
-// Op is one client-visible operation: a request a client sent and the reply
-// the server produced for it. A request the network duplicated and the
-// server processed twice is two Ops. A request the server never processed
-// is not an Op. Return is Never when the reply never reached the client:
-// the operation took effect, but the client does not know.
-type Op struct {
-	Client    string
-	Server    string
-	Call      Time          // the client sent the request
-	Processed Time          // the server processed it and sent the reply
-	Return    Time          // the reply reached the client, or Never
-	In        lease.Message // the request as the client sent it
-	Out       lease.Message // the reply as the server sent it
-}
-
-// Returned reports whether the client received the reply.
-func (o Op) Returned() bool { return o.Return != Never }
 
 // EndReason says why a belief interval ended.
 type EndReason string

@@ -22,9 +22,9 @@ func (p Progress) Encode() []byte {
 	return strconv.AppendInt(nil, int64(p.Units), 10)
 }
 
-// DecodeProgress reads checkpoint state bytes. No state, or state that is
-// not a progress, reads as no progress.
-func DecodeProgress(b []byte) Progress {
+// DecodeProgress reads checkpoint state, as bytes or as text. No state, or
+// state that is not a progress, reads as no progress.
+func DecodeProgress[S ~string | ~[]byte](b S) Progress {
 	s, done := strings.CutPrefix(string(b), "done:")
 	units, err := strconv.Atoi(s)
 	if err != nil || units < 0 {

@@ -4,30 +4,31 @@ import (
 	"math"
 	"testing"
 
-	"github.com/anishathalye/porcupine"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/leasesim/leasesim/lease"
+	"github.com/leasesim/leasesim/history"
 )
 
+// The errors of the tests' replies, as payloads name them.
 const (
-	ok         = lease.CodeOK
-	held       = lease.CodeHeld
-	expired    = lease.CodeLeaseExpired
-	fenced     = lease.CodeFenced
-	badRequest = lease.CodeBadRequest
+	ok         = ""
+	held       = string(LeaseHeld)
+	expired    = "lease_expired"
+	fenced     = string(RegisterFenced)
+	badRequest = string(LeaseBadRequest)
 )
 
 // runSteps applies steps in order: every step but the last must be legal.
 // It returns whether the last one is, and Explain's reason.
-func runSteps(t *testing.T, m porcupine.Model, steps []step) (bool, string) {
+func runSteps(t *testing.T, spec Spec, steps []step) (bool, string) {
 	t.Helper()
 	require.NotEmpty(t, steps)
+	m := spec.Model
 	state := m.Init()
 	for i, s := range steps {
 		legal, next := m.Step(state, s.in, s.out)
-		why := Explain(WirePolicy(testConfig), state, s.in, s.out)
+		why := spec.Explain(state, s.in, s.out)
 		assert.Equal(t, legal, why == "", "Step and Explain disagree at step %d: %q", i, why)
 		if i == len(steps)-1 {
 			return legal, why
@@ -88,16 +89,16 @@ func TestLeaseStoreRules(t *testing.T) {
 		{"query names the wrong token", []step{grant("h1", 0, 1, 0, ""), queryOp("h3", 1, "h1", 2, ok)}, "query names h1 tok 2, but h1 holds tok 1"},
 		{"query names an expired holder", []step{grant("h1", 0, 1, 0, ""), queryOp("h3", 6, "h1", 1, ok)}, "no unrevoked lease is live"},
 		{"query names a revoked holder", []step{grant("h1", 0, 1, 0, ""), revokeOp(1, "h1", 1, ok), queryOp("h3", 2, "h1", 1, ok)}, "no unrevoked lease is live"},
-		{"acquire failures the model cannot judge", []step{refused("h1", 1, lease.CodeGrace, ""), refused("h1", 2, lease.CodeTTLOutOfRange, ""), refused("h1", 3, lease.CodeTokenExhausted, ""), refused("h1", 4, lease.CodeBadRequest, "")}, ""},
+		{"acquire failures the model cannot judge", []step{refused("h1", 1, string(LeaseGrace), ""), refused("h1", 2, string(LeaseTTLOutOfRange), ""), refused("h1", 3, string(LeaseTokenExhausted), ""), refused("h1", 4, badRequest, "")}, ""},
 		{"acquire fenced", []step{refused("h1", 1, fenced, "")}, "acquire cannot fail with fenced"},
-		{"token at its maximum", []step{grant("h1", 0, math.MaxUint64, 0, ""), refused("h2", 6, lease.CodeTokenExhausted, ""), grant("h2", 7, math.MaxUint64, 0, "")}, "not above tok 18446744073709551615"},
-		{"reply of another kind", []step{{in: req(lease.KindRenew, "h1", 1), out: lease.Message{Kind: lease.KindAcquireReply}}}, "reply acquire_reply does not answer renew"},
-		{"list is not modelled", []step{{in: lease.Message{Kind: lease.KindList}, out: lease.Message{Kind: lease.KindListReply}}}, "not a lease-store operation"},
+		{"token at its maximum", []step{grant("h1", 0, math.MaxUint64, 0, ""), refused("h2", 6, string(LeaseTokenExhausted), ""), grant("h2", 7, math.MaxUint64, 0, "")}, "not above tok 18446744073709551615"},
+		{"reply of another kind", []step{{in: req(string(OpRenew), "h1", 1), out: history.Payload{Kind: "acquire_reply"}}}, "reply acquire_reply does not answer renew"},
+		{"list is not modelled", []step{{in: history.Operation{Input: history.Payload{Kind: "list"}}, out: history.Payload{Kind: "list_reply"}}}, "not a lease-store operation"},
 	}
-	m := LeaseStore(WirePolicy(testConfig))
+	spec := LeaseStoreSpec(testPolicy)
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			legal, why := runSteps(t, m, tc.steps)
+			legal, why := runSteps(t, spec, tc.steps)
 			if tc.why == "" {
 				assert.True(t, legal, why)
 				return
@@ -109,16 +110,16 @@ func TestLeaseStoreRules(t *testing.T) {
 }
 
 func TestLeaseStoreZeroTTLExpiresAtOnce(t *testing.T) {
-	m := LeaseStore(WirePolicy(lease.Config{TTL: ttl})) // rho 0: hold = ttl
+	spec := LeaseStoreSpec(HoldRho(0)) // hold = ttl
 	zero := grant("h1", 1, 1, 0, "")
-	zero.in.TTL, zero.out.TTL = 0, 0
-	legal, why := runSteps(t, m, []step{zero, grant("h2", 1, 2, 0, "")})
+	zero.in.Input.TTL, zero.out.TTL = 0, 0
+	legal, why := runSteps(t, spec, []step{zero, grant("h2", 1, 2, 0, "")})
 	assert.True(t, legal, why)
-	assert.Equal(t, int64(0), int64(testConfig.GrantorHold(0)))
+	assert.Equal(t, int64(0), int64(testPolicy.Hold(0)))
 }
 
 func TestLeaseStoreStepIsPure(t *testing.T) {
-	m := LeaseStore(WirePolicy(testConfig))
+	m := LeaseStore(testPolicy)
 	s0 := m.Init()
 	_, s1 := m.Step(s0, grant("h1", 0, 1, 0, "").in, grant("h1", 0, 1, 0, "").out)
 	c := ckpt("h1", 1, 1, "12", 7, ok)
@@ -148,7 +149,7 @@ func TestDescribeLeaseOp(t *testing.T) {
 		{queryOp("h3", 6, "h1", 7, ok), "query(h3) -> h1 tok 7 @g=6s"},
 		{ckpt("h1", 4, 7, "0123456789abcdefghijklmnopqrstuvwxyz", 1, ok), `checkpoint(h1, tok 7, "0123456789abcdefghijklmn"…) -> ok @g=4s`},
 	}
-	m := LeaseStore(WirePolicy(testConfig))
+	m := LeaseStore(testPolicy)
 	for _, tc := range tests {
 		t.Run(tc.want, func(t *testing.T) {
 			assert.Equal(t, tc.want, m.DescribeOperation(tc.s.in, tc.s.out))
@@ -158,14 +159,12 @@ func TestDescribeLeaseOp(t *testing.T) {
 
 func TestExplainPanicsOnAForeignState(t *testing.T) {
 	s := grant("h1", 0, 1, 0, "")
-	assert.PanicsWithValue(t, "model: Explain: int is not a state of package model", func() {
-		Explain(WirePolicy(testConfig), 3, s.in, s.out)
-	})
-	assert.Panics(t, func() { LeaseStore(WirePolicy(testConfig)).Step(leaseState{}, "acquire", s.out) })
+	assert.Panics(t, func() { LeaseStoreSpec(testPolicy).Explain(3, s.in, s.out) })
+	assert.Panics(t, func() { LeaseStore(testPolicy).Step(leaseState{}, "acquire", s.out) })
 }
 
 func TestOperationsMayBePointers(t *testing.T) {
-	m := LeaseStore(WirePolicy(testConfig))
+	m := LeaseStore(testPolicy)
 	s := grant("h1", 0, 1, 0, "")
 	legal, state := m.Step(m.Init(), &s.in, &s.out)
 	assert.True(t, legal)

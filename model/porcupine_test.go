@@ -19,7 +19,7 @@ func ops(ts []timed) []porcupine.Operation {
 	out := make([]porcupine.Operation, len(ts))
 	for i, t := range ts {
 		if t.resource != "" {
-			t.in.Resource, t.out.Resource = t.resource, t.resource
+			t.in.Input.Resource, t.out.Resource = t.resource, t.resource
 		}
 		out[i] = porcupine.Operation{ClientId: t.client, Input: t.in, Output: t.out, Call: t.call, Return: t.ret}
 	}
@@ -52,7 +52,7 @@ func TestLeaseStoreHistories(t *testing.T) {
 			{step: grant("h1", 1, 1, 0, ""), client: 0, call: 0, ret: never},
 			{step: grant("h2", 2, 2, 0, ""), client: 1, call: 5, ret: 6}}, porcupine.Illegal},
 	}
-	m := LeaseStore(WirePolicy(testConfig))
+	m := LeaseStore(testPolicy)
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			got, _ := porcupine.CheckOperationsVerbose(m, ops(tc.ops), 0)
@@ -67,7 +67,7 @@ func TestPartitionsAreSortedByResource(t *testing.T) {
 		{step: grant("h1", 1, 1, 0, ""), resource: "a"},
 		{step: renewOp("h1", 2, 1, ok), resource: "b"},
 	})
-	parts := LeaseStore(WirePolicy(testConfig)).Partition(history)
+	parts := LeaseStore(testPolicy).Partition(history)
 	if assert.Len(t, parts, 2) {
 		assert.Equal(t, []porcupine.Operation{history[1]}, parts[0])
 		assert.Equal(t, []porcupine.Operation{history[0], history[2]}, parts[1])

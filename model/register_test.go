@@ -27,10 +27,10 @@ func TestFencedRegisterRules(t *testing.T) {
 		{"bad request", []step{writeOp("h1", 1, "k", "a", badRequest, 0)}, ""},
 		{"not a register operation", []step{renewOp("h1", 0, 1, ok)}, "not a fenced-register operation"},
 	}
-	m := FencedRegister()
+	spec := FencedRegisterSpec()
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			legal, why := runSteps(t, m, tc.steps)
+			legal, why := runSteps(t, spec, tc.steps)
 			if tc.why == "" {
 				assert.True(t, legal, why)
 				return

@@ -47,7 +47,7 @@ func newGrantColors(h *history.History) grantColors {
 		add(grant{b.Resource, b.Token})
 	}
 	for _, o := range h.Ops {
-		add(grant{o.In.Resource, o.In.Token})
+		add(grant{o.Input.Resource, o.Input.Token})
 	}
 	return colors
 }

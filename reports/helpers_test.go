@@ -35,10 +35,10 @@ func kleppmann(t testing.TB) (Run, *scenarios.Outcome) {
 }
 
 // fencedWrite returns the first fenced write of a history.
-func fencedWrite(t testing.TB, h *history.History) history.Op {
+func fencedWrite(t testing.TB, h *history.History) history.Operation {
 	t.Helper()
-	i := slices.IndexFunc(h.Ops, func(o history.Op) bool {
-		return o.In.Kind == lease.KindWrite && o.Out.Err == lease.CodeFenced
+	i := slices.IndexFunc(h.Ops, func(o history.Operation) bool {
+		return o.Input.Kind == lease.KindWrite.String() && o.Output.Err == lease.CodeFenced.String()
 	})
 	require.GreaterOrEqual(t, i, 0, "the history has a fenced write")
 	return h.Ops[i]

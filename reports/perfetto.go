@@ -169,7 +169,7 @@ func (p *perfetto) beliefs(h *history.History) {
 // processing, when the reply never arrived), and as an instant on the
 // server that processed it.
 func (p *perfetto) ops(h *history.History) {
-	byClient := map[string][]history.Op{}
+	byClient := map[string][]history.Operation{}
 	for _, o := range h.Ops {
 		byClient[o.Client] = append(byClient[o.Client], o)
 	}
@@ -190,7 +190,7 @@ func (p *perfetto) ops(h *history.History) {
 }
 
 // opEnd is when an operation ended for its client.
-func opEnd(o history.Op) history.Time {
+func opEnd(o history.Operation) history.Time {
 	if o.Returned() {
 		return o.Return
 	}
@@ -198,27 +198,27 @@ func opEnd(o history.Op) history.Time {
 }
 
 // opName names an operation: its kind, and its error if it failed.
-func opName(o history.Op) string {
-	if o.Out.Err != 0 {
-		return fmt.Sprintf("%s → %s", o.In.Kind, o.Out.Err)
+func opName(o history.Operation) string {
+	if o.Output.Err != "" {
+		return fmt.Sprintf("%s → %s", o.Input.Kind, o.Output.Err)
 	}
-	return o.In.Kind.String()
+	return o.Input.Kind
 }
 
-func opArgs(o history.Op) map[string]any {
-	args := map[string]any{"client": o.Client, "server": o.Server, "result": o.Out.Err.String(),
+func opArgs(o history.Operation) map[string]any {
+	args := map[string]any{"client": o.Client, "server": o.Server, "result": o.Output.Outcome(),
 		"call_ns": int64(o.Call), "processed_ns": int64(o.Processed), "returned": o.Returned()}
-	if o.In.Resource != "" {
-		args["resource"] = o.In.Resource
+	if o.Input.Resource != "" {
+		args["resource"] = o.Input.Resource
 	}
-	if o.In.Token != 0 {
-		args["token"] = o.In.Token
+	if o.Input.Token != 0 {
+		args["token"] = o.Input.Token
 	}
-	if o.Out.Token != 0 {
-		args["reply_token"] = o.Out.Token
+	if o.Output.Token != 0 {
+		args["reply_token"] = o.Output.Token
 	}
-	if o.In.Key != "" {
-		args["key"] = o.In.Key
+	if o.Input.Key != "" {
+		args["key"] = o.Input.Key
 	}
 	if o.Returned() {
 		args["return_ns"] = int64(o.Return)

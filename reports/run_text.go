@@ -9,7 +9,7 @@ import (
 
 	"github.com/leasesim/leasesim/checker"
 	"github.com/leasesim/leasesim/history"
-	"github.com/leasesim/leasesim/lease"
+	"github.com/leasesim/leasesim/model"
 	"github.com/leasesim/leasesim/scenarios"
 	"github.com/leasesim/leasesim/sim"
 )
@@ -120,12 +120,12 @@ func writeFenced(t *textWriter, out *scenarios.Outcome) {
 	}
 	var lines []string
 	for _, op := range out.History.Ops {
-		if op.Out.Err != lease.CodeFenced || (op.In.Kind != lease.KindWrite && op.In.Kind != lease.KindCheckpoint) {
+		if op.Output.Err != string(model.RegisterFenced) || (op.Input.Kind != string(model.OpWrite) && op.Input.Kind != string(model.OpCheckpoint)) {
 			continue
 		}
-		line := fmt.Sprintf("%s  %s %s under token %d refused by %s", formatTime(op.Processed), op.Client, op.In.Kind, op.In.Token, op.Server)
-		if op.Out.Token > op.In.Token {
-			line += fmt.Sprintf(" (it had accepted token %d)", op.Out.Token)
+		line := fmt.Sprintf("%s  %s %s under token %d refused by %s", formatTime(op.Processed), op.Client, op.Input.Kind, op.Input.Token, op.Server)
+		if op.Output.Token > op.Input.Token {
+			line += fmt.Sprintf(" (it had accepted token %d)", op.Output.Token)
 		}
 		lines = append(lines, line)
 	}

@@ -6,7 +6,7 @@ import (
 	"slices"
 
 	"github.com/leasesim/leasesim/history"
-	"github.com/leasesim/leasesim/lease"
+	"github.com/leasesim/leasesim/model"
 )
 
 // fence is an interval in which the fenced store's highest accepted token
@@ -22,25 +22,25 @@ type fence struct {
 
 // fences returns the store's fences, by resource (sorted), then in time.
 func fences(h *history.History) []fence {
-	var accepted []history.Op
+	var accepted []history.Operation
 	for _, o := range h.Ops {
-		if o.Server == h.Resource && o.In.Kind == lease.KindWrite && o.Out.Err == lease.CodeOK {
+		if o.Server == h.Resource && o.Input.Kind == string(model.OpWrite) && o.Output.Err == "" {
 			accepted = append(accepted, o)
 		}
 	}
-	slices.SortStableFunc(accepted, func(a, b history.Op) int {
-		return cmp.Or(cmp.Compare(a.In.Resource, b.In.Resource), cmp.Compare(a.Processed, b.Processed))
+	slices.SortStableFunc(accepted, func(a, b history.Operation) int {
+		return cmp.Or(cmp.Compare(a.Input.Resource, b.Input.Resource), cmp.Compare(a.Processed, b.Processed))
 	})
 	var out []fence
 	for _, o := range accepted {
 		last := len(out) - 1
-		if last >= 0 && out[last].Resource == o.In.Resource {
+		if last >= 0 && out[last].Resource == o.Input.Resource {
 			out[last].End = o.Processed
-			if o.In.Token <= out[last].Token {
+			if o.Input.Token <= out[last].Token {
 				continue // the same fence (a lower token here is a P2 violation, which P2 reports)
 			}
 		}
-		out = append(out, fence{Resource: o.In.Resource, Token: o.In.Token, Start: o.Processed, End: o.Processed})
+		out = append(out, fence{Resource: o.Input.Resource, Token: o.Input.Token, Start: o.Processed, End: o.Processed})
 	}
 	return out
 }

@@ -7,7 +7,7 @@ import (
 	"strings"
 
 	"github.com/leasesim/leasesim/history"
-	"github.com/leasesim/leasesim/lease"
+	"github.com/leasesim/leasesim/model"
 )
 
 // addOpMarks marks the operations that tell a lease's story on the lanes:
@@ -74,7 +74,7 @@ func markKinds(h *history.History) []string {
 	for i, o := range h.Ops {
 		kinds[i] = markKind(o)
 		if kinds[i] == "grant" {
-			g := grant{o.Out.Resource, o.Out.Token}
+			g := grant{o.Output.Resource, o.Output.Token}
 			if granted[g] {
 				kinds[i] = "reacquire"
 			}
@@ -93,7 +93,7 @@ func markKinds(h *history.History) []string {
 func staleWrites(h *history.History) []int {
 	var accepted []int
 	for i, o := range h.Ops {
-		if o.In.Kind == lease.KindWrite && o.Out.Err == lease.CodeOK {
+		if o.Input.Kind == string(model.OpWrite) && o.Output.Err == "" {
 			accepted = append(accepted, i)
 		}
 	}
@@ -102,34 +102,34 @@ func staleWrites(h *history.History) []int {
 	var stale []int
 	for _, i := range accepted {
 		o := h.Ops[i]
-		if o.In.Token < highest[o.In.Resource] {
+		if o.Input.Token < highest[o.Input.Resource] {
 			stale = append(stale, i)
 		}
-		highest[o.In.Resource] = max(highest[o.In.Resource], o.In.Token)
+		highest[o.Input.Resource] = max(highest[o.Input.Resource], o.Input.Token)
 	}
 	return stale
 }
 
 // markKind says how an operation is marked, or "" if it is not.
-func markKind(o history.Op) string {
-	ok, fenced := o.Out.Err == lease.CodeOK, o.Out.Err == lease.CodeFenced
-	switch o.In.Kind {
-	case lease.KindWrite:
+func markKind(o history.Operation) string {
+	ok, fenced := o.Output.Err == "", o.Output.Err == string(model.RegisterFenced)
+	switch o.Input.Kind {
+	case string(model.OpWrite):
 		if fenced {
 			return "fenced"
 		}
 		return "write"
-	case lease.KindCheckpoint:
+	case string(model.OpCheckpoint):
 		if fenced {
 			return "checkpoint-fenced"
 		}
 		return "checkpoint"
-	case lease.KindRenew:
+	case string(model.OpRenew):
 		if ok {
 			return "renew"
 		}
 		return "renew-refused"
-	case lease.KindAcquire:
+	case string(model.OpAcquire):
 		if ok {
 			return "grant"
 		}
@@ -139,11 +139,11 @@ func markKind(o history.Op) string {
 
 // opGrant is the grant an operation acted under: the request's token, or
 // for an acquire the token it was granted.
-func opGrant(o history.Op) grant {
-	if o.In.Kind == lease.KindAcquire {
-		return grant{o.Out.Resource, o.Out.Token}
+func opGrant(o history.Operation) grant {
+	if o.Input.Kind == string(model.OpAcquire) {
+		return grant{o.Output.Resource, o.Output.Token}
 	}
-	return grant{o.In.Resource, o.In.Token}
+	return grant{o.Input.Resource, o.Input.Token}
 }
 
 // markVerb is what each mark says happened.
@@ -161,21 +161,21 @@ var markVerb = map[string]string{
 
 // opTitle is a mark's hover text: what happened, under which grant, and
 // when the request was sent, processed and answered.
-func opTitle(o history.Op, kind string) string {
+func opTitle(o history.Operation, kind string) string {
 	var sb strings.Builder
 	if kind == "grant" {
 		fmt.Fprintf(&sb, "%s %s to %s (TTL %s)", o.Server, markVerb[kind],
-			o.Client, o.Out.TTL)
-		sb.WriteString("\n" + grantLabel(grant{o.Out.Resource, o.Out.Token}))
+			o.Client, o.Output.TTL)
+		sb.WriteString("\n" + grantLabel(grant{o.Output.Resource, o.Output.Token}))
 	} else {
-		fmt.Fprintf(&sb, "%s %s %s → %s: %s", o.Client, o.In.Kind, grantLabel(opGrant(o)),
+		fmt.Fprintf(&sb, "%s %s %s → %s: %s", o.Client, o.Input.Kind, grantLabel(opGrant(o)),
 			o.Server, markVerb[kind])
 	}
-	if o.Out.Err != lease.CodeOK && kind != "fenced" && kind != "checkpoint-fenced" {
-		fmt.Fprintf(&sb, " (%s)", o.Out.Err)
+	if o.Output.Err != "" && kind != "fenced" && kind != "checkpoint-fenced" {
+		fmt.Fprintf(&sb, " (%s)", o.Output.Err)
 	}
-	if o.In.Key != "" {
-		fmt.Fprintf(&sb, "\nkey %s", o.In.Key)
+	if o.Input.Key != "" {
+		fmt.Fprintf(&sb, "\nkey %s", o.Input.Key)
 	}
 	reply := "reply lost"
 	if o.Returned() {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/leasesim/leasesim/checker"
 	"github.com/leasesim/leasesim/history"
+	"github.com/leasesim/leasesim/history/leasewire"
 	"github.com/leasesim/leasesim/lease"
 )
 
@@ -227,11 +228,11 @@ func TestCutFromGrantor(t *testing.T) {
 }
 
 func TestMarkKinds(t *testing.T) {
-	op := func(kind lease.Kind, err lease.ErrCode, token uint64) history.Op {
-		return history.Op{Client: "h1", Server: "grantor", In: lease.Message{Kind: kind, Resource: "lock", Token: token},
-			Out: lease.Message{Kind: kind.Reply(), Resource: "lock", Token: token, Err: err}}
+	op := func(kind lease.Kind, err lease.ErrCode, token uint64) history.Operation {
+		return leasewire.NewOperation("h1", "grantor", 0, 0, 0, lease.Message{Kind: kind, Resource: "lock", Token: token},
+			lease.Message{Kind: kind.Reply(), Resource: "lock", Token: token, Err: err})
 	}
-	h := &history.History{Ops: []history.Op{
+	h := &history.History{Ops: []history.Operation{
 		op(lease.KindAcquire, lease.CodeOK, 1),
 		op(lease.KindAcquire, lease.CodeOK, 1), // the holder re-confirms its own grant
 		op(lease.KindAcquire, lease.CodeHeld, 0),
@@ -254,11 +255,12 @@ func TestMarkKinds(t *testing.T) {
 }
 
 func TestFences(t *testing.T) {
-	write := func(resource string, token uint64, at history.Time, err lease.ErrCode) history.Op {
-		return history.Op{Client: "h", Server: "store", Processed: at,
-			In: lease.Message{Kind: lease.KindWrite, Resource: resource, Token: token}, Out: lease.Message{Err: err}}
+	write := func(resource string, token uint64, at history.Time, err lease.ErrCode) history.Operation {
+		return leasewire.NewOperation("h", "store", at, at, at,
+			lease.Message{Kind: lease.KindWrite, Resource: resource, Token: token},
+			lease.Message{Kind: lease.KindWriteReply, Resource: resource, Err: err})
 	}
-	h := &history.History{Resource: "store", Ops: []history.Op{
+	h := &history.History{Resource: "store", Ops: []history.Operation{
 		write("lock", 1, 10, lease.CodeOK),
 		write("b", 1, 12, lease.CodeOK),
 		write("lock", 1, 20, lease.CodeOK),

@@ -105,10 +105,11 @@ func (b *builder) finish(h *history.History, plan faults.Schedule, res sim.Resul
 		h.GrantorSyncs = g.Storage().Syncs()
 	}
 	done := make(map[string]history.Time)
-	for _, op := range h.Ops {
-		if op.In.Kind == lease.KindCheckpoint && op.Out.Err == lease.CodeOK && history.DecodeProgress(op.In.State).Done {
-			if _, seen := done[op.In.Resource]; !seen {
-				done[op.In.Resource] = op.Processed
+	for i := range h.Ops {
+		op := &h.Ops[i]
+		if op.Input.Kind == kindCheckpoint && op.Output.OK && history.DecodeProgress(op.Input.State).Done {
+			if _, seen := done[op.Input.Resource]; !seen {
+				done[op.Input.Resource] = op.Processed
 			}
 		}
 	}
@@ -120,6 +121,9 @@ func (b *builder) finish(h *history.History, plan faults.Schedule, res sim.Resul
 	h.Contended = b.contended()
 	h.Premises = evaluatePremises(b.sc.Premises, premiseView{h: h, log: log, ttl: b.cfg.TTL})
 }
+
+// kindCheckpoint is the payload kind of a checkpoint request.
+var kindCheckpoint = lease.KindCheckpoint.String()
 
 // faultWindows returns the kernel's fault windows as the history records
 // them: the kind by its name, the node and then the peer.

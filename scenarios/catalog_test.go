@@ -53,13 +53,13 @@ func TestCatalog(t *testing.T) {
 func expectStaleWriteFenced(t *testing.T, out *scenarios.Outcome) {
 	var fenced, newer bool
 	for _, op := range out.History.Ops {
-		if op.In.Kind != lease.KindWrite {
+		if op.Input.Kind != lease.KindWrite.String() {
 			continue
 		}
-		if op.Client == "h2" && op.Out.Err == lease.CodeOK && op.In.Token > 1 {
+		if op.Client == "h2" && op.Output.OK && op.Input.Token > 1 {
 			newer = true
 		}
-		if op.Client == "h1" && op.Out.Err == lease.CodeFenced && newer {
+		if op.Client == "h1" && op.Output.Err == lease.CodeFenced.String() && newer {
 			fenced = true
 		}
 	}
@@ -86,9 +86,9 @@ func expectFencingHolds(t *testing.T, out *scenarios.Outcome) {
 func expectTokensIncreaseAcrossRestarts(t *testing.T, out *scenarios.Outcome) {
 	var last uint64
 	for _, op := range out.History.Ops {
-		if op.In.Kind == lease.KindAcquire && op.In.Resource == "lock" && op.Out.Err == lease.CodeOK && op.Out.Token != last {
-			assert.Greater(t, op.Out.Token, last, "tokens continue after a restart")
-			last = op.Out.Token
+		if op.Input.Kind == lease.KindAcquire.String() && op.Input.Resource == "lock" && op.Output.OK && op.Output.Token != last {
+			assert.Greater(t, op.Output.Token, last, "tokens continue after a restart")
+			last = op.Output.Token
 		}
 	}
 	assert.Positive(t, last)

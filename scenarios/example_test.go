@@ -20,8 +20,8 @@ func ExampleExecute() {
 		fmt.Println(r.Property, r.Name, r.Status)
 	}
 	for _, op := range out.History.Ops {
-		if op.In.Kind == lease.KindWrite && op.Out.Err == lease.CodeFenced {
-			fmt.Printf("%s's write under token %d was fenced\n", op.Client, op.In.Token)
+		if op.Input.Kind == "write" && op.Output.Err == "fenced" {
+			fmt.Printf("%s's write under token %d was fenced\n", op.Client, op.Input.Token)
 			break
 		}
 	}

@@ -60,7 +60,7 @@ func BenchmarkLeaseWorkload(b *testing.B) {
 				b.Fatal(err)
 			}
 			for _, op := range out.History.Ops {
-				if op.In.Kind == lease.KindWrite && op.Out.Err == lease.CodeOK {
+				if op.Input.Kind == lease.KindWrite.String() && op.Output.OK {
 					writes++
 				}
 			}

@@ -5,19 +5,23 @@ import (
 	"time"
 
 	"github.com/leasesim/leasesim/history"
+	"github.com/leasesim/leasesim/history/leasewire"
 	"github.com/leasesim/leasesim/lease"
 	"github.com/leasesim/leasesim/sim"
 )
 
 // recorder builds the history of a run from what crosses the network and
-// what the holders report. It only reads: recording never changes the run,
-// so the trace hash is the same with checking on or off.
+// what the holders report: the adapter from leasesim's own protocol to the
+// history's records. Each operation's request and reply are converted to
+// the history's payloads (leasewire.Payload) as they are recorded. It only
+// reads: recording never changes the run, so the trace hash is the same
+// with checking on or off.
 //
 // Its tables grow with what the run does, from small: a guess of the run's
 // size would over-allocate, and a large table sits in memory as ballast.
 // Requests are keyed by integers (node ids), so no string is hashed per
 // message, and a request's message is kept only until its first reply
-// copies it into the history.
+// turns it into the history's operation.
 type recorder struct {
 	w        *sim.World
 	h        *history.History
@@ -45,7 +49,7 @@ type call struct {
 	server sim.NodeID
 	reply  lease.Kind // the reply kind that answers it
 	// in is the request's slot in recorder.ins until its first reply is
-	// recorded; afterwards the message is that op's In, and in is -1.
+	// recorded; afterwards the request is that op's Input, and in is -1.
 	in    int32
 	first int32 // the first op recorded for it, -1 before
 	// head and tail list the ops whose reply has not reached the client,
@@ -84,15 +88,17 @@ func (r *recorder) sent(from, to *sim.Node, m lease.Message) {
 	c := &r.requests[i]
 	now := history.Time(r.w.Now())
 	op := int32(len(r.h.Ops))
-	r.h.Ops = append(doubled(r.h.Ops), history.Op{Client: to.Name(), Server: from.Name(), Call: c.at,
-		Return: history.Never, Out: m, Processed: now})
 	if c.first < 0 {
-		r.h.Ops[op].In = r.ins[c.in]
+		r.h.Ops = append(doubled(r.h.Ops), leasewire.NewOperation(to.Name(), from.Name(), c.at, now, history.Never,
+			r.ins[c.in], m))
 		r.ins[c.in] = lease.Message{}
 		r.freeIns = append(r.freeIns, c.in)
 		c.in, c.first = -1, op
-	} else {
-		r.h.Ops[op].In = r.h.Ops[c.first].In
+	} else { // the same request processed again: the first one's input
+		first := &r.h.Ops[c.first]
+		r.h.Ops = append(doubled(r.h.Ops), history.Operation{Client: first.Client, Incarnation: first.Incarnation,
+			Server: from.Name(), ID: first.ID, Call: c.at, Processed: now, Return: history.Never, Input: first.Input,
+			Output: leasewire.Payload(m)})
 	}
 	r.nextUnreturned = append(doubled(r.nextUnreturned), -1)
 	if c.tail >= 0 {

@@ -122,13 +122,9 @@ func Events(h *history.History, m Meta) (history.Header, []history.Event, histor
 	if head.Resources == nil {
 		head.Resources = resourcesOf(h)
 	}
-	ops := make([]history.Operation, len(h.Ops))
 	events := make([]history.Event, 0, len(h.Ops)+len(h.Beliefs)+len(h.Units)+len(h.Tasks)+len(h.Effects)+
 		len(h.Sightings)+len(h.Faults)+len(h.Premises))
-	for i, op := range h.Ops {
-		ops[i] = Operation(op)
-		events = append(events, &ops[i])
-	}
+	events = appendEvents(events, h.Ops)
 	events = appendEvents(events, h.Beliefs)
 	events = appendEvents(events, h.Units)
 	events = appendEvents(events, h.Tasks)
@@ -136,7 +132,7 @@ func Events(h *history.History, m Meta) (history.Header, []history.Event, histor
 	events = appendEvents(events, h.Sightings)
 	events = appendEvents(events, h.Faults)
 	events = appendEvents(events, h.Premises)
-	events = append(events, Derived(ops, head.FencedServers)...)
+	events = append(events, Derived(h.Ops, head.FencedServers)...)
 	end := history.RunEnd{At: h.End, MaxDriftPPB: h.MaxDriftPPB, StoreSyncs: h.GrantorSyncs}
 	return head, events, end
 }
@@ -181,12 +177,15 @@ func nonEmpty(s string) []string {
 	return []string{s}
 }
 
+// kindAcquire is the payload kind of an acquire.
+var kindAcquire = lease.KindAcquire.String()
+
 // holdersOf returns the holders a history names, sorted: the clients that
 // asked for a lease, the holders that believed, the workers.
 func holdersOf(h *history.History) []string {
 	var out []string
 	for _, op := range h.Ops {
-		if op.In.Kind == lease.KindAcquire {
+		if op.Input.Kind == kindAcquire {
 			out = append(out, op.Client)
 		}
 	}
@@ -203,8 +202,8 @@ func holdersOf(h *history.History) []string {
 func resourcesOf(h *history.History) []string {
 	var out []string
 	for _, op := range h.Ops {
-		if op.In.Resource != "" && op.Server == h.Grantor {
-			out = append(out, op.In.Resource)
+		if op.Input.Resource != "" && op.Server == h.Grantor {
+			out = append(out, op.Input.Resource)
 		}
 	}
 	for _, b := range h.Beliefs {

@@ -70,8 +70,7 @@ type builder struct {
 	h       *history.History
 	meta    Meta
 	fenced  []string
-	ops     []history.Operation // as read, for Derived
-	derived []derivedRecord     // the write and checkpoint records of the file
+	derived []derivedRecord // the write and checkpoint records of the file
 	actions []lineAction
 }
 
@@ -143,12 +142,10 @@ func (b *builder) add(e history.Event, line int) error {
 	h := b.h
 	switch e := e.(type) {
 	case *history.Operation:
-		op, err := Op(e)
-		if err != nil {
+		if err := checkOperation(e); err != nil {
 			return b.errAt(line, "", err)
 		}
-		h.Ops = append(h.Ops, op)
-		b.ops = append(b.ops, *e)
+		h.Ops = append(h.Ops, *e)
 	case *history.BeliefInterval:
 		h.Beliefs = append(h.Beliefs, *e)
 	case *history.Action:
@@ -192,7 +189,7 @@ func checkWindow(e *history.FaultWindow) error {
 // applies the actions to the beliefs, and takes the end record.
 func (b *builder) finish(end history.RunEnd, endLine int) error {
 	if len(b.derived) > 0 {
-		want := Derived(b.ops, b.fenced)
+		want := Derived(b.h.Ops, b.fenced)
 		for i, d := range b.derived {
 			if i >= len(want) || !reflect.DeepEqual(d.e, want[i]) {
 				return b.errAt(d.line, "", errors.New(explainDerived(d.e, want, i)))

@@ -10,13 +10,6 @@ import (
 	"github.com/leasesim/leasesim/lease"
 )
 
-// Operation returns op as the schema's operation. The request id splits
-// into the incarnation (its high 32 bits, lease.Incarnation) and the
-// request's sequence number within it (ID).
-func Operation(op history.Op) history.Operation {
-	return NewOperation(op.Client, op.Server, op.Call, op.Processed, op.Return, op.In, op.Out)
-}
-
 // NewOperation returns the schema's operation for request in, sent by
 // client at call, and reply out, produced by server at processed and
 // received at ret (history.Never if it never was).
@@ -26,37 +19,37 @@ func NewOperation(client, server string, call, processed, ret history.Time, in, 
 		Input: Payload(in), Output: Payload(out)}
 }
 
-// Op returns o as the legacy operation the checkers read, the inverse of
-// Operation. Errors are *FieldError naming the operation's wire field.
-func Op(o *history.Operation) (history.Op, error) {
+// checkOperation checks that o is an operation of leasesim's protocol,
+// as the checkers read it: a request id that splits into a 32-bit
+// incarnation and sequence number, a known processing time, and a request
+// and its reply that leasesim's messages can say (Message). Errors are
+// *FieldError naming the operation's wire field.
+func checkOperation(o *history.Operation) error {
 	switch {
 	case o.ID > math.MaxUint32:
-		return history.Op{}, fieldErr("id", "%d: leasesim's request ids hold a 32-bit sequence number below the incarnation", o.ID)
+		return fieldErr("id", "%d: leasesim's request ids hold a 32-bit sequence number below the incarnation", o.ID)
 	case o.Incarnation > math.MaxUint32:
-		return history.Op{}, fieldErr("incarnation", "%d: leasesim's request ids hold a 32-bit incarnation", o.Incarnation)
+		return fieldErr("incarnation", "%d: leasesim's request ids hold a 32-bit incarnation", o.Incarnation)
 	case o.Processed == history.Unknown:
-		return history.Op{}, fieldErr("processed_ns", "missing: the checkers need when the server processed the request")
+		return fieldErr("processed_ns", "missing: the checkers need when the server processed the request")
 	case o.Output.Kind == "":
-		return history.Op{}, fieldErr("output", "missing: the checkers need the reply the server produced")
+		return fieldErr("output", "missing: the checkers need the reply the server produced")
 	}
 	in, err := Message(o.Input)
 	if err != nil {
-		return history.Op{}, under("input", err)
+		return under("input", err)
 	}
 	out, err := Message(o.Output)
 	if err != nil {
-		return history.Op{}, under("output", err)
+		return under("output", err)
 	}
 	switch {
 	case !in.Kind.IsRequest():
-		return history.Op{}, fieldErr("input.kind", "%q is a reply, not a request", o.Input.Kind)
+		return fieldErr("input.kind", "%q is a reply, not a request", o.Input.Kind)
 	case out.Kind != in.Kind.Reply():
-		return history.Op{}, fieldErr("output.kind", "%q does not answer %q (want %q)", o.Output.Kind, o.Input.Kind, in.Kind.Reply())
+		return fieldErr("output.kind", "%q does not answer %q (want %q)", o.Output.Kind, o.Input.Kind, in.Kind.Reply())
 	}
-	in.ReqID = o.Incarnation<<32 | o.ID
-	out.ReqID, out.Client = in.ReqID, in.Client
-	return history.Op{Client: o.Client, Server: o.Server, Call: o.Call, Processed: o.Processed,
-		Return: o.Return, In: in, Out: out}, nil
+	return nil
 }
 
 // under prefixes a *FieldError's field with parent.
