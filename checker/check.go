@@ -14,9 +14,12 @@ type Options struct {
 	// LinearizabilityTimeout bounds the porcupine search (P3); running out
 	// gives Unknown, never OK. Zero means DefaultLinearizabilityTimeout.
 	LinearizabilityTimeout time.Duration
-	// OutDir, when set, is where P3 writes linearizability.html on a
-	// violation or an unknown verdict.
-	OutDir string
+	// Visualize asks P3 for porcupine's visualisation of the run on a
+	// violation or an unknown verdict, returned in its Result
+	// (Visualization) for reports to write; the checkers write no file.
+	// Rendering it costs a porcupine run over the partitions the
+	// checker proved illegal, so sweeps leave it off.
+	Visualize bool
 }
 
 // DefaultLinearizabilityTimeout bounds one porcupine check.

@@ -41,10 +41,10 @@ import (
 // (DefaultLinearizabilityTimeout if zero); running out is Unknown, never
 // OK. A violation names, per resource, the first operation that breaks the
 // specification, why, the state it met, and the faults active when the
-// server processed it. On Illegal or Unknown, when opts.OutDir is set,
-// porcupine's visualisation is written to linearizability.html there, with
-// the faults as annotations, and Result.Artifact names it. The only clock
-// read is porcupine's own timeout.
+// server processed it. On Illegal or Unknown, when opts.Visualize is set,
+// porcupine's visualisation, with the faults as annotations, is returned in
+// Result.Visualization; the checker writes no file. The only clock read is
+// porcupine's own timeout.
 func Linearizability(h *history.History, opts Options) Result {
 	const name = "linearizability"
 	if h == nil {
@@ -82,7 +82,7 @@ func Linearizability(h *history.History, opts Options) Result {
 		}
 	}
 	r := v.result(name, okSummary)
-	if opts.OutDir == "" || r.Status == OK {
+	if !opts.Visualize || r.Status == OK {
 		return r
 	}
 	if verdict == porcupine.Ok {
@@ -91,10 +91,10 @@ func Linearizability(h *history.History, opts Options) Result {
 		// is already in hand.
 		_, info = porcupine.CheckOperationsVerbose(l.model, decided, min(timeout, visualizeTimeout))
 	}
-	if path, err := l.visualize(info, opts.OutDir); err != nil {
+	if page, err := l.visualize(info); err != nil {
 		r.Summary += "; " + err.Error()
 	} else {
-		r.Artifact = path
+		r.Visualization = page
 	}
 	return r
 }

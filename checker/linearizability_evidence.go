@@ -5,15 +5,12 @@ import (
 	"cmp"
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/anishathalye/porcupine"
-	"github.com/google/renameio/v2"
 
 	"github.com/leasesim/leasesim/history"
 	"github.com/leasesim/leasesim/model"
@@ -255,33 +252,15 @@ func (l *linHistory) specOf(kind string) model.Spec {
 	return l.store
 }
 
-// visualize writes porcupine's visualisation, with the faults as
-// annotations, to dir/linearizability.html and returns its path.
-func (l *linHistory) visualize(info porcupine.LinearizationInfo, dir string) (string, error) {
+// visualize renders porcupine's visualisation, with the faults as
+// annotations and the node names as row labels, in memory.
+func (l *linHistory) visualize(info porcupine.LinearizationInfo) ([]byte, error) {
 	info.AddAnnotations(l.annotations())
-	path := filepath.Join(dir, "linearizability.html")
-	if err := writeVisualization(l.model, info, l.clients, path); err != nil {
-		return "", fmt.Errorf("linearizability.html not written: %w", err)
-	}
-	return path, nil
-}
-
-// writeVisualization renders porcupine's page in memory and puts it at
-// path atomically (fsync and rename, through renameio), so a reader never
-// sees half a page and a failed rendering leaves no file behind.
-// clients are the node names of the operations' rows, by ClientId.
-func writeVisualization(m porcupine.Model, info porcupine.LinearizationInfo, clients []string, path string) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-		return fmt.Errorf("creating its folder: %w", err)
-	}
 	var page bytes.Buffer
-	if err := porcupine.Visualize(m, info, &page); err != nil {
-		return fmt.Errorf("rendering it: %w", err)
+	if err := porcupine.Visualize(l.model, info, &page); err != nil {
+		return nil, fmt.Errorf("porcupine's visualisation not rendered: %w", err)
 	}
-	if err := renameio.WriteFile(path, decorate(page.Bytes(), clients), 0o644); err != nil {
-		return fmt.Errorf("writing it: %w", err)
-	}
-	return nil
+	return decorate(page.Bytes(), l.clients), nil
 }
 
 // The edits decorate makes to porcupine's page (v1.3.1): its title, a

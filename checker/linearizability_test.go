@@ -3,8 +3,6 @@ package checker
 import (
 	"fmt"
 	"math"
-	"os"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -293,51 +291,38 @@ func ambiguousHistory(n int) *history.History {
 }
 
 func TestLinearizabilityTimeoutIsUnknown(t *testing.T) {
-	dir := t.TempDir()
 	h := ambiguousHistory(40)
 	h.Faults = []history.FaultWindow{{Kind: history.FaultPartition, Start: secs(0.2), End: secs(0.8), Detail: "[h0] | [store]"}}
-	r := Linearizability(h, Options{LinearizabilityTimeout: 50 * time.Millisecond, OutDir: dir})
+	r := Linearizability(h, Options{LinearizabilityTimeout: 50 * time.Millisecond, Visualize: true})
 	assert.Equal(t, Unknown, r.Status, "a timeout is never OK: %s", r.Summary)
 	assert.Empty(t, r.Violations)
 	assert.Contains(t, r.Summary, "porcupine did not decide 41 operations within 50ms")
-	assert.Equal(t, filepath.Join(dir, "linearizability.html"), r.Artifact)
-	html, err := os.ReadFile(r.Artifact)
-	require.NoError(t, err)
+	html := r.Visualization
 	assert.Contains(t, string(html), "fault network", "the faults are annotations")
 	assert.Contains(t, string(html), "[h0] | [store]")
 }
 
-func TestLinearizabilityWritesTheVisualisationOnAViolation(t *testing.T) {
-	dir := filepath.Join(t.TempDir(), "run-7")
+func TestLinearizabilityReturnsTheVisualisationOnAViolation(t *testing.T) {
 	h := linHistoryOf(
 		linGrant("h1", span{0, 0.1, 0.2}, 1, 0, ""),
 		linGrant("h2", span{2, 3, 4}, 2, 0, ""),
 	)
 	h.Faults = []history.FaultWindow{{Kind: history.FaultPause, Nodes: []string{"h1"}, Start: secs(1), End: secs(8)}}
 	h.HealAt = secs(30)
-	r := Linearizability(h, Options{OutDir: dir})
+	r := Linearizability(h, Options{Visualize: true})
 	require.Equal(t, Violated, r.Status)
-	require.Equal(t, filepath.Join(dir, "linearizability.html"), r.Artifact)
-	html, err := os.ReadFile(r.Artifact)
-	require.NoError(t, err)
+	html := r.Visualization
+	assert.Empty(t, r.Artifact, "the checker writes no file")
 	for _, want := range []string{"fault h1", "pause h1 from 1s to 8s", "the fault phase ended at 30s",
 		"acquire(h2, ttl 5s) -\\u003e tok 2 @g=3s", "h2 → grantor: called 2s, processed 3s, returned 4s"} {
 		assert.Contains(t, string(html), want)
 	}
 
-	ok := Linearizability(linHistoryOf(linGrant("h1", span{0, 0.1, 0.2}, 1, 0, "")), Options{OutDir: t.TempDir()})
+	ok := Linearizability(linHistoryOf(linGrant("h1", span{0, 0.1, 0.2}, 1, 0, "")), Options{Visualize: true})
 	assert.Equal(t, OK, ok.Status)
-	assert.Empty(t, ok.Artifact, "nothing to look at when the history is linearizable")
-}
-
-func TestLinearizabilityReportsAnUnwritableOutDir(t *testing.T) {
-	file := filepath.Join(t.TempDir(), "a-file")
-	require.NoError(t, os.WriteFile(file, nil, 0o644))
-	h := linHistoryOf(linGrant("h1", span{0, 0.1, 0.2}, 1, 0, ""), linGrant("h2", span{2, 3, 4}, 2, 0, ""))
-	r := Linearizability(h, Options{OutDir: filepath.Join(file, "sub")})
-	assert.Equal(t, Violated, r.Status, "the verdict stands")
-	assert.Empty(t, r.Artifact)
-	assert.Contains(t, r.Summary, "linearizability.html not written: creating its folder")
+	assert.Empty(t, ok.Visualization, "nothing to look at when the history is linearizable")
+	quiet := Linearizability(h, Options{})
+	assert.Empty(t, quiet.Visualization, "rendered only when asked for")
 }
 
 func TestLinearizabilityClientIDs(t *testing.T) {

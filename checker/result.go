@@ -35,7 +35,12 @@ type Result struct {
 	MarginMin *time.Duration `json:"margin_min_ns,omitempty"`
 	// Violations are the counterexamples, earliest first.
 	Violations []Violation `json:"violations,omitempty"`
-	// Artifact is a file the checker wrote (linearizability.html), if any.
+	// Visualization is porcupine's visualisation of the run (an HTML
+	// page), when Options.Visualize asked for it and the property did not
+	// hold: data for reports to write, never a file the checker wrote.
+	Visualization []byte `json:"-"`
+	// Artifact is the file a report wrote Visualization to
+	// (linearizability.html), if any.
 	Artifact string `json:"artifact,omitempty"`
 }
 

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 
 	"github.com/leasesim/leasesim/checker"
 	"github.com/leasesim/leasesim/history/leasewire"
@@ -21,7 +22,7 @@ const (
 	ReportFile       = "report.html"
 	PerfettoFile     = "trace.perfetto.json"
 	HistoryFile      = "history.jsonl"        // the protocol-neutral history; judge it again with simrun check
-	LinearizableFile = "linearizability.html" // written by the P3 checker, not here
+	LinearizableFile = "linearizability.html" // P3's visualisation, which the checker renders (Result.Visualization)
 )
 
 // WriteRunDir writes a run's report files into dir, creating it: run.json
@@ -29,12 +30,16 @@ const (
 // `simrun run --schedule` replays), report.html and trace.perfetto.json.
 // It returns the paths written, in that order.
 //
-// Everything in dir is the run's own: report.html links
-// linearizability.html only when this run's P3 result names it as its
-// artifact, and a linearizability.html that an earlier run left in dir is
-// removed, so a passing run never shows an old failure's visualisation.
-// This run's linearizability.html gets the run's context at its top
-// (scenario, seed, implementation, property, a link back to report.html).
+// A property result that carries a visualisation (P3's, when the checkers
+// were asked for one: checker.Options.Visualize) is written to
+// linearizability.html, with the run's context at its top (scenario, seed,
+// implementation, property, a link back to report.html), and becomes that
+// result's Artifact in run.json and report.html; the paths returned end
+// with it.
+//
+// Everything in dir is the run's own: a linearizability.html that an
+// earlier run left in dir is removed when this run has none, so a passing
+// run never shows an old failure's visualisation.
 func WriteRunDir(dir string, run Run, out *scenarios.Outcome) ([]string, error) {
 	if out == nil || out.History == nil {
 		return nil, errors.New("reports: run directory needs the run's outcome and history")
@@ -48,18 +53,20 @@ func WriteRunDir(dir string, run Run, out *scenarios.Outcome) ([]string, error) 
 		{Name: PerfettoFile, Href: PerfettoFile, Note: "open in ui.perfetto.dev (Open trace file)"},
 		{Name: HistoryFile, Href: HistoryFile, Note: "the history the checkers read, as JSON lines; judge it with simrun check"},
 	}
-	own, err := ownLinearizability(dir, run.Properties)
-	if err != nil {
-		return nil, err
-	}
+	lin := filepath.Join(dir, LinearizableFile)
+	own := slices.IndexFunc(run.Properties, func(r checker.Result) bool { return len(r.Visualization) > 0 })
 	if own >= 0 {
-		if err := addRunContext(filepath.Join(dir, LinearizableFile), run, run.Properties[own]); err != nil {
+		if err := writeVisualization(lin, run, run.Properties[own]); err != nil {
 			return nil, err
 		}
+		run.Properties = slices.Clone(run.Properties) // the artifact is this directory's; the caller's results stay
+		run.Properties[own].Artifact = lin
 		files = append(files, fileLink{Name: LinearizableFile, Href: LinearizableFile,
 			Note: "porcupine's visualisation of the linearizability check"})
+	} else if err := os.Remove(lin); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return nil, fmt.Errorf("reports: removing an earlier run's %s: %w", LinearizableFile, err)
 	}
-	return writeFiles(dir, []namedWriter{
+	paths, err := writeFiles(dir, []namedWriter{
 		{RunJSONFile, func(w io.Writer) error { return writeIndentedJSON(w, run) }},
 		{ScheduleFile, func(w io.Writer) error { return writeIndentedJSON(w, out.Schedule) }},
 		{ReportFile, func(w io.Writer) error { return writeRunHTML(w, run, out, dir, files) }},
@@ -68,34 +75,10 @@ func WriteRunDir(dir string, run Run, out *scenarios.Outcome) ([]string, error) 
 			return leasewire.WriteHistory(w, out.History, leasewire.Meta{Scenario: out.Scenario, Seed: out.Seed})
 		}},
 	})
-}
-
-// ownLinearizability returns the index of the property result that names
-// dir's linearizability.html as its artifact: the file is this run's. If
-// none does (-1), a file of that name left in dir by an earlier run is
-// removed.
-func ownLinearizability(dir string, results []checker.Result) (int, error) {
-	path := filepath.Join(dir, LinearizableFile)
-	for i, r := range results {
-		if r.Artifact != "" && samePath(r.Artifact, path) {
-			return i, nil
-		}
+	if err == nil && own >= 0 {
+		paths = append(paths, lin)
 	}
-	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return -1, fmt.Errorf("reports: removing an earlier run's %s: %w", LinearizableFile, err)
-	}
-	return -1, nil
-}
-
-// samePath reports whether a and b name the same file, comparing their
-// absolute, cleaned forms.
-func samePath(a, b string) bool {
-	absA, errA := filepath.Abs(a)
-	absB, errB := filepath.Abs(b)
-	if errA != nil || errB != nil {
-		return filepath.Clean(a) == filepath.Clean(b)
-	}
-	return absA == absB
+	return paths, err
 }
 
 // namedWriter renders one file of an output directory.

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/leasesim/leasesim/faults"
+	"github.com/leasesim/leasesim/checker"
 	"github.com/leasesim/leasesim/history/leasewire"
 	"github.com/leasesim/leasesim/internal/repro"
 	"github.com/leasesim/leasesim/mutants"
@@ -92,16 +93,24 @@ func TestWriteRunDir(t *testing.T) {
 func TestWriteRunDirLinksLinearizability(t *testing.T) {
 	run, out := kleppmann(t)
 	dir := t.TempDir()
-	artifact := filepath.Join(dir, LinearizableFile)
-	require.NoError(t, os.WriteFile(artifact, []byte("<html></html>"), 0o644))
-	out.Checks[2].Artifact = artifact // as P3 reports it
+	out.Checks[2].Visualization = []byte("<html><body>porcupine</body></html>") // as P3 returns it
 	run = NewRun(out, testWall)
 	paths, err := WriteRunDir(dir, run, out)
 	require.NoError(t, err)
+	artifact := filepath.Join(dir, LinearizableFile)
+	assert.Equal(t, artifact, paths[len(paths)-1], "the page is among the files written")
+	assert.Empty(t, out.Checks[2].Artifact, "the caller's results are left as they were")
 	b, err := os.ReadFile(paths[2])
 	require.NoError(t, err)
 	assert.Equal(t, 2, strings.Count(string(b), `href="linearizability.html"`),
 		"linked from P3's row and from the file list, relative to the report")
+	page, err := os.ReadFile(artifact)
+	require.NoError(t, err)
+	assert.Contains(t, string(page), "porcupine", "the checker's page")
+	assert.Contains(t, string(page), `<a href="report.html">← report.html</a>`, "with the run's context")
+	b, err = os.ReadFile(paths[0])
+	require.NoError(t, err)
+	assert.Contains(t, string(b), `"artifact": "`+artifact+`"`, "run.json names the file")
 }
 
 func TestReportIsDeterministic(t *testing.T) {
@@ -137,25 +146,26 @@ func TestWriteRunDirNeedsTheOutcome(t *testing.T) {
 func TestWriteRunDirOwnsItsArtifacts(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
-		artifact func(dir string) string // what this run's P3 names, "" for nothing
-		kept     bool
+		page string // what this run's P3 rendered, "" for nothing
+		kept bool
 	}{
-		{"an earlier run's file is removed and not linked", func(string) string { return "" }, false},
-		{"this run's file is kept and linked", func(dir string) string { return filepath.Join(dir, LinearizableFile) }, true},
-		{"a file this run wrote elsewhere does not adopt the stale one",
-			func(string) string { return filepath.Join(t.TempDir(), LinearizableFile) }, false},
+		{"an earlier run's file is removed and not linked", "", false},
+		{"this run's page replaces it and is linked", "<html><body>this run</body></html>", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			run, out := kleppmann(t)
 			dir := t.TempDir()
 			stale := filepath.Join(dir, LinearizableFile)
 			require.NoError(t, os.WriteFile(stale, []byte("<html>old failure</html>"), 0o644))
-			out.Checks[2].Artifact = tc.artifact(dir)
+			if tc.page != "" {
+				out.Checks[2].Visualization = []byte(tc.page)
+			}
 			run = NewRun(out, testWall)
 			paths, err := WriteRunDir(dir, run, out)
 			require.NoError(t, err)
-			_, statErr := os.Stat(stale)
+			page, statErr := os.ReadFile(stale)
 			assert.Equal(t, tc.kept, statErr == nil, "linearizability.html present: %v", statErr)
+			assert.NotContains(t, string(page), "old failure")
 			b, err := os.ReadFile(paths[2])
 			require.NoError(t, err)
 			assert.Equal(t, tc.kept, strings.Contains(string(b), `href="linearizability.html"`))
@@ -192,8 +202,7 @@ func TestLinearizabilityPageHasTheRunsContext(t *testing.T) {
 	dir := t.TempDir()
 	impl, err := mutants.Lookup("mutant/unfenced-resource")
 	require.NoError(t, err)
-	opts := scenarios.Options{Impl: impl}
-	opts.Check.OutDir = dir
+	opts := scenarios.Options{Impl: impl, Check: checker.Options{Visualize: true}}
 	out, err := scenarios.Execute(scenarios.KleppmannGCPause(), 1, opts)
 	require.NoError(t, err)
 	run := NewRun(out, testWall)

@@ -52,8 +52,8 @@ type Config struct {
 	// VerifyDeterminism runs each seed twice and fails it under
 	// "determinism" when the two trace hashes differ.
 	VerifyDeterminism bool
-	// Check configures the checkers. OutDir is ignored: a sweep writes no
-	// per-run files.
+	// Check configures the checkers. Visualize is ignored: a sweep writes
+	// no per-run files.
 	Check checker.Options
 	// Progress, when set, is called after each run finishes, in the order
 	// runs finish, from the goroutine that called Run.
@@ -155,7 +155,7 @@ func (cfg Config) withDefaults() (Config, error) {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	cfg.Shard = cfg.Shard.norm()
-	cfg.Check.OutDir = ""
+	cfg.Check.Visualize = false
 	return cfg, nil
 }
 

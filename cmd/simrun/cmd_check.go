@@ -63,7 +63,7 @@ func (a *app) checkFile(cmd *cobra.Command, file string, f checkFlags) error {
 		return usagef(cmd, "--spec: %w", err)
 	}
 	h.Spec, h.Lease.HoldPPB = spec, leasewire.HoldPPB(split, h.Lease.RhoPPB)
-	opts := checker.Options{OutDir: f.out}
+	opts := checker.Options{Visualize: f.out != ""}
 	if f.out != "" {
 		if err := os.MkdirAll(f.out, 0o755); err != nil {
 			return usagef(cmd, "--out: %w", err)

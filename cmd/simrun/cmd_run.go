@@ -217,7 +217,7 @@ func (a *app) runOne(cmd *cobra.Command, f runFlags) error {
 		if err := os.MkdirAll(f.out, 0o755); err != nil {
 			return usagef(cmd, "--out: %w", err)
 		}
-		opts.Check.OutDir = f.out
+		opts.Check.Visualize = true // reports writes it into --out
 	}
 	trace, err := openTrace(f.trace)
 	if err != nil {

@@ -218,7 +218,7 @@ func (a *app) keepFailures(cfg sweep.Config, sum *sweep.Summary, dir string, asJ
 			return internalErr(err)
 		}
 		opts := scenarios.Options{Impl: cfg.Impl, Check: cfg.Check, Logger: a.logger}
-		opts.Check.OutDir = path
+		opts.Check.Visualize = true
 		start := time.Now()
 		out, err := scenarios.Execute(byName[f.Scenario], f.Seed, opts)
 		if err != nil { // it could not start (the "error" property): nothing to report
