@@ -13,8 +13,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/leasesim/leasesim/faults"
 	"github.com/leasesim/leasesim/checker"
+	"github.com/leasesim/leasesim/faults"
 	"github.com/leasesim/leasesim/history/leasewire"
 	"github.com/leasesim/leasesim/internal/repro"
 	"github.com/leasesim/leasesim/mutants"
@@ -145,7 +145,7 @@ func TestWriteRunDirNeedsTheOutcome(t *testing.T) {
 
 func TestWriteRunDirOwnsItsArtifacts(t *testing.T) {
 	for _, tc := range []struct {
-		name     string
+		name string
 		page string // what this run's P3 rendered, "" for nothing
 		kept bool
 	}{
