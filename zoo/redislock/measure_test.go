@@ -157,3 +157,59 @@ func trim(s string) string {
 	}
 	return s
 }
+
+// TestShrinkOne shrinks the fault schedule of one failing run and prints
+// it: REDISLOCK_IMPL, REDISLOCK_SCENARIO (a catalogue name or a lock-only
+// variant) and REDISLOCK_SEED choose it.
+func TestShrinkOne(t *testing.T) {
+	name := os.Getenv("REDISLOCK_SCENARIO")
+	seed, err := strconv.ParseUint(os.Getenv("REDISLOCK_SEED"), 10, 64)
+	if name == "" || err != nil {
+		t.Skip("set REDISLOCK_SCENARIO and REDISLOCK_SEED")
+	}
+	impls := map[string]lease.Impl{"zoo/redislock": Impl(), Mutant().Name: Mutant()}
+	for _, p := range []Persistence{AppendFsyncEverySec, NoPersistence} {
+		impl := ImplWith(Options{Persistence: p})
+		impls[impl.Name] = impl
+	}
+	impl := impls[os.Getenv("REDISLOCK_IMPL")]
+	if impl.Name == "" {
+		impl = Impl()
+	}
+	var sc scenarios.Scenario
+	for _, s := range append(scenarios.Catalog(), lockOnlyVariants()...) {
+		if s.Name == name {
+			sc = s
+		}
+	}
+	if sc.Name == "" {
+		t.Fatalf("unknown scenario %q", name)
+	}
+	sh, err := scenarios.ShrinkSeed(sc, seed, scenarios.Options{Impl: impl}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	fmt.Printf("%s seed %d %s: %s %s: %d -> %d events\n", name, seed, impl.Name, sh.Target.Property,
+		sh.Target.Summary, len(sh.Original.Events), len(sh.Schedule.Events))
+	for _, e := range sh.Schedule.Events {
+		fmt.Printf("  %+v\n", e)
+	}
+	out, err := scenarios.Execute(sc, seed, scenarios.Options{Impl: impl, Schedule: &sh.Schedule})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range out.History.Beliefs {
+		fmt.Printf("  belief %s tok %d %v..%v %v\n", b.Holder, b.Token, b.Start, b.End, b.Reason)
+	}
+	for _, r := range out.Checks {
+		if r.Status != checker.OK && r.Property != "P2" {
+			fmt.Printf("  %s %s: %s\n", r.Property, r.Status, r.Summary)
+			for _, v := range r.Violations {
+				fmt.Printf("    %s\n", v.Detail)
+				for _, e := range v.Evidence {
+					fmt.Printf("      %s\n", e)
+				}
+			}
+		}
+	}
+}

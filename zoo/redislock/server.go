@@ -99,7 +99,7 @@ func (s *server) run(cmd Command) (Reply, bool) {
 	s.set(cmd.Key, next)
 	if !s.persist(cmd.Key, next) {
 		s.set(cmd.Key, old)
-		s.persist(cmd.Key, old) // buffered only: the store's state is as before
+		s.durable.put(cmd.Key, old) // buffered over the unsynced change: the store reads as before
 		return Reply{}, false
 	}
 	return reply, true

@@ -1,6 +1,7 @@
 package redislock
 
 import (
+	"errors"
 	"math"
 	"strconv"
 	"testing"
@@ -246,4 +247,26 @@ func TestDigestCoversContents(t *testing.T) {
 		assert.NotEqual(t, rb.Digest(), v.Digest(), "%+v", v)
 	}
 	assert.NotEqual(t, base.Digest(), Reply{Op: base.Op, Client: base.Client, ID: base.ID}.Digest())
+}
+
+// TestServerFailedFsync: under AppendFsyncAlways a change that cannot be
+// synced is not acknowledged and not kept, in memory or in the store.
+func TestServerFailedFsync(t *testing.T) {
+	n := newTestNode("grantor")
+	s, err := newServer(n.env(), AppendFsyncAlways)
+	require.NoError(t, err)
+	s.DeliverAny("h1", Command{Op: OpSetNXPX, Client: "h1", ID: 1, Key: "lock:r", Value: "h1/1", TTL: time.Second})
+	n.store.FailSync = errors.New("disk full")
+	s.DeliverAny("h1", Command{Op: OpDelIfEqual, Client: "h1", ID: 2, Key: "lock:r", Value: "h1/1"})
+	s.DeliverAny("h1", Command{Op: OpIncr, Client: "h1", ID: 3, Key: "fence:r"})
+	n.store.FailSync = nil
+	s.DeliverAny("h1", Command{Op: OpGet, Client: "h1", ID: 4, Key: "lock:r"})
+	out := n.net.take()
+	require.Len(t, out, 2, "the two unsynced changes got no reply")
+	assert.Equal(t, Reply{Op: OpGet, Client: "h1", ID: 4, OK: true, Value: "h1/1", Clock: n.clock.now}, out[1].m)
+
+	_, keys := loadKeys(n.store, n.clock.now)
+	require.Contains(t, keys, "lock:r")
+	assert.Equal(t, "h1/1", keys["lock:r"].value)
+	assert.NotContains(t, keys, "fence:r")
 }
