@@ -49,10 +49,9 @@ func (c nodeClock) AfterFuncAgain(old lease.Timer, d time.Duration, f func()) le
 func (c nodeClock) arm(t *nodeTimer, d time.Duration, f func()) *nodeTimer {
 	if t == nil {
 		t = &nodeTimer{n: c.n}
-		t.fire = t.run
 	}
 	t.f = f
-	t.id = c.n.SetTimer(d, t.fire)
+	t.id = c.n.SetTimerCallback(d, t)
 	return t
 }
 
@@ -64,14 +63,14 @@ func (c nodeClock) WallNow() time.Time {
 // nodeTimer is a lease.Timer on a kernel timer. The nodeClock that made
 // it may arm it again once it is spent (AfterFuncAgain).
 type nodeTimer struct {
-	n    *sim.Node
-	id   sim.TimerID
-	f    func() // the implementation's callback
-	fire func() // t.run, bound once, for the kernel
+	n  *sim.Node
+	id sim.TimerID
+	f  func() // the implementation's callback
 }
 
-// run runs the implementation's callback behind its boundary.
-func (t *nodeTimer) run() { implCall(t.f) }
+// Run runs the implementation's callback behind its boundary: the kernel
+// calls it when the timer fires (sim.Callback).
+func (t *nodeTimer) Run() { implCall(t.f) }
 
 func (t *nodeTimer) Stop() bool {
 	defer onPanic(fromHarness)

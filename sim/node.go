@@ -161,12 +161,15 @@ func (n *Node) SendRelease(to NodeID, payload any, release func(any)) bool {
 // counts as zero). It never fires early in local time; a pause makes it fire
 // late. A crashed node has no process to run fn: SetTimer then does nothing
 // and returns the zero TimerID.
-func (n *Node) SetTimer(d time.Duration, fn func()) TimerID {
+func (n *Node) SetTimer(d time.Duration, fn func()) TimerID { return n.SetTimerCallback(d, Func(fn)) }
+
+// SetTimerCallback is SetTimer with c.Run as the function to run.
+func (n *Node) SetTimerCallback(d time.Duration, c Callback) TimerID {
 	if n.state == Crashed {
 		return TimerID{}
 	}
 	w := n.w
-	slot := w.allocTimer(fn, n.id)
+	slot := w.allocTimer(c, n.id)
 	t := &w.timers[slot]
 	t.due = satAdd(n.clock.at(w.now), max(d, 0))
 	w.pushTimer(max(n.clock.trueAt(t.due), w.now), slot)

@@ -117,9 +117,9 @@ func (w *World) fireTimer(ev event) {
 	}
 	w.events++
 	w.record(RecTimer, t.node, -1, uint64(ev.ref), 0)
-	fn := t.fn
+	run := t.run
 	w.freeTimer(ev.ref, false)
-	fn()
+	run.Run()
 }
 
 func (w *World) deliver(ev event) {

@@ -6,7 +6,7 @@ import "time"
 // version, so cancelling or re-timing a timer never touches the heap: the
 // old queue entry just goes stale and is skipped when it reaches the top.
 type timerSlot struct {
-	fn       func()
+	run      Callback
 	due      time.Duration // local monotonic deadline (node timers)
 	node     NodeID        // -1: a world call, not subject to pause or crash
 	gen      uint32        // identity handed out in TimerID; bumped when freed
@@ -34,11 +34,22 @@ type msgSlot struct {
 // noSlot is no message slot: the copy was not queued.
 const noSlot = ^uint32(0)
 
+// Callback is what a timer runs, as a value with a method: a host that
+// keeps state per timer makes its state a Callback and arms it with
+// SetTimerCallback, which costs no closure. A func() is one (Func).
+type Callback interface{ Run() }
+
+// Func makes a function a Callback.
+type Func func()
+
+// Run calls f.
+func (f Func) Run() { f() }
+
 // compactMin is the number of stale queue entries below which the queue is
 // never compacted: compacting a small queue costs more than it saves.
 const compactMin = 1024
 
-func (w *World) allocTimer(fn func(), node NodeID) uint32 {
+func (w *World) allocTimer(run Callback, node NodeID) uint32 {
 	var slot uint32
 	if n := len(w.free); n > 0 {
 		slot = w.free[n-1]
@@ -48,7 +59,7 @@ func (w *World) allocTimer(fn func(), node NodeID) uint32 {
 		slot = uint32(len(w.timers) - 1)
 	}
 	t := &w.timers[slot]
-	t.fn, t.node, t.live, t.deferred = fn, node, true, false
+	t.run, t.node, t.live, t.deferred = run, node, true, false
 	return slot
 }
 
@@ -61,7 +72,7 @@ func (w *World) pushTimer(at Time, slot uint32) {
 // timer is cancelled rather than fired), that event goes stale.
 func (w *World) freeTimer(slot uint32, queued bool) {
 	t := &w.timers[slot]
-	t.fn, t.live, t.deferred = nil, false, false
+	t.run, t.live, t.deferred = nil, false, false
 	t.gen++
 	t.ver++
 	w.free = append(w.free, slot)

@@ -224,3 +224,21 @@ func TestSetDriftRejectsImpossibleClocks(t *testing.T) {
 	n.SetDrift(-0.25)
 	assert.Equal(t, int64(-250_000_000), n.DriftPPB())
 }
+
+// counter is a Callback with state of its own.
+type counter struct{ runs int }
+
+func (c *counter) Run() { c.runs++ }
+
+func TestSetTimerCallback(t *testing.T) {
+	w := sim.New(sim.Config{})
+	n := w.AddNode("n", nil)
+	c := &counter{}
+	w.At(0, func() {
+		n.SetTimerCallback(time.Second, c)
+		id := n.SetTimerCallback(time.Second, c)
+		n.CancelTimer(id)
+	})
+	require.NoError(t, w.RunFor(2*time.Second).Err)
+	assert.Equal(t, 1, c.runs, "the callback runs once for the timer that was not cancelled")
+}

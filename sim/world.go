@@ -128,7 +128,7 @@ func (w *World) At(t Time, fn func()) {
 	if t < w.now {
 		panic(fmt.Sprintf("sim: At(%v) is in the past (now %v)", t, w.now))
 	}
-	w.pushTimer(t, w.allocTimer(fn, -1))
+	w.pushTimer(t, w.allocTimer(Func(fn), -1))
 }
 
 // After runs fn d of true time from now, outside any node. A negative d
