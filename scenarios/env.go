@@ -196,7 +196,7 @@ func serve(n *sim.Node, rec *recorder, node lease.Node) {
 	handle := func(src *sim.Node, payload any) {
 		lm, ok := payload.(*lease.Message)
 		if !ok {
-			deliverAny(src, node, payload)
+			deliverAny(rec, src, n, node, payload)
 			return
 		}
 		m := *lm

@@ -26,6 +26,7 @@ func (t nodeTransport) SendAny(to lease.Addr, m any) {
 	if !ok {
 		panic("scenarios: invariant known-address: " + t.n.Name() + " sent to unknown node " + string(to))
 	}
+	t.rec.sentAny(t.n, dst, m)
 	t.n.Send(dst.ID(), m)
 	afterSend(t.n, m)
 }
@@ -33,7 +34,8 @@ func (t nodeTransport) SendAny(to lease.Addr, m any) {
 // deliverAny hands a message that is not leasesim's to node, which must be
 // a lease.AnyNode: an implementation that sends its own messages to a node
 // that cannot take them has a bug, and the run says so.
-func deliverAny(src *sim.Node, node any, payload any) {
+func deliverAny(rec *recorder, src, dst *sim.Node, node any, payload any) {
+	rec.deliveredAny(dst, payload)
 	an, ok := node.(lease.AnyNode)
 	if !ok {
 		implCall(func() {

@@ -33,6 +33,7 @@ type recorder struct {
 	// the same request whose reply has not reached the client, or -1.
 	nextUnreturned []int32
 	beliefs        beliefTracker
+	foreign        foreignOps // the operations of an implementation's own protocol (foreign_ops.go)
 }
 
 // opKey identifies a request: the client, its request id, and the client's
@@ -87,20 +88,18 @@ func (r *recorder) sent(from, to *sim.Node, m lease.Message) {
 	}
 	c := &r.requests[i]
 	now := history.Time(r.w.Now())
-	op := int32(len(r.h.Ops))
+	var op int32
 	if c.first < 0 {
-		r.h.Ops = append(doubled(r.h.Ops), leasewire.NewOperation(to.Name(), from.Name(), c.at, now, history.Never,
-			r.ins[c.in], m))
+		op = r.addOp(leasewire.NewOperation(to.Name(), from.Name(), c.at, now, history.Never, r.ins[c.in], m))
 		r.ins[c.in] = lease.Message{}
 		r.freeIns = append(r.freeIns, c.in)
 		c.in, c.first = -1, op
 	} else { // the same request processed again: the first one's input
 		first := &r.h.Ops[c.first]
-		r.h.Ops = append(doubled(r.h.Ops), history.Operation{Client: first.Client, Incarnation: first.Incarnation,
+		op = r.addOp(history.Operation{Client: first.Client, Incarnation: first.Incarnation,
 			Server: from.Name(), ID: first.ID, Call: c.at, Processed: now, Return: history.Never, Input: first.Input,
 			Output: leasewire.Payload(m)})
 	}
-	r.nextUnreturned = append(doubled(r.nextUnreturned), -1)
 	if c.tail >= 0 {
 		r.nextUnreturned[c.tail] = op
 	} else {
@@ -113,6 +112,15 @@ func (r *recorder) sent(from, to *sim.Node, m lease.Message) {
 				Owner: string(kv.Value), At: now})
 		}
 	}
+}
+
+// addOp appends op to the history's operations, with its entry in the
+// recorder's per-operation table, and returns its index.
+func (r *recorder) addOp(op history.Operation) int32 {
+	i := int32(len(r.h.Ops))
+	r.h.Ops = append(doubled(r.h.Ops), op)
+	r.nextUnreturned = append(doubled(r.nextUnreturned), -1)
+	return i
 }
 
 // keep stores a request's message until its first reply and returns its slot.
