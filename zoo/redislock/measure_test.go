@@ -32,6 +32,32 @@ func TestMeasure(t *testing.T) {
 		}
 		last = n
 	}
+	impl := measuredImpl(t)
+	only := os.Getenv("REDISLOCK_SCENARIO")
+	for _, sc := range append(scenarios.Catalog(), lockOnlyVariants()...) {
+		if only != "" && sc.Name != only {
+			continue
+		}
+		var u *scenarios.UnsupportedError
+		if err := scenarios.Supports(sc, impl); errors.As(err, &u) {
+			fmt.Printf("%-28s skipped: %s\n", sc.Name, u.Reason())
+			continue
+		}
+		tl := tally{counts: map[string]map[checker.Status]int{}, first: map[string]uint64{}, detail: map[string]string{}}
+		for seed := uint64(1); seed <= last; seed++ {
+			out, err := scenarios.Execute(sc, seed, scenarios.Options{Impl: impl})
+			if err != nil {
+				t.Fatalf("%s seed %d: %v", sc.Name, seed, err)
+			}
+			tl.add(out, seed)
+		}
+		tl.print(sc.Name)
+	}
+}
+
+// measuredImpl returns the implementation REDISLOCK_IMPL names (default
+// zoo/redislock).
+func measuredImpl(t *testing.T) lease.Impl {
 	impls := map[string]lease.Impl{"zoo/redislock": Impl(), Mutant().Name: Mutant()}
 	for _, p := range []Persistence{AppendFsyncEverySec, NoPersistence} {
 		impl := ImplWith(Options{Persistence: p})
@@ -45,88 +71,78 @@ func TestMeasure(t *testing.T) {
 	if !ok {
 		t.Fatalf("unknown impl %q", name)
 	}
-	only := os.Getenv("REDISLOCK_SCENARIO")
-	for _, sc := range append(scenarios.Catalog(), lockOnlyVariants()...) {
-		if only != "" && sc.Name != only {
-			continue
+	return impl
+}
+
+// tally counts verdicts per property over seeds, with the first seed and
+// detail of each verdict that is not ok.
+type tally struct {
+	counts map[string]map[checker.Status]int
+	first  map[string]uint64
+	detail map[string]string
+}
+
+// note counts one verdict st of property prop at seed.
+func (tl tally) note(prop string, st checker.Status, seed uint64, detail string) {
+	if tl.counts[prop] == nil {
+		tl.counts[prop] = map[checker.Status]int{}
+	}
+	tl.counts[prop][st]++
+	k := prop + "/" + string(st)
+	if _, seen := tl.first[k]; !seen && st != checker.OK {
+		tl.first[k], tl.detail[k] = seed, detail
+	}
+}
+
+// add counts one run. P2 that is violated only for the issuance gap
+// (catalog_test.go) counts as "ok*"; token reuse is counted from beliefs.
+func (tl tally) add(out *scenarios.Outcome, seed uint64) {
+	if tok, a, b, ok := reusedToken(out); ok {
+		tl.note("token-reuse", checker.Violated, seed, fmt.Sprintf("token %d believed by %s and by %s", tok, a, b))
+	}
+	for _, r := range out.Checks {
+		st := r.Status
+		switch {
+		case r.AssumptionOnly():
+			st = "assumption"
+		case r.Property == "P2" && st == checker.Violated && len(fencingBreaches(r)) == 0:
+			st = "ok*"
 		}
-		if err := scenarios.Supports(sc, impl); err != nil {
-			var u *scenarios.UnsupportedError
-			if errors.As(err, &u) {
-				fmt.Printf("%-28s skipped: %s\n", sc.Name, u.Reason())
-				continue
-			}
-			t.Fatal(err)
+		d := r.Summary
+		if len(r.Violations) > 0 {
+			d = r.Violations[0].Detail
 		}
-		counts := map[string]map[checker.Status]int{}
-		first := map[string]uint64{}
-		detail := map[string]string{}
-		for seed := uint64(1); seed <= last; seed++ {
-			out, err := scenarios.Execute(sc, seed, scenarios.Options{Impl: impl})
-			if err != nil {
-				t.Fatalf("%s seed %d: %v", sc.Name, seed, err)
-			}
-			if tok, a, b, ok := reusedToken(out); ok {
-				if counts["token-reuse"] == nil {
-					counts["token-reuse"] = map[checker.Status]int{}
+		tl.note(r.Property, st, seed, d)
+	}
+}
+
+// print writes one line per scenario and one per verdict that is not ok.
+func (tl tally) print(scenario string) {
+	var props []string
+	for p := range tl.counts {
+		props = append(props, p)
+	}
+	sort.Strings(props)
+	statuses := []checker.Status{checker.OK, "ok*", checker.Violated, checker.Unknown, "assumption"}
+	var parts []string
+	for _, p := range props {
+		var sts []string
+		for _, st := range statuses {
+			if n := tl.counts[p][st]; n > 0 {
+				s := fmt.Sprintf("%s %d", st, n)
+				if fs, ok := tl.first[p+"/"+string(st)]; ok {
+					s += fmt.Sprintf(" (seed %d)", fs)
 				}
-				counts["token-reuse"][checker.Violated]++
-				if _, seen := first["token-reuse/violated"]; !seen {
-					first["token-reuse/violated"] = seed
-					detail["token-reuse/violated"] = fmt.Sprintf("token %d believed by %s and by %s", tok, a, b)
-				}
-			}
-			for _, r := range out.Checks {
-				key := r.Property
-				st := r.Status
-				if r.AssumptionOnly() {
-					st = "assumption"
-				}
-				if key == "P2" && st == checker.Violated && len(fencingBreaches(r)) == 0 {
-					st = "ok*" // ok but for the issuance gap (catalog_test.go)
-				}
-				if counts[key] == nil {
-					counts[key] = map[checker.Status]int{}
-				}
-				counts[key][st]++
-				fk := key + "/" + string(st)
-				if st != checker.OK {
-					if _, seen := first[fk]; !seen {
-						first[fk] = seed
-						d := r.Summary
-						if len(r.Violations) > 0 {
-							d = r.Violations[0].Detail
-						}
-						detail[fk] = d
-					}
-				}
+				sts = append(sts, s)
 			}
 		}
-		var props []string
-		for p := range counts {
-			props = append(props, p)
-		}
-		sort.Strings(props)
-		var parts []string
-		for _, p := range props {
-			var sts []string
-			for _, st := range []checker.Status{checker.OK, "ok*", checker.Violated, checker.Unknown, "assumption"} {
-				if n := counts[p][st]; n > 0 {
-					s := fmt.Sprintf("%s %d", st, n)
-					if fs, ok := first[p+"/"+string(st)]; ok {
-						s += fmt.Sprintf(" (seed %d)", fs)
-					}
-					sts = append(sts, s)
-				}
-			}
-			parts = append(parts, p+": "+strings.Join(sts, ", "))
-		}
-		fmt.Printf("%-28s %s\n", sc.Name, strings.Join(parts, "; "))
-		for _, p := range props {
-			for _, st := range []checker.Status{checker.Violated, checker.Unknown, "assumption"} {
-				if d, ok := detail[p+"/"+string(st)]; ok {
-					fmt.Printf("    %s %s seed %d: %s\n", p, st, first[p+"/"+string(st)], trim(d))
-				}
+		parts = append(parts, p+": "+strings.Join(sts, ", "))
+	}
+	fmt.Printf("%-28s %s\n", scenario, strings.Join(parts, "; "))
+	for _, p := range props {
+		for _, st := range statuses[2:] {
+			if d, ok := tl.detail[p+"/"+string(st)]; ok {
+				fmt.Printf("    %s %s seed %d: %s\n", p, st, tl.first[p+"/"+string(st)], trim(d))
 			}
 		}
 	}
@@ -167,15 +183,7 @@ func TestShrinkOne(t *testing.T) {
 	if name == "" || err != nil {
 		t.Skip("set REDISLOCK_SCENARIO and REDISLOCK_SEED")
 	}
-	impls := map[string]lease.Impl{"zoo/redislock": Impl(), Mutant().Name: Mutant()}
-	for _, p := range []Persistence{AppendFsyncEverySec, NoPersistence} {
-		impl := ImplWith(Options{Persistence: p})
-		impls[impl.Name] = impl
-	}
-	impl := impls[os.Getenv("REDISLOCK_IMPL")]
-	if impl.Name == "" {
-		impl = Impl()
-	}
+	impl := measuredImpl(t)
 	var sc scenarios.Scenario
 	for _, s := range append(scenarios.Catalog(), lockOnlyVariants()...) {
 		if s.Name == name {
