@@ -21,11 +21,15 @@ type elector struct {
 	res  string
 	opts lease.AcquireOptions
 	// active is true between Acquire and Release. gen counts starts and
-	// stops: a reply or timer of an earlier generation is ignored.
+	// stops: a retry timer of an earlier generation does nothing.
 	active bool
 	gen    uint64
 	busy   bool // an attempt is in flight
 	loop   lease.Timer
+	// releasing: Release came while an attempt was in flight; the record
+	// is written free once it ends, as client-go releases only after its
+	// renew loop has returned.
+	releasing bool
 	// The record as last seen, its resourceVersion, and this node's
 	// reading when its contents last changed.
 	observed        record
@@ -48,10 +52,9 @@ func (e *elector) start(opts lease.AcquireOptions) {
 	if e.active {
 		return
 	}
-	e.active, e.opts = true, opts
+	e.active, e.opts, e.releasing = true, opts, false
 	e.gen++
-	e.busy = false
-	e.attempt()
+	e.attempt() // unless one is still in flight: its end schedules the next
 }
 
 // attempt runs tryAcquireOrRenew once. The leader first tries the fast
@@ -63,10 +66,10 @@ func (e *elector) attempt() {
 	e.busy = true
 	now := e.h.env.Clock.Now()
 	if e.leading && e.observedValid(now) {
-		e.update(e.gen, e.claim(e.observed, now), e.observedVersion, true)
+		e.update(e.claim(e.observed, now), e.observedVersion, true)
 		return
 	}
-	e.get(e.gen)
+	e.get()
 }
 
 // observedValid reports whether the lease as last observed has not
@@ -75,27 +78,27 @@ func (e *elector) observedValid(now time.Duration) bool {
 	return e.haveObserved && e.observedTime+e.observed.LeaseDuration > now
 }
 
-// get reads the record, then creates it, waits, or updates it.
-func (e *elector) get(gen uint64) {
+// get reads the record, then creates it, waits, or updates it. Once
+// released, the attempt goes no further.
+func (e *elector) get() {
 	e.h.call(&request{Op: opGet, Name: e.res}, func(r *response, err error) {
-		if gen != e.gen {
-			return
+		if err == nil && r.Err == "" {
+			e.observe(r.Record, r.Version)
 		}
 		switch {
-		case err == nil && r.Err == errNotFound:
-			e.create(gen)
-		case err != nil || r.Err != "":
+		case !e.active || err != nil || (r.Err != "" && r.Err != errNotFound):
 			e.finish(false)
+		case r.Err == errNotFound:
+			e.create()
 		default:
-			e.decide(gen, r.Record, r.Version)
+			e.decide(r.Record, r.Version)
 		}
 	})
 }
 
 // decide acts on a record just read: take it if it is free, expired on
 // this node's clock, or already this holder's; otherwise wait.
-func (e *elector) decide(gen uint64, rec record, version string) {
-	e.observe(rec, version)
+func (e *elector) decide(rec record, version string) {
 	now := e.h.env.Clock.Now()
 	if e.leading && !e.mine(rec) {
 		e.lose(lease.EventLost, fmt.Errorf("k8slease: %q is now held by %q (incarnation %d): %w",
@@ -105,7 +108,7 @@ func (e *elector) decide(gen uint64, rec record, version string) {
 		e.finish(false)
 		return
 	}
-	e.update(gen, e.claim(rec, now), version, false)
+	e.update(e.claim(rec, now), version, false)
 }
 
 // claim returns the record this holder writes over cur at now: a renewal
@@ -132,13 +135,10 @@ func (e *elector) mine(rec record) bool {
 // create makes the record, this holder its first holder. Unlike client-go,
 // which creates it with leaseTransitions 0, the creation counts as the
 // first transition: the harness reserves token 0 for "no token".
-func (e *elector) create(gen uint64) {
+func (e *elector) create() {
 	now := e.h.env.Clock.Now()
 	rec := e.claim(record{}, now)
 	e.h.call(&request{Op: opCreate, Name: e.res, Record: rec}, func(r *response, err error) {
-		if gen != e.gen {
-			return
-		}
 		if err == nil && r.Err == "" {
 			e.wrote(rec, r.Version, now)
 		}
@@ -148,18 +148,15 @@ func (e *elector) create(gen uint64) {
 
 // update writes rec at version. A failed fast path falls back to reading
 // the record, as client-go does.
-func (e *elector) update(gen uint64, rec record, version string, fast bool) {
+func (e *elector) update(rec record, version string, fast bool) {
 	sentAt := e.h.env.Clock.Now()
 	e.h.call(&request{Op: opUpdate, Name: e.res, Record: rec, Version: version}, func(r *response, err error) {
-		if gen != e.gen {
-			return
-		}
 		switch {
 		case err == nil && r.Err == "":
 			e.wrote(rec, r.Version, sentAt)
 			e.finish(true)
-		case fast:
-			e.get(gen)
+		case fast && e.active:
+			e.get()
 		default:
 			e.finish(false)
 		}
@@ -176,9 +173,13 @@ func (e *elector) observe(rec record, version string) {
 }
 
 // wrote takes in this holder's successful write of rec, sent at sentAt:
-// it leads, until RenewDeadline after sentAt.
+// it leads, until RenewDeadline after sentAt, unless it was released
+// meanwhile.
 func (e *elector) wrote(rec record, version string, sentAt time.Duration) {
 	e.observe(rec, version)
+	if !e.active {
+		return
+	}
 	now := e.h.env.Clock.Now()
 	deadline := sentAt + e.h.t.RenewDeadline
 	if e.h.noRenewTimeout {
@@ -228,6 +229,13 @@ func (e *elector) armDeadline() {
 // leading, with client-go's jitter otherwise.
 func (e *elector) finish(ok bool) {
 	e.busy = false
+	if !e.active {
+		if e.releasing {
+			e.releasing = false
+			e.writeFree()
+		}
+		return
+	}
 	now := e.h.env.Clock.Now()
 	if !ok && e.leading {
 		e.h.observe(lease.Event{Kind: lease.EventRenewFailed, Resource: e.res, Token: e.token})
@@ -261,14 +269,14 @@ func (e *elector) lose(kind lease.EventKind, err error) {
 	}
 }
 
-// release stops the elector: belief ends at once, then, if the record
-// last seen names this holder, it is written free under its version
-// (client-go's ReleaseOnCancel), best effort.
+// release stops the elector: belief ends at once, then the record is
+// written free (client-go's ReleaseOnCancel), once the attempt in flight,
+// if any, has ended.
 func (e *elector) release() {
 	if !e.active {
 		return
 	}
-	e.active, e.busy = false, false
+	e.active = false
 	e.gen++
 	if e.loop != nil {
 		e.loop.Stop()
@@ -278,15 +286,24 @@ func (e *elector) release() {
 		e.leading, e.token, e.deadline = false, 0, 0
 		e.h.observe(lease.Event{Kind: lease.EventRelease, Resource: e.res, Token: token})
 	}
+	if e.busy {
+		e.releasing = true
+		return
+	}
+	e.writeFree()
+}
+
+// writeFree writes the record with no holder under the version last seen,
+// if that record names this holder; best effort, as client-go's release.
+func (e *elector) writeFree() {
 	if !e.haveObserved || !e.mine(e.observed) {
 		return
 	}
 	now := e.h.env.Clock.Now()
 	free := record{LeaseDuration: e.h.t.ReleaseDuration, AcquireTime: now, RenewTime: now,
 		LeaseTransitions: e.observed.LeaseTransitions}
-	gen := e.gen
 	e.h.call(&request{Op: opUpdate, Name: e.res, Record: free, Version: e.observedVersion}, func(r *response, err error) {
-		if gen == e.gen && err == nil && r.Err == "" {
+		if err == nil && r.Err == "" {
 			e.observe(free, r.Version)
 		}
 	})

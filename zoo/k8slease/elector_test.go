@@ -137,6 +137,39 @@ func TestReleaseFreesTheLeaseAtOnce(t *testing.T) {
 	assert.Equal(t, uint64(2), grant.Token)
 }
 
+// A release that comes while a renewal is in flight waits for it, as
+// client-go releases only after its renew loop returned: the renewal's
+// success grants no belief, and the free record is written under the
+// version it produced (not the stale one, which would conflict and leave
+// the lease held for a LeaseDuration).
+func TestReleaseDuringARenewalWaitsForIt(t *testing.T) {
+	n, h1 := lead(t, false)
+	var sent []*request
+	n.drop = func(e envelope) bool {
+		if q, ok := e.m.(*request); ok {
+			sent = append(sent, q)
+		}
+		return false
+	}
+	for i := 0; len(n.queue) == 0 && i < 1000; i++ {
+		n.w.Advance(time.Millisecond) // timers only: the renewal leaves, undelivered
+	}
+	require.Len(t, n.queue, 1, "a renewal is in flight")
+	grants := n.count("h1", lease.EventGrant) + n.count("h1", lease.EventRenew)
+	h1.Release("lock")
+	require.Len(t, n.queue, 1, "nothing more is sent while the renewal is in flight")
+	n.settle()
+	require.Equal(t, opUpdate, sent[0].Op)
+	assert.Equal(t, grants, n.count("h1", lease.EventGrant)+n.count("h1", lease.EventRenew),
+		"the renewal's success grants no belief after the release")
+	_, ok := h1.Valid("lock")
+	assert.False(t, ok)
+	require.Len(t, sent, 2)
+	assert.Equal(t, "", sent[1].Record.HolderIdentity)
+	rec := n.nodes["apiserver"].(*apiServer).leases["lock"].rec
+	assert.Equal(t, "", rec.HolderIdentity, "the record is free")
+}
+
 // fencingStore refuses every write as stale.
 type fencingStore struct{ n *testNet }
 
