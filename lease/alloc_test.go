@@ -114,56 +114,107 @@ func (s leanStore) Put(key string, value []byte)  { s[key] = value }
 func (s leanStore) Delete(key string)             { delete(s, key) }
 func (s leanStore) Sync() error                   { return nil }
 
-// TestSteadyStateAllocations drives a holder, a grantor and a resource on
-// one lean clock and network, and measures what a renewal cycle and a
-// write cycle allocate once the lease is held.
-func TestSteadyStateAllocations(t *testing.T) {
+// leanCluster is a grantor, a fenced store and one holder on one lean
+// clock and network, with the holder holding "lock".
+type leanCluster struct {
+	c     *lean
+	g     lease.Grantor
+	r     lease.Resource
+	h     lease.Holder
+	nodes map[lease.Addr]lease.Node
+	grant lease.Grant
+}
+
+func newLeanCluster(t testing.TB) *leanCluster {
 	c := &lean{}
 	env := func(self lease.Addr) lease.Env {
 		return lease.Env{Self: self, Clock: c, Net: c, Store: leanStore{}, Rand: rand.New(rand.NewPCG(1, 2))}
 	}
 	cfg := testConfig()
-	g, err := lease.NewGrantor(env(grantorAddr), cfg)
+	k := &leanCluster{c: c}
+	var err error
+	k.g, err = lease.NewGrantor(env(grantorAddr), cfg)
 	require.NoError(t, err)
-	r, err := lease.NewResource(env(resourceAddr))
+	k.r, err = lease.NewResource(env(resourceAddr))
 	require.NoError(t, err)
-	h, err := lease.NewHolder(env("h1"), cfg, grantorAddr, resourceAddr)
+	k.h, err = lease.NewHolder(env("h1"), cfg, grantorAddr, resourceAddr)
 	require.NoError(t, err)
-	nodes := map[lease.Addr]lease.Node{grantorAddr: g, resourceAddr: r, "h1": h}
-	settle := func() { // deliver every message at once, replies included
-		for i := 0; i < len(c.sent); i++ { // delivering may append
-			m := c.sent[i]
-			nodes[m.to].Deliver(m.m.Client, m.m)
-		}
-		c.sent = c.sent[:0]
-	}
-	h.Acquire("lock", lease.AcquireOptions{})
-	settle()
-	grant, ok := h.Valid("lock")
+	k.nodes = map[lease.Addr]lease.Node{grantorAddr: k.g, resourceAddr: k.r, "h1": k.h}
+	k.h.Acquire("lock", lease.AcquireOptions{})
+	k.settle()
+	var ok bool
+	k.grant, ok = k.h.Valid("lock")
 	require.True(t, ok, "the lease is held")
+	return k
+}
 
-	renewal := func() { // the renew timer fires, the renewal and its reply cross
-		require.True(t, c.fireNext())
-		settle()
+// settle delivers every message at once, replies included.
+func (k *leanCluster) settle() {
+	for i := 0; i < len(k.c.sent); i++ { // delivering may append
+		m := k.c.sent[i]
+		k.nodes[m.to].Deliver(m.m.Client, m.m)
 	}
+	k.c.sent = k.c.sent[:0]
+}
+
+// renewal lets the renew timer fire and the renewal and its reply cross.
+func (k *leanCluster) renewal(t testing.TB) {
+	if !k.c.fireNext() { // not require.True: its Helper call would dominate the benchmark
+		t.Fatal("no timer to fire: the renewal cycle stopped")
+	}
+	k.settle()
+}
+
+// write writes value under the lease and lets the write and its reply cross.
+func (k *leanCluster) write(value []byte) {
+	k.h.Write("lock", "x", value, nil)
+	k.settle()
+}
+
+// TestSteadyStateAllocations drives a holder, a grantor and a resource on
+// one lean clock and network, and measures what a renewal cycle and a
+// write cycle allocate once the lease is held.
+func TestSteadyStateAllocations(t *testing.T) {
+	k := newLeanCluster(t)
+	renewal := func() { k.renewal(t) }
 	for range 20 { // warm up: tables and free lists reach their size
 		renewal()
 	}
 	assert.Zero(t, testing.AllocsPerRun(100, renewal), "a renewal cycle allocates nothing")
-	g2, ok := h.Valid("lock")
+	g2, ok := k.h.Valid("lock")
 	require.True(t, ok, "still held after the renewals")
-	assert.Equal(t, grant.Token, g2.Token)
+	assert.Equal(t, k.grant.Token, g2.Token)
 
 	value := []byte("v")
-	write := func() {
-		h.Write("lock", "x", value, nil)
-		settle()
-	}
+	write := func() { k.write(value) }
 	for range 20 {
 		write()
 	}
 	// The holder copies the caller's value (the message carries it away)
 	// and the resource stores token ‖ value: two allocations, no more.
 	assert.LessOrEqual(t, testing.AllocsPerRun(100, write), 2.0, "a write cycle allocates at most two values")
-	assert.Equal(t, grant.Token, r.(lease.FenceLookup).Highest("lock"))
+	assert.Equal(t, k.grant.Token, k.r.(lease.FenceLookup).Highest("lock"))
+}
+
+// BenchmarkSteadyState measures the lease core alone (on the lean
+// environment) for one renewal cycle and one write cycle of a held lease.
+func BenchmarkSteadyState(b *testing.B) {
+	b.Run("renewal", func(b *testing.B) {
+		k := newLeanCluster(b)
+		b.ReportAllocs()
+		for b.Loop() {
+			k.renewal(b)
+		}
+	})
+	b.Run("write", func(b *testing.B) {
+		k := newLeanCluster(b)
+		value := []byte("v")
+		b.ReportAllocs()
+		for b.Loop() {
+			k.write(value)
+			if len(k.c.timers) > 64 { // let spent request timers be recycled
+				k.c.sweep()
+			}
+		}
+	})
 }

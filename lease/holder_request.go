@@ -17,16 +17,27 @@ const (
 // pending is a request waiting for its reply. Pendings are recycled
 // through holder.free once their timer can no longer fire.
 type pending struct {
-	h       *holder
-	purpose reqPurpose
-	kind    Kind   // the reply kind expected
-	id      uint64 // the request's ReqID once it is sent
-	timer   Timer
+	reqContext        // what the reply or the timeout acts on
+	kind       Kind   // the reply kind expected
+	id         uint64 // the request's ReqID once it is sent
+	timer      Timer
 
-	// The request and where it goes, kept for a send that a failpoint may
-	// delay (write and checkpoint).
+	// Where the request goes, and the request itself while a failpoint
+	// may delay its send (write and checkpoint).
 	to Addr
 	m  Message
+
+	// Bound once per pending, so that arming a timer or passing the send
+	// to a failpoint allocates nothing.
+	onTimer func()
+	onSend  func()
+}
+
+// reqContext is what a reply or a timeout acts on. The handler gets a copy
+// of it, because the pending may be reused by what the handler sends.
+type reqContext struct {
+	h       *holder
+	purpose reqPurpose
 
 	s     *session // acquire, renew: the session and its epoch when sent
 	epoch uint64
@@ -36,11 +47,6 @@ type pending struct {
 	key      string        // write
 	start    time.Duration // checkpoint: when it left
 	done     func(error)   // write, checkpoint
-
-	// Bound once per pending, so that arming a timer or passing the send
-	// to a failpoint allocates nothing.
-	onTimer func()
-	onSend  func()
 }
 
 // newPending returns a cleared pending for purpose, recycled if one is free.
@@ -51,7 +57,7 @@ func (h *holder) newPending(purpose reqPurpose) *pending {
 		h.free[n-1] = nil
 		h.free = h.free[:n-1]
 	} else {
-		p = &pending{h: h}
+		p = &pending{reqContext: reqContext{h: h}}
 		p.onTimer = p.timedOut
 		p.onSend = p.send
 	}
@@ -62,10 +68,11 @@ func (h *holder) newPending(purpose reqPurpose) *pending {
 // recycle clears p and keeps it for a later request. Only a pending whose
 // timer can no longer fire may be recycled: its callback would otherwise
 // find p registered under a newer request. The spent timer stays, for the
-// clock to arm again (TimerRecycler).
+// clock to arm again (TimerRecycler), and so do the bound callbacks; the
+// request itself was cleared when it was sent.
 func (h *holder) recycle(p *pending) {
-	onTimer, onSend, timer := p.onTimer, p.onSend, p.timer
-	*p = pending{h: h, onTimer: onTimer, onSend: onSend, timer: timer}
+	p.reqContext = reqContext{h: h}
+	p.kind, p.id, p.to = KindNone, 0, ""
 	h.free = append(h.free, p)
 }
 
@@ -76,20 +83,26 @@ const maxFreePendings = 64
 // request sends m to the node at to now. The reply or the timeout is
 // handled according to p's purpose.
 func (h *holder) request(to Addr, m Message, p *pending) {
-	p.to, p.m = to, m
-	p.send()
+	p.to = to
+	p.sendMessage(m)
 }
 
-// send stamps the request with a fresh ReqID, the client's address and the
+// send sends the request a failpoint held back (p.m) to p.to.
+func (p *pending) send() {
+	m := p.m
+	p.m = Message{}
+	p.sendMessage(m)
+}
+
+// sendMessage stamps m with a fresh ReqID, the client's address and the
 // send time, registers it, arms its timeout (RequestTimeout) and sends it.
 // Exactly one of the reply handler or the timeout handler runs later.
-func (p *pending) send() {
+func (p *pending) sendMessage(m Message) {
 	h := p.h
 	if p.purpose == forCheckpoint {
 		p.start = h.env.now()
 	}
-	m := h.stamp(p.m)
-	p.m = Message{}
+	m = h.stamp(m)
 	p.kind = m.Kind.Reply()
 	p.id = m.ReqID
 	h.pending[p.id] = p
@@ -104,14 +117,14 @@ func (p *pending) timedOut() {
 		return
 	}
 	delete(h.pending, p.id)
-	q := *p // the timer has fired: p may be reused by what the handler sends
+	q := p.reqContext // the timer has fired: p may be reused by what the handler sends
 	h.release(p)
 	q.onTimeout()
 }
 
 // replied hands the reply r to p's handler. Deliver has unregistered p.
 func (h *holder) replied(p *pending, r Message) {
-	q := *p
+	q := p.reqContext
 	if p.timer.Stop() {
 		h.release(p) // the timer will never fire: p may be reused
 	}
@@ -126,8 +139,8 @@ func (h *holder) release(p *pending) {
 }
 
 // onReply dispatches a reply by the request's purpose. q is a copy of the
-// pending, which may already be reused.
-func (q *pending) onReply(r Message) {
+// pending's context: the pending may already be reused.
+func (q *reqContext) onReply(r Message) {
 	h := q.h
 	switch q.purpose {
 	case forAcquire:
@@ -150,7 +163,7 @@ func (q *pending) onReply(r Message) {
 }
 
 // onTimeout dispatches a timeout by the request's purpose.
-func (q *pending) onTimeout() {
+func (q *reqContext) onTimeout() {
 	h := q.h
 	switch q.purpose {
 	case forAcquire:
