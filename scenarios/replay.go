@@ -15,6 +15,11 @@ import (
 // so this one cannot import mutants; a test here holds the two equal.
 const mutantPrefix = "mutant/"
 
+// zooPrefix starts the name of every implementation of the zoo (zoo/*),
+// which `simrun --impl` knows too; cmd/simrun's tests hold every name it
+// lists to one of these prefixes or "correct".
+const zooPrefix = "zoo/"
+
 // ReplayCommand returns the simrun command that reproduces this run, named
 // as the CLI was invoked (see internal/repro). It runs only for a built-in
 // scenario and implementation; a Go test prints a go test line as well.
@@ -101,7 +106,7 @@ func cliKnowsImpl(impl lease.Impl) bool {
 	if impl.NewGrantor == nil {
 		return true
 	}
-	if strings.HasPrefix(impl.Name, mutantPrefix) {
+	if strings.HasPrefix(impl.Name, mutantPrefix) || strings.HasPrefix(impl.Name, zooPrefix) {
 		return true
 	}
 	c := lease.Correct()
@@ -116,7 +121,8 @@ func cliKnowsNames(out *Outcome) bool {
 	if _, err := Lookup(out.Scenario); err != nil {
 		return false
 	}
-	return out.Impl == "" || out.Impl == lease.Correct().Name || strings.HasPrefix(out.Impl, mutantPrefix)
+	return out.Impl == "" || out.Impl == lease.Correct().Name || strings.HasPrefix(out.Impl, mutantPrefix) ||
+		strings.HasPrefix(out.Impl, zooPrefix)
 }
 
 // sameValue is reflect.DeepEqual, except that two functions are the same

@@ -164,7 +164,7 @@ func (a *app) sweep(cmd *cobra.Command, f sweepFlags) error {
 	}
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	progress := newProgress(a.stderr, progressTotal(cfg))
+	progress := newProgress(a.stderr, 0) // the sweep says how many runs it holds, skipped scenarios left out
 	cfg.Progress = progress.update
 	cfg.Logger = a.logger
 	sum, err := sweep.Run(ctx, cfg)
@@ -183,18 +183,6 @@ func (a *app) sweep(cmd *cobra.Command, f sweepFlags) error {
 		}
 	}
 	return a.showSweep(sum, f.json, f.out, f.unknown, false)
-}
-
-// progressTotal is how many runs cfg holds, for the progress bar.
-func progressTotal(cfg sweep.Config) int {
-	if cfg.ScenarioSeeds == nil {
-		return cfg.Shard.Len(cfg.Seeds) * len(cfg.Scenarios)
-	}
-	n := 0
-	for _, set := range cfg.ScenarioSeeds {
-		n += cfg.Shard.Len(set)
-	}
-	return n
 }
 
 // keepFailures writes a report directory, as run --out does, for each of

@@ -60,6 +60,10 @@ func classify(cmd *cobra.Command, err error) error {
 	case errors.Is(err, faults.ErrInvalid), errors.Is(err, sweep.ErrInvalid):
 		return usageErr(cmd, err)
 	}
+	var unsupported *scenarios.UnsupportedError
+	if errors.As(err, &unsupported) { // --scenario and --impl that do not go together
+		return usagef(cmd, "--impl %s: %w", unsupported.Impl, unsupported)
+	}
 	var hp *scenarios.HarnessPanic
 	if errors.As(err, &hp) {
 		return harnessErr(err, hp)

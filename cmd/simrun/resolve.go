@@ -9,6 +9,8 @@ import (
 	"github.com/leasesim/leasesim/lease"
 	"github.com/leasesim/leasesim/mutants"
 	"github.com/leasesim/leasesim/scenarios"
+	"github.com/leasesim/leasesim/zoo/k8slease"
+	"github.com/leasesim/leasesim/zoo/redislock"
 )
 
 // allScenarios is the --scenario value that selects the whole catalogue.
@@ -41,24 +43,29 @@ func lookupScenarios(value string) ([]scenarios.Scenario, error) {
 }
 
 // implementations returns every implementation --impl accepts: the correct
-// one, then every mutant.
+// one, every mutant, then the zoo's implementations written from scratch
+// (their variants and mutants after each).
 func implementations() []lease.Impl {
-	return append([]lease.Impl{lease.Correct()}, mutants.All()...)
+	impls := append([]lease.Impl{lease.Correct()}, mutants.All()...)
+	return append(impls,
+		redislock.Impl(),
+		redislock.ImplWith(redislock.Options{Persistence: redislock.AppendFsyncEverySec}),
+		redislock.ImplWith(redislock.Options{Persistence: redislock.NoPersistence}),
+		redislock.Mutant(),
+		k8slease.Impl(),
+		k8slease.Unfenced(),
+		k8slease.Mutant(),
+	)
 }
 
-// lookupImpl resolves --impl: "correct" or "mutant/NAME". The error lists
-// the known names.
+// lookupImpl resolves --impl: "correct", "mutant/NAME" or "zoo/NAME". The
+// error lists the known names.
 func lookupImpl(name string) (lease.Impl, error) {
-	if name == lease.Correct().Name {
-		return lease.Correct(), nil
-	}
-	if strings.HasPrefix(name, mutants.Prefix) {
-		if impl, err := mutants.Lookup(name); err == nil {
-			return impl, nil
-		}
-	}
 	var names []string
 	for _, impl := range implementations() {
+		if impl.Name == name {
+			return impl, nil
+		}
 		names = append(names, impl.Name)
 	}
 	return lease.Impl{}, fmt.Errorf("--impl: unknown implementation %q (known: %s)", name, strings.Join(names, ", "))
