@@ -32,3 +32,28 @@ func TestNodeClockRecyclesSpentTimers(t *testing.T) {
 // The clock of a node is a lease.TimerRecycler, so the core re-arms its
 // timers without allocating.
 var _ lease.TimerRecycler = nodeClock{}
+
+// Re-arming a spent timer, as the lease core does for its request
+// timeouts and renewals, allocates nothing.
+func TestNodeClockReArmAllocatesNothing(t *testing.T) {
+	w := sim.New(sim.Config{Trace: sim.TraceConfig{Keep: -1}})
+	n := w.AddNode("n", nil)
+	c := nodeClock{n: n}
+	fired := 0
+	f := func() { fired++ }
+	var timer lease.Timer
+	w.At(0, func() { timer = c.AfterFunc(time.Millisecond, f) })
+	rearm := func() { timer = c.AfterFuncAgain(timer, time.Millisecond, f) }
+	cycle := func() {
+		if err := w.RunFor(time.Millisecond).Err; err != nil { // the timer fires
+			t.Fatal(err)
+		}
+		w.At(w.Now(), rearm)
+		w.Step()
+	}
+	for range 10 {
+		cycle()
+	}
+	assert.Zero(t, testing.AllocsPerRun(100, cycle))
+	assert.Positive(t, fired)
+}

@@ -82,3 +82,39 @@ func TestSendReleaseReleasesEachQueuedPayloadOnce(t *testing.T) {
 		}
 	})
 }
+
+// A sender that recycles its payloads through SendRelease sends and
+// delivers with no allocation in the steady state, duplicates included.
+func TestSendReleaseAllocatesNothing(t *testing.T) {
+	link := sim.LinkConfig{Latency: sim.FixedDist(time.Millisecond), Duplicate: 0.3}
+	w := sim.New(sim.Config{Link: &link, Trace: sim.TraceConfig{Keep: -1}})
+	type payload struct{ n int }
+	var free []*payload
+	release := func(p any) { free = append(free, p.(*payload)) }
+	got := 0
+	recv := w.AddNode("recv", func(n *sim.Node) { n.Handle(func(sim.NodeID, any) { got++ }) })
+	send := w.AddNode("send", nil)
+	sendAll := func() {
+		for i := range 8 {
+			var p *payload
+			if n := len(free); n > 0 {
+				p, free = free[n-1], free[:n-1]
+			} else {
+				p = &payload{}
+			}
+			p.n = i
+			send.SendRelease(recv.ID(), p, release)
+		}
+	}
+	round := func() {
+		w.At(w.Now(), sendAll)
+		if err := w.RunFor(10 * time.Millisecond).Err; err != nil {
+			t.Fatal(err)
+		}
+	}
+	for range 50 { // warm up: slabs, queue and the free list reach their size
+		round()
+	}
+	assert.Zero(t, testing.AllocsPerRun(100, round), "a round of sends and deliveries allocates nothing")
+	assert.Positive(t, got)
+}
