@@ -78,11 +78,22 @@ func (t *nodeTimer) Stop() bool {
 }
 
 // nodeTransport sends lease messages over the simulated network and lets the
-// recorder see every request and reply as it leaves the node.
-type nodeTransport struct {
+// recorder see every request and reply as it leaves the node. It is a
+// single pointer, so an interface holds it as it is and calls its methods
+// directly, not through a wrapper that copies every message once more.
+type nodeTransport struct{ *transport }
+
+// transport is a node incarnation's sending side.
+type transport struct {
 	n    *sim.Node
 	rec  *recorder
-	msgs *messagePool
+	msgs messagePool
+}
+
+func newTransport(n *sim.Node, rec *recorder) nodeTransport {
+	t := &transport{n: n, rec: rec}
+	t.msgs.release = func(payload any) { t.msgs.put(payload.(*lease.Message)) }
+	return nodeTransport{t}
 }
 
 func (t nodeTransport) Send(to lease.Addr, m lease.Message) {
@@ -115,12 +126,6 @@ type messagePool struct {
 // maxFreeMessages bounds a pool: a node rarely has more messages in flight,
 // and those beyond it are left to the collector.
 const maxFreeMessages = 256
-
-func newMessagePool() *messagePool {
-	p := &messagePool{}
-	p.release = func(payload any) { p.put(payload.(*lease.Message)) }
-	return p
-}
 
 // get returns a payload holding a copy of *m.
 func (p *messagePool) get(m *lease.Message) *lease.Message {
@@ -178,7 +183,7 @@ func newEnv(n *sim.Node, rec *recorder, obs lease.Observer) lease.Env {
 		Self:     lease.Addr(n.Name()),
 		Clock:    clock,
 		Wall:     clock,
-		Net:      nodeTransport{n: n, rec: rec, msgs: newMessagePool()},
+		Net:      newTransport(n, rec),
 		Store:    nodeStorage{n.Storage()},
 		Rand:     n.Rand(),
 		Observer: obs,
