@@ -25,6 +25,7 @@ func Catalog() []Scenario {
 		ThunderingHerd(),
 		ServiceRegistry(),
 		Swarm(),
+		LockServerRestart(),
 	}
 }
 

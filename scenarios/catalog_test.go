@@ -20,10 +20,11 @@ const catalogSeeds = 20
 // implementation: every property must hold, plus each story's own point.
 func TestCatalog(t *testing.T) {
 	stories := map[string]func(*testing.T, *scenarios.Outcome){
-		"kleppmann-gc-pause": expectStaleWriteFenced,
-		"clock-drift":        expectMarginNotNegative,
-		"clock-drift-beyond": expectFencingHolds,
-		"grantor-restart":    expectTokensIncreaseAcrossRestarts,
+		"kleppmann-gc-pause":  expectStaleWriteFenced,
+		"clock-drift":         expectMarginNotNegative,
+		"clock-drift-beyond":  expectFencingHolds,
+		"grantor-restart":     expectTokensIncreaseAcrossRestarts,
+		"lock-server-restart": expectTokensIncreaseAcrossRestarts,
 		"worker-crash-handoff": func(t *testing.T, out *scenarios.Outcome) {
 			expectEveryTaskDone(t, out)
 			assert.Positive(t, out.Metrics.Handoffs, "tasks moved between workers")
@@ -34,7 +35,7 @@ func TestCatalog(t *testing.T) {
 		"swarm":            expectEveryTaskDone,
 	}
 	names := scenarios.Names()
-	require.Len(t, names, 12)
+	require.Len(t, names, 13)
 	for _, sc := range scenarios.Catalog() {
 		t.Run(sc.Name, func(t *testing.T) {
 			require.NotEmpty(t, sc.Doc, "a one-line description for simrun list")

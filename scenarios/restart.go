@@ -46,6 +46,40 @@ func GrantorRestart() Scenario {
 	}
 }
 
+// LockServerRestart crashes and restarts the lease store while a lock is
+// held, and nothing else: the crash story for every implementation, since
+// it needs nothing beyond acquiring, holding and writing.
+func LockServerRestart() Scenario {
+	return Scenario{
+		Name: "lock-server-restart",
+		Doc:  "the lock's server crashes and restarts while the lock is held: tokens continue, never two holders",
+		Story: "Three holders contend for one lock and write under their tokens while the lease store crashes " +
+			"and restarts, twice on schedule and more at random. Whatever the store keeps in memory is gone " +
+			"after a crash: a lock it forgets may be granted again while its holder still believes (P1), and a " +
+			"fencing counter it forgets hands out a token again (P2). A store that keeps what it acknowledged " +
+			"durable, or waits out every lease it may have granted, keeps both.",
+		Config:     baseConfig(),
+		Contenders: 3,
+		Lock:       LockLoad{Stagger: 500 * time.Millisecond, WriteEvery: 500 * time.Millisecond},
+		Faults: faults.Schedule{Events: []faults.Event{
+			{At: 10 * time.Second, Kind: faults.KindCrash, Node: GrantorNode},
+			{At: 11 * time.Second, Kind: faults.KindRestart, Node: GrantorNode},
+			{At: 40 * time.Second, Kind: faults.KindCrash, Node: GrantorNode},
+			{At: 40*time.Second + 300*time.Millisecond, Kind: faults.KindRestart, Node: GrantorNode},
+		}},
+		Nemesis: &faults.Nemesis{
+			Targets:         []string{GrantorNode},
+			Kinds:           []faults.Kind{faults.KindCrash},
+			FaultsPerMinute: 3,
+		},
+		Premises: []Premise{
+			FaultWhileLeaseLive("the lock's server crashed while the lock was held", []sim.FaultKind{sim.FaultCrash}, GrantorNode),
+		},
+		Duration: 2 * time.Minute,
+		HealAt:   90 * time.Second,
+	}
+}
+
 // WorkerCrashHandoff crashes and pauses workers in the middle of
 // checkpointed tasks.
 func WorkerCrashHandoff() Scenario {
