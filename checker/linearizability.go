@@ -14,25 +14,29 @@ import (
 )
 
 // Linearizability checks P3: the grantor's client-visible operations are
-// linearizable against the lease-store specification (model.LeaseStore,
-// with expiry on the grantor's clock readings carried in its replies), and
-// the fenced resource's against the fenced register (model.FencedRegister),
-// both partitioned by resource.
+// linearizable against the lease store's specification (opts.Spec, or the
+// one the history names: leasesim's lease store, model.LeaseStoreSpec,
+// with expiry on the grantor's clock readings carried in its replies, by
+// default), and the fenced resource's against the fenced register
+// (model.FencedRegisterSpec), both partitioned as the specification says
+// (by resource, by key).
 //
 // Each recorded operation spans [Call, Return] in true time. An operation
 // whose reply never reached its client took effect, and its output is
 // known, so it is kept, with a Return after the end of the run: it may be
 // linearised anywhere after its call. list spans resources and unfenced side
 // effects are not operations of either model; other checkers look at those.
-// Before the search, lease-store operations are narrowed to where the
-// specification's grantor-time order can place them (orderByGrantorTime),
-// which changes no verdict and keeps the search close to linear.
+// Before the search, under the lease-store specification, its operations
+// are narrowed to where the specification's grantor-time order can place
+// them (orderByGrantorTime), which changes no verdict and keeps the search
+// close to linear.
 //
 // Each resource is decided as cheaply as it can be. If the order in which
 // its server processed the operations is a legal sequential history, that
 // order is a witness: the operations were processed within their
 // intervals, so the resource is linearizable. Otherwise, on a lease-store
-// resource, the specification's rule that grantor readings never go
+// resource (under the lease-store specification only), the rule that
+// grantor readings never go
 // backwards leaves only the order within bursts of equal readings open, and
 // exploring those decides the resource (decideByGrantorTime); a fenced
 // register that accepted a lower token after a higher one had returned is
@@ -50,10 +54,18 @@ func Linearizability(h *history.History, opts Options) Result {
 	if h == nil {
 		return Result{Property: "P3", Name: name, Status: Unknown, Summary: "no history to check"}
 	}
-	l := newLinHistory(h)
+	store := opts.Spec
+	if store.Model.Step == nil {
+		var err error
+		if store, err = model.SpecFor(h.Spec, h.Lease); err != nil {
+			return Result{Property: "P3", Name: name, Status: Unknown,
+				Summary: "no specification to check the lease store against: " + err.Error()}
+		}
+	}
+	l := newLinHistory(h, store)
 	v := newVerdict(h, "P3")
-	okSummary := fmt.Sprintf("%d lease-store and %d fenced-resource operations on %d resources are linearizable",
-		l.stores, len(l.ops)-l.stores, l.resources)
+	okSummary := fmt.Sprintf("%d %s and %d fenced-resource operations on %d resources are linearizable",
+		l.stores, store.Name, len(l.ops)-l.stores, l.resources)
 	var search, decided []porcupine.Operation // what porcupine must decide; what the grantor's readings decided
 	witnessed := true
 	for _, part := range l.model.Partition(l.ops) {
@@ -108,6 +120,7 @@ type linHistory struct {
 	h         *history.History
 	store     model.Spec            // the lease store's specification
 	register  model.Spec            // the fenced store's
+	byReading bool                  // store is leasesim's lease store, whose grantor readings order its operations
 	model     porcupine.Model       // both specifications, routed by operation
 	ops       []porcupine.Operation // Metadata is the index in h.Ops
 	stores    int                   // how many ops are lease-store ops
@@ -116,8 +129,8 @@ type linHistory struct {
 	clients   []string              // by ClientId
 }
 
-func newLinHistory(h *history.History) *linHistory {
-	l := &linHistory{h: h, store: model.LeaseStoreSpec(leasePolicy(h)), register: model.FencedRegisterSpec()}
+func newLinHistory(h *history.History, store model.Spec) *linHistory {
+	l := &linHistory{h: h, store: store, register: model.FencedRegisterSpec(), byReading: store.Name == leaseStoreName}
 	l.model = routedModel(l.store.Model, l.register.Model, l.describeMeta)
 	ids := make(map[string]int)
 	partitions := make(map[[2]string]struct{})
@@ -157,15 +170,16 @@ func newLinHistory(h *history.History) *linHistory {
 			l.stores++
 		}
 	}
-	l.scale = orderByGrantorTime(l.ops)
+	l.scale = 1
+	if l.byReading {
+		l.scale = orderByGrantorTime(l.ops)
+	}
 	return l
 }
 
-// leasePolicy is the lease store's expiry policy: it holds a lease for
-// Lease.HoldPPB beyond its TTL, and a restarted holder gets a new lease.
-func leasePolicy(h *history.History) model.LeasePolicy {
-	return model.LeasePolicy{HoldPPB: h.Lease.HoldPPB, Restart: model.RestartNewLease}
-}
+// leaseStoreName names leasesim's lease-store specification, the one the
+// grantor-reading proof (decideByGrantorTime) is about.
+var leaseStoreName = model.LeaseSpec(model.ExactTTL()).Name
 
 // inputOf returns a porcupine operation's input: the recorded operation.
 func inputOf(v any) *history.Operation { return v.(*history.Operation) }

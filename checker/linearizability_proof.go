@@ -35,7 +35,7 @@ const (
 // order works from a superset, none works from the states really
 // reachable); only an exact set proves legality.
 func (l *linHistory) decideByGrantorTime(v *verdict, part []porcupine.Operation) bool {
-	if len(part) == 0 || isRegisterOp(inputOf(part[0].Input).Input.Kind) {
+	if !l.byReading || len(part) == 0 || isRegisterOp(inputOf(part[0].Input).Input.Kind) {
 		return false
 	}
 	order := slices.Clone(part)

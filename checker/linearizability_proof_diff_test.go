@@ -59,7 +59,7 @@ func drawReply(r *rand.Rand, in lease.Message, g time.Duration) lease.Message {
 // with corrupt, one reply is redrawn (which may make it illegal).
 func randomHistory(r *rand.Rand, n int, corrupt bool) *history.History {
 	h := &history.History{Lease: leasewire.Lease(diffConfig), Grantor: "grantor", Resource: "store"}
-	m := routedModel(model.LeaseStore(leasePolicy(h)), model.FencedRegister(), nil)
+	m := routedModel(model.LeaseStore(model.LeasePolicy{HoldPPB: h.Lease.HoldPPB}), model.FencedRegister(), nil)
 	parts := make(map[string]any) // state per partition; looked up, never iterated
 	var g time.Duration           // the grantor's reading
 	widen := history.Time(r.IntN(40)) * history.Time(time.Millisecond)
@@ -136,7 +136,7 @@ func burst(ops []history.Operation) {
 // plainVerdict is porcupine's verdict on ops as recorded, one model, no
 // partitions.
 func plainVerdict(h *history.History, ops []*history.Operation) porcupine.CheckResult {
-	m := model.LeaseStore(leasePolicy(h))
+	m := model.LeaseStore(model.LeasePolicy{HoldPPB: h.Lease.HoldPPB})
 	if isRegisterOp(ops[0].Input.Kind) {
 		m = model.FencedRegister()
 	}
@@ -170,7 +170,7 @@ func TestLinearizabilityProofAgreesWithPorcupine(t *testing.T) {
 	for n := range histories {
 		h := randomHistory(r, 1+r.IntN(10), r.IntN(2) == 0)
 		require.NotEmpty(t, h.Ops)
-		l := newLinHistory(h)
+		l := newLin(h)
 		allOK := true
 		for _, part := range l.model.Partition(l.ops) {
 			recs := make([]*history.Operation, len(part))

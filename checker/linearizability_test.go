@@ -13,6 +13,7 @@ import (
 	"github.com/leasesim/leasesim/history"
 	"github.com/leasesim/leasesim/history/leasewire"
 	"github.com/leasesim/leasesim/lease"
+	"github.com/leasesim/leasesim/model"
 )
 
 // Crafted histories for P3. The grantor's clock reads true time unless a
@@ -331,7 +332,7 @@ func TestLinearizabilityClientIDs(t *testing.T) {
 		linHeld("amy", span{0.3, 0.4, 0.5}, "zed"),
 		linHeld("kim", span{0.3, 0.4, 0.5}, "zed"),
 	)
-	l := newLinHistory(h)
+	l := newLin(h)
 	assert.Equal(t, []string{"amy", "kim", "zed"}, l.clients)
 	ids := []int{l.ops[0].ClientId, l.ops[1].ClientId, l.ops[2].ClientId}
 	assert.Equal(t, []int{2, 0, 1}, ids)
@@ -415,7 +416,7 @@ func TestLegalAsProcessed(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			l := newLinHistory(linHistoryOf(tc.ops...))
+			l := newLin(linHistoryOf(tc.ops...))
 			assert.Equal(t, tc.want, l.legalAsProcessed(l.ops))
 			assert.Equal(t, OK, Linearizability(linHistoryOf(tc.ops...), Options{}).Status, "linearizable either way")
 		})
@@ -451,4 +452,13 @@ func TestLinearizabilityEqualReadings(t *testing.T) {
 		require.Equal(t, Violated, r.Status, r.Summary)
 		assert.Contains(t, r.Violations[0].Detail, "renew(h9, tok 7)")
 	})
+}
+
+// newLin is newLinHistory under the specification h names.
+func newLin(h *history.History) *linHistory {
+	spec, err := model.SpecFor(h.Spec, h.Lease)
+	if err != nil {
+		panic(err)
+	}
+	return newLinHistory(h, spec)
 }

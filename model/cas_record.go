@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/anishathalye/porcupine"
+
+	"github.com/leasesim/leasesim/history"
 )
 
 // RecordOp names an operation on a compare-and-swap record.
@@ -38,8 +40,11 @@ const (
 // stores it and never reads it: its times are the writer's own clock
 // readings, in nanoseconds.
 type LeaseRecord struct {
-	HolderIdentity   string
-	LeaseDuration    time.Duration // leaseDurationSeconds
+	HolderIdentity string
+	// HolderIncarnation is the holder's life, where the writer records it
+	// (a restarted process is a new actor).
+	HolderIncarnation uint64
+	LeaseDuration     time.Duration // leaseDurationSeconds
 	AcquireTime      int64         // the writer's reading when it acquired, ns
 	RenewTime        int64         // the writer's reading when it last renewed, ns
 	LeaseTransitions int64
@@ -68,7 +73,8 @@ type RecordOutput struct {
 // CASRecord returns the specification of a record under optimistic
 // concurrency with no server-side expiry (a Kubernetes Lease) as a porcupine
 // model, partitioned by name; inputs are RecordInput and outputs
-// RecordOutput (or pointers to them).
+// RecordOutput (or pointers to them), or the history's operations and
+// replies (see historyRecord).
 //   - create succeeds if and only if the record does not exist; it then
 //     holds the record, at the version returned.
 //   - update succeeds if and only if the record exists at the version given;
@@ -122,6 +128,10 @@ func recordInput(v any) RecordInput {
 		return x
 	case *RecordInput:
 		return *x
+	case *history.Operation:
+		return historyRecordInput(x)
+	case history.Operation:
+		return historyRecordInput(&x)
 	}
 	panic(fmt.Sprintf("model: record-input-type: input is %T, not RecordInput", v))
 }
@@ -132,6 +142,10 @@ func recordOutput(v any) RecordOutput {
 		return x
 	case *RecordOutput:
 		return *x
+	case *history.Payload:
+		return historyRecordOutput(x)
+	case history.Payload:
+		return historyRecordOutput(&x)
 	}
 	panic(fmt.Sprintf("model: record-output-type: output is %T, not RecordOutput", v))
 }

@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/anishathalye/porcupine"
+
+	"github.com/leasesim/leasesim/history"
 )
 
 // KeyOp names an operation on an expiring key.
@@ -66,7 +68,8 @@ type KeyOutput struct {
 
 // ExpiringKey returns the specification of a key-value server with
 // server-side expiry (a Redis lock) as a porcupine model, partitioned by
-// key; inputs are KeyInput and outputs KeyOutput (or pointers to them).
+// key; inputs are KeyInput and outputs KeyOutput (or pointers to them), or
+// the history's operations and replies (see historyKeyInput).
 //
 // Time is the server's clock as carried in each reply (ServerTime, t
 // below); one server runs a key's commands one at a time on a clock that
@@ -124,6 +127,10 @@ func keyInput(v any) KeyInput {
 		return x
 	case *KeyInput:
 		return *x
+	case *history.Operation:
+		return historyKeyInput(x)
+	case history.Operation:
+		return historyKeyInput(&x)
 	}
 	panic(fmt.Sprintf("model: key-input-type: input is %T, not KeyInput", v))
 }
@@ -134,6 +141,10 @@ func keyOutput(v any) KeyOutput {
 		return x
 	case *KeyOutput:
 		return *x
+	case *history.Payload:
+		return historyKeyOutput(x)
+	case history.Payload:
+		return historyKeyOutput(&x)
 	}
 	panic(fmt.Sprintf("model: key-output-type: output is %T, not KeyOutput", v))
 }

@@ -1,8 +1,10 @@
 package model
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 
 	"github.com/anishathalye/porcupine"
@@ -14,9 +16,12 @@ import (
 // the history's operation (*history.Operation, or a history.Operation),
 // whose Input payload is the request, and its output the reply
 // (*history.Payload, or a history.Payload). This file is how a history
-// reaches the neutral specifications: leasesim's lease store and the
-// fenced register read the payload fields their kinds use (see
-// history.Payload), and nothing of any protocol's own messages.
+// reaches the neutral specifications: leasesim's lease store, the fenced
+// register, the expiring key and the compare-and-swap record read the
+// payload fields their kinds use (see history.Payload), and nothing of any
+// protocol's own messages. The lessor has no reader of history operations
+// yet (SpecFor says so): a payload has no field for a key's create and mod
+// revisions.
 
 // replySuffix ends a reply's kind: "acquire" is answered by
 // "acquire_reply".
@@ -92,6 +97,54 @@ func historyRegisterOp(input, output any) (RegisterInput, RegisterOutput, string
 	return RegisterInput{Op: RegisterOp(in.Kind), Client: clientOf(o), Resource: in.Resource, Key: in.Key,
 			Token: in.Token, Value: in.Value},
 		RegisterOutput{Err: RegisterErr(out.Err), Token: out.Token, Value: out.Value}, ""
+}
+
+// historyKeyInput reads an expiring-key command: its kind is the KeyOp,
+// and it reads Key, Value and TTL.
+func historyKeyInput(o *history.Operation) KeyInput {
+	in := &o.Input
+	return KeyInput{Op: KeyOp(in.Kind), Client: clientOf(o), Key: in.Key, Value: in.Value, TTL: in.TTL}
+}
+
+// historyKeyOutput reads an expiring-key reply: Err, OK, the Value a get
+// found, the value after an incr in Revision, and the server's Clock.
+func historyKeyOutput(p *history.Payload) KeyOutput {
+	return KeyOutput{Err: KeyErr(p.Err), OK: p.OK, Value: p.Value, N: p.Revision, ServerTime: p.Clock}
+}
+
+// historyRecordInput reads a compare-and-swap record request: its kind is
+// the RecordOp, its Resource (or else Key) the record's name, Version the
+// version an update read, and the record it writes as historyRecord says.
+func historyRecordInput(o *history.Operation) RecordInput {
+	in := &o.Input
+	return RecordInput{Op: RecordOp(in.Kind), Client: clientOf(o), Name: cmp.Or(in.Resource, in.Key),
+		Record: historyRecord(in), Version: in.Version}
+}
+
+// historyRecordOutput reads a compare-and-swap record reply: Err, the
+// record's Version, and the record a get returned.
+func historyRecordOutput(p *history.Payload) RecordOutput {
+	return RecordOutput{Err: RecordErr(p.Err), Record: historyRecord(p), Version: p.Version}
+}
+
+// historyRecord reads the record a payload carries: Holder and
+// HolderIncarnation are the holder identity, TTL the lease duration,
+// Token the lease transitions, and Value the writer's times as
+// "acquire=<ns> renew=<ns>". A Value in another form reads as no times, so
+// only the other fields tell such records apart.
+func historyRecord(p *history.Payload) LeaseRecord {
+	r := LeaseRecord{HolderIdentity: p.Holder, HolderIncarnation: p.HolderIncarnation, LeaseDuration: p.TTL,
+		LeaseTransitions: int64(min(p.Token, math.MaxInt64))}
+	acquire, renew, ok := strings.Cut(p.Value, " ")
+	if !ok {
+		return r
+	}
+	a, errA := strconv.ParseInt(strings.TrimPrefix(acquire, "acquire="), 10, 64)
+	n, errN := strconv.ParseInt(strings.TrimPrefix(renew, "renew="), 10, 64)
+	if errA == nil && errN == nil && strings.HasPrefix(acquire, "acquire=") && strings.HasPrefix(renew, "renew=") {
+		r.AcquireTime, r.RenewTime = a, n
+	}
+	return r
 }
 
 // answers reports whether a reply of kind reply answers a request of kind

@@ -1,5 +1,12 @@
 package model
 
+import (
+	"fmt"
+	"strings"
+
+	"github.com/leasesim/leasesim/history"
+)
+
 // SpecInfo names a specification and says what it models, as `simrun list`
 // shows it.
 type SpecInfo struct {
@@ -20,4 +27,36 @@ func Specs() []SpecInfo {
 		{RegisterSpec().Name, "the fenced resource: a write is accepted only under a token at least as high as every " +
 			"token accepted before"},
 	}
+}
+
+// SpecFor returns the specification named name, over the history's
+// operations (*history.Operation inputs, *history.Payload outputs), for a
+// run whose lease configuration is l: the name P3 judges a lease store by,
+// as a history's header or `simrun check --spec` gives it. The lease
+// store's expiry policy is the one l declares (it holds a lease HoldPPB
+// beyond its TTL) with leasesim's restart rule; a name may add a variant
+// after a slash ("lease-store/holder-budgets"), the producer's name for
+// that policy. An empty name is "lease-store". A specification of Specs
+// that has no reader of history operations yet, or a name Specs does not
+// list, is an error that says so.
+func SpecFor(name string, l history.Lease) (Spec, error) {
+	base, _, _ := strings.Cut(name, "/")
+	switch base {
+	case "", LeaseSpec(HoldRho(0)).Name:
+		return LeaseStoreSpec(LeasePolicy{HoldPPB: l.HoldPPB, Restart: RestartNewLease}), nil
+	case RegisterSpec().Name:
+		return FencedRegisterSpec(), nil
+	case ExpiringKeySpec().Name:
+		return ExpiringKeySpec(), nil
+	case CASRecordSpec().Name:
+		return CASRecordSpec(), nil
+	}
+	names := make([]string, 0, len(Specs()))
+	for _, s := range Specs() {
+		if s.Name == base {
+			return Spec{}, fmt.Errorf("model: the %s specification has no reader of history operations yet", base)
+		}
+		names = append(names, s.Name)
+	}
+	return Spec{}, fmt.Errorf("model: no specification named %q (want one of %s)", name, strings.Join(names, ", "))
 }

@@ -99,7 +99,7 @@ func Execute(sc Scenario, seed uint64, opts Options) (out *Outcome, err error) {
 		cfg.DriftSplit = impl.DriftSplit // the implementation declares how it splits the drift budget
 	}
 	w := sim.New(sim.Config{Seed: seed, Link: sc.Link, Trace: opts.Trace, Logger: opts.Logger})
-	h := &history.History{Spec: leasewire.Spec(cfg.DriftSplit), Lease: leasewire.Lease(cfg), Grantor: GrantorNode,
+	h := &history.History{Spec: historySpec(impl, cfg), Lease: leasewire.Lease(cfg), Grantor: GrantorNode,
 		Resource: StoreNode}
 	rec := newRecorder(w, h)
 	src, err := sc.tasks(w)
@@ -144,6 +144,16 @@ func Execute(sc Scenario, seed uint64, opts Options) (out *Outcome, err error) {
 		out.Coverage = checker.Cover(h)
 	}
 	return out, nil
+}
+
+// historySpec is the specification the implementation declares for its
+// lease store: leasesim's lease store under the drift split it declared,
+// unless it declares another.
+func historySpec(impl lease.Impl, cfg lease.Config) string {
+	if impl.Spec != "" && impl.Spec != leasewire.SpecLeaseStore {
+		return impl.Spec
+	}
+	return leasewire.Spec(cfg.DriftSplit)
 }
 
 // PanicProperty names the verdict given when the implementation under test
