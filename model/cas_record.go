@@ -45,9 +45,9 @@ type LeaseRecord struct {
 	// (a restarted process is a new actor).
 	HolderIncarnation uint64
 	LeaseDuration     time.Duration // leaseDurationSeconds
-	AcquireTime      int64         // the writer's reading when it acquired, ns
-	RenewTime        int64         // the writer's reading when it last renewed, ns
-	LeaseTransitions int64
+	AcquireTime       int64         // the writer's reading when it acquired, ns
+	RenewTime         int64         // the writer's reading when it last renewed, ns
+	LeaseTransitions  int64
 }
 
 // RecordInput is a request on one record.
