@@ -177,7 +177,7 @@ func (s nodeStorage) Sync() error {
 func newEnv(n *sim.Node, rec *recorder, obs lease.Observer) lease.Env {
 	clock := nodeClock{n: n}
 	if obs != nil {
-		obs = guardedObserver{obs}
+		obs = guardedObserver{&observerRef{obs}}
 	}
 	return lease.Env{
 		Self:     lease.Addr(n.Name()),

@@ -106,7 +106,7 @@ func guardImpl(impl lease.Impl) lease.Impl {
 		defer onPanic(fromImpl)
 		node, err = impl.NewGrantor(env, cfg)
 		if node != nil {
-			node = guardedGrantor{node}
+			node = guardedGrantor{&grantorRef{node}}
 		}
 		return node, err
 	}
@@ -114,7 +114,7 @@ func guardImpl(impl lease.Impl) lease.Impl {
 		defer onPanic(fromImpl)
 		node, err = impl.NewHolder(env, cfg, grantor, resource)
 		if node != nil {
-			node = guardedHolder{node}
+			node = guardedHolder{&holderRef{node}}
 		}
 		return node, err
 	}
@@ -122,30 +122,41 @@ func guardImpl(impl lease.Impl) lease.Impl {
 		defer onPanic(fromImpl)
 		node, err = impl.NewResource(env)
 		if node != nil {
-			node = guardedResource{node}
+			node = guardedResource{&resourceRef{node}}
 		}
 		return node, err
 	}
 	return g
 }
 
-type guardedGrantor struct{ g lease.Grantor }
+// The guarded nodes put the implementation's nodes behind implementation
+// boundaries (and guardedHolder the callbacks the harness gives the holder
+// behind harness boundaries); guardedObserver puts an observer (the
+// harness's recorder, and a test's own) behind a harness boundary. Each is
+// a single pointer, so the interface holding it calls its methods
+// directly, not through a wrapper that copies every message (or event)
+// once more.
+type (
+	guardedGrantor  struct{ *grantorRef }
+	guardedResource struct{ *resourceRef }
+	guardedHolder   struct{ *holderRef }
+	guardedObserver struct{ *observerRef }
+
+	grantorRef  struct{ g lease.Grantor }
+	resourceRef struct{ r lease.Resource }
+	holderRef   struct{ h lease.Holder }
+	observerRef struct{ o lease.Observer }
+)
 
 func (x guardedGrantor) Deliver(from lease.Addr, m lease.Message) {
 	defer onPanic(fromImpl)
 	x.g.Deliver(from, m)
 }
 
-type guardedResource struct{ r lease.Resource }
-
 func (x guardedResource) Deliver(from lease.Addr, m lease.Message) {
 	defer onPanic(fromImpl)
 	x.r.Deliver(from, m)
 }
-
-// guardedHolder puts the holder behind implementation boundaries and the
-// callbacks the harness gives it behind harness boundaries.
-type guardedHolder struct{ h lease.Holder }
 
 func (x guardedHolder) Deliver(from lease.Addr, m lease.Message) {
 	defer onPanic(fromImpl)
@@ -197,10 +208,6 @@ func guardDone(done func(error)) func(error) {
 	}
 	return func(err error) { harnessCall(func() { done(err) }) }
 }
-
-// guardedObserver puts an observer (the harness's recorder, and a test's
-// own) behind a harness boundary.
-type guardedObserver struct{ o lease.Observer }
 
 func (x guardedObserver) Observe(e lease.Event) {
 	defer onPanic(fromHarness)
