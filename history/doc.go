@@ -90,8 +90,13 @@
 //
 // # The in-memory history
 //
-// History (history.go) is the in-memory record the event host fills while
-// a run goes on and the checkers read today; it still holds kernel types
-// and goes once the checkers read the schema above. Recording it never
-// changes the run, so the trace hash is the same with checking on or off.
+// History (history.go) is the same records held in memory, as a producer
+// fills them while a run goes on (the event host's recorder, an adapter)
+// and as the checkers read them: the header's spec and lease
+// configuration, the operations, beliefs, units, tasks, effects,
+// sightings, fault windows (their kinds named as FaultKinds lists them)
+// and premises, and what the end record says. The package imports nothing
+// of leasesim but internal/strictjson, so neither do the checkers that
+// read it. Recording never changes the run, so the trace hash is the same
+// with checking on or off.
 package history

@@ -131,6 +131,8 @@ func TestReaderRejects(t *testing.T) {
 			`h.jsonl:1: field "determinism": unknown level "mostly" (want "exact", "verified" or "statistical")`},
 		{"missing ttl", []string{`{"type":"header","version":1,"producer":"x","determinism":"exact","lease":{},"start_ns":0}`},
 			`h.jsonl:1: field "lease.ttl_ns": missing`},
+		{"hold beyond a TTL", []string{`{"type":"header","version":1,"producer":"x","determinism":"exact","lease":{"ttl_ns":1,"hold_ppb":1000000000},"start_ns":0}`},
+			`h.jsonl:1: field "lease.hold_ppb": must be in [0, 1e9), got 1000000000`},
 		{"trailing comma", []string{header, `{"type":"unit",}`}, `h.jsonl:2:15: a comma before the closing bracket or brace`},
 		{"syntax error", []string{header, `{"type":"unit","at_ns":tru}`}, `h.jsonl:2:27: field "at_ns": invalid character '}' in literal true (expecting 'e')`},
 		{"null in a list", []string{header, `{"type":"fault","kind":"pause","nodes":["a",null]}`}, `h.jsonl:2: field "nodes[1]": want a string, got null`},

@@ -76,6 +76,8 @@ func TestReadHistoryRefusesWhatTheCheckersCannotRead(t *testing.T) {
 	}{
 		{"unknown spec", lines(strings.Replace(header, `"lease-store"`, `"expiring-key"`, 1), endRecord),
 			1, "spec", `"expiring-key"`},
+		{"a hold the spec does not declare", lines(strings.Replace(header, `"ttl_ns":10000000000}`, `"ttl_ns":10000000000,"rho_ppb":1000,"hold_ppb":0}`, 1), endRecord),
+			1, "lease.hold_ppb", `the spec "lease-store" holds a lease 1000 ppb`},
 		{"two grantors", lines(strings.Replace(header, `["g"]`, `["g","g2"]`, 1), endRecord),
 			1, "lease_servers", "one grantor"},
 		{"a foreign kind", lines(header, strings.Replace(acquire, `"kind":"acquire"`, `"kind":"set_nx_px"`, 1), endRecord),
