@@ -88,6 +88,36 @@ type transport struct {
 	n    *sim.Node
 	rec  *recorder
 	msgs messagePool
+	dsts [recentDsts]destination // recent destinations, filled in turn
+	next int
+}
+
+type destination struct {
+	addr lease.Addr
+	node *sim.Node
+}
+
+// recentDsts is how many destinations a transport remembers: a holder
+// talks to the grantor and the fenced store, a server answers whoever
+// asked last.
+const recentDsts = 4
+
+// lookup returns the node at address to. The last few destinations are
+// remembered, so that most sends compare a string or two (usually the
+// same one: addresses are node names) instead of hashing one.
+func (t *transport) lookup(to lease.Addr) *sim.Node {
+	for i := range t.dsts {
+		if d := &t.dsts[i]; d.node != nil && d.addr == to {
+			return d.node
+		}
+	}
+	dst, ok := t.n.World().Lookup(string(to))
+	if !ok {
+		panic("scenarios: invariant known-address: " + t.n.Name() + " sent to unknown node " + string(to))
+	}
+	t.dsts[t.next] = destination{to, dst}
+	t.next = (t.next + 1) % recentDsts
+	return dst
 }
 
 func newTransport(n *sim.Node, rec *recorder) nodeTransport {
@@ -99,10 +129,7 @@ func newTransport(n *sim.Node, rec *recorder) nodeTransport {
 func (t nodeTransport) Send(to lease.Addr, m lease.Message) {
 	defer onPanic(fromHarness)
 	injectedHarnessFault()
-	dst, ok := t.n.World().Lookup(string(to))
-	if !ok {
-		panic("scenarios: invariant known-address: " + t.n.Name() + " sent to unknown node " + string(to))
-	}
+	dst := t.lookup(to)
 	t.rec.sent(t.n, dst, m)
 	p := t.msgs.get(&m)
 	queued := t.n.SendRelease(dst.ID(), p, t.msgs.release)
@@ -149,8 +176,10 @@ func (p *messagePool) put(pm *lease.Message) {
 	}
 }
 
-// nodeStorage is a node's durable storage behind harness boundaries.
-type nodeStorage struct{ s lease.Storage }
+// nodeStorage is a node's durable storage behind harness boundaries. It
+// holds the kernel's store itself, a single pointer, so its methods are
+// called directly and the kernel's are not behind another interface.
+type nodeStorage struct{ s *sim.Storage }
 
 func (s nodeStorage) Get(key string) ([]byte, bool) {
 	defer onPanic(fromHarness)
