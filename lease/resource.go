@@ -74,7 +74,8 @@ func (r *resource) Deliver(from Addr, m Message) {
 // the resource. Check and write are one step, durable before the reply.
 func (r *resource) write(m Message) (Message, bool) {
 	reply := m.reply()
-	highest := r.Highest(m.Resource)
+	hk := r.highestKey(m.Resource)
+	highest := r.readUint(hk)
 	if m.Token < highest {
 		reply.Err = CodeFenced
 		reply.Token = highest
@@ -84,12 +85,12 @@ func (r *resource) write(m Message) (Message, bool) {
 	binary.BigEndian.PutUint64(value, m.Token)
 	value = append(value, m.Value...)
 	err := putSynced(r.env.Store,
-		KV{Key: r.highestKey(m.Resource), Value: value[:8:8]},
+		KV{Key: hk, Value: value[:8:8]},
 		KV{Key: r.valueKey(m.Resource, m.Key), Value: value})
 	if err != nil {
 		return Message{}, false // outcome unknown to the client, which times out
 	}
-	if highest := r.Highest(m.Resource); highest != m.Token {
+	if highest := r.readUint(hk); highest != m.Token {
 		violated("fenced-tokens-non-decreasing", "resource %q: accepted token %d, highest now %d", m.Resource, m.Token, highest)
 	}
 	reply.Token = m.Token
