@@ -28,6 +28,7 @@ type session struct {
 	next     Timer // next acquire attempt or next renewal
 	attempts int   // consecutive failed acquire attempts, for backoff
 	jeopardy bool  // a renewal timed out in this episode
+	ended    bool  // removed from holder.sessions (Release, giving up)
 
 	// A session has at most one next and one deadline timer pending: each
 	// is armed only by the previous one's outcome, and a transition stops
@@ -67,9 +68,12 @@ func (h *holder) nextFired(s *session) {
 	h.tryAcquire(s)
 }
 
-// current reports whether a callback captured at epoch may still act on s.
+// current reports whether a callback captured at epoch may still act on s:
+// s is still the session of its resource (a session is in h.sessions from
+// Acquire until end, so ended says it without hashing the resource) and
+// has not moved on since.
 func (h *holder) current(s *session, epoch uint64) bool {
-	return h.sessions[s.resource] == s && s.epoch == epoch
+	return !s.ended && s.epoch == epoch
 }
 
 // transition moves s to state, invalidating every pending callback.
@@ -84,6 +88,7 @@ func (s *session) transition(state sessionState) {
 // end removes s; every pending callback becomes stale.
 func (h *holder) end(s *session) {
 	s.transition(stateAcquiring)
+	s.ended = true
 	delete(h.sessions, s.resource)
 }
 
