@@ -104,9 +104,11 @@ func (sc Scenario) ForImpl(impl lease.Impl) Scenario {
 }
 
 // nemesisFailpoints are the failpoints a nemesis arms when its scenario
-// names none: the ones leasesim's own implementation reaches.
+// names none: the ones leasesim's own implementation reaches, and the event
+// triggers every implementation reaches, so that a swarm pauses and crashes
+// nodes at their message boundaries too, on purpose rather than by chance.
 func nemesisFailpoints() []string {
-	return []string{lease.FailpointBeforeWrite, lease.FailpointBeforeCheckpoint}
+	return append([]string{lease.FailpointBeforeWrite, lease.FailpointBeforeCheckpoint}, Triggers()...)
 }
 
 // reaches reports whether impl reaches the failpoint fp: one it declares,
