@@ -159,16 +159,23 @@ func TestUndeclaredCapabilitiesSkip(t *testing.T) {
 }
 
 // TestForImplDrawsOnlyReachableFailpoints: a nemesis arms only failpoints
-// the implementation declares it reaches, and leasesim's own runs the
-// scenario unchanged.
+// the implementation reaches (its declared ones and the event triggers),
+// none at all when it reaches none of the scenario's, and leasesim's own
+// runs the scenario unchanged.
 func TestForImplDrawsOnlyReachableFailpoints(t *testing.T) {
-	sc, err := scenarios.Lookup("thundering-herd")
+	herd, err := scenarios.Lookup("thundering-herd")
 	require.NoError(t, err)
-	require.Contains(t, sc.Nemesis.Kinds, faults.KindFailpoint)
-	assert.Same(t, sc.Nemesis, sc.ForImpl(lease.Correct()).Nemesis, "leasesim's own reaches every failpoint")
+	require.Contains(t, herd.Nemesis.Kinds, faults.KindFailpoint)
+	assert.Same(t, herd.Nemesis, herd.ForImpl(lease.Correct()).Nemesis, "leasesim's own reaches every failpoint")
 	bare := lease.Impl{Name: "bare"}
-	got := sc.ForImpl(bare).Nemesis
+	got := herd.ForImpl(bare).Nemesis
+	assert.Contains(t, got.Kinds, faults.KindFailpoint)
+	assert.Equal(t, scenarios.Triggers(), got.Failpoints, "every implementation reaches the event triggers")
+
+	handoff, err := scenarios.Lookup("worker-crash-handoff") // names before-checkpoint and before-write only
+	require.NoError(t, err)
+	got = handoff.ForImpl(bare).Nemesis
 	assert.NotContains(t, got.Kinds, faults.KindFailpoint)
 	assert.Empty(t, got.Failpoints)
-	assert.Contains(t, sc.Nemesis.Kinds, faults.KindFailpoint, "the catalogue's scenario is not changed")
+	assert.Contains(t, handoff.Nemesis.Kinds, faults.KindFailpoint, "the catalogue's scenario is not changed")
 }
