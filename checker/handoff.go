@@ -25,12 +25,15 @@ func Handoff(h *history.History) Result {
 	grants := newGrantTracker()
 	handed, accepted := 0, 0
 	for _, op := range inProcessedOrder(h) {
-		switch {
-		case isAcquireOK(h, op):
+		if op.Output.Err != "" || op.Server != h.Grantor { // what the grantor accepted (isGrantorOK)
+			continue
+		}
+		switch op.Input.Kind {
+		case kindAcquire:
 			handed++
 			checkHandedOver(v, ck.latest(op.Input.Resource), op)
 			grants.observe(op)
-		case isGrantorOK(h, op, kindCheckpoint):
+		case kindCheckpoint:
 			accepted++
 			checkCheckpointToken(v, grants, ck.latest(op.Input.Resource), op)
 			ck.accept(op)

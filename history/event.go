@@ -46,22 +46,28 @@ type Event interface {
 // request the server processed twice (the network duplicated it) is two
 // operations; a request the server never processed is none.
 type Operation struct {
-	// Client is the process that sent the request, and Incarnation which
-	// life of it: a restarted process is a new actor.
-	Client      string
-	Incarnation uint64
+	// The fields are in the order the checkers read them, so that telling
+	// what an operation is (its server, client, processing time and
+	// request kind) reads one cache line: a history holds millions.
+
 	// Server is the node that processed it (one of the header's
 	// LeaseServers or FencedServers).
 	Server string
-	// ID is the request's id, unique per client incarnation.
-	ID uint64
-	// Call is when the client sent the request. Processed is when the
-	// server processed it, or Unknown. Return is when the reply reached
+	// Client is the process that sent the request, and Incarnation which
+	// life of it: a restarted process is a new actor.
+	Client string
+	// Processed is when the server processed the request, or Unknown.
+	// Call is when the client sent it. Return is when the reply reached
 	// the client, or Never: the operation may have taken effect, but the
 	// client does not know.
-	Call, Processed, Return Time
+	Processed Time
 	// Input is the request, Output the reply (zero when not observed).
-	Input, Output Payload
+	Input        Payload
+	Call, Return Time
+	Incarnation  uint64
+	// ID is the request's id, unique per client incarnation.
+	ID     uint64
+	Output Payload
 	// Msg are kernel message ids that join this event to the trace (the
 	// request and the reply); optional, as on every event that has it.
 	Msg []uint64
@@ -79,6 +85,11 @@ type Payload struct {
 	// "set_nx_px", "cas", "write", …); the specification gives it meaning.
 	// Required.
 	Kind string
+	// Err says why an operation failed ("held", "fenced", "expired", …);
+	// OK that a conditional operation succeeded. (Kind, Err and OK come
+	// first: they are what the checkers read of every operation.)
+	Err string
+	OK  bool
 	// Resource is the leased resource the operation acts on (a lock name,
 	// a lease); Key a key within a store (a fenced store's key, a
 	// registration, a Redis key). The specification says which it reads.
@@ -101,10 +112,6 @@ type Payload struct {
 	// concurrency version (a Kubernetes resourceVersion).
 	Revision int64
 	Version  string
-	// OK says a conditional operation succeeded; Err why an operation
-	// failed ("held", "fenced", "expired", …).
-	OK  bool
-	Err string
 	// Clock is the server's own clock reading when it processed the
 	// request; Remaining is a remaining TTL on the server's clock.
 	Clock, Remaining time.Duration
