@@ -1,6 +1,8 @@
 package k8slease
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -8,6 +10,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/leasesim/leasesim/checker"
+	"github.com/leasesim/leasesim/faults"
+	"github.com/leasesim/leasesim/lease"
 	"github.com/leasesim/leasesim/scenarios"
 )
 
@@ -70,5 +74,45 @@ func TestUnfencedStoreAcceptsTheStaleWrite(t *testing.T) {
 		}
 		assert.True(t, stale, "P2 names the stale write: %v", v["P2"].Violations)
 		assert.Equal(t, checker.OK, v["premise"].Status)
+	}
+}
+
+// The shrunk schedules RESULTS.md quotes (simrun shrink) still fail with
+// the variant they were shrunk for, and the same seed and schedule hold
+// every property with the fenced, correct election.
+func TestShrunkSchedules(t *testing.T) {
+	for _, tc := range []struct {
+		file     string
+		scenario string
+		seed     uint64
+		variant  lease.Impl
+		property string
+	}{
+		{"unfenced-resource-kleppmann-gc-pause-1", "kleppmann-gc-pause", 1, Unfenced(), "P2"},
+		{"unfenced-resource-thundering-herd-14", "thundering-herd", 14, Unfenced(), "P2"},
+		{"no-renew-timeout-kleppmann-gc-pause-1", "kleppmann-gc-pause", 1, Mutant(), "P1"},
+		{"no-renew-timeout-partition-heal-1", "partition-heal", 1, Mutant(), "P1"},
+		{"no-renew-timeout-asymmetric-partition-1", "asymmetric-partition", 1, Mutant(), "P1"},
+		{"no-renew-timeout-lock-server-restart-5", "lock-server-restart", 5, Mutant(), "P1"},
+	} {
+		t.Run(tc.file, func(t *testing.T) {
+			f, err := os.Open(filepath.Join("testdata", "shrunk", tc.file+".json"))
+			require.NoError(t, err)
+			defer f.Close()
+			schedule, err := faults.Parse(f)
+			require.NoError(t, err)
+			sc, err := scenarios.Lookup(tc.scenario)
+			require.NoError(t, err)
+			out, err := scenarios.Execute(sc, tc.seed, scenarios.Options{Impl: tc.variant, Schedule: &schedule})
+			require.NoError(t, err)
+			assert.Equal(t, checker.Violated, verdicts(out)[tc.property].Status, "%s with %s", tc.property, tc.variant.Name)
+			out, err = scenarios.Execute(sc, tc.seed, scenarios.Options{Impl: Impl(), Schedule: &schedule})
+			require.NoError(t, err)
+			for _, r := range out.Checks {
+				if r.Property != "premise" {
+					assert.Equal(t, checker.OK, r.Status, "%s with %s: %s", r.Property, Name, r.Summary)
+				}
+			}
+		})
 	}
 }
