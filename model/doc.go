@@ -30,7 +30,11 @@
 // evidence. Differential tests check every model against plain porcupine
 // over whole histories and against a brute-force search.
 //
-// LeaseStore, FencedRegister and Explain are the adapter from leasesim's
-// own protocol: the same specifications over lease.Message (wire.go, the
-// only file that imports package lease).
+// The specifications also read a recorded history directly
+// (operations.go): LeaseStore and FencedRegister (and their Specs) take
+// *history.Operation inputs and *history.Payload outputs, and the
+// expiring key and the compare-and-swap record accept them beside their
+// own types. SpecFor gives the specification a history's header names,
+// for its lease configuration. The package imports nothing of leasesim
+// but package history: no kernel, host or protocol.
 package model
