@@ -49,8 +49,10 @@ func Unfenced() lease.Impl {
 // The mutant's requests to the API server never time out, and its belief
 // ends only when an attempt fails RenewDeadline or more after its renew
 // round began; a renewal whose request or reply is lost hangs it, leading,
-// for good. Caught by P1 when a partition cuts the leader off
-// (partition-heal, asymmetric-partition).
+// for good. Caught by P1 when a partition or a crash of the API server
+// loses a renewal (partition-heal, asymmetric-partition,
+// lock-server-restart), or a pause makes a stale renewal reply look fresh
+// (kleppmann-gc-pause).
 func Mutant() lease.Impl {
 	impl := Impl()
 	impl.Name = Name + "/no-renew-timeout"
