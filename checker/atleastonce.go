@@ -29,6 +29,9 @@ const reexecBoundText = "at every grant on a task, the units the new holder re-e
 // unfenced side effects (h.Effects with the same resource and id more than
 // once), which at-least-once execution allows but costs.
 func AtLeastOnce(h *history.History) Result {
+	if len(h.Tasks) == 0 && len(h.Units) == 0 && len(h.Effects) == 0 {
+		return notApplicable("P6", "at-least-once", "no task ran and no side effect happened")
+	}
 	v := newVerdict(h, "P6")
 	rw := measureRework(h)
 	completed := 0

@@ -39,6 +39,9 @@ func Handoff(h *history.History) Result {
 			ck.accept(op)
 		}
 	}
+	if accepted == 0 && len(h.Tasks) == 0 && v.violated == 0 {
+		return notApplicable("P5", "handoff", "no task ran and no checkpoint was taken, so nothing was handed over")
+	}
 	return v.result("handoff", fmt.Sprintf("%d grants each handed over the latest accepted checkpoint; "+
 		"%d checkpoints accepted, each under the latest grant's token", handed, accepted))
 }

@@ -2,6 +2,7 @@ package checker
 
 import (
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -18,8 +19,10 @@ func TestHandoff(t *testing.T) {
 		want   Status
 		detail string
 	}{
-		{"empty history", newHistory(), OK, ""},
-		{"first grant hands over nothing", newHistory().acquire("w1", "t1", 1, at(0)), OK, ""},
+		{"empty history: nothing to judge", newHistory(), NotApplicable, ""},
+		{"grants without tasks or checkpoints: nothing to judge", newHistory().acquire("w1", "t1", 1, at(0)), NotApplicable, ""},
+		{"first grant on a task hands over nothing", newHistory().task("t1", 2, time.Second, at(0), history.Never).
+			acquire("w1", "t1", 1, at(0)), OK, ""},
 		{"handover of the latest checkpoint", newHistory().
 			acquire("w1", "t1", 1, at(0)).
 			checkpoint("w1", "t1", 1, at(1000), "4", ok).
@@ -60,7 +63,7 @@ func TestHandoff(t *testing.T) {
 			r := Handoff(tt.h.build())
 			assert.Equal(t, "P5", r.Property)
 			require.Equal(t, tt.want, r.Status, r.Summary)
-			if tt.want == OK {
+			if tt.want != Violated {
 				assert.Empty(t, r.Violations)
 				return
 			}

@@ -6,17 +6,26 @@ import (
 	"github.com/leasesim/leasesim/history"
 )
 
-// Status is a checker's three-valued verdict. Unknown is never a pass: it
-// means the checker could not decide (a timeout, missing data, or an
-// assumption of the property that the run exceeded).
+// Status is a checker's verdict. Unknown is never a pass: it means the
+// checker could not decide (a timeout, missing data, or an assumption of
+// the property that the run exceeded). NotApplicable is not a pass either:
+// the run had nothing the property is about (no task and no checkpoint for
+// P5), which a run that should have had it shows as Unknown instead.
 type Status string
 
 // The verdicts.
 const (
-	OK       Status = "ok"
-	Violated Status = "violated"
-	Unknown  Status = "unknown"
+	OK            Status = "ok"
+	Violated      Status = "violated"
+	Unknown       Status = "unknown"
+	NotApplicable Status = "n/a"
 )
+
+// notApplicable is the verdict of a property the run had nothing to judge
+// for, and why.
+func notApplicable(property, name, why string) Result {
+	return Result{Property: property, Name: name, Status: NotApplicable, Summary: "not applicable: " + why}
+}
 
 // Result is one property's verdict on one run, with its evidence.
 type Result struct {

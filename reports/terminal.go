@@ -55,6 +55,8 @@ func (o TextOptions) status(s checker.Status, width int) string {
 		return o.paint(ansiGreen, text)
 	case checker.Violated:
 		return o.paint(ansiBold+ansiRed, text)
+	case checker.NotApplicable:
+		return text
 	default:
 		return o.paint(ansiYellow, text)
 	}

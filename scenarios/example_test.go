@@ -31,8 +31,8 @@ func ExampleExecute() {
 	// P2 fencing ok
 	// P3 linearizability ok
 	// P4 liveness ok
-	// P5 handoff ok
-	// P6 at-least-once ok
+	// P5 handoff n/a
+	// P6 at-least-once n/a
 	// premise story ok
 	// h1's write under token 1 was fenced
 	// replay: simrun run --scenario kleppmann-gc-pause --seed 1
