@@ -12,19 +12,22 @@ import (
 // names are snake_case and stable once released.
 type Run struct {
 	// SchemaVersion is RunSchemaVersion: the version of this object's form.
-	SchemaVersion int                 `json:"schema_version"`
-	Scenario      string              `json:"scenario"`
-	Impl          string              `json:"impl"`
-	Seed          uint64              `json:"seed"`
-	TraceHash     string              `json:"trace_hash"`
-	Events        uint64              `json:"events"`
-	SimSeconds    float64             `json:"sim_seconds"`
-	WallSeconds   float64             `json:"wall_seconds"`
-	Acceleration  float64             `json:"acceleration"`
-	Faults        []sim.FaultRecord   `json:"faults"`
-	Violations    []checker.Violation `json:"violations"`
-	Properties    []checker.Result    `json:"properties"`
-	Metrics       checker.Metrics     `json:"metrics"`
+	SchemaVersion int    `json:"schema_version"`
+	Scenario      string `json:"scenario"`
+	Impl          string `json:"impl"`
+	Seed          uint64 `json:"seed"`
+	// Adapted says how the scenario ran differently for this
+	// implementation than the catalogue describes it (scenarios.Adaptations).
+	Adapted      []string            `json:"adapted,omitempty"`
+	TraceHash    string              `json:"trace_hash"`
+	Events       uint64              `json:"events"`
+	SimSeconds   float64             `json:"sim_seconds"`
+	WallSeconds  float64             `json:"wall_seconds"`
+	Acceleration float64             `json:"acceleration"`
+	Faults       []sim.FaultRecord   `json:"faults"`
+	Violations   []checker.Violation `json:"violations"`
+	Properties   []checker.Result    `json:"properties"`
+	Metrics      checker.Metrics     `json:"metrics"`
 	// Replay is the line that reproduces the run, as every report shows it
 	// (report.html too). NewRun takes it from the outcome, which builds it
 	// with internal/repro, the one builder of reproduction lines; a caller
@@ -49,7 +52,7 @@ const RunSchemaVersion = 1
 func NewRun(out *scenarios.Outcome, wall time.Duration) Run {
 	r := Run{
 		SchemaVersion: RunSchemaVersion, Coverage: out.Coverage.Reached(),
-		Scenario: out.Scenario, Impl: out.Impl, Seed: out.Seed,
+		Scenario: out.Scenario, Impl: out.Impl, Seed: out.Seed, Adapted: out.Adapted,
 		TraceHash: out.Sim.TraceHashString(), Events: out.Sim.Events,
 		SimSeconds: out.Sim.Now.Seconds(), WallSeconds: wall.Seconds(),
 		Faults: out.Faults, Properties: out.Checks, Metrics: out.Metrics,

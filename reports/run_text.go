@@ -46,6 +46,9 @@ func (o TextOptions) WriteRunText(w io.Writer, run Run, out *scenarios.Outcome) 
 	} else {
 		t.printf("%s  %s  impl %s  seed %d\n", o.paint(ansiBold, "leasesim run"), run.Scenario, run.Impl, run.Seed)
 	}
+	for _, a := range run.Adapted {
+		t.printf("adapted: %s\n", a)
+	}
 	if run.Stopped != "" {
 		t.printf("%s\n", o.paint(ansiBold+ansiRed, "STOPPED EARLY: "+run.Stopped))
 	}

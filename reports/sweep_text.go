@@ -42,6 +42,9 @@ func (o TextOptions) WriteSweepText(w io.Writer, s sweep.Summary) error {
 	for _, sk := range s.Skipped {
 		t.printf("skipped %s: %s\n", sk.Scenario, sk.Reason)
 	}
+	for _, ad := range s.Adapted {
+		t.printf("adapted %s: %s\n", ad.Scenario, ad.How)
+	}
 	if s.Partial {
 		t.printf("%s\n", o.paint(ansiBold+ansiRed, partialNote(s)))
 	}

@@ -18,7 +18,7 @@ import (
 // ForImpl).
 func (s Scenario) Needs() lease.Capabilities {
 	var c lease.Capabilities
-	if s.Workers > 0 {
+	if s.Workers > 0 && !s.WorkersOptional {
 		c.Checkpoints, c.SideEffects = true, true
 	}
 	if s.Registrants > 0 || s.Readers > 0 {
@@ -77,12 +77,17 @@ func Supports(sc Scenario, impl lease.Impl) error {
 	return e
 }
 
-// ForImpl returns sc as it runs against impl: its nemesis draws only the
-// failpoints impl declares it reaches (a failpoint it never reaches would
-// be armed and never hit), and no failpoint faults at all if it reaches
-// none of the nemesis's. For an implementation that reaches them all,
-// such as leasesim's own, sc is unchanged, and so is every draw.
+// ForImpl returns sc as it runs against impl: optional workers are left
+// out when impl lacks checkpoints or side effects (Adaptations says so),
+// and its nemesis draws only the failpoints impl reaches (a failpoint it
+// never reaches would be armed and never hit), and no failpoint faults at
+// all if it reaches none of the nemesis's. For an implementation that
+// supports and reaches everything, such as leasesim's own, sc is
+// unchanged, and so is every draw.
 func (sc Scenario) ForImpl(impl lease.Impl) Scenario {
+	if len(Adaptations(sc, impl)) > 0 {
+		sc.Workers, sc.Tasks, sc.TaskSource = 0, nil, nil
+	}
 	if sc.Nemesis == nil || !slices.Contains(sc.Nemesis.Kinds, faults.KindFailpoint) {
 		return sc
 	}
@@ -115,4 +120,24 @@ func nemesisFailpoints() []string {
 // or an event trigger, which the wiring reaches for every implementation.
 func reaches(impl lease.Impl, fp string) bool {
 	return slices.Contains(impl.Capabilities.Failpoints, fp) || slices.Contains(Triggers(), fp)
+}
+
+// Adaptations says how sc runs differently against impl than the catalogue
+// describes it, one line each (today: optional workers left out for an
+// implementation without checkpoints or side effects); none for an
+// implementation that supports everything the scenario uses.
+func Adaptations(sc Scenario, impl lease.Impl) []string {
+	c := impl.Capabilities
+	if !sc.WorkersOptional || sc.Workers == 0 || c.Checkpoints && c.SideEffects {
+		return nil
+	}
+	var lacks []string
+	if !c.Checkpoints {
+		lacks = append(lacks, "checkpoints")
+	}
+	if !c.SideEffects {
+		lacks = append(lacks, "side effects")
+	}
+	return []string{fmt.Sprintf("ran without its %d workers and their tasks: %s does not declare %s",
+		sc.Workers, impl.Name, strings.Join(lacks, " or "))}
 }

@@ -28,11 +28,12 @@ func MessageChaos() Scenario {
 			"loses 5%, duplicates 5% and reorders 10%. Late grants, late renewals, duplicated releases and " +
 			"reordered checkpoints must not break any property; the nemesis changes links and partitions " +
 			"further until the heal phase.",
-		Config:     cfg,
-		Contenders: 3,
-		Lock:       LockLoad{Stagger: 500 * time.Millisecond, WriteEvery: 300 * time.Millisecond, Hold: 4 * time.Second, Idle: time.Second},
-		Workers:    2,
-		Tasks:      EvenTasks(6, 10, 500*time.Millisecond, 6*time.Second),
+		Config:          cfg,
+		Contenders:      3,
+		Lock:            LockLoad{Stagger: 500 * time.Millisecond, WriteEvery: 300 * time.Millisecond, Hold: 4 * time.Second, Idle: time.Second},
+		Workers:         2,
+		WorkersOptional: true,
+		Tasks:           EvenTasks(6, 10, 500*time.Millisecond, 6*time.Second),
 		Faults: faults.Schedule{Events: []faults.Event{
 			{At: time.Second, Kind: faults.KindLink, From: faults.AnyNode, To: faults.AnyNode, Link: &chaoticLink},
 		}},
@@ -59,12 +60,13 @@ func Swarm() Scenario {
 		Story: "One grantor, three contending holders and two checkpointing workers run for ten simulated " +
 			"minutes while the nemesis draws a random subset of every fault kind for each seed (swarm " +
 			"testing), with durations biased towards the TTL and renewal boundaries. Every property must hold.",
-		Config:     cfg,
-		Contenders: 3,
-		Lock:       LockLoad{Stagger: 500 * time.Millisecond, WriteEvery: 500 * time.Millisecond, Hold: 20 * time.Second, Idle: 2 * time.Second},
-		Workers:    2,
-		Tasks:      EvenTasks(20, 20, 500*time.Millisecond, 25*time.Second),
-		Nemesis:    &faults.Nemesis{FaultsPerMinute: 6},
+		Config:          cfg,
+		Contenders:      3,
+		Lock:            LockLoad{Stagger: 500 * time.Millisecond, WriteEvery: 500 * time.Millisecond, Hold: 20 * time.Second, Idle: 2 * time.Second},
+		Workers:         2,
+		WorkersOptional: true,
+		Tasks:           EvenTasks(20, 20, 500*time.Millisecond, 25*time.Second),
+		Nemesis:         &faults.Nemesis{FaultsPerMinute: 6},
 		Premises: []Premise{
 			FaultWhileLeaseLive("the nemesis acted while a lease was live", nil),
 		},

@@ -20,11 +20,12 @@ func GrantorRestart() Scenario {
 			"restarts. Leases live only in the grantor's memory, so after a restart it must grant nothing " +
 			"until every lease it may have granted has expired (the grace period), fencing tokens must " +
 			"continue from where they were, and every accepted checkpoint must survive.",
-		Config:     cfg,
-		Contenders: 3,
-		Lock:       LockLoad{Stagger: 500 * time.Millisecond, WriteEvery: 500 * time.Millisecond},
-		Workers:    2,
-		Tasks:      EvenTasks(6, 12, 500*time.Millisecond, 5*time.Second),
+		Config:          cfg,
+		Contenders:      3,
+		Lock:            LockLoad{Stagger: 500 * time.Millisecond, WriteEvery: 500 * time.Millisecond},
+		Workers:         2,
+		WorkersOptional: true,
+		Tasks:           EvenTasks(6, 12, 500*time.Millisecond, 5*time.Second),
 		Faults: faults.Schedule{Events: []faults.Event{
 			{At: 10 * time.Second, Kind: faults.KindCrash, Node: GrantorNode},
 			{At: 12 * time.Second, Kind: faults.KindRestart, Node: GrantorNode},

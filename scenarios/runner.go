@@ -42,6 +42,9 @@ type Outcome struct {
 	Scenario string
 	Impl     string
 	Seed     uint64
+	// Adapted says how the scenario ran differently for this implementation
+	// than the catalogue describes it (Adaptations), if it did.
+	Adapted []string
 	// Sim is the kernel's result: time reached, events, trace hash, and why
 	// the run stopped early, if it did.
 	Sim sim.Result
@@ -92,6 +95,7 @@ func Execute(sc Scenario, seed uint64, opts Options) (out *Outcome, err error) {
 	if err := Supports(sc, impl); err != nil {
 		return nil, err
 	}
+	adapted := Adaptations(sc, impl)
 	sc = sc.ForImpl(impl)
 	impl = guardImpl(impl)
 	cfg := sc.Config.WithDefaults()
@@ -131,7 +135,7 @@ func Execute(sc Scenario, seed uint64, opts Options) (out *Outcome, err error) {
 		return nil, fmt.Errorf("scenario %s: tasks: %w", sc.Name, b.queue.err)
 	}
 	b.finish(h, plan, res)
-	out = &Outcome{Scenario: sc.Name, Impl: impl.Name, Seed: seed, Sim: res, Schedule: plan,
+	out = &Outcome{Scenario: sc.Name, Impl: impl.Name, Seed: seed, Adapted: adapted, Sim: res, Schedule: plan,
 		Faults: slices.Clone(w.Faults()), History: h}
 	out.Checks = checker.Check(h, opts.Check)
 	if crash != "" {

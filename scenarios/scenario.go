@@ -32,6 +32,11 @@ type Scenario struct {
 	// Workers is how many workers run the checkpointed Tasks.
 	Workers int
 	Tasks   []TaskSpec
+	// WorkersOptional says the workers are a second load, not the story:
+	// an implementation without checkpoints (or side effects) runs the
+	// scenario without them, and the outcome says so (ForImpl), instead of
+	// skipping the whole story.
+	WorkersOptional bool
 	// TaskSource, when set, streams the tasks instead (a workload file); it
 	// is called once per run with the run's own PRNG for the workload, for
 	// task sizes drawn from distributions. If the source is an io.Closer, it

@@ -118,8 +118,9 @@ func TestExecuteRejectsBadScenarios(t *testing.T) {
 }
 
 // TestUndeclaredCapabilitiesSkip: an implementation that declares nothing
-// optional runs the scenarios it can and skips the others with the reason,
-// in Run (go test), Supports and Execute alike; none is failed for it.
+// optional runs the scenarios it can (those with optional workers without
+// them, and the outcome says so) and skips the others with the reason, in
+// Run (go test), Supports and Execute alike; none is failed for it.
 func TestUndeclaredCapabilitiesSkip(t *testing.T) {
 	bare := lease.Impl{Name: "bare", NewGrantor: lease.NewGrantor, NewHolder: lease.NewHolder, NewResource: lease.NewResource}
 	tests := []struct {
@@ -127,7 +128,7 @@ func TestUndeclaredCapabilitiesSkip(t *testing.T) {
 		missing  []string // nil: runs
 	}{
 		{"partition-heal", nil},
-		{"swarm", []string{"checkpoints", "side effects"}},
+		{"swarm", nil}, // its workers are optional: it runs without them
 		{"worker-crash-handoff", []string{"checkpoints", "side effects", "failpoint before-checkpoint"}},
 		{"service-registry", []string{"registrations"}},
 		{"kleppmann-gc-pause", []string{"failpoint before-write"}},
@@ -145,6 +146,14 @@ func TestUndeclaredCapabilitiesSkip(t *testing.T) {
 			if tt.missing == nil {
 				require.NoError(t, err)
 				assert.False(t, inner.Skipped())
+				out, err := scenarios.Execute(sc, 1, scenarios.Options{Impl: bare})
+				require.NoError(t, err)
+				assert.Equal(t, scenarios.Adaptations(sc, bare), out.Adapted)
+				if sc.Workers > 0 {
+					require.Len(t, out.Adapted, 1)
+					assert.Contains(t, out.Adapted[0], "ran without its 2 workers")
+					assert.Empty(t, out.History.Tasks, "the optional workers were left out")
+				}
 				return
 			}
 			var u *scenarios.UnsupportedError

@@ -62,7 +62,15 @@ type Config struct {
 	// Runs themselves do not log.
 	Logger *slog.Logger
 
-	skipped []Skipped // the scenarios Impl does not support, set by withDefaults
+	skipped []Skipped    // the scenarios Impl does not support, set by withDefaults
+	adapted []Adaptation // how scenarios run differently for Impl, set by withDefaults
+}
+
+// Adaptation is how a scenario runs differently for the implementation
+// than the catalogue describes it (scenarios.Adaptations).
+type Adaptation struct {
+	Scenario string `json:"scenario"`
+	How      string `json:"how"`
 }
 
 // Skipped is a scenario a sweep did not run because the implementation
@@ -87,6 +95,9 @@ func (cfg *Config) skipUnsupported() error {
 			continue
 		}
 		keep = append(keep, sc)
+		for _, how := range scenarios.Adaptations(sc, cfg.Impl) {
+			cfg.adapted = append(cfg.adapted, Adaptation{Scenario: sc.Name, How: how})
+		}
 		if cfg.ScenarioSeeds != nil {
 			keepSeeds = append(keepSeeds, cfg.ScenarioSeeds[i])
 		}

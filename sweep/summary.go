@@ -20,6 +20,9 @@ type Summary struct {
 	// Skipped are the scenarios asked for that Impl does not support, each
 	// with the reason; they are not in Scenarios and ran no seed.
 	Skipped []Skipped `json:"skipped,omitempty"`
+	// Adapted says how scenarios ran differently for Impl than the
+	// catalogue describes them (optional workers left out, for example).
+	Adapted []Adaptation `json:"adapted,omitempty"`
 	// Seeds is the seed set asked for, as --seeds reads it ("1-500",
 	// "1-5,9"), SeedFirst and SeedLast its ends; Shard says which part of
 	// it this summary covers ("1/1" for all of it, "1,3/4" for a merge of

@@ -62,8 +62,8 @@ func fencingBreaches(r checker.Result) []string {
 	return out
 }
 
-// TestCatalog runs every catalogue scenario the lock supports, and the
-// lock-only variants of those it does not, and holds it to every
+// TestCatalog runs every catalogue scenario the lock supports (those with
+// optional workers without them: scenarios.Adaptations), and holds it to every
 // property: exclusivity (P1; an overlap only where drift exceeded rho, in
 // clock-drift-beyond), fencing (P2, see issuanceGap), linearizability of
 // the server against the expiring-key specification and of the fenced
@@ -72,7 +72,7 @@ func fencingBreaches(r checker.Result) []string {
 // no panic. Scenarios that need checkpoints or registrations are skipped
 // with the reason.
 func TestCatalog(t *testing.T) {
-	for _, sc := range append(scenarios.Catalog(), lockOnlyVariants()...) {
+	for _, sc := range scenarios.Catalog() {
 		t.Run(sc.Name, func(t *testing.T) {
 			for seed := uint64(1); seed <= catalogSeeds; seed++ {
 				out := execute(t, sc, seed, Impl())
@@ -101,20 +101,21 @@ func TestCatalog(t *testing.T) {
 }
 
 // TestSkippedScenariosNameWhatIsMissing: the lock declares no checkpoints
-// and no registrations, and the scenarios that need them say so.
+// and no registrations, and the scenarios that need them say so; those whose
+// workers are optional run without them, and say that.
 func TestSkippedScenariosNameWhatIsMissing(t *testing.T) {
 	want := map[string]string{
-		"grantor-restart":      "checkpoints",
-		"message-chaos":        "checkpoints",
 		"worker-crash-handoff": "checkpoints, failpoint before-checkpoint",
 		"service-registry":     "registrations",
-		"swarm":                "checkpoints",
 	}
 	for _, sc := range scenarios.Catalog() {
 		err := scenarios.Supports(sc, Impl())
 		missing, skipped := want[sc.Name]
 		if !skipped {
 			assert.NoError(t, err, sc.Name)
+			if sc.Workers > 0 {
+				assert.NotEmpty(t, scenarios.Adaptations(sc, Impl()), "%s runs without its workers", sc.Name)
+			}
 			continue
 		}
 		var u *scenarios.UnsupportedError
@@ -145,7 +146,8 @@ func firstViolation(t *testing.T, sc scenarios.Scenario, impl lease.Impl, prop s
 // fsync loses the INCRs and the SET of the last second (P3 in all 200, P1
 // in 10, first at seed 2). See RESULTS.md.
 func TestGrantorRestartPersistence(t *testing.T) {
-	sc := lockOnlyVariant(t, "grantor-restart")
+	sc, err := scenarios.Lookup("grantor-restart") // runs without its workers for the lock
+	require.NoError(t, err)
 	tests := []struct {
 		mode     Persistence
 		prop     string
@@ -187,16 +189,4 @@ func TestMutantCaught(t *testing.T) {
 			assert.Empty(t, fencingBreaches(verdict(t, out, "P2")), "the fenced store still refuses the stale holder")
 		})
 	}
-}
-
-// lockOnlyVariant returns the lock-only variant of the named scenario.
-func lockOnlyVariant(t *testing.T, name string) scenarios.Scenario {
-	t.Helper()
-	for _, sc := range lockOnlyVariants() {
-		if sc.Name == name+"/lock-only" {
-			return sc
-		}
-	}
-	require.Failf(t, "no variant", "%s has no lock-only variant", name)
-	return scenarios.Scenario{}
 }

@@ -68,11 +68,10 @@
 //
 // Declared: side effects (fire-and-forget to the store) and the
 // before-write failpoint. Not declared: checkpoints (a Redis lock stores no
-// state with the lock) and registrations. The catalogue scenarios with
-// workers or a registry are therefore skipped, with the reason; the tests
-// run lock-only variants of grantor-restart, message-chaos and swarm
-// (workers removed, faults and premises kept) so that the restart and
-// chaos stories are still told.
+// state with the lock) and registrations. worker-crash-handoff and
+// service-registry therefore are skipped, with the reason; grantor-restart,
+// message-chaos and swarm, whose workers are optional, run without them
+// (scenarios.Adaptations), so the restart and chaos stories are still told.
 //
 // # What should hold
 //

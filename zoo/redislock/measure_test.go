@@ -16,7 +16,7 @@ import (
 	"github.com/leasesim/leasesim/scenarios"
 )
 
-// TestMeasure runs every applicable scenario (and the lock-only variants)
+// TestMeasure runs every applicable scenario (those with optional workers without them)
 // over seeds 1..REDISLOCK_SEEDS (default 200) for the implementation named
 // by REDISLOCK_IMPL (default zoo/redislock) and prints, per scenario and
 // property, how many seeds gave each verdict and the first seed of each
@@ -34,7 +34,7 @@ func TestMeasure(t *testing.T) {
 	}
 	impl := measuredImpl(t)
 	only := os.Getenv("REDISLOCK_SCENARIO")
-	for _, sc := range append(scenarios.Catalog(), lockOnlyVariants()...) {
+	for _, sc := range scenarios.Catalog() {
 		if only != "" && sc.Name != only {
 			continue
 		}
@@ -175,8 +175,8 @@ func trim(s string) string {
 }
 
 // TestShrinkOne shrinks the fault schedule of one failing run and prints
-// it: REDISLOCK_IMPL, REDISLOCK_SCENARIO (a catalogue name or a lock-only
-// variant) and REDISLOCK_SEED choose it.
+// it: REDISLOCK_IMPL, REDISLOCK_SCENARIO (a catalogue name) and
+// REDISLOCK_SEED choose it.
 func TestShrinkOne(t *testing.T) {
 	name := os.Getenv("REDISLOCK_SCENARIO")
 	seed, err := strconv.ParseUint(os.Getenv("REDISLOCK_SEED"), 10, 64)
@@ -185,7 +185,7 @@ func TestShrinkOne(t *testing.T) {
 	}
 	impl := measuredImpl(t)
 	var sc scenarios.Scenario
-	for _, s := range append(scenarios.Catalog(), lockOnlyVariants()...) {
+	for _, s := range scenarios.Catalog() {
 		if s.Name == name {
 			sc = s
 		}
