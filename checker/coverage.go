@@ -1,6 +1,8 @@
 package checker
 
 import (
+	"strings"
+
 	"github.com/leasesim/leasesim/history"
 )
 
@@ -12,6 +14,32 @@ import (
 type Behaviour struct {
 	Name string // kebab-case, stable: sweep summaries key on it
 	Doc  string // one line: what happened
+	// Needs says what the behaviour exists only with: "" for any
+	// implementation, NeedsLeaseStore for leasesim's protocol (its
+	// operations are what is counted), NeedsCheckpoints for an
+	// implementation with checkpointed tasks.
+	Needs string
+}
+
+// What a behaviour may need (Behaviour.Needs).
+const (
+	NeedsLeaseStore  = "lease-store"
+	NeedsCheckpoints = "checkpoints"
+)
+
+// Applies reports whether b can happen for an implementation judged by
+// spec (a history's spec name, "lease-store" or a variant of it for
+// leasesim's protocol) that does or does not checkpoint: one that cannot is
+// not applicable, rather than never reached.
+func (b Behaviour) Applies(spec string, checkpoints bool) bool {
+	switch b.Needs {
+	case NeedsLeaseStore:
+		base, _, _ := strings.Cut(spec, "/")
+		return base == "" || base == NeedsLeaseStore
+	case NeedsCheckpoints:
+		return checkpoints
+	}
+	return true
 }
 
 // Behaviours returns every behaviour Coverage counts, in a fixed order.
@@ -51,34 +79,34 @@ const (
 )
 
 var behaviours = [behaviourCount]Behaviour{
-	bAcquireGranted:     {"acquire-granted", "an acquire was granted a new token"},
-	bAcquireReconfirmed: {"acquire-reconfirmed", "an acquire re-confirmed the holder's own live lease"},
-	bAcquireHeld:        {"acquire-refused-held", "an acquire was refused because another holder held the lease"},
-	bAcquireGrace:       {"acquire-refused-grace", "an acquire was refused during a restarted grantor's grace period"},
-	bRenewOK:            {"renew-ok", "a renewal succeeded"},
-	bRenewRefused:       {"renew-refused", "a renewal was refused (the lease had expired or moved)"},
-	bReleaseOK:          {"release-ok", "a release ended a lease at the grantor"},
-	bReleaseRefused:     {"release-refused", "a release was refused (stale, or overtaken by a later request)"},
-	bCheckpointAccepted: {"checkpoint-accepted", "a checkpoint was accepted under the current token"},
-	bCheckpointFenced:   {"checkpoint-fenced", "a checkpoint under a stale token was refused"},
-	bWriteAccepted:      {"write-accepted", "the fenced store accepted a write"},
-	bWriteFenced:        {"write-fenced", "the fenced store refused a write under a stale token"},
-	bReplyLost:          {"reply-lost", "a server acted on a request but its reply never reached the client"},
-	bReplyAfterDeadline: {"reply-after-deadline", "a grant or renewal reached its holder after the request's TTL had passed"},
-	bDuplicateProcessed: {"duplicate-processed", "the network duplicated a request and the server processed it twice"},
-	bEarlierIncarnation: {"earlier-incarnation", "a request from a holder's earlier incarnation was processed after a later one's"},
-	bReleaseRacesGrant:  {"release-races-grant", "a release was processed after another holder had been granted the resource"},
-	bBeliefDeadline:     {"belief-ended-deadline", "a holder stopped believing at its own deadline"},
-	bBeliefLost:         {"belief-ended-lost", "a holder stopped believing because the grantor refused a renewal"},
-	bBeliefFenced:       {"belief-ended-fenced", "a holder stopped believing because an action under its token was fenced"},
-	bBeliefCrash:        {"belief-ended-crash", "a holder crashed while it believed it held a lease"},
-	bBeliefRelease:      {"belief-ended-release", "a holder released a lease it believed it held"},
-	bExpiryDuringPause:  {"expiry-during-pause", "a holder's lease deadline passed while the holder was paused"},
-	bHandoff:            {"handoff", "a task moved to another holder with its checkpoint"},
-	bUnitReexecuted:     {"unit-reexecuted", "a unit of work was executed again after a handoff or restart"},
-	bDuplicateEffect:    {"duplicate-effect", "an unfenced side effect happened more than once"},
-	bGrantorCrashLive:   {"grantor-crash-live-lease", "the grantor crashed while a holder believed it held a lease"},
-	bAssumptionExceeded: {"drift-beyond-rho", "a clock drifted beyond the bound rho"},
+	bAcquireGranted:     {"acquire-granted", "an acquire was granted a new token", NeedsLeaseStore},
+	bAcquireReconfirmed: {"acquire-reconfirmed", "an acquire re-confirmed the holder's own live lease", NeedsLeaseStore},
+	bAcquireHeld:        {"acquire-refused-held", "an acquire was refused because another holder held the lease", NeedsLeaseStore},
+	bAcquireGrace:       {"acquire-refused-grace", "an acquire was refused during a restarted grantor's grace period", NeedsLeaseStore},
+	bRenewOK:            {"renew-ok", "a renewal succeeded", NeedsLeaseStore},
+	bRenewRefused:       {"renew-refused", "a renewal was refused (the lease had expired or moved)", NeedsLeaseStore},
+	bReleaseOK:          {"release-ok", "a release ended a lease at the grantor", NeedsLeaseStore},
+	bReleaseRefused:     {"release-refused", "a release was refused (stale, or overtaken by a later request)", NeedsLeaseStore},
+	bCheckpointAccepted: {"checkpoint-accepted", "a checkpoint was accepted under the current token", NeedsCheckpoints},
+	bCheckpointFenced:   {"checkpoint-fenced", "a checkpoint under a stale token was refused", NeedsCheckpoints},
+	bWriteAccepted:      {"write-accepted", "the fenced store accepted a write", ""},
+	bWriteFenced:        {"write-fenced", "the fenced store refused a write under a stale token", ""},
+	bReplyLost:          {"reply-lost", "a server acted on a request but its reply never reached the client", ""},
+	bReplyAfterDeadline: {"reply-after-deadline", "a grant or renewal reached its holder after the request's TTL had passed", NeedsLeaseStore},
+	bDuplicateProcessed: {"duplicate-processed", "the network duplicated a request and the server processed it twice", ""},
+	bEarlierIncarnation: {"earlier-incarnation", "a request from a holder's earlier incarnation was processed after a later one's", ""},
+	bReleaseRacesGrant:  {"release-races-grant", "a release was processed after another holder had been granted the resource", NeedsLeaseStore},
+	bBeliefDeadline:     {"belief-ended-deadline", "a holder stopped believing at its own deadline", ""},
+	bBeliefLost:         {"belief-ended-lost", "a holder stopped believing because the grantor refused a renewal", ""},
+	bBeliefFenced:       {"belief-ended-fenced", "a holder stopped believing because an action under its token was fenced", ""},
+	bBeliefCrash:        {"belief-ended-crash", "a holder crashed while it believed it held a lease", ""},
+	bBeliefRelease:      {"belief-ended-release", "a holder released a lease it believed it held", ""},
+	bExpiryDuringPause:  {"expiry-during-pause", "a holder's lease deadline passed while the holder was paused", ""},
+	bHandoff:            {"handoff", "a task moved to another holder with its checkpoint", NeedsCheckpoints},
+	bUnitReexecuted:     {"unit-reexecuted", "a unit of work was executed again after a handoff or restart", NeedsCheckpoints},
+	bDuplicateEffect:    {"duplicate-effect", "an unfenced side effect happened more than once", NeedsCheckpoints},
+	bGrantorCrashLive:   {"grantor-crash-live-lease", "the grantor crashed while a holder believed it held a lease", ""},
+	bAssumptionExceeded: {"drift-beyond-rho", "a clock drifted beyond the bound rho", ""},
 }
 
 // Coverage is how often one run reached each behaviour, indexed like

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"html/template"
 	"io"
+	"slices"
 	"strconv"
 
 	"github.com/leasesim/leasesim/checker"
@@ -76,7 +77,7 @@ func WriteSweepHTML(w io.Writer, s sweep.Summary) error {
 		},
 		CSS: pageCSS,
 	}
-	page.Coverage, page.CoverageNote = coverageRows(s.Coverage), TextOptions{}.coverageNote(s.Coverage)
+	page.Coverage, page.CoverageNote = coverageRows(s), TextOptions{}.coverageNote(s)
 	for _, reason := range sortedStrings(s.UnknownReasons) {
 		page.UnknownRows = append(page.UnknownRows, metricRow{reason, strconv.Itoa(s.UnknownReasons[reason])})
 	}
@@ -166,13 +167,19 @@ func sweepStats(s sweep.Summary) []metricRow {
 
 // coverageRows lists every known behaviour with its count, in
 // checker.Behaviours order.
-func coverageRows(c sweep.Coverage) []coverageRow {
+func coverageRows(s sweep.Summary) []coverageRow {
+	c := s.Coverage
 	if len(c) == 0 {
 		return nil
 	}
 	rows := make([]coverageRow, 0, len(c))
 	for _, b := range checker.Behaviours() {
-		rows = append(rows, coverageRow{Name: b.Name, Doc: b.Doc, Count: c[b.Name], Missed: c[b.Name] == 0})
+		na := slices.Contains(s.CoverageNotApplicable, b.Name)
+		doc := b.Doc
+		if na {
+			doc += " (does not apply to " + s.Impl + ")"
+		}
+		rows = append(rows, coverageRow{Name: b.Name, Doc: doc, Count: c[b.Name], Missed: c[b.Name] == 0 && !na})
 	}
 	return rows
 }

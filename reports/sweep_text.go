@@ -60,7 +60,7 @@ func (o TextOptions) WriteSweepText(w io.Writer, s sweep.Summary) error {
 	if s.VerifyDeterminism {
 		t.printf("Determinism           %s\n", determinismNote(s))
 	}
-	t.printf("Behaviour coverage    %s\n", o.coverageNote(s.Coverage))
+	t.printf("Behaviour coverage    %s\n", o.coverageNote(s))
 	t.printf("Throughput            %s events/s, %.1f runs/s, mean acceleration %s (parallel %d, %.3f wall s)\n",
 		formatCount(s.EventsPerSecond), s.RunsPerSecond, formatAcceleration(s.MeanAcceleration), s.Parallel, s.WallSeconds)
 	t.printf("Failover              %s\n", distribution(s.Failover))
@@ -292,12 +292,17 @@ func formatCount(v float64) string {
 
 // coverageNote says how many of the rare behaviours the sweep reached, and
 // names those it never did.
-func (o TextOptions) coverageNote(c sweep.Coverage) string {
+func (o TextOptions) coverageNote(s sweep.Summary) string {
+	c := s.Coverage
 	if len(c) == 0 {
 		return "not measured (a summary from an older version)"
 	}
-	missed := c.Unreached()
-	note := fmt.Sprintf("%d of %d rare behaviours reached", len(c)-len(missed), len(c))
+	missed := c.Unreached(s.CoverageNotApplicable)
+	applicable := len(c) - len(s.CoverageNotApplicable)
+	note := fmt.Sprintf("%d of %d rare behaviours reached", applicable-len(missed), applicable)
+	if n := len(s.CoverageNotApplicable); n > 0 {
+		note += fmt.Sprintf(" (%d more do not apply to %s: %s)", n, s.Impl, strings.Join(s.CoverageNotApplicable, ", "))
+	}
 	if len(missed) == 0 {
 		return note
 	}

@@ -22,7 +22,8 @@ type builder struct {
 func newBuilder(cfg Config, total int) *builder {
 	return &builder{
 		sum: Summary{
-			Schema: SummarySchema, Scenarios: cfg.names(), Impl: cfg.Impl.Name, Skipped: cfg.skipped, Adapted: cfg.adapted, Seeds: cfg.Seeds.String(),
+			Schema: SummarySchema, Scenarios: cfg.names(), Impl: cfg.Impl.Name, Skipped: cfg.skipped, Adapted: cfg.adapted,
+			CoverageNotApplicable: notApplicable(cfg.Impl), Seeds: cfg.Seeds.String(),
 			SeedFirst: cfg.Seeds.First, SeedLast: cfg.Seeds.Last, Shard: cfg.Shard.String(), Rerun: cfg.Rerun,
 			RunsExpected: total, Parallel: cfg.Parallel, VerifyDeterminism: cfg.VerifyDeterminism,
 		}.withEmpty(),

@@ -1,6 +1,11 @@
 package sweep
 
-import "github.com/leasesim/leasesim/checker"
+import (
+	"slices"
+
+	"github.com/leasesim/leasesim/checker"
+	"github.com/leasesim/leasesim/lease"
+)
 
 // Coverage is how often the runs of a sweep reached each rare behaviour
 // (checker.Behaviours), by name. Every behaviour is listed, a zero count
@@ -33,11 +38,24 @@ func (c Coverage) merge(other Coverage) {
 }
 
 // Unreached returns the behaviours no run reached, in checker.Behaviours
-// order.
-func (c Coverage) Unreached() []string {
+// order, leaving out those in notApplicable (Summary.CoverageNotApplicable).
+func (c Coverage) Unreached(notApplicable []string) []string {
 	var out []string
 	for _, b := range checker.Behaviours() {
-		if c[b.Name] == 0 {
+		if c[b.Name] == 0 && !slices.Contains(notApplicable, b.Name) {
+			out = append(out, b.Name)
+		}
+	}
+	return out
+}
+
+// notApplicable lists the behaviours impl cannot reach: those of
+// leasesim's protocol for an implementation with a specification of its
+// own, those of checkpointed tasks for one without checkpoints.
+func notApplicable(impl lease.Impl) []string {
+	var out []string
+	for _, b := range checker.Behaviours() {
+		if !b.Applies(impl.Spec, impl.Capabilities.Checkpoints) {
 			out = append(out, b.Name)
 		}
 	}

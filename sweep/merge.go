@@ -60,7 +60,8 @@ func (m *Merger) Add(p Summary) error {
 			return fail(fmt.Errorf("schema %q, want %q: make the summary again with this simrun", p.Schema, SummarySchema))
 		}
 		m.set = other
-		m.out = Summary{Schema: p.Schema, Scenarios: p.Scenarios, Impl: p.Impl, Skipped: p.Skipped, Adapted: p.Adapted, Seeds: p.Seeds,
+		m.out = Summary{Schema: p.Schema, Scenarios: p.Scenarios, Impl: p.Impl, Skipped: p.Skipped, Adapted: p.Adapted,
+			CoverageNotApplicable: p.CoverageNotApplicable, Seeds: p.Seeds,
 			SeedFirst: p.SeedFirst, SeedLast: p.SeedLast, Rerun: p.Rerun, VerifyDeterminism: true}.withEmpty()
 	} else {
 		if err := compatible(m.out, p); err != nil {

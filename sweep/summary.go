@@ -91,6 +91,11 @@ type Summary struct {
 	// Coverage counts how often the runs reached each rare behaviour of the
 	// protocol (checker.Behaviours); a zero is a behaviour no run reached.
 	Coverage Coverage `json:"coverage"`
+	// CoverageNotApplicable are the behaviours Impl cannot reach (those of
+	// leasesim's protocol for an implementation with a specification of
+	// its own, those of checkpointed tasks for one without checkpoints):
+	// counted, but never flagged as unreached.
+	CoverageNotApplicable []string `json:"coverage_not_applicable,omitempty"`
 }
 
 // ScenarioCounts counts one scenario's runs in a sweep.
