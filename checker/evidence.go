@@ -248,9 +248,19 @@ func FormatDrift(ppb int64) string {
 }
 
 // describeOp is one line of evidence about an operation.
+// target names what an operation acts on: its resource, or, in a
+// specification of keys (an expiring key, a compare-and-swap record), its
+// key.
+func target(p *history.Payload) string {
+	if p.Resource == "" {
+		return p.Key
+	}
+	return p.Resource
+}
+
 func describeOp(op *history.Operation) string {
 	var sb strings.Builder
-	fmt.Fprintf(&sb, "%s %q by %s", op.Input.Kind, op.Input.Resource, op.Client)
+	fmt.Fprintf(&sb, "%s %q by %s", op.Input.Kind, target(&op.Input), op.Client)
 	if op.Input.Token != 0 {
 		fmt.Fprintf(&sb, " token %d", op.Input.Token)
 	}

@@ -144,7 +144,10 @@ func (l *linHistory) record(v *verdict, op porcupine.Operation, state any, why, 
 	if isRegisterOp(in.Kind) {
 		which = "fenced resource"
 	}
-	detail := fmt.Sprintf("%s %q: %s cannot be linearised: %s", which, in.Resource,
+	if in.Resource == "" && in.Key != "" { // a spec of keys, not resources (an expiring key, a record)
+		which += " key"
+	}
+	detail := fmt.Sprintf("%s %q: %s cannot be linearised: %s", which, target(in),
 		grantorClock(l.model.DescribeOperation(op.Input, op.Output)), grantorClock(why))
 	evidence := []string{describeOp(recorded), "state before it: " + grantorClock(l.model.DescribeState(state)),
 		grantorClock(progress)}
