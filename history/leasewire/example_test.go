@@ -37,8 +37,8 @@ func Example() {
 	// P2 ok
 	// P3 ok
 	// P4 ok
-	// P5 ok
-	// P6 ok
+	// P5 n/a
+	// P6 n/a
 	// premise ok
 }
 

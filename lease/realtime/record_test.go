@@ -66,7 +66,11 @@ func TestRecorderRecordsAFailover(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, realtime.Producer, meta.Producer)
 	for _, r := range checker.Check(h, checker.Options{}) {
-		assert.Equal(t, checker.OK, r.Status, "%s %s: %s", r.Property, r.Name, r.Summary)
+		want := checker.OK
+		if r.Property == "P5" || r.Property == "P6" {
+			want = checker.NotApplicable // no task ran: nothing to hand over or to run again
+		}
+		assert.Equal(t, want, r.Status, "%s %s: %s", r.Property, r.Name, r.Summary)
 	}
 }
 
