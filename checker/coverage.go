@@ -200,7 +200,7 @@ func coverAcquire(op *history.Operation, c *Coverage, grants grantTracker, grant
 	switch op.Output.Err {
 	case "":
 		kind, _ := grants.observe(op)
-		if kind == reconfirmed {
+		if !kind.isNew() {
 			c[bAcquireReconfirmed]++
 		} else {
 			c[bAcquireGranted]++

@@ -113,7 +113,9 @@ func (s *believed) add(b *history.BeliefInterval) {
 	}
 }
 
-func beliefGrant(b *history.BeliefInterval) grantID { return grantID{holder: b.Holder, token: b.Token} }
+func beliefGrant(b *history.BeliefInterval) grantID {
+	return grantID{holder: b.Holder, incarnation: b.Incarnation, token: b.Token}
+}
 
 // checkResourceBeliefs sweeps the beliefs of one resource, sorted by start,
 // and returns the smallest margin and the number of overlaps.
@@ -135,13 +137,22 @@ func checkResourceBeliefs(v *verdict, bs []history.BeliefInterval, order []int32
 				overlaps++
 				v.violateDuring(b.Start, p.Start, b.Start,
 					fmt.Sprintf("%s token %d and %s token %d both believed they held %q at %v (overlap %v)",
-						p.Holder, p.Token, b.Holder, b.Token, b.Resource, b.Start, overlap(p, b)),
+						believer(p, b), p.Token, believer(b, p), b.Token, b.Resource, b.Start, overlap(p, b)),
 					describeBelief(p), describeBelief(b))
 			}
 		}
 		s.add(b)
 	}
 	return margin, overlaps
+}
+
+// believer names b's holder, with its incarnation when other is another
+// incarnation of the same holder: a restarted process is a new actor.
+func believer(b, other *history.BeliefInterval) string {
+	if b.Holder == other.Holder && b.Incarnation != other.Incarnation {
+		return fmt.Sprintf("%s (incarnation %d)", b.Holder, b.Incarnation)
+	}
+	return b.Holder
 }
 
 // overlap is how long two beliefs overlap, p starting no later than b.

@@ -180,7 +180,7 @@ func newGrants(h *history.History) map[string][]newGrant {
 		if !isAcquireOK(h, op) {
 			continue
 		}
-		if kind, _ := t.observe(op); kind != reconfirmed {
+		if kind, _ := t.observe(op); kind.isNew() {
 			out[op.Input.Resource] = append(out[op.Input.Resource], newGrant{at: op.Processed, holder: op.Client})
 		}
 	}

@@ -120,7 +120,7 @@ func (f *fencing) grant(op *history.Operation) {
 			"highest token %d issued on it before (latest grant: %s token %d)", rt.resource, op.Client,
 			rt.token, prev.maxToken, prev.latest.holder, prev.latest.token), describeOp(op))
 	}
-	if kind != reconfirmed {
+	if kind.isNew() {
 		f.grantCount++
 	}
 	if first == nil {

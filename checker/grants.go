@@ -4,11 +4,14 @@ import (
 	"github.com/leasesim/leasesim/history"
 )
 
-// A grant is identified by its holder and its token: a token that a buggy
-// grantor hands to two holders is two grants.
+// A grant is identified by its holder, the holder's incarnation and its
+// token: a token that a buggy grantor hands to two holders is two grants,
+// and so is one handed to a holder and to its restarted self, a new actor
+// (a write its dead incarnation left in flight is then not the new one's).
 type grantID struct {
-	holder string
-	token  uint64
+	holder      string
+	incarnation uint64
+	token       uint64
 }
 
 // grantKind says what a successful acquire reply was.
@@ -25,7 +28,17 @@ const (
 	// reissued: a new grant whose token does not exceed an earlier token
 	// issued on the resource; P2 reports it.
 	reissued
+	// toEarlierIncarnation: the reply re-confirms the current grant to an
+	// earlier incarnation of its holder (a request the dead process left
+	// in flight). It grants nothing the successor does not hold; if that
+	// incarnation were alive and believed it, P1 would judge the two
+	// beliefs as two actors'.
+	toEarlierIncarnation
 )
+
+// isNew reports whether the reply was a new grant (fresh or reissued), not
+// a re-confirmation of the current one.
+func (k grantKind) isNew() bool { return k == fresh || k == reissued }
 
 // grantState is what the grantor last granted on one resource.
 type grantState struct {
@@ -53,11 +66,14 @@ func (t grantTracker) observe(op *history.Operation) (grantKind, grantState) {
 		t.byResource[op.Input.Resource] = st
 	}
 	prev := *st
-	id := grantID{holder: op.Client, token: op.Output.Token}
+	id := grantID{holder: op.Client, incarnation: op.Incarnation, token: op.Output.Token}
 	kind := fresh
 	switch {
 	case st.granted && st.latest == id:
 		kind = reconfirmed
+	case st.granted && st.latest.holder == id.holder && st.latest.token == id.token &&
+		id.incarnation < st.latest.incarnation:
+		return toEarlierIncarnation, prev
 	case st.granted && id.token <= st.maxToken:
 		kind = reissued
 	}

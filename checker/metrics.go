@@ -133,7 +133,7 @@ func (m *Metrics) countOps(h *history.History) {
 			if op.Output.Err != "" {
 				continue
 			}
-			if kind, _ := grants.observe(op); kind != reconfirmed {
+			if kind, _ := grants.observe(op); kind.isNew() {
 				m.Acquisitions++
 			}
 		case kindRenew:
