@@ -12,6 +12,7 @@ import (
 	"github.com/leasesim/leasesim/history"
 	"github.com/leasesim/leasesim/history/leasewire"
 	"github.com/leasesim/leasesim/internal/repro"
+	"github.com/leasesim/leasesim/model"
 	"github.com/leasesim/leasesim/reports"
 	"github.com/leasesim/leasesim/scenarios"
 	"github.com/leasesim/leasesim/sim"
@@ -31,13 +32,16 @@ func (a *app) checkCommand() *cobra.Command {
 		Long: "check reads a history file (the JSON-lines schema of package history: a header, events, an end\n" +
 			"record), strictly: bad input exits 2 naming the file, the line and the field. It runs the same\n" +
 			"checkers as simrun run on it and prints the same report, or with --json the run object. The\n" +
-			"lease store's specification is the header's spec, or --spec: " + strings.Join(leasewire.Specs, " or ") + ".\n" +
+			"lease store's specification is the header's spec, or --spec: " + strings.Join(leasewire.Specs, " or ") + "\n" +
+			"for leasesim's protocol, or another that simrun list names (expiring-key, cas-record) for an\n" +
+			"implementation with its own.\n" +
 			"--out writes run.json, report.html and the other report files.\n\n" + exitRuleHelp,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error { return a.checkFile(cmd, args[0], f) },
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.spec, "spec", "", "the lease store's specification, over the header's: "+strings.Join(leasewire.Specs, ", "))
+	fl.StringVar(&f.spec, "spec", "", "the lease store's specification, over the header's: "+strings.Join(leasewire.Specs, ", ")+
+		", or another that simrun list names")
 	fl.StringVar(&f.out, "out", "", "write the report files into this directory")
 	fl.BoolVar(&f.json, "json", false, "print the run as one JSON object")
 	addUnknownFlag(fl, &f.unknown)
@@ -58,11 +62,16 @@ func (a *app) checkFile(cmd *cobra.Command, file string, f checkFlags) error {
 		return usagef(cmd, "--spec: %s names no specification in its header: give --spec %s", file,
 			strings.Join(leasewire.Specs, " or --spec "))
 	}
-	split, err := leasewire.Split(spec)
-	if err != nil {
-		return usagef(cmd, "--spec: %w", err)
+	if strings.HasPrefix(spec, leasewire.SpecLeaseStore) { // leasesim's protocol: the spec names its expiry policy
+		split, err := leasewire.Split(spec)
+		if err != nil {
+			return usagef(cmd, "--spec: %w", err)
+		}
+		h.Lease.HoldPPB = leasewire.HoldPPB(split, h.Lease.RhoPPB)
+	} else if _, err := model.SpecFor(spec, h.Lease); err != nil {
+		return usagef(cmd, "--spec %s: %w (the specifications: simrun list)", spec, err)
 	}
-	h.Spec, h.Lease.HoldPPB = spec, leasewire.HoldPPB(split, h.Lease.RhoPPB)
+	h.Spec = spec
 	opts := checker.Options{Visualize: f.out != ""}
 	if f.out != "" {
 		if err := os.MkdirAll(f.out, 0o755); err != nil {

@@ -38,3 +38,36 @@ func TestZooThroughTheCLI(t *testing.T) {
 			"%s: reproduction lines know simrun's implementations by these prefixes (scenarios/replay.go)", impl.Name)
 	}
 }
+
+// TestCheckJudgesAZooHistory: the history a zoo implementation's run
+// writes (its own protocol, its own spec in the header) is judged by simrun
+// check with the same verdicts as the run, and a violation exits 1 naming
+// the property.
+func TestCheckJudgesAZooHistory(t *testing.T) {
+	for _, tt := range []struct {
+		impl     string
+		scenario string
+		code     int
+	}{
+		{"zoo/redislock", "kleppmann-gc-pause", exitOK},
+		{"zoo/redislock/extend-ignores-refusal", "partition-heal", exitViolated},
+		{"zoo/k8slease", "kleppmann-gc-pause", exitOK},
+	} {
+		t.Run(tt.impl, func(t *testing.T) {
+			dir := t.TempDir()
+			run := simrun(t, "run", "--impl", tt.impl, "--scenario", tt.scenario, "--seed", "1", "--out", dir, "--json")
+			require.Equal(t, tt.code, run.code, run.stderr)
+			var ran struct {
+				Properties []struct{ Property, Status, Summary string }
+			}
+			oneJSONObject(t, run.stdout, &ran)
+			check := simrun(t, "check", dir+"/history.jsonl", "--json")
+			require.Equal(t, tt.code, check.code, check.stderr)
+			var checked struct {
+				Properties []struct{ Property, Status, Summary string }
+			}
+			oneJSONObject(t, check.stdout, &checked)
+			assert.Equal(t, ran.Properties, checked.Properties, "the same verdicts from the file as in the run")
+		})
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"reflect"
 	"slices"
+	"strings"
 
 	"github.com/leasesim/leasesim/history"
 )
@@ -18,6 +19,10 @@ import (
 // cannot read (a kind or error code outside leasesim's protocol, an
 // operation without its reply, an unknown specification, more than one
 // grantor, a write or checkpoint record the operations do not bear out).
+// A history whose spec is not leasesim's lease store ("expiring-key",
+// "cas-record") comes from an implementation with its own protocol: its
+// lease store's operations are read as they are, for the checkers to judge
+// by that spec, and only the fenced store's must be leasesim's.
 func ReadHistory(r io.Reader, name string) (*history.History, Meta, error) {
 	rd, err := history.NewReader(r, name)
 	if err != nil {
@@ -72,6 +77,10 @@ type builder struct {
 	fenced  []string
 	derived []derivedRecord // the write and checkpoint records of the file
 	actions []lineAction
+	// foreign says the lease store speaks its own protocol (the header's
+	// spec is not leasesim's lease store): its operations are read as they
+	// are, for their spec; the fenced store's are still leasesim's.
+	foreign bool
 }
 
 type derivedRecord struct {
@@ -106,7 +115,8 @@ func newBuilder(head history.Header, file string) (*builder, error) {
 	b := &builder{file: file, fenced: head.FencedServers,
 		meta: Meta{Producer: head.Producer, Determinism: head.Determinism, Scenario: head.Scenario,
 			Seed: head.Seed, Holders: head.Holders, Resources: head.Resources}}
-	if head.Spec != "" {
+	b.foreign = head.Spec != "" && !strings.HasPrefix(head.Spec, SpecLeaseStore)
+	if head.Spec != "" && !b.foreign {
 		split, err := Split(head.Spec)
 		if err != nil {
 			return nil, b.errAt(1, "spec", err)
@@ -142,7 +152,11 @@ func (b *builder) add(e history.Event, line int) error {
 	h := b.h
 	switch e := e.(type) {
 	case *history.Operation:
-		if err := checkOperation(e); err != nil {
+		check := checkOperation
+		if b.foreign && !slices.Contains(b.fenced, e.Server) {
+			check = checkRecorded // the lease store's own protocol: its spec reads it (P3)
+		}
+		if err := check(e); err != nil {
 			return b.errAt(line, "", err)
 		}
 		h.Ops = append(h.Ops, *e)

@@ -25,15 +25,14 @@ func NewOperation(client, server string, call, processed, ret history.Time, in, 
 // and its reply that leasesim's messages can say (Message). Errors are
 // *FieldError naming the operation's wire field.
 func checkOperation(o *history.Operation) error {
+	if err := checkRecorded(o); err != nil {
+		return err
+	}
 	switch {
 	case o.ID > math.MaxUint32:
 		return fieldErr("id", "%d: leasesim's request ids hold a 32-bit sequence number below the incarnation", o.ID)
 	case o.Incarnation > math.MaxUint32:
 		return fieldErr("incarnation", "%d: leasesim's request ids hold a 32-bit incarnation", o.Incarnation)
-	case o.Processed == history.Unknown:
-		return fieldErr("processed_ns", "missing: the checkers need when the server processed the request")
-	case o.Output.Kind == "":
-		return fieldErr("output", "missing: the checkers need the reply the server produced")
 	}
 	in, err := Message(o.Input)
 	if err != nil {
@@ -59,6 +58,18 @@ func under(parent string, err error) error {
 		return &FieldError{Field: parent + "." + fe.Field, Err: fe.Err}
 	}
 	return fmt.Errorf("%s: %w", parent, err)
+}
+
+// checkRecorded checks what the checkers need of any operation, in any
+// protocol: when the server processed it, and its reply.
+func checkRecorded(o *history.Operation) error {
+	switch {
+	case o.Processed == history.Unknown:
+		return fieldErr("processed_ns", "missing: the checkers need when the server processed the request")
+	case o.Output.Kind == "":
+		return fieldErr("output", "missing: the checkers need the reply the server produced")
+	}
+	return nil
 }
 
 // Derived returns what the fenced store and the lease store decided, as
