@@ -74,8 +74,8 @@ func TestReadHistoryRefusesWhatTheCheckersCannotRead(t *testing.T) {
 		field string
 		why   string
 	}{
-		{"unknown spec", lines(strings.Replace(header, `"lease-store"`, `"expiring-key"`, 1), endRecord),
-			1, "spec", `"expiring-key"`},
+		{"an unknown expiry policy of leasesim's lease store", lines(strings.Replace(header, `"lease-store"`, `"lease-store/bogus"`, 1), endRecord),
+			1, "spec", `"lease-store/bogus"`},
 		{"a hold the spec does not declare", lines(strings.Replace(header, `"ttl_ns":10000000000}`, `"ttl_ns":10000000000,"rho_ppb":1000,"hold_ppb":0}`, 1), endRecord),
 			1, "lease.hold_ppb", `the spec "lease-store" holds a lease 1000 ppb`},
 		{"two grantors", lines(strings.Replace(header, `["g"]`, `["g","g2"]`, 1), endRecord),
