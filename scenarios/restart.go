@@ -26,19 +26,8 @@ func GrantorRestart() Scenario {
 		Workers:         2,
 		WorkersOptional: true,
 		Tasks:           EvenTasks(6, 12, 500*time.Millisecond, 5*time.Second),
-		Faults: faults.Schedule{Events: []faults.Event{
-			{At: 10 * time.Second, Kind: faults.KindCrash, Node: GrantorNode},
-			{At: 12 * time.Second, Kind: faults.KindRestart, Node: GrantorNode},
-			{At: 40 * time.Second, Kind: faults.KindCrash, Node: GrantorNode},
-			{At: 40*time.Second + 300*time.Millisecond, Kind: faults.KindRestart, Node: GrantorNode},
-		}},
-		Nemesis: &faults.Nemesis{
-			Targets: []string{GrantorNode},
-			// Crashes only: a random pause before an explicit crash lets every
-			// lease lapse, and the crash then tests nothing.
-			Kinds:           []faults.Kind{faults.KindCrash},
-			FaultsPerMinute: 3,
-		},
+		Faults:          grantorCrashes(2 * time.Second),
+		Nemesis:         grantorCrashNemesis(),
 		Premises: []Premise{
 			FaultWhileLeaseLive("the grantor crashed while a lease was live", []sim.FaultKind{sim.FaultCrash}, GrantorNode),
 		},
@@ -62,17 +51,8 @@ func LockServerRestart() Scenario {
 		Config:     baseConfig(),
 		Contenders: 3,
 		Lock:       LockLoad{Stagger: 500 * time.Millisecond, WriteEvery: 500 * time.Millisecond},
-		Faults: faults.Schedule{Events: []faults.Event{
-			{At: 10 * time.Second, Kind: faults.KindCrash, Node: GrantorNode},
-			{At: 11 * time.Second, Kind: faults.KindRestart, Node: GrantorNode},
-			{At: 40 * time.Second, Kind: faults.KindCrash, Node: GrantorNode},
-			{At: 40*time.Second + 300*time.Millisecond, Kind: faults.KindRestart, Node: GrantorNode},
-		}},
-		Nemesis: &faults.Nemesis{
-			Targets:         []string{GrantorNode},
-			Kinds:           []faults.Kind{faults.KindCrash},
-			FaultsPerMinute: 3,
-		},
+		Faults:     grantorCrashes(time.Second),
+		Nemesis:    grantorCrashNemesis(),
 		Premises: []Premise{
 			FaultWhileLeaseLive("the lock's server crashed while the lock was held", []sim.FaultKind{sim.FaultCrash}, GrantorNode),
 		},
@@ -127,4 +107,22 @@ func pauseBeforeCheckpoint(at, d time.Duration, workers ...string) []faults.Even
 			Failpoint: lease.FailpointBeforeCheckpoint, Action: faults.ActionPause, Duration: d})
 	}
 	return events
+}
+
+// grantorCrashes crashes the lease store at 10 s, for down, and again at
+// 40 s for 300 ms.
+func grantorCrashes(down time.Duration) faults.Schedule {
+	return faults.Schedule{Events: []faults.Event{
+		{At: 10 * time.Second, Kind: faults.KindCrash, Node: GrantorNode},
+		{At: 10*time.Second + down, Kind: faults.KindRestart, Node: GrantorNode},
+		{At: 40 * time.Second, Kind: faults.KindCrash, Node: GrantorNode},
+		{At: 40*time.Second + 300*time.Millisecond, Kind: faults.KindRestart, Node: GrantorNode},
+	}}
+}
+
+// grantorCrashNemesis crashes the lease store at random, and does nothing
+// else: a random pause before an explicit crash lets every lease lapse, and
+// the crash then tests nothing.
+func grantorCrashNemesis() *faults.Nemesis {
+	return &faults.Nemesis{Targets: []string{GrantorNode}, Kinds: []faults.Kind{faults.KindCrash}, FaultsPerMinute: 3}
 }
