@@ -88,6 +88,7 @@ func (b *builder) booted(n *sim.Node, err error) bool {
 
 // finish completes the history once the run has stopped.
 func (b *builder) finish(h *history.History, plan faults.Schedule, res sim.Result) {
+	b.rec.finish()
 	log := b.w.Faults()
 	crashes := make(map[string][]history.Time)
 	for _, f := range log {

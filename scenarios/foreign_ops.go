@@ -19,6 +19,7 @@ import (
 type foreignOps struct {
 	calls map[foreignKey]int32 // by request, into reqs; looked up, never iterated
 	reqs  []foreignCall
+	ops   []history.Operation // the operations, each named by one of the recorder's opRecs
 }
 
 // foreignKey is a request: its client node and incarnation, and the id the
@@ -33,7 +34,7 @@ type foreignCall struct {
 	at     history.Time
 	input  history.Payload
 	server sim.NodeID
-	// unreturned are the ops (into *ops) of this request whose reply has
+	// unreturned are the ops (into recorder.ops) of this request whose reply has
 	// not reached the client, oldest first.
 	unreturned []int32
 }
@@ -68,8 +69,9 @@ func (r *recorder) sentAny(from, to *sim.Node, payload any) {
 		return // not a reply to a recorded request
 	}
 	c := &f.reqs[i]
-	op := r.addOp(history.Operation{Client: to.Name(), Incarnation: inc, Server: from.Name(),
-		ID: p.ID, Call: c.at, Processed: now, Return: history.Never, Input: c.input, Output: p.Payload})
+	f.ops = append(f.ops, history.Operation{Client: to.Name(), Incarnation: inc, Server: from.Name(),
+		ID: p.ID, Call: c.at, Processed: now, Input: c.input, Output: p.Payload})
+	op := r.addOp(opRec{processed: now, ret: history.Never, req: -1, out: int32(len(f.ops) - 1), server: from.ID()})
 	c.unreturned = append(c.unreturned, op)
 }
 
@@ -90,7 +92,7 @@ func (r *recorder) deliveredAny(to *sim.Node, payload any) {
 		return // a reply that reaches a later incarnation never returns to its caller
 	}
 	c := &f.reqs[i]
-	r.h.Ops[c.unreturned[0]].Return = history.Time(r.w.Now())
+	r.ops[c.unreturned[0]].ret = history.Time(r.w.Now())
 	c.unreturned = c.unreturned[1:]
 }
 

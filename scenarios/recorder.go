@@ -12,28 +12,30 @@ import (
 
 // recorder builds the history of a run from what crosses the network and
 // what the holders report: the adapter from leasesim's own protocol to the
-// history's records. Each operation's request and reply are converted to
-// the history's payloads (leasewire.Payload) as they are recorded. It only
-// reads: recording never changes the run, so the trace hash is the same
-// with checking on or off.
+// history's records. It only reads: recording never changes the run, so
+// the trace hash is the same with checking on or off.
+//
+// While the run goes it records compactly: an operation is a small record
+// without pointers (opRec) naming its request and its reply, whose
+// messages are kept without pointers too (msgRec: strings interned, values
+// copied into one buffer). The history's operations, with their payloads
+// (leasewire.PayloadInto), are built once, at their final size, when the
+// run has stopped (finish): each is large, so growing a table of them
+// while the run goes would copy, clear and scan them several times over.
 //
 // Its tables grow with what the run does, from small: a guess of the run's
 // size would over-allocate, and a large table sits in memory as ballast.
 // Requests are keyed by integers (node ids), so no string is hashed per
-// message, and a request's message is kept only until its first reply
-// turns it into the history's operation.
+// message.
 type recorder struct {
 	w        *sim.World
 	h        *history.History
 	calls    map[opKey]int32 // requests sent, by key, as indices into requests; looked up, never iterated
 	requests []call          // the requests, kept out of the map so that it stays small as it grows
-	ins      []lease.Message // messages of requests no reply has reached the recorder for yet, by call.in
-	freeIns  []int32         // free slots of ins
-	// nextUnreturned links an op (by index into h.Ops) to the next op of
-	// the same request whose reply has not reached the client, or -1.
-	nextUnreturned []int32
-	beliefs        beliefTracker
-	foreign        foreignOps // the operations of an implementation's own protocol (foreign_ops.go)
+	msgs     msgTable        // the requests' and replies' messages (recorder_msg.go)
+	ops      []opRec         // the operations in the order the history lists them
+	beliefs  beliefTracker
+	foreign  foreignOps // the operations of an implementation's own protocol (foreign_ops.go)
 }
 
 // opKey identifies a request: the client, its request id, and the client's
@@ -47,15 +49,24 @@ type opKey struct {
 // call is one request the recorder saw leave its client.
 type call struct {
 	at     history.Time
-	server sim.NodeID
+	reqID  uint64
+	client sim.NodeID
 	reply  lease.Kind // the reply kind that answers it
-	// in is the request's slot in recorder.ins until its first reply is
-	// recorded; afterwards the request is that op's Input, and in is -1.
-	in    int32
-	first int32 // the first op recorded for it, -1 before
+	in     int32      // the request's message, in recorder.msgs
+	first  int32      // the first op recorded for it, -1 before
 	// head and tail list the ops whose reply has not reached the client,
-	// oldest first (-1 when none), linked by recorder.nextUnreturned.
+	// oldest first (-1 when none), linked by opRec.next.
 	head, tail int32
+}
+
+// opRec is one operation while the run goes: a server processed a request
+// (a leasesim request, or a foreign one when req < 0).
+type opRec struct {
+	processed, ret history.Time
+	req            int32      // into recorder.requests; -1 for a foreign operation
+	out            int32      // the reply, in recorder.msgs (a foreign operation: into foreignOps.ops)
+	server         sim.NodeID // the node that processed it
+	next           int32      // the next op of the same request whose reply has not reached the client, or -1
 }
 
 // newRecorder returns a recorder with small tables that grow with the run.
@@ -74,8 +85,8 @@ func (r *recorder) sent(from, to *sim.Node, m lease.Message) {
 		key := opKey{client: from.ID(), reqID: m.ReqID, sentAt: m.SentAt}
 		if _, seen := r.calls[key]; !seen {
 			r.calls[key] = int32(len(r.requests))
-			r.requests = append(doubled(r.requests), call{at: history.Time(r.w.Now()), server: to.ID(), reply: m.Kind.Reply(),
-				in: r.keep(m), first: -1, head: -1, tail: -1})
+			r.requests = append(doubled(r.requests), call{at: history.Time(r.w.Now()), reqID: m.ReqID, client: from.ID(),
+				reply: m.Kind.Reply(), in: r.msgs.add(&m), first: -1, head: -1, tail: -1})
 		}
 		return
 	}
@@ -88,20 +99,12 @@ func (r *recorder) sent(from, to *sim.Node, m lease.Message) {
 	}
 	c := &r.requests[i]
 	now := history.Time(r.w.Now())
-	var op int32
+	op := r.addOp(opRec{processed: now, ret: history.Never, req: i, out: r.msgs.add(&m), server: from.ID()})
 	if c.first < 0 {
-		op = r.addOp(leasewire.NewOperation(to.Name(), from.Name(), c.at, now, history.Never, r.ins[c.in], m))
-		r.ins[c.in] = lease.Message{}
-		r.freeIns = append(r.freeIns, c.in)
-		c.in, c.first = -1, op
-	} else { // the same request processed again: the first one's input
-		first := &r.h.Ops[c.first]
-		op = r.addOp(history.Operation{Client: first.Client, Incarnation: first.Incarnation,
-			Server: from.Name(), ID: first.ID, Call: c.at, Processed: now, Return: history.Never, Input: first.Input,
-			Output: leasewire.Payload(m)})
+		c.first = op
 	}
 	if c.tail >= 0 {
-		r.nextUnreturned[c.tail] = op
+		r.ops[c.tail].next = op
 	} else {
 		c.head = op
 	}
@@ -114,25 +117,40 @@ func (r *recorder) sent(from, to *sim.Node, m lease.Message) {
 	}
 }
 
-// addOp appends op to the history's operations, with its entry in the
-// recorder's per-operation table, and returns its index.
-func (r *recorder) addOp(op history.Operation) int32 {
-	i := int32(len(r.h.Ops))
-	r.h.Ops = append(doubled(r.h.Ops), op)
-	r.nextUnreturned = append(doubled(r.nextUnreturned), -1)
-	return i
+// addOp appends op to the operations and returns its index.
+func (r *recorder) addOp(op opRec) int32 {
+	op.next = -1
+	r.ops = append(doubled(r.ops), op)
+	return int32(len(r.ops) - 1)
 }
 
-// keep stores a request's message until its first reply and returns its slot.
-func (r *recorder) keep(m lease.Message) int32 {
-	if n := len(r.freeIns); n > 0 {
-		slot := r.freeIns[n-1]
-		r.freeIns = r.freeIns[:n-1]
-		r.ins[slot] = m
-		return slot
+// finish builds the history's operations, once the run has stopped, and
+// lets the compact records go.
+func (r *recorder) finish() {
+	nodes := r.w.Nodes()
+	text := string(r.msgs.text) // one string that every value and state is cut from
+	ops := make([]history.Operation, len(r.ops))
+	for i := range r.ops { // each operation is written in place, field by field: it is large
+		rec := &r.ops[i]
+		op := &ops[i]
+		if rec.req < 0 {
+			*op = r.foreign.ops[rec.out]
+			op.Return = rec.ret
+			continue
+		}
+		c := &r.requests[rec.req]
+		op.Server, op.Client = nodes[rec.server].Name(), nodes[c.client].Name()
+		op.Processed, op.Call, op.Return = rec.processed, c.at, rec.ret
+		op.Incarnation, op.ID = leasewire.SplitReqID(c.reqID)
+		if c.first == int32(i) {
+			r.msgs.payloadInto(&op.Input, c.in, text)
+		} else { // the same request processed again: the first one's input
+			op.Input = ops[c.first].Input
+		}
+		r.msgs.payloadInto(&op.Output, rec.out, text)
 	}
-	r.ins = append(doubled(r.ins), m)
-	return int32(len(r.ins) - 1)
+	r.h.Ops = ops
+	r.ops, r.msgs, r.requests, r.calls, r.foreign = nil, msgTable{}, nil, nil, foreignOps{}
 }
 
 // doubled returns s with room for at least one more element: its capacity
@@ -145,6 +163,30 @@ func doubled[S ~[]E, E any](s S) S {
 	}
 	return slices.Grow(s, max(len(s), 64))
 }
+
+// chunked is a table that grows by whole chunks, so that no element is
+// copied or moved once added, and none of its memory is allocated twice.
+type chunked[E any] struct {
+	chunks [][]E
+	n      int32
+}
+
+// chunkSize is the number of elements in each of a chunked table's chunks.
+const chunkSize = 256
+
+// add appends e and returns its index.
+func (t *chunked[E]) add(e E) int32 {
+	c := int(t.n / chunkSize)
+	if c == len(t.chunks) {
+		t.chunks = append(t.chunks, make([]E, 0, chunkSize))
+	}
+	t.chunks[c] = append(t.chunks[c], e)
+	t.n++
+	return t.n - 1
+}
+
+// at returns element i.
+func (t *chunked[E]) at(i int32) *E { return &t.chunks[i/chunkSize][i%chunkSize] }
 
 // delivered sees a message reach node to from node from.
 func (r *recorder) delivered(from, to *sim.Node, m lease.Message) {
@@ -161,8 +203,8 @@ func (r *recorder) delivered(from, to *sim.Node, m lease.Message) {
 		return
 	}
 	if c := &r.requests[i]; c.head >= 0 {
-		r.h.Ops[c.head].Return = history.Time(r.w.Now())
-		c.head = r.nextUnreturned[c.head]
+		r.ops[c.head].ret = history.Time(r.w.Now())
+		c.head = r.ops[c.head].next
 		if c.head < 0 {
 			c.tail = -1
 		}

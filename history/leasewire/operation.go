@@ -14,9 +14,15 @@ import (
 // client at call, and reply out, produced by server at processed and
 // received at ret (history.Never if it never was).
 func NewOperation(client, server string, call, processed, ret history.Time, in, out lease.Message) history.Operation {
-	return history.Operation{Client: client, Incarnation: lease.Incarnation(in.ReqID), Server: server,
-		ID: in.ReqID & math.MaxUint32, Call: call, Processed: processed, Return: ret,
-		Input: Payload(in), Output: Payload(out)}
+	incarnation, id := SplitReqID(in.ReqID)
+	return history.Operation{Client: client, Incarnation: incarnation, Server: server, ID: id, Call: call,
+		Processed: processed, Return: ret, Input: Payload(in), Output: Payload(out)}
+}
+
+// SplitReqID returns the operation's incarnation and id that a leasesim
+// request id carries: its high and its low 32 bits.
+func SplitReqID(reqID uint64) (incarnation, id uint64) {
+	return lease.Incarnation(reqID), reqID & math.MaxUint32
 }
 
 // checkOperation checks that o is an operation of leasesim's protocol,

@@ -11,22 +11,43 @@ import (
 // client it acts for (m.Client); a reply's is the current holder it names
 // (m.Holder). A successful reply has OK set and no Err.
 func Payload(m lease.Message) history.Payload {
-	p := history.Payload{Kind: m.Kind.String(), Resource: m.Resource, Key: m.Key, Value: string(m.Value),
-		Token: m.Token, TTL: m.TTL, Clock: m.GrantorTime, Remaining: m.Remaining, State: string(m.State),
-		StateToken: m.CheckpointToken, Prefix: m.Prefix}
-	if m.Kind.IsRequest() {
-		p.Holder = string(m.Client)
-	} else {
-		p.Holder = string(m.Holder)
+	var p history.Payload
+	PayloadInto(&p, &m, string(m.Value), string(m.State))
+	return p
+}
+
+// PayloadInto sets *p, a zero payload, to m's payload (Payload), with
+// value and state standing for m.Value and m.State, which it does not
+// read: for a producer that keeps them as text already. It writes only
+// the fields that are not zero, so that a large table of operations can be
+// built in place at little cost.
+func PayloadInto(p *history.Payload, m *lease.Message, value, state string) {
+	p.Kind = m.Kind.String()
+	holder := m.Client
+	if !m.Kind.IsRequest() {
+		holder = m.Holder
 		p.OK = m.Err == lease.CodeOK
 	}
 	if m.Err != lease.CodeOK {
 		p.Err = m.Err.String()
 	}
+	setString(&p.Resource, m.Resource)
+	setString(&p.Key, m.Key)
+	setString(&p.Value, value)
+	setString(&p.Holder, string(holder))
+	setString(&p.State, state)
+	setString(&p.Prefix, m.Prefix)
+	p.Token, p.TTL, p.Clock, p.Remaining, p.StateToken = m.Token, m.TTL, m.GrantorTime, m.Remaining, m.CheckpointToken
 	for _, kv := range m.Keys {
 		p.Keys = append(p.Keys, history.KV{Key: kv.Key, Value: string(kv.Value)})
 	}
-	return p
+}
+
+// setString sets *dst to s unless s is empty.
+func setString(dst *string, s string) {
+	if s != "" {
+		*dst = s
+	}
 }
 
 // FieldError is a payload field that leasesim's protocol cannot read.

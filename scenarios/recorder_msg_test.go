@@ -1,0 +1,81 @@
+package scenarios
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/leasesim/leasesim/history"
+	"github.com/leasesim/leasesim/history/leasewire"
+	"github.com/leasesim/leasesim/lease"
+)
+
+// A recorded message gives back the payload the message itself gives
+// (leasewire.Payload), whatever its fields, however many messages share
+// its strings and its table, and in any order they are read.
+func TestMsgTablePayloadsAreTheMessages(t *testing.T) {
+	msgs := []lease.Message{
+		{Kind: lease.KindAcquire, ReqID: 1<<32 | 7, Client: "h1", Resource: "lock", TTL: 5 * time.Second, SentAt: 42},
+		{Kind: lease.KindAcquireReply, ReqID: 1<<32 | 7, Resource: "lock", Token: 3, TTL: 5 * time.Second,
+			GrantorTime: time.Hour, State: []byte("progress 4/20"), CheckpointToken: 2,
+			Keys: []lease.KV{{Key: "svc/a", Value: []byte("h1")}, {Key: "svc/b"}}},
+		{Kind: lease.KindAcquireReply, Err: lease.CodeHeld, Holder: "h2", Remaining: time.Second},
+		{Kind: lease.KindWrite, Client: "h1", Resource: "lock", Key: "k", Value: []byte("h1-12"), Token: 3},
+		{Kind: lease.KindWriteReply, Err: lease.CodeFenced, Token: 4},
+		{Kind: lease.KindWriteReply},
+		{Kind: lease.KindCheckpoint, Client: "w1", Resource: "task-1", Token: 9, State: []byte{0, 1, 2, 255}},
+		{Kind: lease.KindList, Client: "r1", Prefix: "svc/"},
+		{Kind: lease.KindListReply, Keys: []lease.KV{{Key: "svc/a", Value: []byte("s1")}}},
+		{Kind: lease.KindRead, Client: "h1", Key: "k"},
+		{Kind: lease.KindReadReply, Key: "k", Value: []byte("h1-12"), Token: 3},
+		{Kind: lease.KindRenew, Client: "h2", Resource: "lock", Token: 3},
+	}
+	var table msgTable
+	ids := make([]int32, len(msgs))
+	for i := range msgs {
+		ids[i] = table.add(&msgs[i])
+	}
+	for i := 0; i < 2*chunkSize; i++ { // the messages again, past a chunk's end
+		m := msgs[i%len(msgs)]
+		m.Token = uint64(i)
+		m.Value = fmt.Appendf(nil, "v%d", i)
+		require.Equal(t, int32(len(msgs)+i), table.add(&m))
+	}
+	text := string(table.text)
+	for i := len(msgs) - 1; i >= 0; i-- {
+		var got history.Payload
+		table.payloadInto(&got, ids[i], text)
+		assert.Equal(t, leasewire.Payload(msgs[i]), got, "message %d (%s)", i, msgs[i].Kind)
+	}
+	var last history.Payload
+	table.payloadInto(&last, int32(len(msgs)+2*chunkSize-1), text)
+	assert.Equal(t, fmt.Sprintf("v%d", 2*chunkSize-1), last.Value)
+	assert.Equal(t, uint64(2*chunkSize-1), last.Token)
+}
+
+// Interning gives each distinct string one id, the empty string 0, and
+// finds a string again whatever slot its recent-id cache puts it in.
+func TestStrTableInterns(t *testing.T) {
+	var st strTable
+	assert.Zero(t, st.id(""))
+	names := make([]string, 300) // more than the cache holds, many sharing a slot
+	for i := range names {
+		names[i] = fmt.Sprintf("h%d", i)
+	}
+	ids := make(map[string]int32)
+	for round := 0; round < 2; round++ {
+		for _, s := range names {
+			id := st.id(string([]byte(s))) // an equal string at another address
+			if round == 0 {
+				assert.NotContains(t, ids, s)
+				ids[s] = id
+			}
+			assert.Equal(t, ids[s], id, s)
+			assert.Equal(t, s, st.strs[id])
+		}
+	}
+	assert.Len(t, st.strs, len(names)+1)
+}
