@@ -1,0 +1,284 @@
+package gohost
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/leasesim/leasesim/faults"
+	"github.com/leasesim/leasesim/history"
+)
+
+// schedule queues the schedule's events in the order they act, then its
+// heal phase. Callers hold mu.
+func (h *host) schedule() {
+	s := h.cfg.Schedule
+	if len(s.Events) == 0 && s.HealAt == 0 {
+		return
+	}
+	idx := make([]int, len(s.Events))
+	for i := range idx {
+		idx[i] = i
+	}
+	slices.SortStableFunc(idx, func(a, b int) int { return int(s.Events[a].At - s.Events[b].At) })
+	for order, i := range idx {
+		e := s.Events[i]
+		h.push(&action{at: e.At, class: classFault, n: uint64(order), do: func() { h.apply(e) }})
+	}
+	h.push(&action{at: s.HealAt, class: classFault, n: uint64(len(idx)), do: h.healPhase})
+}
+
+// apply acts one fault event. Callers hold mu.
+func (h *host) apply(e faults.Event) {
+	h.event(Event{Kind: "fault", Node: e.Node, Detail: e.String()})
+	switch e.Kind {
+	case faults.KindPartition:
+		for i, a := range e.Groups {
+			for _, b := range e.Groups[i+1:] {
+				h.cutBetween(a, b)
+			}
+		}
+		kind := history.FaultPartition
+		if len(e.Groups) > 2 {
+			kind = history.FaultSplit
+		}
+		h.openWindow(kind, "", groupsText(e.Groups), false)
+	case faults.KindPartitionOneWay:
+		h.cut[link{e.From, e.To}] = true
+		h.openWindow(history.FaultPartitionOneWay, e.From, e.To, false)
+	case faults.KindIsolate:
+		h.cutBetween([]string{e.Node}, h.others(e.Node))
+		h.openWindow(history.FaultIsolate, e.Node, "", false)
+	case faults.KindBridge:
+		h.cutBetween(e.Groups[0], e.Groups[1])
+		h.openWindow(history.FaultBridge, e.Bridge, groupsText(e.Groups), false)
+	case faults.KindHeal:
+		h.heal()
+	case faults.KindLink:
+		h.setLink(e)
+	case faults.KindLinkReset:
+		clear(h.latency)
+		h.openWindow(history.FaultLinkReset, "", "", true)
+	case faults.KindPause:
+		h.pause(h.byName[e.Node], e.Duration, "pause fault")
+	case faults.KindCrash:
+		h.crash(h.byName[e.Node], "crash fault")
+	case faults.KindRestart:
+		h.restart(h.byName[e.Node])
+	case faults.KindFailpoint:
+		h.byName[e.Node].armed[e.Failpoint] = e
+		h.openWindow(history.FaultFailpointArm, e.Node, fmt.Sprintf("%q %s", e.Failpoint, e.Action), true)
+	case faults.KindDrift, faults.KindStep:
+		h.notApplied(fmt.Sprintf("%s: the bubble has one clock, so clock %s is not applied (code with an injectable clock can be given a drifting one)", e, e.Kind))
+	default:
+		h.notApplied(fmt.Sprintf("%s: unknown fault kind", e))
+	}
+}
+
+// notApplied records a fault the host does not model, once per text.
+// Callers hold mu.
+func (h *host) notApplied(s string) {
+	if !slices.Contains(h.notApp, s) {
+		h.notApp = append(h.notApp, s)
+	}
+	h.event(Event{Kind: "not-applied", Detail: s})
+}
+
+// setLink applies a link event's latency to every matching direction.
+// Callers hold mu.
+func (h *host) setLink(e faults.Event) {
+	if e.Link == nil {
+		return
+	}
+	l := *e.Link
+	if l.Loss != 0 || l.Duplicate != 0 || l.Reorder != 0 {
+		h.notApplied(fmt.Sprintf("%s: connections are reliable byte streams, so loss, duplication and reordering are not applied (only the latency is)", e))
+	}
+	for _, from := range h.expand(e.From) {
+		for _, to := range h.expand(e.To) {
+			if from != to {
+				h.latency[link{from, to}] = l.Latency
+			}
+		}
+	}
+	h.openWindow(history.FaultLink, e.From, e.To, false)
+}
+
+// expand turns a link end into node names ("*" is every node).
+func (h *host) expand(name string) []string {
+	if name != faults.AnyNode {
+		return []string{name}
+	}
+	out := make([]string, len(h.nodes))
+	for i, ns := range h.nodes {
+		out[i] = ns.spec.Name
+	}
+	return out
+}
+
+// others returns every node but name, in node order.
+func (h *host) others(name string) []string {
+	var out []string
+	for _, ns := range h.nodes {
+		if ns.spec.Name != name {
+			out = append(out, ns.spec.Name)
+		}
+	}
+	return out
+}
+
+// cutBetween cuts both directions between every node of a and every node
+// of b. Callers hold mu.
+func (h *host) cutBetween(a, b []string) {
+	for _, x := range a {
+		for _, y := range b {
+			if x != y {
+				h.cut[link{x, y}] = true
+				h.cut[link{y, x}] = true
+			}
+		}
+	}
+}
+
+// heal removes every partition and sends on what the cuts held back.
+// Callers hold mu.
+func (h *host) heal() {
+	clear(h.cut)
+	h.closeWindows(func(w *history.FaultWindow) bool {
+		switch w.Kind {
+		case history.FaultPartition, history.FaultSplit, history.FaultPartitionOneWay, history.FaultIsolate, history.FaultBridge:
+			return true
+		}
+		return false
+	})
+	h.openWindow(history.FaultHeal, "", "", true)
+	h.release()
+}
+
+// pause freezes ns's I/O for d and returns the channel closed when the
+// pause ends (or the node crashes). A pause of a paused node extends it to
+// the later end. Callers hold mu.
+func (h *host) pause(ns *nodeState, d time.Duration, why string) chan struct{} {
+	if ns.cur == nil {
+		h.note(Event{Kind: "pause-ignored", Node: ns.spec.Name, Detail: why + ": the node is down"}, nil)
+		return closedChan
+	}
+	if !ns.paused {
+		ns.paused = true
+		ns.resume = make(chan struct{})
+		h.openWindow(history.FaultPause, ns.spec.Name, why, false)
+	}
+	h.note(Event{Kind: "pause", Node: ns.spec.Name, Detail: fmt.Sprintf("%s for %v", why, d)}, nil)
+	n, resume := ns.cur, ns.resume
+	h.later(h.now()+d, ns.spec.Name, func() {
+		if ns.cur == n && ns.paused && ns.resume == resume {
+			h.resume(ns)
+		}
+	})
+	return resume
+}
+
+// closedChan is a channel that is always closed.
+var closedChan = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
+
+// resume ends ns's pause: its blocked I/O calls go on and what was held
+// for it is delivered, late. Callers hold mu.
+func (h *host) resume(ns *nodeState) {
+	ns.paused = false
+	close(ns.resume)
+	h.event(Event{Kind: "resume", Node: ns.spec.Name})
+	h.closeWindows(func(w *history.FaultWindow) bool { return w.Kind == history.FaultPause && w.Node() == ns.spec.Name })
+	h.openWindow(history.FaultResume, ns.spec.Name, "", true)
+	for _, ep := range ns.cur.endpoints {
+		ep.ping()
+	}
+	for _, l := range ns.cur.listeners {
+		l.ping()
+	}
+	h.release()
+}
+
+// crash ends ns's current life; the host checks for its leaked goroutines
+// once the bubble settles. Callers hold mu.
+func (h *host) crash(ns *nodeState, why string) {
+	n := ns.cur
+	if n == nil {
+		h.event(Event{Kind: "crash-ignored", Node: ns.spec.Name, Detail: why + ": already down"})
+		return
+	}
+	h.event(Event{Kind: "crash", Node: ns.spec.Name, Detail: fmt.Sprintf("incarnation %d: %s", n.life, why)})
+	h.closeWindows(func(w *history.FaultWindow) bool { return w.Kind == history.FaultPause && w.Node() == ns.spec.Name })
+	h.openWindow(history.FaultCrash, ns.spec.Name, why, false)
+	h.stop(n, why)
+	h.rec.closeLife(ns.spec.Name, n.life, history.Time(h.now()), history.EndCrash)
+	ns.cur = nil
+	ns.crashed = true
+	h.checks = append(h.checks, n)
+}
+
+// restart starts ns's next life, with its storage. Callers hold mu.
+func (h *host) restart(ns *nodeState) {
+	if !ns.crashed {
+		h.event(Event{Kind: "restart-ignored", Node: ns.spec.Name, Detail: "not crashed"})
+		return
+	}
+	h.closeWindows(func(w *history.FaultWindow) bool { return w.Kind == history.FaultCrash && w.Node() == ns.spec.Name })
+	h.openWindow(history.FaultRestart, ns.spec.Name, "", true)
+	h.start(ns)
+}
+
+// healPhase ends every fault: failpoints disarmed, partitions healed,
+// links reset, paused nodes resumed and crashed ones restarted, in node
+// order. Callers hold mu.
+func (h *host) healPhase() {
+	h.event(Event{Kind: "heal-phase"})
+	for _, ns := range h.nodes {
+		clear(ns.armed)
+	}
+	h.heal()
+	clear(h.latency)
+	for _, ns := range h.nodes {
+		if ns.paused {
+			h.resume(ns)
+		}
+	}
+	for _, ns := range h.nodes {
+		if ns.crashed {
+			h.restart(ns)
+		}
+	}
+}
+
+// openWindow starts a fault window for the history; an instant one ends
+// where it starts. Callers hold mu.
+func (h *host) openWindow(kind, node, detail string, instant bool) {
+	w := &history.FaultWindow{Kind: kind, Start: history.Time(h.now()), End: history.Never, Detail: detail}
+	if node != "" {
+		w.Nodes = []string{node}
+	}
+	if kind == history.FaultPartitionOneWay || kind == history.FaultLink {
+		w.Nodes, w.Detail = []string{node, detail}, ""
+	}
+	if instant {
+		w.End = w.Start
+	}
+	h.windows = append(h.windows, w)
+}
+
+// closeWindows ends the open windows match selects. Callers hold mu.
+func (h *host) closeWindows(match func(*history.FaultWindow) bool) {
+	for _, w := range h.windows {
+		if w.End == history.Never && match(w) {
+			w.End = history.Time(h.now())
+		}
+	}
+}
+
+func groupsText(groups [][]string) string {
+	parts := make([]string, len(groups))
+	for i, g := range groups {
+		parts[i] = "[" + strings.Join(g, " ") + "]"
+	}
+	return strings.Join(parts, " | ")
+}

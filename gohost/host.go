@@ -1,0 +1,303 @@
+package gohost
+
+import (
+	"cmp"
+	"container/heap"
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"runtime/pprof"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"testing/synctest"
+	"time"
+
+	"github.com/leasesim/leasesim/faults"
+	"github.com/leasesim/leasesim/history"
+	"github.com/leasesim/leasesim/sim"
+)
+
+// labelKey is the pprof label every goroutine of a node's life carries
+// (inherited by the goroutines it starts): "run/node/incarnation".
+const labelKey = "gohost"
+
+// The classes of queued host actions, in the order they act at one instant:
+// the schedule's faults, then the host's own follow-ups (a pause ending, a
+// failpoint's crash), then deliveries, then the end of the run.
+const (
+	classFault = iota
+	classHost
+	classDeliver
+	classEnd
+)
+
+// action is one thing the host does at one instant. Actions at the same
+// instant act in (class, key, n) order, which does not depend on the order
+// in which goroutines queued them.
+type action struct {
+	at    time.Duration
+	class int
+	key   string
+	n     uint64
+	do    func()
+}
+
+type actionQueue []*action
+
+func (q actionQueue) Len() int { return len(q) }
+func (q actionQueue) Less(i, j int) bool {
+	a, b := q[i], q[j]
+	return cmp.Or(cmp.Compare(a.at, b.at), cmp.Compare(a.class, b.class), cmp.Compare(a.key, b.key),
+		cmp.Compare(a.n, b.n)) < 0
+}
+func (q actionQueue) Swap(i, j int) { q[i], q[j] = q[j], q[i] }
+func (q *actionQueue) Push(x any)   { *q = append(*q, x.(*action)) }
+func (q *actionQueue) Pop() any {
+	old := *q
+	a := old[len(old)-1]
+	*q = old[:len(old)-1]
+	return a
+}
+
+// link is a direction between two nodes.
+type link struct{ from, to string }
+
+// host is one run in one bubble. Everything below mu is shared between the
+// host's goroutine (the bubble's main) and the nodes' goroutines.
+type host struct {
+	cfg   *Config
+	seed  uint64
+	runID string
+	t0    time.Time
+	wake  chan struct{}
+	// waiting and progress tell the watchdog (outside the bubble) whether
+	// the host is waiting for the bubble to settle, and whether it moved.
+	waiting  *atomic.Bool
+	progress *atomic.Uint64
+
+	mu        sync.Mutex
+	queue     actionQueue
+	nodes     []*nodeState
+	byName    map[string]*nodeState
+	cut       map[link]bool
+	latency   map[link]sim.Dist
+	defLat    sim.Dist
+	pipes     []*pipe
+	listeners map[string]*listener
+	internal  uint64 // sequence of classHost actions
+	trace     []Event
+	pending   []pendingRecord
+	rec       recorder
+	checks    []*Node // lives to check for leaks once the bubble settles
+	leaks     []Leak
+	problems  []string
+	notApp    []string
+	windows   []*history.FaultWindow
+	ended     bool
+}
+
+// now is true time since the start of the run: the bubble's clock.
+func (h *host) now() time.Duration { return time.Since(h.t0) }
+
+// at converts a bubble time to true time since the start of the run.
+func (h *host) at(t time.Time) history.Time { return history.Time(t.Sub(h.t0)) }
+
+// push queues an action and wakes the host. Callers hold mu.
+func (h *host) push(a *action) {
+	heap.Push(&h.queue, a)
+	select {
+	case h.wake <- struct{}{}:
+	default:
+	}
+}
+
+// later queues a host follow-up for node at time at. Callers hold mu.
+func (h *host) later(at time.Duration, node string, do func()) {
+	h.internal++
+	h.push(&action{at: at, class: classHost, key: node, n: h.internal, do: do})
+}
+
+// event appends a host event to the trace. Callers hold mu, on the host's
+// goroutine.
+func (h *host) event(e Event) {
+	e.Seq = len(h.trace)
+	if e.At == 0 {
+		e.At = h.now()
+	}
+	h.trace = append(h.trace, e)
+}
+
+// newHost builds the host of one run; run starts it.
+func newHost(cfg *Config, seed uint64, runID string, waiting *atomic.Bool, progress *atomic.Uint64) *host {
+	h := &host{cfg: cfg, seed: seed, runID: runID, wake: make(chan struct{}, 1), waiting: waiting, progress: progress,
+		byName: make(map[string]*nodeState), cut: make(map[link]bool), latency: make(map[link]sim.Dist),
+		listeners: make(map[string]*listener), defLat: cfg.Latency}
+	if h.defLat.Kind == "" {
+		h.defLat = sim.DefaultLink.Latency
+	}
+	for i, spec := range cfg.Nodes {
+		ns := &nodeState{h: h, spec: spec, idx: i, storage: NewStorage(), armed: make(map[string]faults.Event)}
+		h.nodes = append(h.nodes, ns)
+		h.byName[spec.Name] = ns
+	}
+	h.rec.init()
+	return h
+}
+
+// settle waits until every other goroutine of the bubble is durably
+// blocked, telling the watchdog while it waits.
+func (h *host) settle() {
+	h.progress.Add(1)
+	h.waiting.Store(true)
+	synctest.Wait()
+	h.waiting.Store(false)
+	h.progress.Add(1)
+}
+
+// run is the bubble's main: it starts the nodes, applies the schedule and
+// delivers the network's bytes one action at a time, letting the bubble
+// settle between them, until the run's duration, then stops every node.
+func (h *host) run() *Result {
+	h.t0 = time.Now()
+	h.mu.Lock()
+	h.schedule()
+	h.push(&action{at: h.cfg.Duration, class: classEnd, do: func() { h.ended = true }})
+	for _, ns := range h.nodes {
+		h.start(ns)
+	}
+	h.mu.Unlock()
+	for {
+		h.settle()
+		h.mu.Lock()
+		h.drain()
+		if len(h.checks) > 0 {
+			checks := h.checks
+			h.checks = nil
+			h.mu.Unlock()
+			h.checkLeaks(checks, "crash")
+			continue
+		}
+		if h.ended {
+			h.mu.Unlock()
+			break
+		}
+		next := h.queue[0]
+		if wait := next.at - h.now(); wait > 0 {
+			h.mu.Unlock()
+			t := time.NewTimer(wait)
+			select {
+			case <-t.C:
+			case <-h.wake:
+				t.Stop()
+			}
+			continue
+		}
+		heap.Pop(&h.queue)
+		next.do()
+		h.mu.Unlock()
+	}
+	return h.finish()
+}
+
+// finish stops every node, waits for the bubble to settle, checks every
+// life for leaks and builds the result.
+func (h *host) finish() *Result {
+	h.mu.Lock()
+	end := h.now()
+	h.event(Event{Kind: "end", Detail: "run over: every node's context is cancelled"})
+	var lives []*Node
+	for _, ns := range h.nodes {
+		if n := ns.cur; n != nil {
+			h.stop(n, "end of run")
+			lives = append(lives, n)
+		}
+	}
+	h.rec.closeAll(history.Time(end), history.EndRun)
+	h.mu.Unlock()
+	h.settle()
+	h.mu.Lock()
+	h.drain()
+	h.mu.Unlock()
+	h.checkLeaks(lives, "end of run")
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, w := range h.windows {
+		if w.End == history.Never {
+			w.End = history.Time(end)
+		}
+	}
+	hist := h.rec.history(h.cfg, end, h.windows)
+	return &Result{Seed: h.seed, Hash: traceHash(h.trace), Events: h.trace, History: hist,
+		Leaks: h.leaks, Problems: h.problems, NotApplied: h.notApp, Level: Level{Runs: 1, DivergedAt: -1}}
+}
+
+// pendingRecord is something a node recorded, waiting for the host to put
+// it in the trace once the bubble settles.
+type pendingRecord struct {
+	ev Event
+	op *history.Operation
+}
+
+// note queues a node's record for the trace. Callers hold mu.
+func (h *host) note(ev Event, op *history.Operation) {
+	ev.At = h.now()
+	h.pending = append(h.pending, pendingRecord{ev: ev, op: op})
+}
+
+// drain moves the nodes' records into the trace and the history, in an
+// order that does not depend on which goroutine recorded first. Callers
+// hold mu, on the host's goroutine.
+func (h *host) drain() {
+	slices.SortStableFunc(h.pending, func(a, b pendingRecord) int {
+		x, y := a.ev, b.ev
+		return cmp.Or(cmp.Compare(x.At, y.At), cmp.Compare(x.Node, y.Node), cmp.Compare(x.Kind, y.Kind),
+			cmp.Compare(x.Peer, y.Peer), cmp.Compare(x.Detail, y.Detail), cmp.Compare(x.Digest, y.Digest))
+	})
+	for _, p := range h.pending {
+		h.event(p.ev)
+		if p.op != nil {
+			h.rec.op(p.op)
+		}
+	}
+	h.pending = h.pending[:0]
+}
+
+// start begins a new life of ns: a new Node with a fresh context, running
+// ns's function in a goroutine labelled with the life. Callers hold mu.
+func (h *host) start(ns *nodeState) {
+	ns.life++
+	ctx, cancel := context.WithCancel(context.Background())
+	n := &Node{h: h, ns: ns, life: ns.life, ctx: ctx, cancel: cancel,
+		rnd: rand.New(rand.NewPCG(mix(h.seed, "node/"+ns.spec.Name, ns.life), mix(h.seed, "node2/"+ns.spec.Name, ns.life)))}
+	ns.cur = n
+	ns.crashed = false
+	h.event(Event{Kind: "start", Node: ns.spec.Name, Detail: fmt.Sprintf("incarnation %d", n.life)})
+	label := fmt.Sprintf("%s/%s/%d", h.runID, ns.spec.Name, n.life)
+	pprof.Do(context.Background(), pprof.Labels(labelKey, label), func(context.Context) {
+		go n.main()
+	})
+}
+
+// stop ends a life: its context is cancelled, its connections reset, its
+// listeners closed, its pause (if any) lifted. Callers hold mu.
+func (h *host) stop(n *Node, why string) {
+	n.dead = true
+	n.cancel()
+	for _, e := range n.endpoints {
+		e.kill()
+	}
+	for _, l := range n.listeners {
+		l.closeLocked()
+	}
+	if ns := n.ns; ns.paused {
+		ns.paused = false
+		close(ns.resume)
+	}
+	_ = why
+}
+
+// mix derives a seed for a component from the run's seed.
+func mix(seed uint64, component string, n uint64) uint64 {
+	return sim.Digest(seed, sim.DigestString(component), n)
+}

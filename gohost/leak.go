@@ -1,0 +1,117 @@
+package gohost
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"runtime/pprof"
+	"strconv"
+	"strings"
+)
+
+// Goroutines are told apart by node through a pprof label: a node's life
+// starts its function in a goroutine labelled "gohost" = "run/node/life",
+// and every goroutine started from it inherits the label. The goroutine
+// profile lists goroutines with their labels, so the host can count what
+// is left of a life once it ended and the bubble settled. Goroutines the
+// runtime starts on the code's behalf (time.AfterFunc callbacks) carry no
+// label and are not counted.
+
+// stackGroup is one group of the goroutine profile: goroutines with the
+// same stack and labels.
+type stackGroup struct {
+	count  int
+	label  string
+	frames []string // function names, innermost first
+}
+
+// goroutineGroups reads the goroutine profile and returns the groups whose
+// label starts with prefix.
+func goroutineGroups(prefix string) []stackGroup {
+	var buf bytes.Buffer
+	if err := pprof.Lookup("goroutine").WriteTo(&buf, 1); err != nil {
+		return nil
+	}
+	var out []stackGroup
+	var cur *stackGroup
+	sc := bufio.NewScanner(&buf)
+	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
+	for sc.Scan() {
+		line := sc.Text()
+		switch {
+		case line == "":
+			if cur != nil && strings.HasPrefix(cur.label, prefix) {
+				out = append(out, *cur)
+			}
+			cur = nil
+		case cur == nil && strings.Contains(line, " @ "):
+			n, _ := strconv.Atoi(strings.TrimSpace(line[:strings.Index(line, " @ ")]))
+			cur = &stackGroup{count: n}
+		case cur != nil && strings.HasPrefix(line, "# labels: "):
+			const key = `"` + labelKey + `":"`
+			if i := strings.Index(line, key); i >= 0 {
+				rest := line[i+len(key):]
+				if j := strings.IndexByte(rest, '"'); j >= 0 {
+					cur.label = rest[:j]
+				}
+			}
+		case cur != nil && strings.HasPrefix(line, "#\t"):
+			if f := strings.Fields(line[2:]); len(f) >= 2 {
+				fn := f[1]
+				if k := strings.LastIndex(fn, "+0x"); k >= 0 {
+					fn = fn[:k]
+				}
+				loc := ""
+				if len(f) >= 3 {
+					loc = f[2]
+				}
+				cur.frames = append(cur.frames, fn+" "+loc)
+			}
+		}
+	}
+	if cur != nil && strings.HasPrefix(cur.label, prefix) {
+		out = append(out, *cur)
+	}
+	return out
+}
+
+// where names a stack by its innermost frames outside the runtime.
+func (g stackGroup) where() string {
+	var keep []string
+	for _, f := range g.frames {
+		if strings.HasPrefix(f, "runtime.") || strings.HasPrefix(f, "internal/") {
+			continue
+		}
+		keep = append(keep, f)
+		if len(keep) == 3 {
+			break
+		}
+	}
+	return strings.Join(keep, " < ")
+}
+
+// checkLeaks looks, once the bubble has settled, for goroutines of lives
+// that have ended, and records them as leaks. It must not hold mu.
+func (h *host) checkLeaks(lives []*Node, after string) {
+	if len(lives) == 0 {
+		return
+	}
+	groups := goroutineGroups(h.runID + "/")
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, n := range lives {
+		label := fmt.Sprintf("%s/%s/%d", h.runID, n.Name(), n.life)
+		l := Leak{Node: n.Name(), Incarnation: n.life, After: after, At: h.now()}
+		for _, g := range groups {
+			if g.label == label {
+				l.Goroutines += g.count
+				l.Where = append(l.Where, fmt.Sprintf("%d× %s", g.count, g.where()))
+			}
+		}
+		if l.Goroutines > 0 {
+			h.leaks = append(h.leaks, l)
+			h.event(Event{Kind: "leak", Node: n.Name(), Detail: fmt.Sprintf("incarnation %d: %d goroutine(s) after its %s",
+				n.life, l.Goroutines, after)})
+		}
+	}
+}

@@ -1,0 +1,177 @@
+package gohost
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/leasesim/leasesim/history"
+	"github.com/leasesim/leasesim/model"
+)
+
+// The history recorder: node code reports what it believes and what its
+// fenced store decided, and the host turns the reports into a
+// history.History that the checkers judge (P1 from beliefs, P2 from the
+// fenced store's writes and the holders' beliefs).
+
+// beliefKey names one life's belief on one resource.
+type beliefKey struct {
+	node     string
+	life     uint64
+	resource string
+}
+
+// openBelief is a belief not yet ended, with its deadline in true time.
+type openBelief struct {
+	b     history.BeliefInterval
+	until history.Time
+}
+
+// recorder builds the history. It lives under h.mu.
+type recorder struct {
+	open    map[beliefKey]*openBelief // looked up, and closed in any order: beliefs are sorted at the end
+	beliefs []history.BeliefInterval
+	ops     []history.Operation
+}
+
+func (r *recorder) init() { r.open = make(map[beliefKey]*openBelief) }
+
+// end closes ob at the earlier of at and its deadline.
+func (r *recorder) end(k beliefKey, ob *openBelief, at history.Time, reason history.EndReason) {
+	if ob.until <= at {
+		at, reason = ob.until, history.EndDeadline
+	}
+	ob.b.End, ob.b.Reason = max(at, ob.b.Start), reason
+	r.beliefs = append(r.beliefs, ob.b)
+	delete(r.open, k)
+}
+
+// closeLife ends every belief of one life.
+func (r *recorder) closeLife(node string, life uint64, at history.Time, reason history.EndReason) {
+	for k, ob := range r.open {
+		if k.node == node && k.life == life {
+			r.end(k, ob, at, reason)
+		}
+	}
+}
+
+// closeAll ends every belief.
+func (r *recorder) closeAll(at history.Time, reason history.EndReason) {
+	for k, ob := range r.open {
+		r.end(k, ob, at, reason)
+	}
+}
+
+// op appends a fenced store's operation, numbering it.
+func (r *recorder) op(o *history.Operation) {
+	o.ID = uint64(len(r.ops) + 1)
+	r.ops = append(r.ops, *o)
+}
+
+// history returns the history of the run that ended at end.
+func (r *recorder) history(cfg *Config, end time.Duration, windows []*history.FaultWindow) *history.History {
+	bs := slices.Clone(r.beliefs)
+	slices.SortFunc(bs, func(a, b history.BeliefInterval) int {
+		return cmp.Or(cmp.Compare(a.Start, b.Start), cmp.Compare(a.Holder, b.Holder), cmp.Compare(a.Incarnation, b.Incarnation),
+			cmp.Compare(a.Resource, b.Resource), cmp.Compare(a.Token, b.Token), cmp.Compare(a.End, b.End))
+	})
+	fw := make([]history.FaultWindow, len(windows))
+	for i, w := range windows {
+		fw[i] = *w
+	}
+	heal := history.Time(cfg.Schedule.HealAt)
+	return &history.History{Spec: cfg.History.Spec, Lease: cfg.History.Lease, Grantor: cfg.History.Grantor,
+		Resource: cfg.History.FencedStore, Ops: slices.Clone(r.ops), Beliefs: bs, Faults: fw,
+		HealAt: heal, End: history.Time(end)}
+}
+
+// Believe records that the node believes it holds resource under token
+// until the instant until (on the bubble's clock): call it when a grant
+// or a renewal arrives. A call with the same token before the deadline
+// moves the deadline; a call with another token, or after the deadline
+// passed, ends the previous belief and starts a new one. The belief ends
+// at its deadline unless Release or EndBelief ends it earlier, or the node
+// crashes, or the run ends.
+func (n *Node) Believe(resource string, token uint64, until time.Time) {
+	h := n.h
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if n.dead {
+		return
+	}
+	now, u := history.Time(h.now()), h.at(until)
+	k := beliefKey{node: n.Name(), life: n.life, resource: resource}
+	h.note(Event{Kind: "believe", Node: n.Name(), Detail: fmt.Sprintf("%s token %d until %v", resource, token, u)}, nil)
+	if ob := h.rec.open[k]; ob != nil {
+		if ob.b.Token == token && now < ob.until {
+			ob.until, ob.b.LocalDeadline = u, u.Duration()
+			return
+		}
+		h.rec.end(k, ob, now, history.EndLost)
+	}
+	if u <= now {
+		return // a belief that has already ended is none
+	}
+	h.rec.open[k] = &openBelief{until: u, b: history.BeliefInterval{Holder: n.Name(), Incarnation: n.life,
+		Resource: resource, Token: token, Start: now, LocalDeadline: u.Duration(), LastAct: history.Unknown}}
+}
+
+// EndBelief records that the node stopped believing it holds resource
+// under token now, for reason (history.EndLost when a renewal was
+// refused, history.EndFenced when a write was fenced, …). A belief whose
+// deadline has already passed ended there, with reason deadline.
+func (n *Node) EndBelief(resource string, token uint64, reason history.EndReason) {
+	h := n.h
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	k := beliefKey{node: n.Name(), life: n.life, resource: resource}
+	ob := h.rec.open[k]
+	if n.dead || ob == nil || ob.b.Token != token {
+		return
+	}
+	h.note(Event{Kind: "end-belief", Node: n.Name(), Detail: fmt.Sprintf("%s token %d %s", resource, token, reason)}, nil)
+	h.rec.end(k, ob, history.Time(h.now()), reason)
+}
+
+// Release records that the node released resource (EndBelief with
+// history.EndRelease).
+func (n *Node) Release(resource string, token uint64) { n.EndBelief(resource, token, history.EndRelease) }
+
+// Write is a write a fenced store decided, as RecordWrite records it.
+type Write struct {
+	// Writer and WriterIncarnation are the holder that sent the write.
+	Writer            string
+	WriterIncarnation uint64
+	// Resource is the leased resource the write is fenced by, Key the
+	// store's key, Value what was written.
+	Resource, Key, Value string
+	// Token is the fencing token the write carried.
+	Token uint64
+	// Accepted says whether the store accepted it.
+	Accepted bool
+}
+
+// RecordWrite records, on the fenced store's node, a write it accepted or
+// refused, as a fenced-register operation (P2 reads the accepted ones in
+// the order they were recorded). The operation is the store's view: its
+// call, processing and return times are all the instant of the decision.
+func (n *Node) RecordWrite(w Write) {
+	h := n.h
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if n.dead {
+		return
+	}
+	now := history.Time(h.now())
+	out := history.Payload{Kind: string(model.OpWrite) + "_reply", Resource: w.Resource, Key: w.Key, OK: w.Accepted, Token: w.Token}
+	if !w.Accepted {
+		out.Err = string(model.RegisterFenced)
+	}
+	op := &history.Operation{Server: n.Name(), Client: w.Writer, Incarnation: w.WriterIncarnation, Processed: now,
+		Call: now, Return: now,
+		Input:  history.Payload{Kind: string(model.OpWrite), Resource: w.Resource, Key: w.Key, Value: w.Value, Token: w.Token},
+		Output: out}
+	h.note(Event{Kind: "write", Node: n.Name(), Peer: w.Writer,
+		Detail: fmt.Sprintf("%s/%s token %d %q accepted=%v", w.Resource, w.Key, w.Token, w.Value, w.Accepted)}, op)
+}
