@@ -68,8 +68,8 @@ type pipe struct {
 type addr string
 
 // Network returns "tcp".
-func (addr) Network() string { return "tcp" }
-func (a addr) String() string  { return string(a) }
+func (addr) Network() string  { return "tcp" }
+func (a addr) String() string { return string(a) }
 
 // sample draws the pipe's next latency. Callers hold mu.
 func (h *host) sample(p *pipe) time.Duration {

@@ -136,7 +136,9 @@ func (n *Node) EndBelief(resource string, token uint64, reason history.EndReason
 
 // Release records that the node released resource (EndBelief with
 // history.EndRelease).
-func (n *Node) Release(resource string, token uint64) { n.EndBelief(resource, token, history.EndRelease) }
+func (n *Node) Release(resource string, token uint64) {
+	n.EndBelief(resource, token, history.EndRelease)
+}
 
 // Write is a write a fenced store decided, as RecordWrite records it.
 type Write struct {
