@@ -249,6 +249,8 @@ func (e *endpoint) Read(b []byte) (int, error) {
 			return 0, e.opErr("read", net.ErrClosed)
 		case e.node.dead:
 			return 0, e.opErr("read", ErrCrashed)
+		case !e.rdl.IsZero() && !time.Now().Before(e.rdl):
+			return 0, e.opErr("read", os.ErrDeadlineExceeded)
 		case e.node.ns.paused:
 		case len(e.buf) > 0:
 			n := copy(b, e.buf)
@@ -258,9 +260,6 @@ func (e *endpoint) Read(b []byte) (int, error) {
 			return 0, e.opErr("read", syscall.ECONNRESET)
 		case e.eof:
 			return 0, io.EOF
-		}
-		if !e.rdl.IsZero() && !time.Now().Before(e.rdl) {
-			return 0, e.opErr("read", os.ErrDeadlineExceeded)
 		}
 		e.wait(e.rdl)
 	}
@@ -279,14 +278,13 @@ func (e *endpoint) Write(b []byte) (int, error) {
 			return 0, e.opErr("write", ErrCrashed)
 		case e.reset:
 			return 0, e.opErr("write", syscall.ECONNRESET)
+		case !e.wdl.IsZero() && !time.Now().Before(e.wdl):
+			return 0, e.opErr("write", os.ErrDeadlineExceeded)
 		case !e.node.ns.paused:
 			if len(b) > 0 {
 				e.h.send(e.out, segment{kind: segData, data: slices.Clone(b)})
 			}
 			return len(b), nil
-		}
-		if !e.wdl.IsZero() && !time.Now().Before(e.wdl) {
-			return 0, e.opErr("write", os.ErrDeadlineExceeded)
 		}
 		e.wait(e.wdl)
 	}

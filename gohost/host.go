@@ -206,7 +206,7 @@ func (h *host) finish() *Result {
 	h.mu.Lock()
 	end := h.now()
 	h.event(Event{Kind: "end", Detail: "run over: every node's context is cancelled"})
-	var lives []*Node
+	lives := h.leaked() // still there at the end: they will keep the bubble from ending
 	for _, ns := range h.nodes {
 		if n := ns.cur; n != nil {
 			h.stop(n, "end of run")

@@ -101,7 +101,7 @@ func (h *host) checkLeaks(lives []*Node, after string) {
 	defer h.mu.Unlock()
 	for _, n := range lives {
 		label := fmt.Sprintf("%s/%s/%d", h.runID, n.Name(), n.life)
-		l := Leak{Node: n.Name(), Incarnation: n.life, After: after, At: h.now()}
+		l := Leak{Node: n.Name(), Incarnation: n.life, After: after, At: h.now(), life: n}
 		for _, g := range groups {
 			if g.label == label {
 				l.Goroutines += g.count
@@ -114,4 +114,14 @@ func (h *host) checkLeaks(lives []*Node, after string) {
 				n.life, l.Goroutines, after)})
 		}
 	}
+}
+
+// leaked returns the ended lives that leaked goroutines, in the order
+// they were reported. Callers hold mu.
+func (h *host) leaked() []*Node {
+	var out []*Node
+	for _, l := range h.leaks {
+		out = append(out, l.life)
+	}
+	return out
 }

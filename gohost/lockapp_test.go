@@ -278,17 +278,13 @@ func holdOnce(ctx context.Context, e env, cfg clientConfig, me string, seq *int)
 				return err
 			}
 		}
-		e.Failpoint("before-write")
 		if !cfg.broken && !time.Now().Before(deadline) {
 			e.EndBelief(resource, token, history.EndDeadline)
 			return nil
 		}
+		e.Failpoint("before-write") // between the check and the write
 		*seq++
-		wdl := deadline
-		if cfg.broken {
-			wdl = time.Now().Add(cfg.ttl)
-		}
-		if _, err := rpc(sc, sr, wdl, fmt.Sprintf("WRITE %s %d %d %s-%d", e.Name(), e.Incarnation(), token, e.Name(), *seq)); err != nil && !cfg.broken {
+		if _, err := rpc(sc, sr, time.Now().Add(cfg.ttl/2), fmt.Sprintf("WRITE %s %d %d %s-%d", e.Name(), e.Incarnation(), token, e.Name(), *seq)); err != nil && !cfg.broken {
 			e.EndBelief(resource, token, history.EndDeadline)
 			return err
 		}

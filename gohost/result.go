@@ -98,6 +98,8 @@ type Leak struct {
 	// innermost frames outside the runtime, one line per distinct stack.
 	Goroutines int
 	Where      []string
+
+	life *Node
 }
 
 // String names the node and where its goroutines are.
