@@ -1,0 +1,187 @@
+package gohost_test
+
+import (
+	"context"
+	"net"
+	"runtime"
+	"sync"
+	"syscall"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/leasesim/leasesim/faults"
+	"github.com/leasesim/leasesim/gohost"
+	"github.com/leasesim/leasesim/history"
+)
+
+// benchDuration is the simulated length of one benchmark run: the lock
+// service with three clients, no faults.
+const benchDuration = 60 * time.Second
+
+var benchClients = map[string]clientConfig{"c1": defaultClient, "c2": withStart(defaultClient, 100*time.Millisecond),
+	"c3": withStart(defaultClient, 200*time.Millisecond)}
+
+// BenchmarkLockWorkload runs the tiny lock workload (a lock server, a
+// fenced store, three clients, one simulated minute, no faults) under the
+// goroutine host and as the same code under plain testing/synctest over
+// net.Pipe (no latency, no faults, no trace, no history): what a Go user
+// would write without leasesim. Both report simulated seconds per wall
+// second (sim-s/s) and the writes the store answered per run, so that the
+// two can be seen to do comparable work. One op is one run.
+func BenchmarkLockWorkload(b *testing.B) {
+	b.Run("gohost", func(b *testing.B) {
+		cfg := lockConfig(benchDuration, faults.Schedule{}, benchClients, "c1", "c2", "c3")
+		var writes int
+		seed := uint64(0)
+		for b.Loop() {
+			seed++
+			ok := inTest(func(t *testing.T) {
+				res := gohost.Run(t, cfg, seed)
+				if err := res.Err(); err != nil {
+					t.Fatal(err)
+				}
+				writes += len(res.History.Ops)
+			})
+			if !ok {
+				b.Fatal("the gohost run failed")
+			}
+		}
+		report(b, writes)
+	})
+	b.Run("synctest", func(b *testing.B) {
+		var writes int
+		for b.Loop() {
+			ok := inTest(func(t *testing.T) {
+				synctest.Test(t, func(*testing.T) { writes += plainWorkload() })
+			})
+			if !ok {
+				b.Fatal("the synctest run failed")
+			}
+		}
+		report(b, writes)
+	})
+}
+
+func report(b *testing.B, writes int) {
+	b.ReportMetric(float64(writes)/float64(b.N), "writes/run")
+	b.ReportMetric(benchDuration.Seconds()*float64(b.N)/b.Elapsed().Seconds(), "sim-s/s")
+}
+
+// inTest runs f as a test, from a benchmark: synctest (and so gohost.Run)
+// needs a *testing.T, and Go 1.26 has none for benchmarks. As the sim and
+// scenarios benchmarks do, it goes through testing.RunTests, once per
+// call, at the benchmark's GOMAXPROCS.
+func inTest(f func(t *testing.T)) bool {
+	procs := runtime.GOMAXPROCS(0)
+	defer runtime.GOMAXPROCS(procs)
+	var once sync.Once
+	return testing.RunTests(func(string, string) (bool, error) { return true, nil },
+		[]testing.InternalTest{{Name: "LockWorkload", F: func(t *testing.T) {
+			once.Do(func() {
+				runtime.GOMAXPROCS(procs)
+				f(t)
+			})
+		}}})
+}
+
+// plainWorkload runs the lock workload in the current bubble over
+// net.Pipe and returns the writes the store answered.
+func plainWorkload() int {
+	pn := &pipeNet{listeners: map[string]*pipeListener{}}
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	var writes int
+	var mu sync.Mutex
+	run := func(name string, f func(context.Context, env) error) {
+		e := &plainEnv{name: name, net: pn, st: gohost.NewStorage(), writes: &writes, mu: &mu}
+		wg.Go(func() { _ = f(ctx, e) })
+	}
+	run("lock", lockServer)
+	run("store", storeServer)
+	for _, c := range []string{"c1", "c2", "c3"} {
+		run(c, lockClient(benchClients[c]))
+	}
+	time.Sleep(benchDuration)
+	cancel()
+	wg.Wait()
+	return writes
+}
+
+// pipeNet is an in-memory network of net.Pipe connections.
+type pipeNet struct {
+	mu        sync.Mutex
+	listeners map[string]*pipeListener
+}
+
+type pipeListener struct {
+	addr  string
+	conns chan net.Conn
+	done  chan struct{}
+	once  sync.Once
+}
+
+func (l *pipeListener) Accept() (net.Conn, error) {
+	select {
+	case c := <-l.conns:
+		return c, nil
+	case <-l.done:
+		return nil, net.ErrClosed
+	}
+}
+
+func (l *pipeListener) Close() error   { l.once.Do(func() { close(l.done) }); return nil }
+func (l *pipeListener) Addr() net.Addr { return pipeAddr(l.addr) }
+
+type pipeAddr string
+
+func (pipeAddr) Network() string  { return "pipe" }
+func (a pipeAddr) String() string { return string(a) }
+
+// plainEnv is the lock service's env over pipeNet, recording nothing but
+// a count of the store's writes.
+type plainEnv struct {
+	name   string
+	net    *pipeNet
+	st     *gohost.Storage
+	writes *int
+	mu     *sync.Mutex
+}
+
+func (e *plainEnv) Name() string                                { return e.name }
+func (e *plainEnv) Incarnation() uint64                         { return 1 }
+func (e *plainEnv) Storage() *gohost.Storage                    { return e.st }
+func (e *plainEnv) Failpoint(string)                            {}
+func (e *plainEnv) Believe(string, uint64, time.Time)           {}
+func (e *plainEnv) EndBelief(string, uint64, history.EndReason) {}
+func (e *plainEnv) RecordWrite(gohost.Write) {
+	e.mu.Lock()
+	*e.writes++
+	e.mu.Unlock()
+}
+
+func (e *plainEnv) Listen(_, addr string) (net.Listener, error) {
+	l := &pipeListener{addr: e.name + addr, conns: make(chan net.Conn), done: make(chan struct{})}
+	e.net.mu.Lock()
+	e.net.listeners[l.addr] = l
+	e.net.mu.Unlock()
+	return l, nil
+}
+
+func (e *plainEnv) Dial(ctx context.Context, _, addr string) (net.Conn, error) {
+	e.net.mu.Lock()
+	l := e.net.listeners[addr]
+	e.net.mu.Unlock()
+	if l == nil {
+		return nil, syscall.ECONNREFUSED
+	}
+	a, b := net.Pipe()
+	select {
+	case l.conns <- b:
+		return a, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case <-l.done:
+		return nil, syscall.ECONNREFUSED
+	}
+}
