@@ -30,10 +30,10 @@ import (
 type recorder struct {
 	w        *sim.World
 	h        *history.History
-	calls    map[opKey]int32 // requests sent, by key, as indices into requests; looked up, never iterated
-	requests []call          // the requests, kept out of the map so that it stays small as it grows
-	msgs     msgTable        // the requests' and replies' messages (recorder_msg.go)
-	ops      []opRec         // the operations in the order the history lists them
+	calls    callIndex // requests sent, by key, as indices into requests (recorder_calls.go)
+	requests []call
+	msgs     msgTable // the requests' and replies' messages (recorder_msg.go)
+	ops      []opRec  // the operations in the order the history lists them
 	beliefs  beliefTracker
 	foreign  foreignOps // the operations of an implementation's own protocol (foreign_ops.go)
 }
@@ -50,6 +50,7 @@ type opKey struct {
 type call struct {
 	at     history.Time
 	reqID  uint64
+	sentAt time.Duration
 	client sim.NodeID
 	reply  lease.Kind // the reply kind that answers it
 	in     int32      // the request's message, in recorder.msgs
@@ -71,7 +72,7 @@ type opRec struct {
 
 // newRecorder returns a recorder with small tables that grow with the run.
 func newRecorder(w *sim.World, h *history.History) *recorder {
-	r := &recorder{w: w, h: h, calls: make(map[opKey]int32)}
+	r := &recorder{w: w, h: h}
 	r.beliefs = newBeliefTracker(w, h)
 	return r
 }
@@ -83,17 +84,17 @@ func (r *recorder) sent(from, to *sim.Node, m lease.Message) {
 	}
 	if m.Kind.IsRequest() {
 		key := opKey{client: from.ID(), reqID: m.ReqID, sentAt: m.SentAt}
-		if _, seen := r.calls[key]; !seen {
-			r.calls[key] = int32(len(r.requests))
-			r.requests = append(doubled(r.requests), call{at: history.Time(r.w.Now()), reqID: m.ReqID, client: from.ID(),
-				reply: m.Kind.Reply(), in: r.msgs.add(&m), first: -1, head: -1, tail: -1})
+		if slot, seen := r.calls.reserve(r.requests, key); !seen {
+			r.calls.fill(slot, int32(len(r.requests)))
+			r.requests = append(doubled(r.requests), call{at: history.Time(r.w.Now()), reqID: m.ReqID, sentAt: m.SentAt,
+				client: from.ID(), reply: m.Kind.Reply(), in: r.msgs.add(&m), first: -1, head: -1, tail: -1})
 		}
 		return
 	}
 	// A reply: the server processed a request. Each processing is one Op,
 	// so a request the network duplicated and the server ran twice is two.
 	key := opKey{client: to.ID(), reqID: m.ReqID, sentAt: m.SentAt}
-	i, ok := r.calls[key]
+	i, ok := r.calls.lookup(r.requests, key)
 	if !ok || r.requests[i].reply != m.Kind {
 		return // not a reply to a recorded request
 	}
@@ -150,7 +151,7 @@ func (r *recorder) finish() {
 		r.msgs.payloadInto(&op.Output, rec.out, text)
 	}
 	r.h.Ops = ops
-	r.ops, r.msgs, r.requests, r.calls, r.foreign = nil, msgTable{}, nil, nil, foreignOps{}
+	r.ops, r.msgs, r.requests, r.calls, r.foreign = nil, msgTable{}, nil, callIndex{}, foreignOps{}
 }
 
 // doubled returns s with room for at least one more element: its capacity
@@ -198,7 +199,7 @@ func (r *recorder) delivered(from, to *sim.Node, m lease.Message) {
 	if m.Kind.IsRequest() {
 		return
 	}
-	i, ok := r.calls[opKey{client: to.ID(), reqID: m.ReqID, sentAt: m.SentAt}]
+	i, ok := r.calls.lookup(r.requests, opKey{client: to.ID(), reqID: m.ReqID, sentAt: m.SentAt})
 	if !ok {
 		return
 	}
