@@ -30,6 +30,12 @@ type Config struct {
 	// Verify runs the seed a second time and compares the traces: the
 	// result's Level is then verified or diverged at an event.
 	Verify bool
+	// SeedCryptoRand makes crypto/rand (and the crypto packages' implicit
+	// randomness) deterministic for the run, seeded from the run's seed,
+	// through testing/cryptotest.SetGlobalRandom. It is process-global, so
+	// the test must not be parallel (cryptotest fails a parallel test); it
+	// stays set until the test ends.
+	SeedCryptoRand bool
 	// Watchdog is how long, in real time, the host waits for the bubble to
 	// settle before it reports a goroutine blocked outside the bubble's
 	// control (real I/O, a syscall, a busy loop). Zero means 10 s.

@@ -2,6 +2,7 @@ package gohost_test
 
 import (
 	"context"
+	"crypto/rand"
 	"net"
 	"strings"
 	"syscall"
@@ -233,4 +234,30 @@ func TestFailpointPauseBetweenCheckAndWrite(t *testing.T) {
 	rs := results(res.History)
 	assert.Equal(t, checker.OK, rs["P1"].Status, "c1 stopped believing at its deadline, paused or not: %s", rs["P1"].Summary)
 	assert.Equal(t, checker.OK, rs["P2"].Status, rs["P2"].Summary)
+}
+
+// crypto/rand is process-global: a node that sends its bytes diverges
+// between the two runs of a seed, unless the run seeds it.
+func TestCryptoRand(t *testing.T) {
+	cfg := gohost.Config{Duration: time.Second, Verify: true, Nodes: []gohost.NodeSpec{
+		{Name: "srv", Run: func(ctx context.Context, n *gohost.Node) error {
+			return serve(ctx, n, "srv:9", func(string) string { return "ok" })
+		}},
+		{Name: "cli", Run: func(ctx context.Context, n *gohost.Node) error {
+			c, err := n.Dial(ctx, "tcp", "srv:9")
+			if err != nil {
+				return err
+			}
+			defer c.Close()
+			_, err = c.Write([]byte(rand.Text() + "\n"))
+			<-ctx.Done()
+			return err
+		}},
+	}}
+	res := gohost.Run(t, cfg, 1)
+	assert.True(t, res.Level.Diverged(), "unseeded crypto/rand shows as a divergence: %s", res.Level)
+	cfg.SeedCryptoRand = true
+	res = gohost.Run(t, cfg, 1)
+	assert.Equal(t, "verified", res.Level.String())
+	require.NoError(t, res.Err())
 }

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"testing"
+	"testing/cryptotest"
 	"testing/synctest"
 	"time"
 
@@ -79,6 +80,9 @@ func runOnce(t *testing.T, cfg *Config, seed uint64) (res Result) {
 		}
 		panic(p)
 	}()
+	if cfg.SeedCryptoRand {
+		cryptotest.SetGlobalRandom(t, mix(seed, "crypto/rand", 0))
+	}
 	synctest.Test(t, func(*testing.T) {
 		out = newHost(cfg, seed, runID, &waiting, &progress).run()
 	})
