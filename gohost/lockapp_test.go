@@ -140,12 +140,13 @@ func storeServer(ctx context.Context, e env) error {
 		}
 		inc, _ := strconv.ParseUint(f[2], 10, 64)
 		tok, _ := strconv.ParseUint(f[3], 10, 64)
-		ok := tok >= loadUint(e.Storage(), "highest")
+		highest := loadUint(e.Storage(), "highest")
+		ok := tok >= highest
 		if ok {
 			saveUint(e.Storage(), "highest", tok)
 		}
 		e.RecordWrite(gohost.Write{Writer: f[1], WriterIncarnation: inc, Resource: resource, Key: "data",
-			Value: f[4], Token: tok, Accepted: ok})
+			Value: f[4], Token: tok, Accepted: ok, Highest: highest})
 		if !ok {
 			return "FENCED"
 		}

@@ -152,6 +152,9 @@ type Write struct {
 	Token uint64
 	// Accepted says whether the store accepted it.
 	Accepted bool
+	// Highest is, for a refused write, the highest token the store had
+	// accepted, as its reply names it (0 if the reply names none).
+	Highest uint64
 }
 
 // RecordWrite records, on the fenced store's node, a write it accepted or
@@ -166,9 +169,9 @@ func (n *Node) RecordWrite(w Write) {
 		return
 	}
 	now := history.Time(h.now())
-	out := history.Payload{Kind: string(model.OpWrite) + "_reply", Resource: w.Resource, Key: w.Key, OK: w.Accepted, Token: w.Token}
+	out := history.Payload{Kind: string(model.OpWrite) + "_reply", Resource: w.Resource, Key: w.Key, OK: w.Accepted}
 	if !w.Accepted {
-		out.Err = string(model.RegisterFenced)
+		out.Err, out.Token = string(model.RegisterFenced), w.Highest
 	}
 	op := &history.Operation{Server: n.Name(), Client: w.Writer, Incarnation: w.WriterIncarnation, Processed: now,
 		Call: now, Return: now,
