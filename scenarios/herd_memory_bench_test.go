@@ -1,0 +1,71 @@
+//go:build linux
+
+package scenarios_test
+
+import (
+	"bufio"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/leasesim/leasesim/scenarios"
+)
+
+// BenchmarkHerd500 runs the thundering herd with 500 contenders, checked,
+// seed after seed, and reports its cost per kernel event (as
+// BenchmarkScenario does) and its memory: the process's peak resident set
+// while it ran (peak-RSS-MB: Linux's high-water mark, reset when the
+// benchmark starts, so earlier benchmarks do not count) and the heap one
+// outcome keeps alive, nearly all of it the history (outcome-MB). Peak
+// memory should stay within about twice what the history needs.
+func BenchmarkHerd500(b *testing.B) {
+	sc := scenarios.ThunderingHerd()
+	sc.Name, sc.Contenders = "thundering-herd-500", 500
+	runtime.GC()
+	if err := os.WriteFile("/proc/self/clear_refs", []byte("5"), 0); err != nil {
+		b.Skipf("cannot reset the peak resident set: %v", err)
+	}
+	benchmarkPerEvent(b, sc, scenarios.Options{})
+	b.ReportMetric(float64(statusKB(b, "VmHWM"))/1e3, "peak-RSS-MB")
+
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	out, err := scenarios.Execute(sc, 1, scenarios.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	runtime.KeepAlive(out)
+	b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/1e6, "outcome-MB")
+}
+
+// statusKB returns a "… kB" field of /proc/self/status.
+func statusKB(b *testing.B, field string) int64 {
+	b.Helper()
+	f, err := os.Open("/proc/self/status")
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		name, value, ok := strings.Cut(sc.Text(), ":")
+		if !ok || name != field {
+			continue
+		}
+		kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(value), " kB"), 10, 64)
+		if err != nil {
+			b.Fatalf("%s: %v", field, err)
+		}
+		return kb
+	}
+	if err := sc.Err(); err != nil {
+		b.Fatal(err)
+	}
+	b.Fatalf("no %s in /proc/self/status", field)
+	return 0
+}
