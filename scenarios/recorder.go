@@ -70,9 +70,11 @@ type opRec struct {
 	next           int32      // the next op of the same request whose reply has not reached the client, or -1
 }
 
-// newRecorder returns a recorder with small tables that grow with the run.
+// newRecorder returns a recorder with small tables that grow with the run,
+// or with an earlier run's (recorder_scratch.go).
 func newRecorder(w *sim.World, h *history.History) *recorder {
 	r := &recorder{w: w, h: h}
+	r.takeScratch()
 	r.beliefs = newBeliefTracker(w, h)
 	return r
 }
@@ -151,6 +153,7 @@ func (r *recorder) finish() {
 		r.msgs.payloadInto(&op.Output, rec.out, text)
 	}
 	r.h.Ops = ops
+	r.putScratch()
 	r.ops, r.msgs, r.requests, r.calls, r.foreign = nil, msgTable{}, nil, callIndex{}, foreignOps{}
 }
 

@@ -1,0 +1,58 @@
+package scenarios
+
+import (
+	"math/bits"
+	"sync"
+	"unsafe"
+)
+
+// recorderScratch is the memory of a recorder's compact tables, which a
+// finished run hands on to the next run in the process: they hold no
+// pointers, and the history is built from them only once, so a run that
+// reuses them allocates, clears and faults in none of that memory again.
+// Only small tables are handed on (maxScratch), and the pool lets them go
+// when the collector finds them unused.
+type recorderScratch struct {
+	requests []call
+	ops      []opRec
+	chunks   [][]msgRec
+	text     []byte
+	slots    []int32
+}
+
+var scratchPool sync.Pool // of *recorderScratch
+
+// takeScratch gives r an earlier run's tables, emptied, if the pool has
+// them.
+func (r *recorder) takeScratch() {
+	s, _ := scratchPool.Get().(*recorderScratch)
+	if s == nil {
+		return
+	}
+	for i := range s.chunks {
+		s.chunks[i] = s.chunks[i][:0]
+	}
+	clear(s.slots)
+	r.requests, r.ops, r.msgs.msgs.chunks, r.msgs.text = s.requests[:0], s.ops[:0], s.chunks, s.text[:0]
+	r.calls = callIndex{slots: s.slots}
+	if len(s.slots) > 0 {
+		r.calls.shift = uint(64 - bits.TrailingZeros(uint(len(s.slots))))
+	}
+}
+
+// maxScratch is the most memory a run's tables may hold to be handed on:
+// a large run's would stay in memory beside its own history while it is
+// checked, and raise its peak (the 500-contender herd's by half).
+const maxScratch = 2 << 20
+
+// putScratch hands r's tables on, once the history is built from them,
+// unless they are large.
+func (r *recorder) putScratch() {
+	s := &recorderScratch{requests: r.requests, ops: r.ops, chunks: r.msgs.msgs.chunks, text: r.msgs.text,
+		slots: r.calls.slots}
+	size := cap(s.requests)*int(unsafe.Sizeof(call{})) + cap(s.ops)*int(unsafe.Sizeof(opRec{})) +
+		len(s.chunks)*chunkSize*int(unsafe.Sizeof(msgRec{})) + cap(s.text) + 4*cap(s.slots)
+	if size <= maxScratch {
+		scratchPool.Put(s)
+	}
+}
