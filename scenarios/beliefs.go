@@ -110,7 +110,7 @@ func (t *beliefTracker) grant(n *sim.Node, resource string, token uint64, deadli
 		}
 		t.close(i, history.EndLost)
 	}
-	t.appendBelief(n, history.BeliefInterval{Holder: n.Name(), Resource: resource, Token: token,
+	t.appendBelief(n, history.BeliefInterval{Holder: n.Name(), Incarnation: n.Incarnation(), Resource: resource, Token: token,
 		Start: history.Time(t.w.Now()), End: history.Never, LastAct: history.Unknown})
 	t.openAt[openKey{n.ID(), resource}] = int32(len(t.open))
 	t.open = append(t.open, openBelief{node: n, incarnation: n.Incarnation(), resource: resource,
@@ -171,7 +171,7 @@ func (t *beliefTracker) act(n *sim.Node, resource string, token uint64) {
 		return
 	}
 	// Acting under a token it was never seen to receive: a belief of one instant.
-	t.appendBelief(n, history.BeliefInterval{Holder: n.Name(), Resource: resource, Token: token,
+	t.appendBelief(n, history.BeliefInterval{Holder: n.Name(), Incarnation: n.Incarnation(), Resource: resource, Token: token,
 		Start: now, End: now, Reason: history.EndLost, LastAct: now, Inferred: true})
 }
 

@@ -195,7 +195,7 @@ func (t *chunked[E]) at(i int32) *E { return &t.chunks[i/chunkSize][i%chunkSize]
 // delivered sees a message reach node to from node from.
 func (r *recorder) delivered(from, to *sim.Node, m lease.Message) {
 	if m.Kind == lease.KindEffect {
-		r.h.Effects = append(r.h.Effects, history.SideEffect{From: from.Name(), Resource: m.Resource, ID: m.Key,
+		r.h.Effects = append(r.h.Effects, history.SideEffect{From: from.Name(), Incarnation: from.Incarnation(), Resource: m.Resource, ID: m.Key,
 			At: history.Time(r.w.Now())})
 		return
 	}
@@ -225,7 +225,7 @@ func (r *recorder) act(n *sim.Node, resource string, token uint64) {
 // unit records a unit of work completed under a token.
 func (r *recorder) unit(n *sim.Node, task string, index int, token uint64) {
 	markUnitDone(r.w, n, task, index, token)
-	r.h.Units = append(r.h.Units, history.UnitDone{Task: task, Index: index, Worker: n.Name(), Token: token,
+	r.h.Units = append(r.h.Units, history.UnitDone{Task: task, Index: index, Worker: n.Name(), Incarnation: n.Incarnation(), Token: token,
 		At: history.Time(r.w.Now())})
 }
 
