@@ -2,6 +2,7 @@ package scenarios
 
 import (
 	"fmt"
+	"math"
 	"testing"
 	"time"
 
@@ -31,7 +32,9 @@ func TestMsgTablePayloadsAreTheMessages(t *testing.T) {
 		{Kind: lease.KindListReply, Keys: []lease.KV{{Key: "svc/a", Value: []byte("s1")}}},
 		{Kind: lease.KindRead, Client: "h1", Key: "k"},
 		{Kind: lease.KindReadReply, Key: "k", Value: []byte("h1-12"), Token: 3},
-		{Kind: lease.KindRenew, Client: "h2", Resource: "lock", Token: 3},
+		{Kind: lease.KindRenew, Client: "h2", Resource: "lock", Token: 3, Holder: "ignored in a request"},
+		{Kind: lease.KindQueryReply, Holder: "h3", Token: math.MaxUint64, TTL: math.MaxInt64, Remaining: -time.Second,
+			GrantorTime: math.MinInt64, CheckpointToken: 1 << 63},
 	}
 	var table msgTable
 	ids := make([]int32, len(msgs))
