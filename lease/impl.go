@@ -34,10 +34,14 @@ type Holder interface {
 	Valid(resource string) (Grant, bool)
 	// Write writes key=value to the fenced resource under the lease's
 	// token. done receives nil, ErrLeaseExpired (not valid, nothing sent),
-	// ErrFenced (the holder then drops the lease) or ErrTimeout.
+	// ErrFenced (the holder then drops the lease) or ErrTimeout. Write
+	// copies value and does not keep it once it returns, so the caller may
+	// reuse it (every implementation in this module does: the core, its
+	// mutants and the zoo's).
 	Write(resource, key string, value []byte, done func(error))
 	// Checkpoint stores state at the grantor under the lease's token. done
-	// receives nil, ErrLeaseExpired, ErrFenced or ErrTimeout.
+	// receives nil, ErrLeaseExpired, ErrFenced or ErrTimeout. Like Write,
+	// it does not keep state once it returns.
 	Checkpoint(resource string, state []byte, done func(error))
 	// SideEffect performs an unfenced external side effect named id (a
 	// webhook, an email): fire and forget, no token.

@@ -20,9 +20,13 @@ type contender struct {
 	token uint64 // the grant being worked under; 0 when not holding
 	seq   int    // writes attempted, for distinct values
 	// The write loop's timer callback and the write's completion for
-	// token, made once per grant rather than once per write.
+	// token (behind its harness boundary), made once per grant rather than
+	// once per write.
 	loop    func()
-	written func(error)
+	written guardedDone
+	// scratch holds the value being written; the holder copies it
+	// (lease.Holder.Write), so one buffer serves every write.
+	scratch []byte
 }
 
 func startContender(n *sim.Node, h lease.Holder, rec *recorder, load LockLoad, index int) {
@@ -45,7 +49,7 @@ func (c *contender) granted(g lease.Grant) {
 	c.token = g.Token
 	token := g.Token
 	c.loop = func() { c.writeLoop(token) }
-	c.written = func(err error) { c.onWritten(token, err) }
+	c.written = guardDone(func(err error) { c.onWritten(token, err) })
 	c.writeLoop(g.Token)
 	if c.load.Hold > 0 {
 		c.n.SetTimer(c.load.Hold, func() { c.release(g.Token) })
@@ -66,19 +70,19 @@ func (c *contender) writeLoop(token uint64) {
 	if g, ok := c.h.Valid(c.res); ok && g.Token == token {
 		c.rec.act(c.n, c.res, token)
 		c.seq++
-		c.h.Write(c.res, "x", c.value(token), c.written)
+		holderWrite(c.h, c.res, "x", c.value(token), c.written)
 	}
 	c.n.SetTimer(c.load.WriteEvery, c.loop)
 }
 
 // value returns a distinct value to write under token: "node/token/seq".
-// It is a new slice each time, since the message carries it away.
+// It is the contender's scratch buffer, valid until the next call: the
+// holder does not keep it once Write returns (lease.Holder.Write).
 func (c *contender) value(token uint64) []byte {
-	name := c.n.Name()
-	v := make([]byte, 0, len(name)+42)
-	v = append(append(v, name...), '/')
+	v := append(append(c.scratch[:0], c.n.Name()...), '/')
 	v = append(strconv.AppendUint(v, token, 10), '/')
-	return strconv.AppendInt(v, int64(c.seq), 10)
+	c.scratch = strconv.AppendInt(v, int64(c.seq), 10)
+	return c.scratch
 }
 
 // onWritten stops acting under token once a write under it was fenced.

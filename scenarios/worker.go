@@ -2,7 +2,6 @@ package scenarios
 
 import (
 	"errors"
-	"fmt"
 	"strconv"
 
 	"github.com/leasesim/leasesim/history"
@@ -22,6 +21,9 @@ type worker struct {
 	queue *taskQueue
 	done  map[string]bool
 	runs  map[string]*taskRun
+	// scratch holds the result being written; the holder copies it
+	// (lease.Holder.Write), so one buffer serves every completion.
+	scratch []byte
 }
 
 // taskRun is one worker's work on one task under one token.
@@ -30,6 +32,12 @@ type taskRun struct {
 	token    uint64
 	next     int // next unit to run
 	lastCkpt int // progress of the last checkpoint sent
+	// The run's timer callbacks and action completions (these behind their
+	// harness boundary), each bound to the run once, when first needed,
+	// rather than once per unit, tick or action. None keeps state beyond
+	// the run's, so reusing one is the same as making a fresh one.
+	unitTimer, tickTimer, retryTimer          func()
+	checkpointed, doneCheckpointed, completed guardedDone
 }
 
 func startWorker(n *sim.Node, h lease.Holder, rec *recorder, cfg lease.Config, queue *taskQueue, index int) {
@@ -58,7 +66,7 @@ func (wk *worker) granted(g lease.Grant) {
 	wk.runs[g.Resource] = r
 	wk.step(r)
 	if wk.cfg.CheckpointInterval > 0 {
-		wk.n.SetTimer(wk.cfg.CheckpointInterval, func() { wk.tick(r) })
+		wk.n.SetTimer(wk.cfg.CheckpointInterval, wk.tickTimer(r))
 	}
 }
 
@@ -88,16 +96,39 @@ func (wk *worker) step(r *taskRun) {
 		wk.complete(r)
 		return
 	}
+	if r.unitTimer == nil {
+		r.unitTimer = func() { wk.unitDone(r) }
+	}
+	wk.n.SetTimer(r.spec.UnitTime, r.unitTimer)
+}
+
+// unitDone ends unit r.next, the one step started: no step starts another
+// before it ends, since only unitDone steps while units remain.
+func (wk *worker) unitDone(r *taskRun) {
 	index := r.next
-	wk.n.SetTimer(r.spec.UnitTime, func() {
-		wk.rec.unit(wk.n, r.spec.ID, index, r.token)
-		wk.h.SideEffect(r.spec.ID, unitEffectID(r.spec.ID, index))
-		r.next = index + 1
-		if every := wk.cfg.CheckpointEveryUnits; every > 0 && r.next%every == 0 && r.next < r.spec.Units {
-			wk.checkpoint(r, false)
-		}
-		wk.step(r)
-	})
+	wk.rec.unit(wk.n, r.spec.ID, index, r.token)
+	wk.h.SideEffect(r.spec.ID, unitEffectID(r.spec.ID, index))
+	r.next = index + 1
+	if every := wk.cfg.CheckpointEveryUnits; every > 0 && r.next%every == 0 && r.next < r.spec.Units {
+		wk.checkpoint(r, false)
+	}
+	wk.step(r)
+}
+
+// tickTimer returns r's checkpoint timer callback.
+func (wk *worker) tickTimer(r *taskRun) func() {
+	if r.tickTimer == nil {
+		r.tickTimer = func() { wk.tick(r) }
+	}
+	return r.tickTimer
+}
+
+// retryTimer returns r's callback that steps again after a backoff.
+func (wk *worker) retryTimer(r *taskRun) func() {
+	if r.retryTimer == nil {
+		r.retryTimer = func() { wk.step(r) }
+	}
+	return r.retryTimer
 }
 
 // unitEffectID names the side effect of a unit: "task/index".
@@ -116,39 +147,64 @@ func (wk *worker) tick(r *taskRun) {
 		wk.rec.act(wk.n, r.spec.ID, r.token)
 		wk.checkpoint(r, false)
 	}
-	wk.n.SetTimer(wk.cfg.CheckpointInterval, func() { wk.tick(r) })
+	wk.n.SetTimer(wk.cfg.CheckpointInterval, wk.tickTimer(r))
 }
 
 func (wk *worker) checkpoint(r *taskRun, done bool) {
 	r.lastCkpt = r.next
 	state := history.Progress{Units: r.next, Done: done}.Encode()
-	wk.h.Checkpoint(r.spec.ID, state, func(err error) {
-		switch {
-		case err == nil && done:
-			wk.finished(r.spec.ID)
-		case errors.Is(err, lease.ErrFenced) || errors.Is(err, lease.ErrLeaseExpired):
-			wk.lost(r.spec.ID, r.token, err)
-		case err != nil && done:
-			// The completion checkpoint may or may not have landed; try again.
-			wk.n.SetTimer(wk.cfg.BackoffMin, func() { wk.step(r) })
-		}
-	})
+	var cb guardedDone
+	switch {
+	case done && r.doneCheckpointed != nil:
+		cb = r.doneCheckpointed
+	case done:
+		cb = guardDone(func(err error) { wk.checkpointed(r, true, err) })
+		r.doneCheckpointed = cb
+	case r.checkpointed != nil:
+		cb = r.checkpointed
+	default:
+		cb = guardDone(func(err error) { wk.checkpointed(r, false, err) })
+		r.checkpointed = cb
+	}
+	holderCheckpoint(wk.h, r.spec.ID, state, cb)
 }
 
-// complete records the result with a fenced write, then checkpoints done.
+// checkpointed handles the outcome of a checkpoint of r (done: the
+// completion checkpoint).
+func (wk *worker) checkpointed(r *taskRun, done bool, err error) {
+	switch {
+	case err == nil && done:
+		wk.finished(r.spec.ID)
+	case errors.Is(err, lease.ErrFenced) || errors.Is(err, lease.ErrLeaseExpired):
+		wk.lost(r.spec.ID, r.token, err)
+	case err != nil && done:
+		// The completion checkpoint may or may not have landed; try again.
+		wk.n.SetTimer(wk.cfg.BackoffMin, wk.retryTimer(r))
+	}
+}
+
+// complete records the result, "task by node", with a fenced write, then
+// checkpoints done.
 func (wk *worker) complete(r *taskRun) {
-	wk.h.Write(r.spec.ID, "result", fmt.Appendf(nil, "%s by %s", r.spec.ID, wk.n.Name()), func(err error) {
-		if err != nil {
-			if errors.Is(err, lease.ErrTimeout) {
-				wk.n.SetTimer(wk.cfg.BackoffMin, func() { wk.step(r) })
-			}
-			return // fenced or expired: the holder has dropped the lease
+	if r.completed == nil {
+		r.completed = guardDone(func(err error) { wk.written(r, err) })
+	}
+	wk.scratch = append(append(append(wk.scratch[:0], r.spec.ID...), " by "...), wk.n.Name()...)
+	holderWrite(wk.h, r.spec.ID, "result", wk.scratch, r.completed)
+}
+
+// written handles the outcome of r's result write.
+func (wk *worker) written(r *taskRun, err error) {
+	if err != nil {
+		if errors.Is(err, lease.ErrTimeout) {
+			wk.n.SetTimer(wk.cfg.BackoffMin, wk.retryTimer(r))
 		}
-		if wk.current(r) {
-			wk.rec.act(wk.n, r.spec.ID, r.token)
-			wk.checkpoint(r, true)
-		}
-	})
+		return // fenced or expired: the holder has dropped the lease
+	}
+	if wk.current(r) {
+		wk.rec.act(wk.n, r.spec.ID, r.token)
+		wk.checkpoint(r, true)
+	}
 }
 
 // finished stops contending for a completed task.
