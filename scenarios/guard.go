@@ -164,6 +164,22 @@ func (x guardedHolder) Deliver(from lease.Addr, m lease.Message) {
 }
 
 func (x guardedHolder) Acquire(resource string, opts lease.AcquireOptions) {
+	x.acquire(resource, guardAcquire(opts))
+}
+
+// acquire is Acquire with callbacks already behind their boundaries.
+func (x guardedHolder) acquire(resource string, opts guardedAcquire) {
+	defer onPanic(fromImpl)
+	x.h.Acquire(resource, opts.AcquireOptions)
+}
+
+// guardedAcquire is AcquireOptions whose callbacks are behind harness
+// boundaries. Like guardedDone it keeps no state of its own, so a workload
+// makes it once and hands it to every Acquire through holderAcquire.
+type guardedAcquire struct{ lease.AcquireOptions }
+
+// guardAcquire puts opts's callbacks behind harness boundaries.
+func guardAcquire(opts lease.AcquireOptions) guardedAcquire {
 	if f := opts.OnGrant; f != nil {
 		opts.OnGrant = func(g lease.Grant) { harnessCall(func() { f(g) }) }
 	}
@@ -172,8 +188,17 @@ func (x guardedHolder) Acquire(resource string, opts lease.AcquireOptions) {
 			harnessCall(func() { f(resource, token, err) })
 		}
 	}
-	defer onPanic(fromImpl)
-	x.h.Acquire(resource, opts)
+	return guardedAcquire{opts}
+}
+
+// holderAcquire is h.Acquire with opts, whose callbacks are behind their
+// boundaries already, handed over as they are rather than wrapped again.
+func holderAcquire(h lease.Holder, resource string, opts guardedAcquire) {
+	if g, ok := h.(guardedHolder); ok {
+		g.acquire(resource, opts)
+		return
+	}
+	h.Acquire(resource, opts.AcquireOptions)
 }
 
 func (x guardedHolder) Release(resource string) {

@@ -24,6 +24,9 @@ type contender struct {
 	// once per write.
 	loop    func()
 	written guardedDone
+	// acquire holds the Acquire callbacks, behind their boundaries, made
+	// once per incarnation rather than once per Acquire.
+	acquire guardedAcquire
 	// scratch holds the value being written; the holder copies it
 	// (lease.Holder.Write), so one buffer serves every write.
 	scratch []byte
@@ -31,6 +34,7 @@ type contender struct {
 
 func startContender(n *sim.Node, h lease.Holder, rec *recorder, load LockLoad, index int) {
 	c := &contender{n: n, h: h, rec: rec, load: load, res: load.resource()}
+	c.acquire = guardAcquire(lease.AcquireOptions{OnGrant: c.granted, OnLost: c.lost})
 	start := load.Start + time.Duration(index)*load.Stagger
 	if n.Incarnation() > 0 {
 		start = 0 // a restarted holder contends at once
@@ -39,7 +43,7 @@ func startContender(n *sim.Node, h lease.Holder, rec *recorder, load LockLoad, i
 }
 
 func (c *contender) contend() {
-	c.h.Acquire(c.res, lease.AcquireOptions{OnGrant: c.granted, OnLost: c.lost})
+	holderAcquire(c.h, c.res, c.acquire)
 }
 
 func (c *contender) granted(g lease.Grant) {

@@ -24,6 +24,9 @@ type worker struct {
 	// scratch holds the result being written; the holder copies it
 	// (lease.Holder.Write), so one buffer serves every completion.
 	scratch []byte
+	// acquire holds the Acquire callbacks, behind their boundaries, made
+	// once per incarnation rather than once per task.
+	acquire guardedAcquire
 }
 
 // taskRun is one worker's work on one task under one token.
@@ -43,6 +46,7 @@ type taskRun struct {
 func startWorker(n *sim.Node, h lease.Holder, rec *recorder, cfg lease.Config, queue *taskQueue, index int) {
 	wk := &worker{n: n, h: h, rec: rec, cfg: cfg, queue: queue,
 		done: make(map[string]bool), runs: make(map[string]*taskRun)}
+	wk.acquire = guardAcquire(lease.AcquireOptions{OnGrant: wk.granted, OnLost: wk.lost})
 	queue.join(index, wk)
 }
 
@@ -50,7 +54,7 @@ func (wk *worker) contend(task string) {
 	if wk.done[task] {
 		return
 	}
-	wk.h.Acquire(task, lease.AcquireOptions{OnGrant: wk.granted, OnLost: wk.lost})
+	holderAcquire(wk.h, task, wk.acquire)
 }
 
 func (wk *worker) granted(g lease.Grant) {
