@@ -1,8 +1,6 @@
 package checker
 
 import (
-	"strings"
-
 	"github.com/leasesim/leasesim/history"
 )
 
@@ -34,8 +32,7 @@ const (
 func (b Behaviour) Applies(spec string, checkpoints bool) bool {
 	switch b.Needs {
 	case NeedsLeaseStore:
-		base, _, _ := strings.Cut(spec, "/")
-		return base == "" || base == NeedsLeaseStore
+		return leaseStoreSpec(spec)
 	case NeedsCheckpoints:
 		return checkpoints
 	}

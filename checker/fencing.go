@@ -19,13 +19,14 @@ import (
 //     before. An acquire reply that re-confirms the holder's own current
 //     grant (the latest on the resource) is not a new grant.
 //
-// Grants are read from leasesim's protocol (acquire replies) and, for any
-// specification, from what holders reported: a holder that believed it
-// held a token (a belief the recorder did not infer from actions alone)
-// was issued it. An implementation that keeps its own protocol shows its
-// grants that way; for it, a token two holders believed under is a token
-// issued twice (token order is not judged from beliefs: a grant's reply
-// may reach its holder after a later grant's).
+// Grants are read from leasesim's protocol (acquire replies) when the
+// history's spec is leasesim's lease store. An implementation with a spec
+// of its own shows its grants through what its holders reported instead: a
+// holder that believed it held a token (a belief the recorder did not infer
+// from actions alone) was issued it from the start of that belief, and a
+// token two holders believed under is a token issued twice (token order is
+// not judged from beliefs: a grant's reply may reach its holder after a
+// later grant's).
 func Fencing(h *history.History) Result {
 	v := newVerdict(h, "P2")
 	f := fencing{
@@ -35,23 +36,30 @@ func Fencing(h *history.History) Result {
 		issuedT: make(map[issue]bool),
 		highest: make(map[string]*history.Operation),
 	}
-	for i := range h.Beliefs {
-		if b := &h.Beliefs[i]; !b.Inferred {
-			f.issuedT[issue{resource: b.Resource, client: b.Holder, token: b.Token}] = true
+	foreign := !leaseStoreSpec(h.Spec)
+	if foreign {
+		f.believedFrom = make(map[issue]history.Time)
+		for i := range h.Beliefs {
+			if b := &h.Beliefs[i]; !b.Inferred {
+				in := issue{resource: b.Resource, client: b.Holder, token: b.Token}
+				if at, seen := f.believedFrom[in]; !seen || b.Start < at {
+					f.believedFrom[in] = b.Start
+				}
+			}
 		}
 	}
 	for _, op := range inProcessedOrder(h) {
 		switch {
-		case isAcquireOK(h, op):
+		case !foreign && isAcquireOK(h, op):
 			f.grant(op)
 		case op.Server == h.Resource && op.Input.Kind == kindWrite && op.Output.Err == "":
 			f.accepted(op)
 		}
 	}
-	if f.grantCount == 0 { // no grant in leasesim's protocol: the holders' reports are the grants
+	if foreign {
 		f.believedGrants(h)
-		return v.result("fencing", fmt.Sprintf("%d accepted writes, tokens non-decreasing and issued to "+
-			"their writers; %d grants reported by holders, no token issued twice", f.writes, f.grantCount))
+		return v.result("fencing", fmt.Sprintf("%d accepted writes, tokens non-decreasing and believed by "+
+			"their writers; %d grants reported by holders, no token believed by two", f.writes, f.grantCount))
 	}
 	return v.result("fencing", fmt.Sprintf("%d accepted writes, tokens non-decreasing and issued to "+
 		"their writers; %d grants, tokens increasing", f.writes, f.grantCount))
@@ -104,6 +112,9 @@ type fencing struct {
 	highest    map[string]*history.Operation        // the accepted write with the highest token, per resource
 	writes     int
 	grantCount int
+	// believedFrom is, for an implementation with a spec of its own, when
+	// each (resource, token, holder) was first believed: its grant.
+	believedFrom map[issue]history.Time
 }
 
 // grant checks a successful acquire and records the token it issued.
@@ -139,11 +150,19 @@ func (f *fencing) accepted(op *history.Operation) {
 	} else {
 		f.highest[res] = op
 	}
-	if f.issuedT[issue{resource: res, client: op.Client, token: token}] {
+	in := issue{resource: res, client: op.Client, token: token}
+	if f.issuedT[in] {
+		return
+	}
+	if at, ok := f.believedFrom[in]; ok && at <= op.Processed {
 		return
 	}
 	detail := fmt.Sprintf("the store accepted a write to %q by %s with token %d, which the grantor never issued to it",
 		res, op.Client, token)
+	if f.believedFrom != nil {
+		detail = fmt.Sprintf("the store accepted a write to %q by %s with token %d, which it had not believed it held "+
+			"by then", res, op.Client, token)
+	}
 	evidence := []string{describeOp(op)}
 	if first := f.issued[resourceToken{resource: res, token: token}]; first != nil {
 		detail = fmt.Sprintf("the store accepted a write to %q by %s with token %d, which the grantor issued to %s",

@@ -1,6 +1,8 @@
 package checker
 
 import (
+	"strings"
+
 	"github.com/leasesim/leasesim/history"
 )
 
@@ -35,6 +37,14 @@ const (
 	// beliefs as two actors'.
 	toEarlierIncarnation
 )
+
+// leaseStoreSpec reports whether spec (a history's) is leasesim's lease
+// store, under any expiry policy ("lease-store/holder-budgets"), or unnamed:
+// a history in leasesim's protocol, whose operations show its grants.
+func leaseStoreSpec(spec string) bool {
+	base, _, _ := strings.Cut(spec, "/")
+	return base == "" || base == NeedsLeaseStore
+}
 
 // isNew reports whether the reply was a new grant (fresh or reissued), not
 // a re-confirmation of the current one.
