@@ -13,8 +13,9 @@ type Described interface {
 // Part is a request or a reply of one operation, in the history's terms.
 type Part struct {
 	// Client is the process that sent the request (for a reply too), and
-	// ID the id it gave the request, unique among that client's requests
-	// in one incarnation.
+	// ID the id it gave the request, unique among all that client's
+	// requests, across its restarts too (put a durable boot count in its
+	// high bits): a reply is paired with its request by (client, id).
 	Client string
 	ID     uint64
 	// Reply tells the server's reply from the client's request.

@@ -47,7 +47,7 @@ func (r *recorder) sentAny(from, to *sim.Node, payload any) {
 		return
 	}
 	f := &r.foreign
-	p := d.Describe()
+	p := describe(d)
 	now := history.Time(r.w.Now())
 	if !p.Reply {
 		if f.calls == nil {
@@ -82,9 +82,9 @@ func (r *recorder) deliveredAny(to *sim.Node, payload any) {
 	if !ok {
 		return
 	}
-	p := d.Describe()
-	if !p.Reply {
-		return
+	p := describe(d)
+	if !p.Reply || p.Client != to.Name() {
+		return // a request, or a reply that reached another node than the client it names
 	}
 	f := &r.foreign
 	i, inc, ok := f.call(to, p.ID)
@@ -108,4 +108,11 @@ func (f *foreignOps) call(client *sim.Node, id uint64) (int32, uint64, bool) {
 			return 0, 0, false
 		}
 	}
+}
+
+// describe asks an implementation's message what it is, behind an
+// implementation boundary: Describe is the implementation's code.
+func describe(d history.Described) history.Part {
+	defer onPanic(fromImpl)
+	return d.Describe()
 }

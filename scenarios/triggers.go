@@ -18,8 +18,9 @@ const (
 	// pause there delays the handling, a crash loses the reply after the
 	// server acted.
 	TriggerOnReply = "on-reply"
-	// TriggerAfterRequest is reached right after a node sent a request to
-	// the lease store: a pause there freezes it with the request in flight.
+	// TriggerAfterRequest is reached right after a node sent a request
+	// other than a write (to the lease store, or a read or an effect to the
+	// fenced store): a pause there freezes it with the request in flight.
 	TriggerAfterRequest = "after-request"
 	// TriggerAfterWrite is reached right after a node sent a write to the
 	// fenced store.
@@ -27,7 +28,9 @@ const (
 )
 
 // Triggers are the event-triggered failpoints, which every implementation
-// reaches (those that keep their own messages through history.Described).
+// reaches: through leasesim's messages (the fenced store's, at least), and
+// through its own when they implement history.Described (on-reply and
+// after-request for its lease store's replies and requests).
 func Triggers() []string { return []string{TriggerOnReply, TriggerAfterRequest, TriggerAfterWrite} }
 
 // onReplyArmed reports whether delivering payload to n reaches an armed
@@ -46,9 +49,9 @@ func afterSend(n *sim.Node, payload any) {
 	if name := sentTrigger(payload); name != "" && n.Armed(name) {
 		// The node is in the middle of a step that may send more: it
 		// reaches the failpoint right after that step, at the same instant.
-		w := n.World()
+		w, life := n.World(), n.Incarnation()
 		w.At(w.Now(), func() {
-			if n.State() == sim.Up && n.Armed(name) {
+			if n.State() == sim.Up && n.Incarnation() == life && n.Armed(name) {
 				n.Failpoint(name, func() {})
 			}
 		})
@@ -60,7 +63,7 @@ func isReply(payload any) bool {
 	case *lease.Message:
 		return !m.Kind.IsRequest()
 	case history.Described:
-		return m.Describe().Reply
+		return describe(m).Reply
 	}
 	return false
 }
@@ -75,7 +78,7 @@ func sentTrigger(payload any) string {
 			return TriggerAfterRequest
 		}
 	case history.Described:
-		if !m.Describe().Reply {
+		if !describe(m).Reply {
 			return TriggerAfterRequest
 		}
 	}
