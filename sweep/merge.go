@@ -154,6 +154,10 @@ func compatible(first, p Summary) error {
 		return fmt.Errorf("seeds %s differ from part 1's %s", p.Seeds, first.Seeds)
 	case p.Rerun != first.Rerun:
 		return fmt.Errorf("rerun of %q differs from part 1's %q", p.Rerun, first.Rerun)
+	case !slices.Equal(first.Skipped, p.Skipped), !slices.Equal(first.Adapted, p.Adapted),
+		!slices.Equal(first.CoverageNotApplicable, p.CoverageNotApplicable):
+		return fmt.Errorf("the scenarios skipped or adapted, or the behaviours that do not apply, differ from " +
+			"part 1's: make every part with the same simrun")
 	}
 	return nil
 }

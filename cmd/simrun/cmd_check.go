@@ -50,7 +50,7 @@ func (a *app) checkCommand() *cobra.Command {
 
 // checkFile judges the history in file.
 func (a *app) checkFile(cmd *cobra.Command, file string, f checkFlags) error {
-	h, meta, err := readHistoryFile(file)
+	h, meta, err := readHistoryFile(file, f.spec)
 	if err != nil {
 		return usageErr(cmd, err)
 	}
@@ -102,12 +102,13 @@ func (a *app) checkFile(cmd *cobra.Command, file string, f checkFlags) error {
 }
 
 // readHistoryFile reads a history file through leasesim's protocol
-// adapter. Every error is bad input and names the file.
-func readHistoryFile(file string) (*history.History, leasewire.Meta, error) {
+// adapter, as spec (the --spec flag; "" for the header's). Every error is
+// bad input and names the file.
+func readHistoryFile(file, spec string) (*history.History, leasewire.Meta, error) {
 	fh, err := os.Open(file)
 	if err != nil {
 		return nil, leasewire.Meta{}, err
 	}
 	defer fh.Close()
-	return leasewire.ReadHistory(bufio.NewReader(fh), file)
+	return leasewire.ReadHistoryAs(bufio.NewReader(fh), file, spec)
 }

@@ -24,11 +24,27 @@ import (
 // lease store's operations are read as they are, for the checkers to judge
 // by that spec, and only the fenced store's must be leasesim's.
 func ReadHistory(r io.Reader, name string) (*history.History, Meta, error) {
+	return ReadHistoryAs(r, name, "")
+}
+
+// ReadHistoryAs is ReadHistory with the header's spec replaced by spec
+// (unless spec is ""), as `simrun check --spec` asks: the spec decides how
+// the lease store's operations are read (leasesim's protocol, or the
+// implementation's own), so it must be known before they are. The header's
+// lease.hold_ppb is replaced by the hold a lease-store spec's policy gives.
+func ReadHistoryAs(r io.Reader, name, spec string) (*history.History, Meta, error) {
 	rd, err := history.NewReader(r, name)
 	if err != nil {
 		return nil, Meta{}, err
 	}
-	b, err := newBuilder(rd.Header(), name)
+	head := rd.Header()
+	if spec != "" && spec != head.Spec {
+		head.Spec = spec
+		if split, err := Split(spec); err == nil { // leasesim's lease store: the hold its policy gives
+			head.Lease.HoldPPB = HoldPPB(split, head.Lease.RhoPPB)
+		}
+	}
+	b, err := newBuilder(head, name)
 	if err != nil {
 		return nil, Meta{}, err
 	}
