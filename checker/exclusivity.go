@@ -11,8 +11,9 @@ import (
 )
 
 // Exclusivity checks P1, exclusivity in true time: on every resource, no
-// two beliefs of distinct grants overlap. A grant is a (holder, token) pair,
-// so a token a buggy grantor handed to two holders is two grants. A belief
+// two beliefs of distinct grants overlap. A grant is a (holder, incarnation,
+// token) triple, so a token a buggy grantor handed to two holders, or to a
+// holder and its restarted self, is two grants. A belief
 // covers [Start, End) in true time; a belief of one instant (Start == End)
 // covers that instant, and two beliefs that start at the same instant
 // overlap.
@@ -20,7 +21,7 @@ import (
 // The result carries MarginMin, the smallest next.Start − prev.End over
 // consecutive beliefs of distinct grants (negative is an overlap). An
 // overlap while some clock drifted beyond rho (h.MaxDriftPPB above
-// Config.Rho) breaks the property's assumption, not the property: the
+// h.Lease.RhoPPB) breaks the property's assumption, not the property: the
 // result is then Unknown with AssumptionExceeded set, never Violated and
 // never OK.
 func Exclusivity(h *history.History) Result {

@@ -24,7 +24,11 @@ func Handoff(h *history.History) Result {
 	ck := newCheckpointTracker()
 	grants := newGrantTracker()
 	handed, accepted := 0, 0
+	checkpoints := 0 // every checkpoint the grantor answered, accepted or refused
 	for _, op := range inProcessedOrder(h) {
+		if op.Server == h.Grantor && op.Input.Kind == kindCheckpoint {
+			checkpoints++
+		}
 		if op.Output.Err != "" || op.Server != h.Grantor { // what the grantor accepted (isGrantorOK)
 			continue
 		}
@@ -39,7 +43,7 @@ func Handoff(h *history.History) Result {
 			ck.accept(op)
 		}
 	}
-	if accepted == 0 && len(h.Tasks) == 0 && v.violated == 0 {
+	if checkpoints == 0 && len(h.Tasks) == 0 && len(h.Units) == 0 && v.violated == 0 {
 		return notApplicable("P5", "handoff", "no task ran and no checkpoint was taken, so nothing was handed over")
 	}
 	return v.result("handoff", fmt.Sprintf("%d grants each handed over the latest accepted checkpoint; "+

@@ -9,8 +9,8 @@ import (
 // Status is a checker's verdict. Unknown is never a pass: it means the
 // checker could not decide (a timeout, missing data, or an assumption of
 // the property that the run exceeded). NotApplicable is not a pass either:
-// the run had nothing the property is about (no task and no checkpoint for
-// P5), which a run that should have had it shows as Unknown instead.
+// the run had nothing at all the property is about (for P5 no task, unit or
+// checkpoint; for P6 no task, unit or effect).
 type Status string
 
 // The verdicts.

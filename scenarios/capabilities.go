@@ -44,6 +44,8 @@ type UnsupportedError struct {
 	Why []string
 }
 
+// Error says what the scenario needs that the implementation does not
+// declare, and why.
 func (e *UnsupportedError) Error() string {
 	return fmt.Sprintf("scenario %s needs %s, which %s does not declare (lease.Impl.Capabilities): %s",
 		e.Scenario, strings.Join(e.Missing, ", "), e.Impl, strings.Join(e.Why, "; "))

@@ -55,7 +55,9 @@ func (c Coverage) Unreached(notApplicable []string) []string {
 func notApplicable(impl lease.Impl) []string {
 	var out []string
 	for _, b := range checker.Behaviours() {
-		if !b.Applies(impl.Spec, impl.Capabilities.Checkpoints) {
+		// Optional workers run only with checkpoints and side effects both
+		// (scenarios.Adaptations): without either, no task runs.
+		if !b.Applies(impl.Spec, impl.Capabilities.Checkpoints && impl.Capabilities.SideEffects) {
 			out = append(out, b.Name)
 		}
 	}

@@ -255,12 +255,14 @@ func (b *builder) act(a *history.Action) {
 	at := a.At
 	for i := len(b.h.Beliefs) - 1; i >= 0; i-- {
 		bl := &b.h.Beliefs[i]
-		if bl.Holder == a.Holder && bl.Resource == a.Resource && bl.Token == a.Token && bl.Start <= at {
+		if bl.Holder == a.Holder && bl.Incarnation == a.Incarnation && bl.Resource == a.Resource &&
+			bl.Token == a.Token && bl.Start <= at {
 			bl.LastAct = max(bl.LastAct, at)
 			bl.End = max(bl.End, at)
 			return
 		}
 	}
-	b.h.Beliefs = append(b.h.Beliefs, history.BeliefInterval{Holder: a.Holder, Resource: a.Resource, Token: a.Token,
+	b.h.Beliefs = append(b.h.Beliefs, history.BeliefInterval{Holder: a.Holder, Incarnation: a.Incarnation,
+		Resource: a.Resource, Token: a.Token,
 		Start: at, End: at, Reason: history.EndLost, LastAct: at, Inferred: true})
 }
