@@ -17,8 +17,12 @@ var _ lease.AnyTransport = nodeTransport{}
 // simulated network. The message is not copied: the sender gave it up.
 func (t nodeTransport) SendAny(to lease.Addr, m any) {
 	defer onPanic(fromHarness)
-	if lm, ok := m.(lease.Message); ok { // leasesim's protocol, sent the other way
+	switch lm := m.(type) { // leasesim's protocol, sent the other way
+	case lease.Message:
 		t.Send(to, lm)
+		return
+	case *lease.Message:
+		t.Send(to, *lm)
 		return
 	}
 	injectedHarnessFault()
