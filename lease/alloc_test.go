@@ -191,8 +191,9 @@ func TestSteadyStateAllocations(t *testing.T) {
 		write()
 	}
 	// The holder copies the caller's value (the message carries it away)
-	// and the resource stores token ‖ value: two allocations, no more.
-	assert.LessOrEqual(t, testing.AllocsPerRun(100, write), 2.0, "a write cycle allocates at most two values")
+	// and the resource stores token ‖ value, both carved from chunks (slab):
+	// a chunk every many writes, which averages to none per write.
+	assert.Zero(t, testing.AllocsPerRun(100, write), "a write cycle allocates nothing on average")
 	assert.Equal(t, k.grant.Token, k.r.(lease.FenceLookup).Highest("lock"))
 }
 

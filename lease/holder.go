@@ -24,6 +24,7 @@ type holder struct {
 	epoch        uint64              // incarnation, from storage
 	seq          uint32              // low half of the next ReqID
 	closed       bool
+	slab         slab // the copies of written values and checkpoint states
 }
 
 // NewHolder starts a holder on env that acquires leases from the grantor at

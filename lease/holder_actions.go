@@ -1,7 +1,5 @@
 package lease
 
-import "slices"
-
 // Write writes key=value to the fenced resource under the lease's token.
 func (h *holder) Write(resource, key string, value []byte, done func(error)) {
 	done = orNop(done)
@@ -13,7 +11,7 @@ func (h *holder) Write(resource, key string, value []byte, done func(error)) {
 	p := h.newPending(forWrite)
 	p.resource, p.token, p.key, p.done = resource, g.Token, key, done
 	p.to = h.resourceAddr
-	p.m = Message{Kind: KindWrite, Resource: resource, Token: g.Token, Key: key, Value: slices.Clone(value)}
+	p.m = Message{Kind: KindWrite, Resource: resource, Token: g.Token, Key: key, Value: h.slab.clone(value)}
 	h.env.failpoint(FailpointBeforeWrite, p.onSend)
 }
 
@@ -28,7 +26,7 @@ func (h *holder) Checkpoint(resource string, state []byte, done func(error)) {
 	p := h.newPending(forCheckpoint)
 	p.resource, p.token, p.done = resource, g.Token, done
 	p.to = h.grantorAddr
-	p.m = Message{Kind: KindCheckpoint, Resource: resource, Token: g.Token, State: slices.Clone(state)}
+	p.m = Message{Kind: KindCheckpoint, Resource: resource, Token: g.Token, State: h.slab.clone(state)}
 	h.env.failpoint(FailpointBeforeCheckpoint, p.onSend)
 }
 

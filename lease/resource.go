@@ -19,6 +19,9 @@ type resource struct {
 	// request; looked up, never iterated.
 	highestKeys map[string]string
 	valueKeys   map[resourceKey]string
+	// The stored records and side effects' keys, carved from shared chunks.
+	records    slab
+	effectKeys stringSlab
 }
 
 type resourceKey struct{ resource, key string }
@@ -81,9 +84,9 @@ func (r *resource) write(m Message) (Message, bool) {
 		reply.Token = highest
 		return reply, true
 	}
-	value := make([]byte, 8, 8+len(m.Value))
+	value := r.records.alloc(8 + len(m.Value))
 	binary.BigEndian.PutUint64(value, m.Token)
-	value = append(value, m.Value...)
+	copy(value[8:], m.Value)
 	err := putSynced(r.env.Store,
 		KV{Key: hk, Value: value[:8:8]},
 		KV{Key: r.valueKey(m.Resource, m.Key), Value: value})
@@ -117,7 +120,7 @@ func (r *resource) read(m Message) Message {
 func (r *resource) effect(m Message) (Message, bool) {
 	reply := m.reply()
 	reply.Key = m.Key
-	key := effectKey(m.Resource, m.Key)
+	key := r.effectKeys.concat(keyEffectPrefix, m.Resource, "\x00", m.Key) // effectKey, carved
 	if err := putSynced(r.env.Store, KV{Key: key, Value: uint64Value(r.readUint(key) + 1)}); err != nil {
 		return Message{}, false
 	}
