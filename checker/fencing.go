@@ -20,8 +20,10 @@ import (
 //     grant (the latest on the resource) is not a new grant.
 //
 // Grants are read from leasesim's protocol (acquire replies) when the
-// history's spec is leasesim's lease store. An implementation with a spec
-// of its own shows its grants through what its holders reported instead: a
+// history's spec is leasesim's lease store and it has the lease store's
+// operations. An implementation with a spec of its own (or a history with
+// no lease-store operation at all, such as a goroutine host's whose code
+// only reports beliefs) shows its grants through what its holders reported: a
 // holder that believed it held a token (a belief the recorder did not infer
 // from actions alone) was issued it from the start of that belief, and a
 // token two holders believed under is a token issued twice (token order is
@@ -36,7 +38,7 @@ func Fencing(h *history.History) Result {
 		issuedT: make(map[issue]bool),
 		highest: make(map[string]*history.Operation),
 	}
-	foreign := !leaseStoreSpec(h.Spec)
+	foreign := !leaseStoreSpec(h.Spec) || !hasGrantorOps(h)
 	if foreign {
 		f.believedFrom = make(map[issue]history.Time)
 		for i := range h.Beliefs {
@@ -170,4 +172,15 @@ func (f *fencing) accepted(op *history.Operation) {
 		evidence = append(evidence, describeOp(first))
 	}
 	f.v.violate(op.Processed, detail, evidence...)
+}
+
+// hasGrantorOps reports whether h has any operation the lease store
+// processed.
+func hasGrantorOps(h *history.History) bool {
+	for i := range h.Ops {
+		if h.Ops[i].Server == h.Grantor && h.Grantor != "" {
+			return true
+		}
+	}
+	return false
 }

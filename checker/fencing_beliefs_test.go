@@ -71,3 +71,15 @@ func TestBeliefsIssueNothingInLeasesimsProtocol(t *testing.T) {
 	require.Equal(t, Violated, r.Status, r.Summary)
 	assert.Contains(t, r.Violations[0].Detail, "never issued to it")
 }
+
+// TestBeliefsIssueWithoutLeaseStoreOperations: a history with no
+// lease-store operation at all (a goroutine host's, whose code only reports
+// beliefs and writes) has its grants in its beliefs, whatever its spec.
+func TestBeliefsIssueWithoutLeaseStoreOperations(t *testing.T) {
+	h := newHistory().belief("h1", "lock", 1, at(0), at(5000)).write("h1", "lock", 1, at(100), lease.CodeOK).
+		write("h2", "lock", 1, at(200), lease.CodeOK).build()
+	r := Fencing(h)
+	require.Equal(t, Violated, r.Status, r.Summary)
+	assert.Contains(t, r.Violations[0].Detail, "h2 with token 1, which it had not believed it held")
+	assert.Len(t, r.Violations, 1, "h1 believed its token")
+}
