@@ -38,7 +38,8 @@ func Fencing(h *history.History) Result {
 		issuedT: make(map[issue]bool),
 		highest: make(map[string]*history.Operation),
 	}
-	foreign := !leaseStoreSpec(h.Spec) || !hasGrantorOps(h)
+	f.ownSpec = !leaseStoreSpec(h.Spec)
+	foreign := f.ownSpec || !hasGrantorOps(h)
 	if foreign {
 		f.believedFrom = make(map[issue]history.Time)
 		for i := range h.Beliefs {
@@ -117,6 +118,7 @@ type fencing struct {
 	// believedFrom is, for an implementation with a spec of its own, when
 	// each (resource, token, holder) was first believed: its grant.
 	believedFrom map[issue]history.Time
+	ownSpec      bool // the lease store has a spec of its own: no grantor issues anything in leasesim's sense
 }
 
 // grant checks a successful acquire and records the token it issued.
@@ -161,7 +163,7 @@ func (f *fencing) accepted(op *history.Operation) {
 	}
 	detail := fmt.Sprintf("the store accepted a write to %q by %s with token %d, which the grantor never issued to it",
 		res, op.Client, token)
-	if f.believedFrom != nil {
+	if f.believedFrom != nil && f.ownSpec {
 		detail = fmt.Sprintf("the store accepted a write to %q by %s with token %d, which it had not believed it held "+
 			"by then", res, op.Client, token)
 	}

@@ -80,6 +80,6 @@ func TestBeliefsIssueWithoutLeaseStoreOperations(t *testing.T) {
 		write("h2", "lock", 1, at(200), lease.CodeOK).build()
 	r := Fencing(h)
 	require.Equal(t, Violated, r.Status, r.Summary)
-	assert.Contains(t, r.Violations[0].Detail, "h2 with token 1, which it had not believed it held")
+	assert.Contains(t, r.Violations[0].Detail, "h2 with token 1, which the grantor never issued to it")
 	assert.Len(t, r.Violations, 1, "h1 believed its token")
 }
