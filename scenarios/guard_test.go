@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/leasesim/leasesim/checker"
+	"github.com/leasesim/leasesim/history"
 	"github.com/leasesim/leasesim/lease"
 	"github.com/leasesim/leasesim/scenarios"
 )
@@ -38,6 +39,39 @@ func (deliverPanics) Deliver(lease.Addr, lease.Message) {
 	panic("scenarios: looks like the harness, is not")
 }
 
+// panicky is a message of an implementation's own protocol whose Describe
+// panics: implementation code, which the wiring calls.
+type panicky struct{}
+
+func (panicky) Describe() history.Part { panic("Describe of a broken message") }
+
+// panickyNet sends one panicky message through the door before the first
+// write of leasesim's protocol.
+type panickyNet struct {
+	lease.Transport
+	sent bool
+}
+
+func (n *panickyNet) Send(to lease.Addr, m lease.Message) {
+	if !n.sent && m.Kind == lease.KindWrite {
+		n.sent = true
+		n.Transport.(lease.AnyTransport).SendAny(to, panicky{})
+	}
+	n.Transport.Send(to, m)
+}
+
+// panickyDescribe is an implementation whose holders send one message of
+// their own whose Describe panics.
+func panickyDescribe() lease.Impl {
+	impl := lease.Correct()
+	impl.Name = "test/panicky-describe"
+	impl.NewHolder = func(env lease.Env, cfg lease.Config, grantor, resource lease.Addr) (lease.Holder, error) {
+		env.Net = &panickyNet{Transport: env.Net}
+		return lease.NewHolder(env, cfg, grantor, resource)
+	}
+	return impl
+}
+
 // Panics are told apart by where they come from, never by their text.
 func TestPanicsAreBlamedByOrigin(t *testing.T) {
 	sc, err := scenarios.Lookup("kleppmann-gc-pause")
@@ -60,6 +94,8 @@ func TestPanicsAreBlamedByOrigin(t *testing.T) {
 		{name: "a harness observer called by the implementation",
 			opts: scenarios.Options{Observer: panickingObserver{}}, harness: true, detail: "nil map"},
 		{name: "the wiring's transport", inject: true, harness: true, detail: "index out of range"},
+		{name: "the Describe of the implementation's own message", opts: scenarios.Options{Impl: panickyDescribe()},
+			detail: "Describe of a broken message"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
