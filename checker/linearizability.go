@@ -122,16 +122,26 @@ type linHistory struct {
 	register  model.Spec            // the fenced store's
 	byReading bool                  // store is leasesim's lease store, whose grantor readings order its operations
 	model     porcupine.Model       // both specifications, routed by operation
-	ops       []porcupine.Operation // Metadata is the index in h.Ops
+	ops       []porcupine.Operation // Metadata points at the index in h.Ops (opIndex)
 	stores    int                   // how many ops are lease-store ops
 	resources int                   // how many partitions: resources, per model
 	scale     int64                 // porcupine time per nanosecond of true time
 	clients   []string              // by ClientId
+	// replayer walks a partition of the store (0) or the register (1) in
+	// one order, if its specification has a Replayer; scratch is
+	// legalAsProcessed's order.
+	replayer [2]model.Replayer
+	scratch  []porcupine.Operation
 }
 
 func newLinHistory(h *history.History, store model.Spec) *linHistory {
 	l := &linHistory{h: h, store: store, register: model.FencedRegisterSpec(), byReading: store.Name == leaseStoreName}
 	l.model = routedModel(l.store.Model, l.register.Model, l.describeMeta)
+	for i, sp := range [2]model.Spec{l.store, l.register} {
+		if sp.Replay != nil {
+			l.replayer[i] = sp.Replay()
+		}
+	}
 	ids := make(map[string]int)
 	partitions := make(map[[2]string]struct{})
 	end, checked := h.End, 0
@@ -152,6 +162,10 @@ func newLinHistory(h *history.History, store model.Spec) *linHistory {
 	}
 	l.resources = len(partitions)
 	l.ops = make([]porcupine.Operation, 0, checked)
+	// Each operation's Metadata points into index: a pointer fits the
+	// interface, where an int above 255 would be boxed, one allocation per
+	// operation.
+	index := make([]int, 0, checked)
 	for i := range h.Ops {
 		op := &h.Ops[i]
 		if !checkedByP3(h, op) {
@@ -164,8 +178,9 @@ func newLinHistory(h *history.History, store model.Spec) *linHistory {
 		// Pointers into h, read and never written: no copy into the
 		// interface. A request that names no holder acts for its client
 		// (model.LeaseStore), as the grantor takes it.
+		index = append(index, i)
 		l.ops = append(l.ops, porcupine.Operation{ClientId: ids[op.Client], Input: op, Output: &op.Output,
-			Call: int64(op.Call), Return: int64(ret), Metadata: i})
+			Call: int64(op.Call), Return: int64(ret), Metadata: &index[len(index)-1]})
 		if !isRegisterOp(op.Input.Kind) {
 			l.stores++
 		}
@@ -269,11 +284,11 @@ func routedModel(store, register porcupine.Model, describeMeta func(any) string)
 // operation, for the visualisation's tooltip: its true times, which the
 // bars, narrowed by orderByGrantorTime, may not show.
 func (l *linHistory) describeMeta(meta any) string {
-	i, ok := meta.(int)
+	i, ok := meta.(*int)
 	if !ok {
 		return ""
 	}
-	op := &l.h.Ops[i]
+	op := &l.h.Ops[*i]
 	returned := "reply never arrived"
 	if op.Returned() {
 		returned = "returned " + op.Return.String()
@@ -283,5 +298,9 @@ func (l *linHistory) describeMeta(meta any) string {
 
 // opTime is when the server processed a porcupine operation's request.
 func (l *linHistory) opTime(op porcupine.Operation) history.Time {
-	return l.h.Ops[op.Metadata.(int)].Processed
+	return l.h.Ops[opIndex(op)].Processed
 }
+
+// opIndex is the index in the history's Ops of the recorded operation
+// behind a porcupine operation.
+func opIndex(op porcupine.Operation) int { return *op.Metadata.(*int) }

@@ -52,8 +52,27 @@ func (l *linHistory) explain(v *verdict, ops []porcupine.Operation, info porcupi
 // processed it. That order lies within the operations' intervals, so if it
 // is legal, part is linearizable.
 func (l *linHistory) legalAsProcessed(part []porcupine.Operation) bool {
-	order := slices.Clone(part)
+	if len(part) == 0 {
+		return true
+	}
+	l.scratch = append(l.scratch[:0], part...)
+	order := l.scratch
 	slices.SortFunc(order, l.compareProcessed)
+	// A partition holds one model's operations: its Replayer, if it has
+	// one, walks them with the same verdicts and no state per step.
+	reg := 0
+	if isRegisterOp(inputOf(part[0].Input).Input.Kind) {
+		reg = 1
+	}
+	if r := l.replayer[reg]; r != nil {
+		r.Reset()
+		for _, op := range order {
+			if !r.Step(op.Input, op.Output) {
+				return false
+			}
+		}
+		return true
+	}
 	state := l.model.Init()
 	for _, op := range order {
 		var legal bool
@@ -139,7 +158,7 @@ func (l *linHistory) violation(v *verdict, part []porcupine.Operation, best []in
 func (l *linHistory) record(v *verdict, op porcupine.Operation, state any, why, progress string,
 	part []porcupine.Operation, before []int) {
 	in := &inputOf(op.Input).Input
-	recorded := &l.h.Ops[op.Metadata.(int)]
+	recorded := &l.h.Ops[opIndex(op)]
 	which := "lease store"
 	if isRegisterOp(in.Kind) {
 		which = "fenced resource"
@@ -152,7 +171,7 @@ func (l *linHistory) record(v *verdict, op porcupine.Operation, state any, why, 
 	evidence := []string{describeOp(recorded), "state before it: " + grantorClock(l.model.DescribeState(state)),
 		grantorClock(progress)}
 	for _, id := range before[max(0, len(before)-evidenceOpsMax):] {
-		evidence = append(evidence, "after: "+describeOp(&l.h.Ops[part[id].Metadata.(int)]))
+		evidence = append(evidence, "after: "+describeOp(&l.h.Ops[opIndex(part[id])]))
 	}
 	if !isRegisterOp(in.Kind) {
 		evidence = append(evidence, grantorClockNote(recorded))
@@ -238,13 +257,13 @@ func (l *linHistory) returnsFirstOutside(part []porcupine.Operation, done []bool
 // compareProcessed orders operations as their server processed them: by
 // time, then in the order recorded, which is the order of the replies.
 func (l *linHistory) compareProcessed(a, b porcupine.Operation) int {
-	return cmp.Or(cmp.Compare(l.opTime(a), l.opTime(b)), cmp.Compare(a.Metadata.(int), b.Metadata.(int)))
+	return cmp.Or(cmp.Compare(l.opTime(a), l.opTime(b)), cmp.Compare(opIndex(a), opIndex(b)))
 }
 
 // returnsFirst orders operations by return, then call, then recording.
 func returnsFirst(a, b porcupine.Operation) bool {
 	return cmp.Or(cmp.Compare(a.Return, b.Return), cmp.Compare(a.Call, b.Call),
-		cmp.Compare(a.Metadata.(int), b.Metadata.(int))) < 0
+		cmp.Compare(opIndex(a), opIndex(b))) < 0
 }
 
 // specOf returns the specification of an operation of kind.

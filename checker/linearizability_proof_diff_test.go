@@ -175,7 +175,7 @@ func TestLinearizabilityProofAgreesWithPorcupine(t *testing.T) {
 		for _, part := range l.model.Partition(l.ops) {
 			recs := make([]*history.Operation, len(part))
 			for i, op := range part {
-				recs[i] = &h.Ops[op.Metadata.(int)]
+				recs[i] = &h.Ops[opIndex(op)]
 			}
 			want := plainVerdict(h, recs)
 			allOK = allOK && want == porcupine.Ok

@@ -195,7 +195,7 @@ func LeaseSpec(policy LeasePolicy) Spec {
 	return Spec{Name: "lease-store", Model: Lease(policy), Explain: func(state, input, output any) string {
 		_, why := sp.step(state.(leaseState), leaseInput(input), leaseOutput(output))
 		return why
-	}}
+	}, Replay: func() Replayer { return &leaseReplayer{sp: sp, op: leaseOp} }}
 }
 
 // leaseModel builds the lease-store model over any representation of

@@ -50,7 +50,7 @@ func LeaseStoreSpec(policy LeasePolicy) Spec {
 		}
 		_, why = sp.step(state.(leaseState), in, out)
 		return why
-	}}
+	}, Replay: func() Replayer { return &leaseReplayer{sp: sp, op: historyLeaseOp} }}
 }
 
 // FencedRegister returns Register over the history's operations: write and
@@ -71,7 +71,7 @@ func FencedRegisterSpec() Spec {
 		}
 		_, why = registerStep(state.(registerState), in, out)
 		return why
-	}}
+	}, Replay: func() Replayer { return &registerReplayer{op: historyRegisterOp} }}
 }
 
 // historyLeaseOp reads a lease-store operation.

@@ -73,7 +73,7 @@ func RegisterSpec() Spec {
 	return Spec{Name: "fenced-register", Model: Register(), Explain: func(state, input, output any) string {
 		_, why := registerStep(state.(registerState), registerInput(input), registerOutput(output))
 		return why
-	}}
+	}, Replay: func() Replayer { return &registerReplayer{op: registerOp} }}
 }
 
 // registerModel builds the register model over any representation of
@@ -182,43 +182,53 @@ func (s registerState) String() string {
 // registerStep applies one operation to s: the next state, and "" if the
 // operation is legal in s, or why not.
 func registerStep(s registerState, in RegisterInput, out RegisterOutput) (registerState, string) {
+	c, writes, why := registerCheck(s, in, out)
+	if writes && why == "" {
+		s = s.put(c)
+	}
+	return s, why
+}
+
+// registerCheck judges one operation in s: "" if it is legal, or why not,
+// and, if it is a legal accepted write, the cell it writes.
+func registerCheck(s registerState, in RegisterInput, out RegisterOutput) (c cell, writes bool, why string) {
 	if out.Err == RegisterBadRequest {
-		return s, ""
+		return cell{}, false, ""
 	}
 	switch in.Op {
 	case OpWrite:
 		return write(s, in, out)
 	case OpRead:
 		if out.Err != RegisterOK {
-			return s, fmt.Sprintf("read cannot fail with %v", out.Err)
+			return cell{}, false, fmt.Sprintf("read cannot fail with %v", out.Err)
 		}
 		if c := s.get(in.Key); out.Token != c.token || out.Value != c.value {
-			return s, fmt.Sprintf("read %s returned tok %d %s, but the latest write is tok %d %s",
+			return cell{}, false, fmt.Sprintf("read %s returned tok %d %s, but the latest write is tok %d %s",
 				quote(in.Key), out.Token, quote(out.Value), c.token, quote(c.value))
 		}
-		return s, ""
+		return cell{}, false, ""
 	}
-	return s, fmt.Sprintf("%v is not a fenced-register operation", in.Op)
+	return cell{}, false, fmt.Sprintf("%v is not a fenced-register operation", in.Op)
 }
 
 // write: accepted if and only if the token is at least the highest.
-func write(s registerState, in RegisterInput, out RegisterOutput) (registerState, string) {
+func write(s registerState, in RegisterInput, out RegisterOutput) (cell, bool, string) {
 	switch out.Err {
 	case RegisterOK:
 		if in.Token < s.highest {
-			return s, fmt.Sprintf("write under tok %d by %s accepted, but tok %d was accepted before",
+			return cell{}, false, fmt.Sprintf("write under tok %d by %s accepted, but tok %d was accepted before",
 				in.Token, in.Client, s.highest)
 		}
-		return s.put(cell{key: in.Key, token: in.Token, value: in.Value}), ""
+		return cell{key: in.Key, token: in.Token, value: in.Value}, true, ""
 	case RegisterFenced:
 		switch {
 		case in.Token >= s.highest:
-			return s, fmt.Sprintf("write under tok %d by %s fenced, but the highest accepted is tok %d",
+			return cell{}, false, fmt.Sprintf("write under tok %d by %s fenced, but the highest accepted is tok %d",
 				in.Token, in.Client, s.highest)
 		case out.Token != 0 && out.Token != s.highest:
-			return s, fmt.Sprintf("fenced reply names highest tok %d, but it is tok %d", out.Token, s.highest)
+			return cell{}, false, fmt.Sprintf("fenced reply names highest tok %d, but it is tok %d", out.Token, s.highest)
 		}
-		return s, ""
+		return cell{}, false, ""
 	}
-	return s, fmt.Sprintf("write cannot fail with %v", out.Err)
+	return cell{}, false, fmt.Sprintf("write cannot fail with %v", out.Err)
 }
