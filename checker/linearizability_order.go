@@ -50,16 +50,17 @@ func narrowByGrantorTime(ops []porcupine.Operation) []int {
 		}
 	}
 	g := func(i int) time.Duration { return outputOf(ops[i].Output).Clock }
+	var groups [][]int // runs of equal readings, earliest first; reused per resource
+	var lo, hi []int64 // the latest call at an earlier reading; the earliest return at a later one
 	for _, idx := range byResource {
 		slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(g(a), g(b)) })
-		var groups [][]int // runs of equal readings, earliest first
+		groups = groups[:0]
 		for start, i := 0, 1; i <= len(idx); i++ {
 			if i == len(idx) || g(idx[i]) != g(idx[start]) {
 				groups, start = append(groups, idx[start:i]), i
 			}
 		}
-		lo := make([]int64, len(groups)) // the latest call at an earlier reading
-		hi := make([]int64, len(groups)) // the earliest return at a later reading
+		lo, hi = slices.Grow(lo[:0], len(groups))[:len(groups)], slices.Grow(hi[:0], len(groups))[:len(groups)]
 		lo[0], hi[len(groups)-1] = math.MinInt64, math.MaxInt64
 		for k := 1; k < len(groups); k++ {
 			lo[k] = lo[k-1]
