@@ -41,15 +41,7 @@ func Fencing(h *history.History) Result {
 	f.ownSpec = !leaseStoreSpec(h.Spec)
 	foreign := f.ownSpec || !hasGrantorOps(h)
 	if foreign {
-		f.believedFrom = make(map[issue]history.Time)
-		for i := range h.Beliefs {
-			if b := &h.Beliefs[i]; !b.Inferred {
-				in := issue{resource: b.Resource, client: b.Holder, token: b.Token}
-				if at, seen := f.believedFrom[in]; !seen || b.Start < at {
-					f.believedFrom[in] = b.Start
-				}
-			}
-		}
+		f.believedGrants(h)
 	}
 	for _, op := range inProcessedOrder(h) {
 		switch {
@@ -60,7 +52,6 @@ func Fencing(h *history.History) Result {
 		}
 	}
 	if foreign {
-		f.believedGrants(h)
 		return v.result("fencing", fmt.Sprintf("%d accepted writes, tokens non-decreasing and believed by "+
 			"their writers; %d grants reported by holders, no token believed by two", f.writes, f.grantCount))
 	}
@@ -68,20 +59,21 @@ func Fencing(h *history.History) Result {
 		"their writers; %d grants, tokens increasing", f.writes, f.grantCount))
 }
 
-// believedGrants counts the grants holders reported and checks that no
-// token was believed by two holders.
+// believedGrants reads the grants from what holders reported: when each
+// (resource, token, holder) was first believed (believedFrom), how many
+// there were, and that no token was believed by two holders.
 func (f *fencing) believedGrants(h *history.History) {
+	f.believedFrom = make(map[issue]history.Time)
 	first := make(map[resourceToken]*history.BeliefInterval)
-	seen := make(map[issue]bool)
 	reported := make(map[resourceToken]bool)
 	for i := range h.Beliefs {
 		b := &h.Beliefs[i]
 		if b.Inferred {
 			continue
 		}
-		if in := (issue{resource: b.Resource, client: b.Holder, token: b.Token}); !seen[in] {
-			seen[in] = true
-			f.grantCount++
+		in := issue{resource: b.Resource, client: b.Holder, token: b.Token}
+		if at, seen := f.believedFrom[in]; !seen || b.Start < at {
+			f.believedFrom[in] = b.Start
 		}
 		rt := resourceToken{resource: b.Resource, token: b.Token}
 		switch prev := first[rt]; {
@@ -94,6 +86,7 @@ func (f *fencing) believedGrants(h *history.History) {
 				describeBelief(prev), describeBelief(b))
 		}
 	}
+	f.grantCount = len(f.believedFrom)
 }
 
 type resourceToken struct {

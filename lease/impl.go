@@ -150,6 +150,15 @@ type Capabilities struct {
 	Failpoints []string
 }
 
+// OrCorrect returns impl, or Correct() for the zero Impl: how a harness
+// reads an implementation it was not given.
+func (impl Impl) OrCorrect() Impl {
+	if impl.NewGrantor == nil {
+		return Correct()
+	}
+	return impl
+}
+
 // AllCapabilities is what leasesim's own implementation supports.
 func AllCapabilities() Capabilities {
 	return Capabilities{Checkpoints: true, Registrations: true, SideEffects: true,

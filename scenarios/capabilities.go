@@ -115,7 +115,7 @@ func (sc Scenario) ForImpl(impl lease.Impl) Scenario {
 // triggers every implementation reaches, so that a swarm pauses and crashes
 // nodes at their message boundaries too, on purpose rather than by chance.
 func nemesisFailpoints() []string {
-	return append([]string{lease.FailpointBeforeWrite, lease.FailpointBeforeCheckpoint}, Triggers()...)
+	return append(slices.Clone(lease.AllCapabilities().Failpoints), Triggers()...)
 }
 
 // reaches reports whether impl reaches the failpoint fp: one it declares,

@@ -40,14 +40,19 @@ func (t nodeTransport) SendAny(to lease.Addr, m any) {
 // that cannot take them has a bug, and the run says so.
 func deliverAny(rec *recorder, src, dst *sim.Node, node any, payload any) {
 	rec.deliveredAny(dst, payload)
+	from := lease.Addr(src.Name())
 	an, ok := node.(lease.AnyNode)
 	if !ok {
-		implCall(func() {
-			panic(fmt.Sprintf("a %T from %s reached a node that takes only leasesim's messages (implement lease.AnyNode)", payload, src.Name()))
-		})
+		implCall(func() { panic(notAnyNode(payload, from)) })
 		return
 	}
-	an.DeliverAny(lease.Addr(src.Name()), payload)
+	an.DeliverAny(from, payload)
+}
+
+// notAnyNode says that a message of an implementation's own protocol
+// reached a node that cannot take it.
+func notAnyNode(m any, from lease.Addr) string {
+	return fmt.Sprintf("a %T from %s reached a node that takes only leasesim's messages (implement lease.AnyNode)", m, from)
 }
 
 // DeliverAny forwards a message of the implementation's own protocol to
@@ -66,7 +71,7 @@ func guardedDeliverAny(node any, from lease.Addr, m any) {
 	defer onPanic(fromImpl)
 	an, ok := node.(lease.AnyNode)
 	if !ok {
-		panic(fmt.Sprintf("a %T from %s reached a node that takes only leasesim's messages (implement lease.AnyNode)", m, from))
+		panic(notAnyNode(m, from))
 	}
 	an.DeliverAny(from, m)
 }

@@ -106,7 +106,7 @@ func cliKnowsImpl(impl lease.Impl) bool {
 	if impl.NewGrantor == nil {
 		return true
 	}
-	if strings.HasPrefix(impl.Name, mutantPrefix) || strings.HasPrefix(impl.Name, zooPrefix) {
+	if knownByPrefix(impl.Name) {
 		return true
 	}
 	c := lease.Correct()
@@ -121,8 +121,13 @@ func cliKnowsNames(out *Outcome) bool {
 	if _, err := Lookup(out.Scenario); err != nil {
 		return false
 	}
-	return out.Impl == "" || out.Impl == lease.Correct().Name || strings.HasPrefix(out.Impl, mutantPrefix) ||
-		strings.HasPrefix(out.Impl, zooPrefix)
+	return out.Impl == "" || out.Impl == lease.Correct().Name || knownByPrefix(out.Impl)
+}
+
+// knownByPrefix reports whether simrun's --impl knows name by its prefix:
+// a mutant or an implementation of the zoo.
+func knownByPrefix(name string) bool {
+	return strings.HasPrefix(name, mutantPrefix) || strings.HasPrefix(name, zooPrefix)
 }
 
 // sameValue is reflect.DeepEqual, except that two functions are the same

@@ -88,10 +88,7 @@ func Execute(sc Scenario, seed uint64, opts Options) (out *Outcome, err error) {
 	if err := sc.Validate(); err != nil {
 		return nil, err
 	}
-	impl := opts.Impl
-	if impl.NewGrantor == nil {
-		impl = lease.Correct()
-	}
+	impl := opts.Impl.OrCorrect()
 	if err := Supports(sc, impl); err != nil {
 		return nil, err
 	}

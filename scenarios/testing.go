@@ -78,10 +78,9 @@ func Run(t *testing.T, sc Scenario, opts ...Option) {
 	if cmdline.seeds.ok {
 		c.seeds = cmdline.seeds
 	}
-	if err := Supports(sc, c.impl()); err != nil {
-		var u *UnsupportedError
-		errors.As(err, &u)
-		t.Skipf("skipped: %s %s", c.impl().Name, u.Reason())
+	var unsupported *UnsupportedError
+	if impl := c.opts.Impl.OrCorrect(); errors.As(Supports(sc, impl), &unsupported) {
+		t.Skipf("skipped: %s %s", impl.Name, unsupported.Reason())
 	}
 	c.shrink = c.shrink || cmdline.shrink
 	cli := cliKnows(sc, c.opts)
@@ -101,14 +100,6 @@ func Run(t *testing.T, sc Scenario, opts ...Option) {
 		})
 		return true
 	})
-}
-
-// impl is the implementation the runs use.
-func (c *runConfig) impl() lease.Impl {
-	if c.opts.Impl.NewGrantor == nil {
-		return lease.Correct()
-	}
-	return c.opts.Impl
 }
 
 // runSeed runs one seed in its subtest.

@@ -156,9 +156,7 @@ func (cfg Config) withDefaults() (Config, error) {
 	case cfg.Parallel == 0:
 		cfg.Parallel = runtime.NumCPU()
 	}
-	if cfg.Impl.NewGrantor == nil {
-		cfg.Impl = lease.Correct()
-	}
+	cfg.Impl = cfg.Impl.OrCorrect()
 	if err := cfg.skipUnsupported(); err != nil {
 		return cfg, err
 	}

@@ -116,9 +116,7 @@ func (cfg Config) withDefaults() (Config, error) {
 		}
 		cfg.Open = workload.File(cfg.Workload)
 	}
-	if cfg.Impl.NewGrantor == nil {
-		cfg.Impl = lease.Correct()
-	}
+	cfg.Impl = cfg.Impl.OrCorrect()
 	if cfg.Objective == "" {
 		cfg.Objective = ObjectiveFailoverP99
 	}

@@ -90,7 +90,7 @@ func lacks(impl lease.Impl) []string {
 			out = append(out, f.name)
 		}
 	}
-	for _, fp := range []string{lease.FailpointBeforeWrite, lease.FailpointBeforeCheckpoint} {
+	for _, fp := range lease.AllCapabilities().Failpoints {
 		if !slices.Contains(c.Failpoints, fp) {
 			out = append(out, "failpoint "+fp)
 		}

@@ -64,10 +64,7 @@ func startNode(opts Options, build func(lease.Impl, lease.Env) (lease.Node, erro
 	l := newLoop()
 	n := &node{loop: l, clock: newClock(l), net: t, waiting: make(map[uint64]chan lease.Message), rec: opts.Recorder}
 	n.env = n.makeEnv(opts)
-	impl := opts.Impl
-	if impl.NewGrantor == nil {
-		impl = lease.Correct()
-	}
+	impl := opts.Impl.OrCorrect()
 	if doErr := l.do(context.Background(), func() { n.core, err = build(impl, n.env) }); doErr != nil {
 		err = doErr
 	}
