@@ -32,7 +32,13 @@ type openBelief struct {
 type recorder struct {
 	open    map[beliefKey]*openBelief // looked up, and closed in any order: beliefs are sorted at the end
 	beliefs []history.BeliefInterval
-	ops     []history.Operation
+	ops     []history.Operation // the fenced store's, in the order recorded
+
+	// The lease store's operations (ops.go), assembled from calls,
+	// processings and returns; looked up by ref, never iterated.
+	calls   map[OpRef]*pendingOp
+	order   []*pendingOp
+	callIDs map[lifeKey]uint64
 }
 
 func (r *recorder) init() { r.open = make(map[beliefKey]*openBelief) }
@@ -82,7 +88,7 @@ func (r *recorder) history(cfg *Config, end time.Duration, windows []*history.Fa
 	}
 	heal := history.Time(cfg.Schedule.HealAt)
 	return &history.History{Spec: cfg.History.Spec, Lease: cfg.History.Lease, Grantor: cfg.History.Grantor,
-		Resource: cfg.History.FencedStore, Ops: slices.Clone(r.ops), Beliefs: bs, Faults: fw,
+		Resource: cfg.History.FencedStore, Ops: append(r.storeOps(), r.ops...), Beliefs: bs, Faults: fw,
 		HealAt: heal, End: history.Time(end)}
 }
 

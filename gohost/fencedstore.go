@@ -1,0 +1,176 @@
+package gohost
+
+import (
+	"bufio"
+	"context"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"sync"
+	"time"
+)
+
+// StorePort is the port FencedStore listens on.
+const StorePort = ":7001"
+
+// StoreOptions configures FencedStore.
+type StoreOptions struct {
+	// Unfenced makes the store accept every write whatever its token, as
+	// most stores a lease holder writes to do. The writes still carry the
+	// writer's token and are recorded with it, so P2 shows what fencing
+	// would have refused.
+	Unfenced bool
+}
+
+// storeRequest and storeReply are the store's wire format: one JSON
+// object a line each way.
+type storeRequest struct {
+	Resource string `json:"resource"`
+	Token    uint64 `json:"token"`
+	Key      string `json:"key"`
+	Value    string `json:"value"`
+	Writer   string `json:"writer"`
+	Life     uint64 `json:"life"`
+}
+
+type storeReply struct {
+	OK      bool   `json:"ok"`
+	Highest uint64 `json:"highest"`
+}
+
+// ErrFenced is what StoreClient.Write returns for a write the store
+// refused: its token was below the highest the store had accepted.
+var ErrFenced = errors.New("gohost: write fenced: a higher token was accepted")
+
+// FencedStore returns the node function of the fenced store every
+// goroutine-host story can share: it listens on StorePort and accepts a
+// write whose token is at least the highest it has accepted for the
+// resource (kept in the node's durable Storage, so a restart keeps it),
+// and records every write for P2 (Node.RecordWrite). Name its node in
+// HistoryConfig.FencedStore.
+func FencedStore(opts StoreOptions) func(ctx context.Context, n *Node) error {
+	return func(ctx context.Context, n *Node) error {
+		l, err := n.Listen("tcp", StorePort)
+		if err != nil {
+			return fmt.Errorf("fenced store: %w", err)
+		}
+		var mu sync.Mutex // one write at a time, as one register
+		var wg sync.WaitGroup
+		wg.Go(func() {
+			<-ctx.Done()
+			l.Close()
+		})
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				break
+			}
+			wg.Go(func() {
+				defer c.Close() // the host resets it when the node's life ends
+				serveStore(c, func(req storeRequest) storeReply {
+					mu.Lock()
+					defer mu.Unlock()
+					return storeWrite(n, opts, req)
+				})
+			})
+		}
+		wg.Wait()
+		return nil
+	}
+}
+
+// serveStore answers one connection's requests until it fails.
+func serveStore(c net.Conn, write func(storeRequest) storeReply) {
+	dec, enc := json.NewDecoder(bufio.NewReader(c)), json.NewEncoder(c)
+	for {
+		var req storeRequest
+		if dec.Decode(&req) != nil {
+			return
+		}
+		if enc.Encode(write(req)) != nil {
+			return
+		}
+	}
+}
+
+// storeWrite decides and records one write.
+func storeWrite(n *Node, opts StoreOptions, req storeRequest) storeReply {
+	key := "highest/" + req.Resource
+	var highest uint64
+	if b, ok := n.Storage().Get(key); ok {
+		highest = binary.BigEndian.Uint64(b)
+	}
+	ok := opts.Unfenced || req.Token >= highest
+	if ok && req.Token > highest {
+		n.Storage().Put(key, binary.BigEndian.AppendUint64(nil, req.Token))
+	}
+	w := Write{Writer: req.Writer, WriterIncarnation: req.Life, Resource: req.Resource, Key: req.Key,
+		Value: req.Value, Token: req.Token, Accepted: ok}
+	if !ok {
+		w.Highest = highest
+	}
+	n.RecordWrite(w)
+	return storeReply{OK: ok, Highest: highest}
+}
+
+// StoreClient writes to a FencedStore from a holder's node over one
+// connection, dialled on first use and again after a failure.
+type StoreClient struct {
+	n    *Node
+	addr string
+	mu   sync.Mutex
+	conn net.Conn
+	dec  *json.Decoder
+}
+
+// NewStoreClient returns a client of the store at addr ("store:7001").
+func (n *Node) NewStoreClient(addr string) *StoreClient { return &StoreClient{n: n, addr: addr} }
+
+// Write asks the store to write value at key under resource's token and
+// waits for the answer until ctx ends: nil when accepted, ErrFenced when
+// refused, or the connection's error (the write may or may not have
+// happened). Token is the writer's fencing token; an unfenced store
+// ignores it.
+func (c *StoreClient) Write(ctx context.Context, resource string, token uint64, key, value string) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.conn == nil {
+		conn, err := c.n.Dial(ctx, "tcp", c.addr)
+		if err != nil {
+			return fmt.Errorf("fenced store %s: %w", c.addr, err)
+		}
+		c.conn, c.dec = conn, json.NewDecoder(bufio.NewReader(conn))
+	}
+	deadline, ok := ctx.Deadline()
+	if !ok {
+		deadline = time.Time{}
+	}
+	_ = c.conn.SetDeadline(deadline)
+	req := storeRequest{Resource: resource, Token: token, Key: key, Value: value, Writer: c.n.Name(), Life: c.n.Incarnation()}
+	var rep storeReply
+	err := json.NewEncoder(c.conn).Encode(req)
+	if err == nil {
+		err = c.dec.Decode(&rep)
+	}
+	if err != nil {
+		c.conn.Close()
+		c.conn = nil
+		return fmt.Errorf("fenced store %s: %w", c.addr, err)
+	}
+	if !rep.OK {
+		return fmt.Errorf("%w (highest %d, this write's token %d)", ErrFenced, rep.Highest, token)
+	}
+	return nil
+}
+
+// Close closes the client's connection.
+func (c *StoreClient) Close() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.conn != nil {
+		c.conn.Close()
+		c.conn = nil
+	}
+}

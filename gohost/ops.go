@@ -1,0 +1,148 @@
+package gohost
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+
+	"github.com/leasesim/leasesim/history"
+)
+
+// OpRef names one request of a client: the client node, its incarnation
+// and an id unique in that life. [Node.Call] makes one on the client; the
+// request carries it (a header, a field) to the server, which names it in
+// [Node.Processed].
+type OpRef struct {
+	Client      string
+	Incarnation uint64
+	ID          uint64
+}
+
+// String renders the ref as "client/incarnation/id", the form a request
+// header can carry; ParseOpRef reads it back.
+func (r OpRef) String() string { return fmt.Sprintf("%s/%d/%d", r.Client, r.Incarnation, r.ID) }
+
+// ParseOpRef reads an OpRef written by OpRef.String.
+func ParseOpRef(s string) (OpRef, error) {
+	var r OpRef
+	i := len(s)
+	parts := make([]string, 0, 3)
+	for j := len(s) - 1; j >= 0 && len(parts) < 2; j-- {
+		if s[j] == '/' {
+			parts = append(parts, s[j+1:i])
+			i = j
+		}
+	}
+	if len(parts) != 2 || i == 0 {
+		return OpRef{}, fmt.Errorf("gohost: op ref %q: want client/incarnation/id", s)
+	}
+	r.Client = s[:i]
+	if _, err := fmt.Sscan(parts[1], &r.Incarnation); err != nil {
+		return OpRef{}, fmt.Errorf("gohost: op ref %q: incarnation: %w", s, err)
+	}
+	if _, err := fmt.Sscan(parts[0], &r.ID); err != nil {
+		return OpRef{}, fmt.Errorf("gohost: op ref %q: id: %w", s, err)
+	}
+	return r, nil
+}
+
+// pendingOp is an operation being assembled from its call, its
+// processing and its return.
+type pendingOp struct {
+	op        history.Operation
+	processed bool
+}
+
+// Call records, on a client, that it sends a request with input to the
+// node server now, and returns the request's ref for the server to name
+// in Processed. The
+// operation is judged by P3 against the spec the history declares
+// (HistoryConfig.Spec), with the payload conventions of that spec.
+func (n *Node) Call(server string, input history.Payload) OpRef {
+	h := n.h
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	ref := OpRef{Client: n.Name(), Incarnation: n.life, ID: h.rec.nextCall(n.Name(), n.life)}
+	if n.dead {
+		return ref
+	}
+	now := history.Time(h.now())
+	h.rec.opened(ref, history.Operation{Server: server, Client: ref.Client, Incarnation: ref.Incarnation, ID: ref.ID,
+		Call: now, Processed: history.Unknown, Return: history.Never, Input: input})
+	h.note(Event{Kind: "call", Node: n.Name(), Detail: fmt.Sprintf("%d %s %s", ref.ID, input.Kind, input.Key)}, nil)
+	return ref
+}
+
+// Processed records, on the server, that it processed the request ref
+// now with output: the operation took effect here, whether or not its
+// reply reaches the client. A request processed twice (a retry under the
+// same ref) keeps its first processing.
+func (n *Node) Processed(ref OpRef, output history.Payload) {
+	h := n.h
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if n.dead {
+		return
+	}
+	if p := h.rec.calls[ref]; p != nil && !p.processed {
+		p.processed = true
+		p.op.Server, p.op.Processed, p.op.Output = n.Name(), history.Time(h.now()), output
+	}
+	h.note(Event{Kind: "processed", Node: n.Name(), Peer: ref.Client,
+		Detail: fmt.Sprintf("%d/%d %s ok=%v %s", ref.Incarnation, ref.ID, output.Kind, output.OK, output.Err)}, nil)
+}
+
+// Return records, on the client, that the reply to ref reached it now.
+func (n *Node) Return(ref OpRef) {
+	h := n.h
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if n.dead {
+		return
+	}
+	if p := h.rec.calls[ref]; p != nil && p.op.Return == history.Never {
+		p.op.Return = history.Time(h.now())
+	}
+	h.note(Event{Kind: "return", Node: n.Name(), Detail: fmt.Sprintf("%d", ref.ID)}, nil)
+}
+
+// lifeKey names one life of a node.
+type lifeKey struct {
+	node string
+	life uint64
+}
+
+// nextCall numbers a life's calls from 1.
+func (r *recorder) nextCall(node string, life uint64) uint64 {
+	if r.callIDs == nil {
+		r.callIDs = make(map[lifeKey]uint64)
+	}
+	k := lifeKey{node, life}
+	r.callIDs[k]++
+	return r.callIDs[k]
+}
+
+// opened starts assembling the operation of a call.
+func (r *recorder) opened(ref OpRef, op history.Operation) {
+	if r.calls == nil {
+		r.calls = make(map[OpRef]*pendingOp)
+	}
+	p := &pendingOp{op: op}
+	r.calls[ref] = p
+	r.order = append(r.order, p)
+}
+
+// storeOps returns the lease store's operations, in call order: those
+// never processed keep an unknown processing time and no output (the
+// request was lost, or the server crashed before acting).
+func (r *recorder) storeOps() []history.Operation {
+	out := make([]history.Operation, 0, len(r.order))
+	for _, p := range r.order {
+		out = append(out, p.op)
+	}
+	slices.SortStableFunc(out, func(a, b history.Operation) int {
+		return cmp.Or(cmp.Compare(a.Call, b.Call), cmp.Compare(a.Client, b.Client), cmp.Compare(a.Incarnation, b.Incarnation),
+			cmp.Compare(a.ID, b.ID))
+	})
+	return out
+}

@@ -1,0 +1,210 @@
+package gohost_test
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/leasesim/leasesim/checker"
+	"github.com/leasesim/leasesim/faults"
+	"github.com/leasesim/leasesim/gohost"
+	"github.com/leasesim/leasesim/history"
+)
+
+// brokenScenario is the lock service with a client that ignores its
+// deadline, cut off while it holds the lock, and a nemesis that adds
+// pauses and partitions on top.
+func brokenScenario() gohost.Scenario {
+	c := defaultClient
+	broken := c
+	broken.broken, broken.hold = true, 15*time.Second
+	clients := map[string]clientConfig{"c1": broken, "c2": withStart(c, 300*time.Millisecond)}
+	return gohost.Scenario{
+		Name: "broken-client",
+		Doc:  "a client that ignores its deadline is cut off while it holds the lock",
+		Config: func(uint64) gohost.Config {
+			return lockConfig(20*time.Second, partitionSchedule, clients, "c1", "c2")
+		},
+		Nemesis: &faults.Nemesis{Targets: []string{"c2"}, Partitionable: []string{"c2", "store"},
+			Kinds: []faults.Kind{faults.KindPause, faults.KindPartition}, FaultsPerMinute: 40, Phase: 11 * time.Second,
+			PauseMax: time.Second, Boundaries: []time.Duration{2 * time.Second}},
+		Premises: []gohost.Premise{
+			gohost.FaultWhileBelieving("c1 was cut off while it held the lock", []string{history.FaultIsolate}, "c1"),
+			gohost.ChangedHands(),
+		},
+	}
+}
+
+func TestExecuteJudgesAndChecksPremises(t *testing.T) {
+	out := gohost.Execute(t, brokenScenario(), 8, gohost.Options{Verify: true})
+	require.NoError(t, out.Result.Err())
+	assert.Equal(t, history.Verified, out.Result.Level.Determinism)
+	assert.Equal(t, checker.Violated, out.Verdict("P1"))
+	assert.Equal(t, checker.OK, out.Verdict("premise"))
+	assert.Greater(t, len(out.Schedule.Events), len(partitionSchedule.Events), "the nemesis drew faults: %s", out.Schedule)
+	assert.True(t, out.Failed())
+	for _, p := range out.Premises() {
+		assert.True(t, p.Held, "%s: %s", p.Name, p.Detail)
+	}
+}
+
+func TestPremiseNotHeldMakesTheRunUnknown(t *testing.T) {
+	sc := brokenScenario()
+	sc.Nemesis = nil
+	sc.Premises = []gohost.Premise{gohost.FaultWhileBelieving("c2 was paused while it held the lock",
+		[]string{history.FaultPause}, "c2"), gohost.FailpointHit("c1", "before-write")}
+	out := gohost.Execute(t, sc, 3, gohost.Options{})
+	assert.Equal(t, checker.Unknown, out.Verdict("premise"))
+	for _, p := range out.Premises() {
+		assert.False(t, p.Held, p.Name)
+	}
+}
+
+func TestShrinkKeepsTheViolationWithFewerFaults(t *testing.T) {
+	sc := brokenScenario()
+	s, err := gohost.Shrink(t, sc, 8, 100)
+	require.NoError(t, err)
+	assert.Equal(t, "P1", s.Target.Property)
+	assert.LessOrEqual(t, len(s.Schedule.Events), 3, "shrunk: %s", s.Schedule)
+	assert.Less(t, len(s.Schedule.Events), len(s.Original.Events), "original: %s", s.Original)
+	// The shrunk schedule replays to the same hash and still fails.
+	again := gohost.Execute(t, sc, 8, gohost.Options{Schedule: &s.Schedule})
+	assert.Equal(t, s.Hash, again.Result.Hash)
+	assert.Equal(t, checker.Violated, again.Verdict("P1"))
+
+	sc.Config = func(uint64) gohost.Config {
+		return lockConfig(5*time.Second, faults.Schedule{}, map[string]clientConfig{"c1": defaultClient}, "c1")
+	}
+	sc.Nemesis = nil
+	_, err = gohost.Shrink(t, sc, 3, 10)
+	assert.ErrorIs(t, err, gohost.ErrNothingToShrink)
+}
+
+// writer writes to the store under each token in order, one per 100 ms,
+// believing it holds the lock under that token when it writes.
+func writer(tokens ...uint64) func(context.Context, *gohost.Node) error {
+	return func(ctx context.Context, n *gohost.Node) error {
+		c := n.NewStoreClient("store" + gohost.StorePort)
+		defer c.Close()
+		for i, tok := range tokens {
+			time.Sleep(100 * time.Millisecond)
+			n.Believe("lock", tok, time.Now().Add(50*time.Millisecond))
+			err := c.Write(ctx, "lock", tok, "data", n.Name()+string(rune('a'+i)))
+			if err != nil && !errors.Is(err, gohost.ErrFenced) {
+				return err
+			}
+		}
+		return nil
+	}
+}
+
+func TestFencedStoreRefusesAndUnfencedAccepts(t *testing.T) {
+	for _, tt := range []struct {
+		name     string
+		unfenced bool
+		want     checker.Status
+		accepted int
+	}{
+		{"fenced", false, checker.OK, 2},
+		{"unfenced", true, checker.Violated, 3},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			cfg := gohost.Config{Duration: time.Second, Verify: true,
+				Nodes: []gohost.NodeSpec{{Name: "store", Run: gohost.FencedStore(gohost.StoreOptions{Unfenced: tt.unfenced})},
+					{Name: "w", Run: writer(1, 2, 1)}},
+				History: gohost.HistoryConfig{FencedStore: "store", Lease: history.Lease{TTL: time.Second}}}
+			res := gohost.Run(t, cfg, 1)
+			require.NoError(t, res.Err())
+			assert.Equal(t, tt.accepted, accepted(res.History))
+			assert.Equal(t, tt.want, results(res.History)["P2"].Status, results(res.History)["P2"].Summary)
+		})
+	}
+}
+
+func TestCallProcessedReturnMakeOperations(t *testing.T) {
+	server := func(ctx context.Context, n *gohost.Node) error {
+		l, err := n.Listen("tcp", ":1")
+		if err != nil {
+			return err
+		}
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return nil
+			}
+			buf := make([]byte, 64)
+			k, err := c.Read(buf)
+			if err != nil {
+				return nil
+			}
+			ref, err := gohost.ParseOpRef(string(buf[:k]))
+			if err != nil {
+				return err
+			}
+			n.Processed(ref, history.Payload{Kind: "get_reply", OK: true, Value: "v"})
+			if ref.ID == 1 {
+				_, _ = c.Write([]byte("ok"))
+			} // the second request's reply is never sent
+		}
+	}
+	client := func(ctx context.Context, n *gohost.Node) error {
+		for range 2 {
+			ref := n.Call("srv", history.Payload{Kind: "get", Key: "k"})
+			c, err := n.Dial(ctx, "tcp", "srv:1")
+			if err != nil {
+				return err
+			}
+			_, _ = c.Write([]byte(ref.String()))
+			_ = c.SetReadDeadline(time.Now().Add(100 * time.Millisecond))
+			if _, err := c.Read(make([]byte, 2)); err == nil {
+				n.Return(ref)
+			}
+			c.Close()
+		}
+		return nil
+	}
+	cfg := gohost.Config{Duration: time.Second, Verify: true,
+		Nodes:   []gohost.NodeSpec{{Name: "srv", Run: server}, {Name: "cli", Run: client}},
+		History: gohost.HistoryConfig{Grantor: "srv"}}
+	res := gohost.Run(t, cfg, 1)
+	require.NoError(t, res.Err())
+	require.Len(t, res.History.Ops, 2)
+	first, second := res.History.Ops[0], res.History.Ops[1]
+	assert.Equal(t, []uint64{1, 2}, []uint64{first.ID, second.ID})
+	for _, op := range res.History.Ops {
+		assert.Equal(t, "srv", op.Server)
+		assert.Equal(t, "cli", op.Client)
+		assert.Equal(t, "get", op.Input.Kind)
+		assert.Equal(t, "v", op.Output.Value)
+		assert.Less(t, op.Call, op.Processed)
+	}
+	assert.Greater(t, first.Return, first.Processed)
+	assert.Equal(t, history.Never, second.Return, "the second reply never arrived")
+}
+
+func TestParseOpRef(t *testing.T) {
+	for _, tt := range []struct {
+		in   string
+		want gohost.OpRef
+		err  bool
+	}{
+		{in: "h1/2/3", want: gohost.OpRef{Client: "h1", Incarnation: 2, ID: 3}},
+		{in: "a/b/2/3", want: gohost.OpRef{Client: "a/b", Incarnation: 2, ID: 3}},
+		{in: "h1/2", err: true},
+		{in: "/2/3", err: true},
+		{in: "h1/x/3", err: true},
+	} {
+		got, err := gohost.ParseOpRef(tt.in)
+		if tt.err {
+			assert.Error(t, err, tt.in)
+			continue
+		}
+		require.NoError(t, err, tt.in)
+		assert.Equal(t, tt.want, got)
+		assert.Equal(t, tt.in, got.String())
+	}
+}
