@@ -6,6 +6,8 @@ OUT       ?= out/sweep
 FUZZTIME  ?= 30s
 BENCHCOUNT ?= 6
 BIN       := bin/simrun
+# Every Go module under zoo/ (each has its own go.mod: the core never imports them).
+ZOO_MODULES := $(patsubst %/go.mod,%,$(wildcard zoo/*/go.mod))
 
 .PHONY: run test bench fuzz lint build clean tune-example
 
@@ -17,11 +19,15 @@ run: build
 	$(BIN) sweep --scenario all --seeds $(SEEDS) --out $(OUT) $(if $(PARALLEL),--parallel $(PARALLEL),)
 
 ## test: everything CI checks (vet, tests, and the race detector on the kernel, the real-time runtime,
-## the scenario determinism tests and the parallel sweep).
+## the scenario determinism tests and the parallel sweep), then vet and tests of every module under zoo/.
 test:
 	$(GO) vet ./...
 	$(GO) test -count=1 ./...
-	$(GO) test -count=1 -race ./sim/... ./lease/... ./scenarios/... ./sweep/...
+	$(GO) test -count=1 -race ./sim/... ./lease/... ./scenarios/... ./sweep/... ./gohost/...
+	@for m in $(ZOO_MODULES); do \
+		echo "== $$m (its own module)"; \
+		( cd $$m && $(GO) vet ./... && $(GO) test -count=1 ./... ) || exit $$?; \
+	done
 
 ## bench: benchmarks, each BENCHCOUNT times, printed with ratios (of medians) against baselines measured
 ## in the same run: the kernel against a bare heap and synctest, a scenario's event against the kernel's,
@@ -41,10 +47,11 @@ fuzz:
 		$(GO) test -run '^$$' -fuzz "^$$fn\$$" -fuzztime $(FUZZTIME) ./$$pkg/ || exit $$?; \
 	done
 
-## lint: formatting and vet.
+## lint: formatting and vet (of the core and of every module under zoo/).
 lint:
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1; }
 	$(GO) vet ./...
+	@for m in $(ZOO_MODULES); do ( cd $$m && $(GO) vet ./... ) || exit $$?; done
 
 ## tune-example: tune example workloads over a grid that shows the trade-off (TTL × renew × checkpoint, on the same
 ## seeds, at most 2 store writes/s); prints each table and writes out/tune/NAME/tune.json and tune.html.
