@@ -70,19 +70,24 @@ func (h *host) apply(e faults.Event) {
 		h.byName[e.Node].armed[e.Failpoint] = e
 		h.openWindow(history.FaultFailpointArm, e.Node, fmt.Sprintf("%q %s", e.Failpoint, e.Action), true)
 	case faults.KindDrift, faults.KindStep:
-		h.notApplied(fmt.Sprintf("%s: the bubble has one clock, so clock %s is not applied (code with an injectable clock can be given a drifting one)", e, e.Kind))
+		h.applyClock(e)
 	default:
 		h.notApplied(fmt.Sprintf("%s: unknown fault kind", e))
 	}
 }
 
-// notApplied records a fault the host does not model, once per text.
-// Callers hold mu.
+// notApplied records a fault the host does not model, once per text, and
+// puts it in the trace. Callers hold mu.
 func (h *host) notApplied(s string) {
+	h.notes(s)
+	h.event(Event{Kind: "not-applied", Detail: s})
+}
+
+// notes adds s to Result.NotApplied, once. Callers hold mu.
+func (h *host) notes(s string) {
 	if !slices.Contains(h.notApp, s) {
 		h.notApp = append(h.notApp, s)
 	}
-	h.event(Event{Kind: "not-applied", Detail: s})
 }
 
 // setLink applies a link event's latency to every matching direction.
@@ -238,6 +243,11 @@ func (h *host) healPhase() {
 	}
 	h.heal()
 	clear(h.latency)
+	for _, ns := range h.nodes {
+		if ns.clock.mono.DriftPPB() != 0 {
+			h.setDrift(ns, 0)
+		}
+	}
 	for _, ns := range h.nodes {
 		if ns.paused {
 			h.resume(ns)

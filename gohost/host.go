@@ -95,6 +95,8 @@ type host struct {
 	notApp    []string
 	windows   []*history.FaultWindow
 	ended     bool
+	// clockFaults are the drift and step events applied, for the notes.
+	clockFaults []faults.Event
 }
 
 // now is true time since the start of the run: the bubble's clock.
@@ -137,7 +139,8 @@ func newHost(cfg *Config, seed uint64, runID string, waiting *atomic.Bool, progr
 		h.defLat = sim.DefaultLink.Latency
 	}
 	for i, spec := range cfg.Nodes {
-		ns := &nodeState{h: h, spec: spec, idx: i, storage: NewStorage(), armed: make(map[string]faults.Event)}
+		ns := &nodeState{h: h, spec: spec, idx: i, storage: NewStorage(), armed: make(map[string]faults.Event),
+			clock: nodeClock{mono: sim.NewDriftClock(0)}}
 		h.nodes = append(h.nodes, ns)
 		h.byName[spec.Name] = ns
 	}
@@ -227,6 +230,7 @@ func (h *host) finish() *Result {
 			w.End = history.Time(end)
 		}
 	}
+	h.clockNotes()
 	hist := h.rec.history(h.cfg, end, h.windows)
 	return &Result{Seed: h.seed, Hash: traceHash(h.trace), Events: h.trace, History: hist,
 		Leaks: h.leaks, Problems: h.problems, NotApplied: h.notApp, Level: Level{Runs: 1, DivergedAt: -1}}
@@ -289,6 +293,9 @@ func (h *host) stop(n *Node, why string) {
 	}
 	for _, l := range n.listeners {
 		l.closeLocked()
+	}
+	for _, t := range n.timers {
+		t.stopLocked() // a crashed process runs no timer callbacks
 	}
 	if ns := n.ns; ns.paused {
 		ns.paused = false

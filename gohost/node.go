@@ -28,6 +28,7 @@ type nodeState struct {
 	paused  bool
 	resume  chan struct{} // closed when a pause ends
 	storage *Storage
+	clock   nodeClock
 	armed   map[string]faults.Event // looked up by name, never iterated
 	dials   uint64
 	ports   int
@@ -46,8 +47,10 @@ type Node struct {
 	rnd    *rand.Rand
 	dead   bool // under h.mu
 
-	endpoints []*endpoint
-	listeners []*listener
+	endpoints  []*endpoint
+	listeners  []*listener
+	timers     []*clockTimer // the life's Clock timers, under h.mu
+	timersKept int           // len(timers) after the last compaction
 }
 
 // Name returns the node's name.
@@ -62,8 +65,8 @@ func (n *Node) Incarnation() uint64 { return n.life }
 func (n *Node) Context() context.Context { return n.ctx }
 
 // Now returns the bubble's clock, which is also what time.Now returns in
-// the node's code. Every node shares it: the goroutine host applies no
-// per-node drift.
+// the node's code. Every node shares it: no drift or step applies to it
+// (the node's own drifting clock is [Node.Clock]).
 func (n *Node) Now() time.Time { return time.Now() }
 
 // Rand returns the life's random source, seeded from the run's seed, the
