@@ -1,0 +1,405 @@
+package gohost
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+
+	"github.com/leasesim/leasesim/checker"
+	"github.com/leasesim/leasesim/faults"
+	"github.com/leasesim/leasesim/history"
+	"github.com/leasesim/leasesim/internal/strictjson"
+)
+
+// A goroutine-host scenario runs only inside a test binary (Run needs a
+// *testing.T for its testing/synctest bubble), and crypto/rand's seeding
+// is process-global, so bubbles must not run in parallel in one process.
+// simrun therefore runs a zoo module's scenarios in worker processes: it
+// builds the module's test binary, writes a Job to a file, and runs the
+// binary's worker test (a test function that calls Worker) with WorkerEnv
+// naming that file. The worker runs the job's seeds one at a time and
+// writes one Record per line to the job's Out file.
+
+// WorkerEnv is the environment variable that names a worker's job file.
+// Without it, Worker skips its test.
+const WorkerEnv = "LEASESIM_GOHOST_JOB"
+
+// WorkerSchema is the schema version of a Job and of the Records a worker
+// writes; a reader refuses any other.
+const WorkerSchema = 1
+
+// The kinds of job.
+const (
+	// JobList lists the scenarios: one Record with Scenario set each.
+	JobList = "list"
+	// JobRun runs each seed of Seeds: one Record with Outcome set each.
+	JobRun = "run"
+	// JobShrink shrinks the one seed of Seeds: one Record with Shrunk set.
+	JobShrink = "shrink"
+)
+
+// Job is what a worker process is asked to do.
+type Job struct {
+	SchemaVersion int    `json:"schema_version"`
+	Kind          string `json:"kind"`
+	// Scenario names the scenario (run, shrink).
+	Scenario string `json:"scenario,omitempty"`
+	// Seeds are the seeds to run, in order (shrink: exactly one).
+	Seeds []uint64 `json:"seeds,omitempty"`
+	// Schedule, when set, replaces each seed's fault plan (run).
+	Schedule *faults.Schedule `json:"schedule,omitempty"`
+	// Verify runs each seed twice and compares the traces (run).
+	Verify bool `json:"verify,omitempty"`
+	// MaxAttempts bounds shrinking's runs (0: faults.DefaultShrinkAttempts).
+	MaxAttempts int `json:"max_attempts,omitempty"`
+	// Out is the file the worker writes its records to, one a line.
+	Out string `json:"out"`
+}
+
+// Record is one line a worker writes: exactly one of its fields besides
+// SchemaVersion is set.
+type Record struct {
+	SchemaVersion int            `json:"schema_version"`
+	Scenario      *ScenarioInfo  `json:"scenario,omitempty"`
+	Outcome       *OutcomeRecord `json:"outcome,omitempty"`
+	Shrunk        *ShrunkRecord  `json:"shrunk,omitempty"`
+	Error         *JobError      `json:"error,omitempty"`
+}
+
+// ScenarioInfo describes a scenario for a list.
+type ScenarioInfo struct {
+	Name  string   `json:"name"`
+	Doc   string   `json:"doc"`
+	Story string   `json:"story,omitempty"`
+	Nodes []string `json:"nodes"`
+}
+
+// OutcomeRecord is one seed's outcome, as plain data.
+type OutcomeRecord struct {
+	Scenario string `json:"scenario"`
+	Seed     uint64 `json:"seed"`
+	// Hash is the trace hash in 16 hex digits.
+	Hash string `json:"trace_hash"`
+	// Determinism is "verified", "diverged" or "unverified"; Level says
+	// it in words (where the runs diverged).
+	Determinism string `json:"determinism"`
+	Level       string `json:"level"`
+	// Verdicts are the checkers' verdicts, the premise verdict last when
+	// the scenario declares premises.
+	Verdicts []Verdict `json:"verdicts"`
+	// Premises are what the scenario needed to have happened.
+	Premises []PremiseInfo `json:"premises"`
+	// Schedule is the fault plan that was applied.
+	Schedule faults.Schedule `json:"schedule"`
+	// Leaks, Problems and NotApplied are Result's, in words.
+	Leaks      []string `json:"leaks"`
+	Problems   []string `json:"problems"`
+	NotApplied []string `json:"not_applied"`
+}
+
+// Verdict is one property's verdict.
+type Verdict struct {
+	Property string         `json:"property"`
+	Name     string         `json:"name"`
+	Status   checker.Status `json:"status"`
+	Summary  string         `json:"summary"`
+	// AssumptionExceeded marks an unknown that only says the run broke an
+	// assumption of the property (drift beyond rho): never a failure.
+	AssumptionExceeded bool `json:"assumption_exceeded,omitempty"`
+}
+
+// PremiseInfo is one premise and whether it held.
+type PremiseInfo struct {
+	Name   string `json:"name"`
+	Held   bool   `json:"held"`
+	Detail string `json:"detail"`
+}
+
+// ShrunkRecord is Shrink's result, with the replay of the smallest
+// schedule.
+type ShrunkRecord struct {
+	Scenario string `json:"scenario"`
+	Seed     uint64 `json:"seed"`
+	// Target is the property the seed violated first, as the first run
+	// judged it.
+	Target Verdict `json:"target"`
+	// Original is the seed's schedule, Schedule the smallest found, Hash
+	// the trace hash of the seed run with it.
+	Original  faults.Schedule `json:"original"`
+	Schedule  faults.Schedule `json:"schedule"`
+	Hash      string          `json:"trace_hash"`
+	Attempts  int             `json:"attempts"`
+	Exhausted bool            `json:"exhausted"`
+}
+
+// The kinds of JobError.
+const (
+	ErrKindBadJob          = "bad-job"          // the job cannot be read or makes no sense
+	ErrKindUnknownScenario = "unknown-scenario" // Job.Scenario names no scenario
+	ErrKindBadSchedule     = "bad-schedule"     // Job.Schedule names nodes the scenario lacks
+	ErrKindNothingToShrink = "nothing-to-shrink"
+	ErrKindNotReproducible = "not-reproducible"
+	ErrKindSeedFailed      = "seed-failed" // the worker's test failed while running a seed
+)
+
+// JobError is a job the worker could not do, or a seed it could not run.
+type JobError struct {
+	Kind    string `json:"kind"`
+	Message string `json:"message"`
+	Seed    uint64 `json:"seed,omitempty"`
+}
+
+// Worker is the body of a zoo module's worker test:
+//
+//	func TestLeasesimWorker(t *testing.T) { gohost.Worker(t, k8s.Scenarios()) }
+//
+// Unless WorkerEnv names a job file, it skips the test: it runs only as
+// simrun's worker process. It runs the job's seeds one at a time, each in
+// a subtest of its own ("seed=N"), and writes a Record per outcome to the
+// job's Out file as soon as it has it. A job it cannot do is an Error
+// record, not a failed test; t fails only when the records cannot be
+// written.
+func Worker(t *testing.T, scenarios []Scenario) {
+	path := os.Getenv(WorkerEnv)
+	if path == "" {
+		t.Skip("runs only as simrun's worker process (" + WorkerEnv + " names its job)")
+	}
+	job, jobErr := ReadJob(path)
+	if job.Out == "" {
+		t.Fatalf("gohost worker: %v", jobErr)
+	}
+	f, err := os.Create(job.Out)
+	if err != nil {
+		t.Fatalf("gohost worker: %v", err)
+	}
+	w := &recordWriter{f: f}
+	defer func() {
+		if err := errors.Join(w.err, f.Close()); err != nil {
+			t.Fatalf("gohost worker: writing %s: %v", job.Out, err)
+		}
+	}()
+	if jobErr != nil {
+		w.fail(ErrKindBadJob, jobErr.Error())
+		return
+	}
+	if job.Kind == JobList {
+		for _, sc := range scenarios {
+			w.write(Record{Scenario: describe(sc)})
+		}
+		return
+	}
+	sc, ok := findScenario(scenarios, job.Scenario)
+	if !ok {
+		w.fail(ErrKindUnknownScenario, fmt.Sprintf("unknown scenario %q (known: %s)", job.Scenario, scenarioNames(scenarios)))
+		return
+	}
+	if job.Schedule != nil {
+		if err := job.Schedule.Validate(describe(sc).Nodes); err != nil {
+			w.fail(ErrKindBadSchedule, fmt.Sprintf("%v (nodes: %s)", err, strings.Join(describe(sc).Nodes, ", ")))
+			return
+		}
+	}
+	if job.Kind == JobShrink {
+		shrinkJob(t, sc, job, w)
+		return
+	}
+	for _, seed := range job.Seeds {
+		var rec *OutcomeRecord
+		ok := t.Run(fmt.Sprintf("seed=%d", seed), func(t *testing.T) {
+			out := Execute(t, sc, seed, Options{Schedule: job.Schedule, Verify: job.Verify})
+			r := NewOutcomeRecord(out)
+			rec = &r
+		})
+		if !ok || rec == nil {
+			w.write(Record{Error: &JobError{Kind: ErrKindSeedFailed, Seed: seed,
+				Message: fmt.Sprintf("scenario %s seed %d: the worker's test failed (its output says why)", sc.Name, seed)}})
+			continue
+		}
+		w.write(Record{Outcome: rec})
+	}
+}
+
+// shrinkJob shrinks the job's one seed and writes the Shrunk record.
+func shrinkJob(t *testing.T, sc Scenario, job Job, w *recordWriter) {
+	seed := job.Seeds[0]
+	var s *Shrunk
+	var err error
+	ok := t.Run(fmt.Sprintf("seed=%d", seed), func(t *testing.T) { s, err = Shrink(t, sc, seed, job.MaxAttempts) })
+	switch {
+	case !ok:
+		w.write(Record{Error: &JobError{Kind: ErrKindSeedFailed, Seed: seed,
+			Message: fmt.Sprintf("scenario %s seed %d: the worker's test failed while shrinking (its output says why)", sc.Name, seed)}})
+	case errors.Is(err, ErrNothingToShrink):
+		w.write(Record{Error: &JobError{Kind: ErrKindNothingToShrink, Seed: seed, Message: err.Error()}})
+	case errors.Is(err, ErrNotReproducible):
+		w.write(Record{Error: &JobError{Kind: ErrKindNotReproducible, Seed: seed, Message: err.Error()}})
+	case err != nil:
+		w.write(Record{Error: &JobError{Kind: ErrKindSeedFailed, Seed: seed, Message: err.Error()}})
+	default:
+		w.write(Record{Shrunk: &ShrunkRecord{Scenario: sc.Name, Seed: seed, Target: verdict(s.Target),
+			Original: s.Original, Schedule: s.Schedule, Hash: HashString(s.Hash),
+			Attempts: s.Stats.Attempts, Exhausted: s.Stats.Exhausted}})
+	}
+}
+
+// recordWriter writes records, one a line, keeping the first error.
+type recordWriter struct {
+	f   *os.File
+	err error
+}
+
+func (w *recordWriter) write(r Record) {
+	if w.err != nil {
+		return
+	}
+	r.SchemaVersion = WorkerSchema
+	b, err := json.Marshal(r)
+	if err == nil {
+		_, err = w.f.Write(append(b, '\n'))
+	}
+	w.err = err
+}
+
+func (w *recordWriter) fail(kind, msg string) { w.write(Record{Error: &JobError{Kind: kind, Message: msg}}) }
+
+// ReadJob reads and checks a job file strictly. It returns what it could
+// read even with an error, so that a worker knows where to say what was
+// wrong.
+func ReadJob(path string) (Job, error) {
+	var job Job
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return job, fmt.Errorf("job %s: %w", path, err)
+	}
+	if err := strictjson.Unmarshal(data, &job, strictjson.NullForOptional); err != nil {
+		var out struct {
+			Out string `json:"out"`
+		}
+		_ = json.Unmarshal(data, &out) // only to find where to report the error
+		job.Out = out.Out
+		return job, fmt.Errorf("job %s: %w", path, err)
+	}
+	if err := job.check(); err != nil {
+		return job, fmt.Errorf("job %s: %w", path, err)
+	}
+	return job, nil
+}
+
+// check says what makes no sense in the job.
+func (j Job) check() error {
+	switch {
+	case j.SchemaVersion != WorkerSchema:
+		return fmt.Errorf("schema_version %d, want %d", j.SchemaVersion, WorkerSchema)
+	case j.Out == "":
+		return errors.New("out: missing")
+	case j.Kind == JobList:
+		return nil
+	case j.Kind != JobRun && j.Kind != JobShrink:
+		return fmt.Errorf("kind %q: want %s, %s or %s", j.Kind, JobList, JobRun, JobShrink)
+	case j.Scenario == "":
+		return errors.New("scenario: missing")
+	case len(j.Seeds) == 0:
+		return errors.New("seeds: missing")
+	case j.Kind == JobShrink && len(j.Seeds) != 1:
+		return fmt.Errorf("seeds: a shrink job takes one seed, got %d", len(j.Seeds))
+	case j.MaxAttempts < 0:
+		return fmt.Errorf("max_attempts: must not be negative, got %d", j.MaxAttempts)
+	}
+	return nil
+}
+
+// ReadRecord decodes one line a worker wrote, strictly, and checks that
+// it has the schema version this package writes and exactly one part.
+func ReadRecord(line []byte) (Record, error) {
+	var r Record
+	if err := strictjson.Unmarshal(line, &r, strictjson.NullForOptional); err != nil {
+		return r, err
+	}
+	if r.SchemaVersion != WorkerSchema {
+		return r, fmt.Errorf("schema_version %d, want %d", r.SchemaVersion, WorkerSchema)
+	}
+	parts := 0
+	for _, set := range []bool{r.Scenario != nil, r.Outcome != nil, r.Shrunk != nil, r.Error != nil} {
+		if set {
+			parts++
+		}
+	}
+	if parts != 1 {
+		return r, fmt.Errorf("want exactly one of scenario, outcome, shrunk and error, got %d", parts)
+	}
+	return r, nil
+}
+
+// NewOutcomeRecord turns an outcome into plain data.
+func NewOutcomeRecord(o *Outcome) OutcomeRecord {
+	res := o.Result
+	rec := OutcomeRecord{Scenario: o.Scenario, Seed: o.Seed, Hash: HashString(res.Hash),
+		Determinism: determinism(res.Level), Level: res.Level.String(), Schedule: o.Schedule,
+		Verdicts: []Verdict{}, Premises: []PremiseInfo{}, Leaks: []string{},
+		Problems: append([]string{}, res.Problems...), NotApplied: append([]string{}, res.NotApplied...)}
+	for _, c := range o.Checks {
+		rec.Verdicts = append(rec.Verdicts, verdict(c))
+	}
+	for _, p := range o.Premises() {
+		rec.Premises = append(rec.Premises, PremiseInfo{Name: p.Name, Held: p.Held, Detail: p.Detail})
+	}
+	for _, l := range res.Leaks {
+		rec.Leaks = append(rec.Leaks, l.String())
+	}
+	return rec
+}
+
+// The determinism words of an OutcomeRecord.
+const (
+	DeterminismVerified   = string(history.Verified)
+	DeterminismDiverged   = "diverged"
+	DeterminismUnverified = "unverified"
+)
+
+func determinism(l Level) string {
+	switch {
+	case l.Diverged():
+		return DeterminismDiverged
+	case l.Determinism == history.Verified:
+		return DeterminismVerified
+	}
+	return DeterminismUnverified
+}
+
+func verdict(c checker.Result) Verdict {
+	return Verdict{Property: c.Property, Name: c.Name, Status: c.Status, Summary: c.Summary,
+		AssumptionExceeded: c.AssumptionOnly()}
+}
+
+// HashString writes a trace hash as 16 hex digits, as the event host's
+// TraceHashString does.
+func HashString(h uint64) string { return fmt.Sprintf("%016x", h) }
+
+// describe lists a scenario's name, docs and nodes (from seed 0's config).
+func describe(sc Scenario) *ScenarioInfo {
+	info := &ScenarioInfo{Name: sc.Name, Doc: sc.Doc, Story: sc.Story, Nodes: []string{}}
+	for _, n := range sc.Config(0).Nodes {
+		info.Nodes = append(info.Nodes, n.Name)
+	}
+	return info
+}
+
+func findScenario(scenarios []Scenario, name string) (Scenario, bool) {
+	for _, sc := range scenarios {
+		if sc.Name == name {
+			return sc, true
+		}
+	}
+	return Scenario{}, false
+}
+
+func scenarioNames(scenarios []Scenario) string {
+	names := make([]string, len(scenarios))
+	for i, sc := range scenarios {
+		names[i] = sc.Name
+	}
+	return strings.Join(names, ", ")
+}

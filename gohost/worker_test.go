@@ -1,0 +1,128 @@
+package gohost_test
+
+import (
+	"bufio"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/leasesim/leasesim/checker"
+	"github.com/leasesim/leasesim/faults"
+	"github.com/leasesim/leasesim/gohost"
+)
+
+// runJob writes job to a file, runs Worker on it in a subtest as a worker
+// process would, and returns the records it wrote.
+func runJob(t *testing.T, scenarios []gohost.Scenario, job gohost.Job) []gohost.Record {
+	t.Helper()
+	dir := t.TempDir()
+	job.SchemaVersion, job.Out = gohost.WorkerSchema, filepath.Join(dir, "out.jsonl")
+	data, err := json.Marshal(job)
+	require.NoError(t, err)
+	path := filepath.Join(dir, "job.json")
+	require.NoError(t, os.WriteFile(path, data, 0o644))
+	t.Setenv(gohost.WorkerEnv, path)
+	t.Run("worker", func(t *testing.T) { gohost.Worker(t, scenarios) })
+	return readRecords(t, job.Out)
+}
+
+func readRecords(t *testing.T, path string) []gohost.Record {
+	t.Helper()
+	f, err := os.Open(path)
+	require.NoError(t, err)
+	defer f.Close()
+	var out []gohost.Record
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<24)
+	for sc.Scan() {
+		r, err := gohost.ReadRecord(sc.Bytes())
+		require.NoError(t, err, "line %d: %s", len(out)+1, sc.Text())
+		out = append(out, r)
+	}
+	require.NoError(t, sc.Err())
+	return out
+}
+
+func TestWorkerSkipsWithoutAJob(t *testing.T) {
+	t.Setenv(gohost.WorkerEnv, "")
+	var sub *testing.T
+	t.Run("worker", func(t *testing.T) {
+		sub = t
+		gohost.Worker(t, []gohost.Scenario{brokenScenario()})
+	})
+	assert.True(t, sub.Skipped(), "an ordinary go test run skips the worker test")
+}
+
+func TestWorkerListsRunsAndVerifies(t *testing.T) {
+	sc := brokenScenario()
+	list := runJob(t, []gohost.Scenario{sc}, gohost.Job{Kind: gohost.JobList})
+	require.Len(t, list, 1)
+	assert.Equal(t, "broken-client", list[0].Scenario.Name)
+	assert.Equal(t, []string{"lock", "store", "c1", "c2"}, list[0].Scenario.Nodes)
+
+	recs := runJob(t, []gohost.Scenario{sc}, gohost.Job{Kind: gohost.JobRun, Scenario: sc.Name, Seeds: []uint64{8, 3}, Verify: true})
+	require.Len(t, recs, 2)
+	for i, seed := range []uint64{8, 3} {
+		o := recs[i].Outcome
+		require.NotNil(t, o, "record %d: %+v", i, recs[i].Error)
+		direct := gohost.Execute(t, sc, seed, gohost.Options{})
+		assert.Equal(t, seed, o.Seed)
+		assert.Equal(t, gohost.HashString(direct.Result.Hash), o.Hash, "the worker runs what Execute runs")
+		assert.Equal(t, gohost.DeterminismVerified, o.Determinism)
+		assert.Len(t, o.Verdicts, len(direct.Checks))
+		assert.Len(t, o.Premises, 2)
+		assert.Empty(t, o.Leaks)
+	}
+	assert.Equal(t, checker.Violated, recs[0].Outcome.Verdicts[0].Status, "seed 8 violates P1: %+v", recs[0].Outcome.Verdicts[0])
+}
+
+func TestWorkerShrinksAndSaysWhatItCannotDo(t *testing.T) {
+	sc := brokenScenario()
+	recs := runJob(t, []gohost.Scenario{sc}, gohost.Job{Kind: gohost.JobShrink, Scenario: sc.Name, Seeds: []uint64{8}, MaxAttempts: 100})
+	require.Len(t, recs, 1)
+	s := recs[0].Shrunk
+	require.NotNil(t, s, "%+v", recs[0].Error)
+	assert.Equal(t, "P1", s.Target.Property)
+	assert.LessOrEqual(t, len(s.Schedule.Events), 3, "shrunk: %s", s.Schedule)
+	again := gohost.Execute(t, sc, 8, gohost.Options{Schedule: &s.Schedule})
+	assert.Equal(t, s.Hash, gohost.HashString(again.Result.Hash), "the shrunk schedule replays to its hash")
+
+	bad := faults.Schedule{Version: faults.Version, Events: []faults.Event{{At: time.Second, Kind: faults.KindCrash, Node: "nobody"}}}
+	for _, tt := range []struct {
+		name string
+		job  gohost.Job
+		kind string
+	}{
+		{"unknown scenario", gohost.Job{Kind: gohost.JobRun, Scenario: "nope", Seeds: []uint64{1}}, gohost.ErrKindUnknownScenario},
+		{"schedule naming another node", gohost.Job{Kind: gohost.JobRun, Scenario: sc.Name, Seeds: []uint64{1}, Schedule: &bad}, gohost.ErrKindBadSchedule},
+		{"shrink of two seeds", gohost.Job{Kind: gohost.JobShrink, Scenario: sc.Name, Seeds: []uint64{1, 2}}, gohost.ErrKindBadJob},
+		{"unknown kind", gohost.Job{Kind: "dance"}, gohost.ErrKindBadJob},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			recs := runJob(t, []gohost.Scenario{sc}, tt.job)
+			require.Len(t, recs, 1)
+			require.NotNil(t, recs[0].Error)
+			assert.Equal(t, tt.kind, recs[0].Error.Kind, recs[0].Error.Message)
+		})
+	}
+}
+
+func TestReadRecordIsStrict(t *testing.T) {
+	for _, tt := range []struct{ name, line, want string }{
+		{"unknown field", `{"schema_version":1,"error":{"kind":"x","message":"m"},"extra":1}`, "extra"},
+		{"other version", `{"schema_version":2,"error":{"kind":"x","message":"m"}}`, "schema_version 2"},
+		{"two parts", `{"schema_version":1,"error":{"kind":"x","message":"m"},"scenario":{"name":"a","doc":"","nodes":[]}}`, "exactly one"},
+		{"no part", `{"schema_version":1}`, "exactly one"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := gohost.ReadRecord([]byte(tt.line))
+			require.Error(t, err)
+			assert.Contains(t, err.Error(), tt.want)
+		})
+	}
+}
