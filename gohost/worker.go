@@ -263,7 +263,9 @@ func (w *recordWriter) write(r Record) {
 	w.err = err
 }
 
-func (w *recordWriter) fail(kind, msg string) { w.write(Record{Error: &JobError{Kind: kind, Message: msg}}) }
+func (w *recordWriter) fail(kind, msg string) {
+	w.write(Record{Error: &JobError{Kind: kind, Message: msg}})
+}
 
 // ReadJob reads and checks a job file strictly. It returns what it could
 // read even with an error, so that a worker knows where to say what was
