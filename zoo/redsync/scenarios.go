@@ -1,0 +1,186 @@
+package redsync
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/leasesim/leasesim/faults"
+	"github.com/leasesim/leasesim/gohost"
+	"github.com/leasesim/leasesim/history"
+	"github.com/leasesim/leasesim/model"
+)
+
+// Fencing is how the holders' writes are fenced.
+type Fencing uint8
+
+const (
+	// NoToken: redsync as it is. The writes carry token 0 (redsync has no
+	// token) to a store that accepts every write.
+	NoToken Fencing = iota
+	// TokenUnenforced: the holders INCR a token after each Lock and write
+	// under it, but the store accepts every write: P2 shows what fencing
+	// would have refused.
+	TokenUnenforced
+	// Fenced: the INCR token, and a store that refuses a write whose token
+	// is below the highest it accepted (the standard fix).
+	Fenced
+)
+
+// String names the configuration as scenario names use it.
+func (f Fencing) String() string {
+	return [...]string{"no-token", "token-unenforced", "fenced"}[f]
+}
+
+// Setup is one run's cast: a simulated Redis, the shared fenced store and
+// the holders h1, h2, … in order.
+type Setup struct {
+	Holders  []HolderConfig
+	Fencing  Fencing
+	Server   ServerOptions
+	Duration time.Duration
+	Schedule faults.Schedule
+}
+
+// HolderName is the i-th holder's node name (from 0: "h1").
+func HolderName(i int) string { return fmt.Sprintf("h%d", i+1) }
+
+// Config is the gohost run of the setup.
+func (s Setup) Config() gohost.Config {
+	cfg := gohost.Config{Duration: s.Duration, Schedule: s.Schedule, SeedCryptoRand: true,
+		Nodes: []gohost.NodeSpec{{Name: RedisNode, Run: Server(s.Server)},
+			{Name: StoreNode, Run: gohost.FencedStore(gohost.StoreOptions{Unfenced: s.Fencing != Fenced})}},
+		History: gohost.HistoryConfig{Spec: model.ExpiringKeySpec().Name, Grantor: RedisNode, FencedStore: StoreNode}}
+	for i, h := range s.Holders {
+		h.Token = s.Fencing != NoToken
+		cfg.Nodes = append(cfg.Nodes, gohost.NodeSpec{Name: HolderName(i), Run: Holder(h)})
+	}
+	if len(s.Holders) > 0 {
+		h := s.Holders[0]
+		cfg.History.Lease = history.Lease{TTL: h.Expiry, RhoPPB: 10_000_000, // redsync's drift factor, 0.01
+			RenewInterval: h.ExtendEvery, RequestTimeout: h.Client.ReadTimeout}
+	}
+	return cfg
+}
+
+// holders returns n default holders starting stagger apart.
+func holders(n int, stagger time.Duration) []HolderConfig {
+	out := make([]HolderConfig, n)
+	for i := range out {
+		out[i] = DefaultHolder
+		out[i].Start = time.Duration(i) * stagger
+	}
+	return out
+}
+
+// Scenarios returns every story of the module, each in the
+// configurations it is told in.
+func Scenarios() []gohost.Scenario {
+	var out []gohost.Scenario
+	for _, f := range []Fencing{NoToken, TokenUnenforced, Fenced} {
+		out = append(out, GCPause(f))
+	}
+	for _, f := range []Fencing{NoToken, Fenced} {
+		out = append(out, Contention(f))
+	}
+	for _, aof := range []bool{false, true} {
+		out = append(out, ServerRestart(aof))
+	}
+	return out
+}
+
+// GCPause is Kleppmann's story ("How to do distributed locking", 2016)
+// with redsync: h1 holds the lock and, between checking that it is still
+// valid and writing, stops in a pause twice the expiry (its I/O frozen, as
+// by a stop-the-world GC). The key expires on Redis, h2 locks and writes.
+// h1 wakes and sends the write it had decided on. Both believed at once
+// (P1 is violated whatever the fencing); without a token the store takes
+// h1's stale write (P2 is violated), with the INCR token it refuses it.
+func GCPause(f Fencing) gohost.Scenario {
+	pause := 2 * DefaultHolder.Expiry
+	return gohost.Scenario{
+		Name:  "redsync-gc-pause/" + f.String(),
+		Doc:   "a pause longer than the expiry between checking the lock and writing (" + f.String() + ")",
+		Story: "h1 holds the lock and pauses at its write for twice the expiry; the key expires, h2 locks; h1 wakes and writes.",
+		Config: func(uint64) gohost.Config {
+			return Setup{Holders: holders(2, time.Second), Fencing: f, Duration: 40 * time.Second,
+				Schedule: faults.Schedule{Version: faults.Version, HealAt: 30 * time.Second, Events: []faults.Event{{
+					At: 3 * time.Second, Kind: faults.KindFailpoint, Node: "h1", Failpoint: FailpointBeforeWrite,
+					Action: faults.ActionPause, Duration: pause}}}}.Config()
+		},
+		Premises: []gohost.Premise{
+			gohost.FailpointHit("h1", FailpointBeforeWrite),
+			gohost.FaultWhileBelieving("h1 paused at its write while it held the lock", []string{history.FaultFailpointHit}, "h1"),
+			gohost.ChangedHands(),
+		},
+	}
+}
+
+// Contention is three holders contending for the lock for a minute while
+// a nemesis partitions, isolates and pauses holders and Redis (pauses up
+// to twice the expiry). Without a token P2 fails as soon as the lock
+// changes hands (every holder writes under token 0); with the INCR token
+// and the fenced store it must hold. P1 fails when a pause or a partition
+// keeps a holder from learning that its lock expired before it acted.
+func Contention(f Fencing) gohost.Scenario {
+	nodes := []string{RedisNode, "h1", "h2", "h3"}
+	return gohost.Scenario{
+		Name:  "redsync-contention/" + f.String(),
+		Doc:   "three holders contend under partitions and pauses (" + f.String() + ")",
+		Story: "h1, h2 and h3 lock, extend, write and unlock in turn while a nemesis cuts and freezes them and Redis.",
+		Config: func(uint64) gohost.Config {
+			return Setup{Holders: holders(3, 700*time.Millisecond), Fencing: f, Duration: time.Minute}.Config()
+		},
+		Nemesis: &faults.Nemesis{Targets: nodes, Partitionable: nodes,
+			Kinds:           []faults.Kind{faults.KindPartition, faults.KindIsolate, faults.KindPause},
+			FaultsPerMinute: 8, Phase: 45 * time.Second, PauseMax: 2 * DefaultHolder.Expiry,
+			WindowMax:  15 * time.Second,
+			Boundaries: []time.Duration{DefaultHolder.Expiry, DefaultHolder.ExtendEvery, DefaultClientOptions.ReadTimeout}},
+		Premises: []gohost.Premise{gohost.ChangedHands()},
+	}
+}
+
+// ServerRestart crashes Redis while h1 holds the lock and restarts it a
+// second later; h2 is waiting. Without persistence the restarted Redis
+// has lost the key (and the token counter): h2 locks at once while h1
+// still believes, so P1 fails, P3 fails (the store broke its own
+// specification: a key set for 8 s was gone after 2), and the INCR token
+// starts again at 1, a token h1 already held, so P2 fails even with the
+// fenced store. With appendonly (fsync always) nothing is lost.
+func ServerRestart(appendOnly bool) gohost.Scenario {
+	name := "volatile"
+	if appendOnly {
+		name = "appendonly"
+	}
+	return gohost.Scenario{
+		Name:  "redsync-server-restart/" + name,
+		Doc:   "Redis crashes and restarts while h1 holds the lock (" + name + ")",
+		Story: "h1 holds the lock, h2 waits; Redis crashes at 5 s and restarts at 6 s.",
+		Config: func(uint64) gohost.Config {
+			return Setup{Holders: holders(2, time.Second), Fencing: Fenced, Server: ServerOptions{AppendOnly: appendOnly},
+				Duration: 30 * time.Second,
+				Schedule: faults.Schedule{Version: faults.Version, HealAt: 10 * time.Second, Events: []faults.Event{
+					{At: 5 * time.Second, Kind: faults.KindCrash, Node: RedisNode},
+					{At: 6 * time.Second, Kind: faults.KindRestart, Node: RedisNode}}}}.Config()
+		},
+		Premises: []gohost.Premise{ServerCrashedWhileHeld()},
+	}
+}
+
+// ServerCrashedWhileHeld holds when the Redis node crashed while some
+// holder believed it held the lock.
+func ServerCrashedWhileHeld() gohost.Premise {
+	return gohost.Premise{Name: "redis crashed while a holder held the lock", Holds: func(h *history.History) (bool, string) {
+		for _, w := range h.Faults {
+			if w.Kind != history.FaultCrash || !slices.Contains(w.Nodes, RedisNode) {
+				continue
+			}
+			for _, b := range h.Beliefs {
+				if b.Start <= w.Start && w.Start < b.End {
+					return true, fmt.Sprintf("crash at %v while %s held %s (token %d)", w.Start, b.Holder, b.Resource, b.Token)
+				}
+			}
+		}
+		return false, "redis never crashed while a holder believed"
+	}}
+}
