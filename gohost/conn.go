@@ -30,6 +30,13 @@ import (
 // timeouts notice. A crash resets the node's connections: its peers
 // receive a reset (in order behind the data already sent), and a segment
 // that reaches a dead or closed endpoint is answered with a reset.
+//
+// Loss is the one thing a stream cannot do silently: a data segment lost
+// on a lossy link (a link fault's loss, drawn per segment from the pipe's
+// own random stream) or to a reply-lost trigger breaks its connection
+// (breakConn): the receiver reads a reset after what it already received,
+// the sender reads one once it travels back, and the connection's later
+// segments are dropped.
 
 // segKind is what a segment carries.
 type segKind uint8
@@ -62,6 +69,11 @@ type pipe struct {
 	src, dst *endpoint // dst is nil until the connect request arrives
 	rev      *pipe
 	listen   string // the listener key a connect request is for (client-to-server pipe)
+
+	lossRnd   *rand.Rand    // the loss draws, made on the first lossy delivery
+	broken    bool          // a segment was lost: later ones are dropped
+	data      uint64        // data segments delivered
+	holdUntil time.Duration // a reply-lost pause holds the pipe until then
 }
 
 // addr is a simulated address, "node:port".
@@ -91,7 +103,7 @@ func (h *host) send(p *pipe, s segment) {
 // deliverable reports whether p can deliver now: its link is up and its
 // destination is not paused. Callers hold mu.
 func (h *host) deliverable(p *pipe) bool {
-	return !h.cut[link{p.from.spec.Name, p.to.spec.Name}] && !p.to.paused
+	return !h.cut[link{p.from.spec.Name, p.to.spec.Name}] && !p.to.paused && h.now() >= p.holdUntil
 }
 
 // deliver hands a segment to its destination, or stalls it. Callers hold
@@ -102,14 +114,32 @@ func (h *host) deliver(p *pipe, s segment) {
 		ev.Detail = fmt.Sprintf("%s %d bytes", p.name, len(s.data))
 		ev.Digest = sim.DigestBytes(s.data)
 	}
-	if len(p.stalled) > 0 || !h.deliverable(p) {
-		p.stalled = append(p.stalled, s)
-		if len(p.stalled) == 1 {
-			h.pipes = append(h.pipes, p)
-		}
-		ev.Kind = "stall " + ev.Kind
+	if p.broken && s.kind != segRst {
+		ev.Kind = "drop " + ev.Kind
 		h.event(ev)
 		return
+	}
+	if len(p.stalled) > 0 || !h.deliverable(p) {
+		h.stall(p, s, ev)
+		return
+	}
+	if s.kind == segData {
+		switch h.replyTriggers(p) {
+		case triggerStall:
+			h.stall(p, s, ev)
+			return
+		case triggerLose:
+			ev.Kind, ev.Detail = "lose "+ev.Kind, ev.Detail+": reply lost after the server acted"
+			h.event(ev)
+			h.breakConn(p)
+			return
+		}
+		if h.lost(p) {
+			ev.Kind, ev.Detail = "lose "+ev.Kind, ev.Detail+": link loss"
+			h.event(ev)
+			h.breakConn(p)
+			return
+		}
 	}
 	h.event(ev)
 	if s.kind == segSyn {
@@ -130,12 +160,50 @@ func (h *host) deliver(p *pipe, s segment) {
 		e.refused = true
 	case segData:
 		e.buf = append(e.buf, s.data...)
+		p.data++
 	case segFin:
 		e.eof = true
 	case segRst:
 		e.reset = true
 	}
 	e.ping()
+}
+
+// stall holds a segment on its pipe, behind any already held, until
+// release finds the pipe deliverable. Callers hold mu.
+func (h *host) stall(p *pipe, s segment, ev Event) {
+	p.stalled = append(p.stalled, s)
+	if len(p.stalled) == 1 {
+		h.pipes = append(h.pipes, p)
+	}
+	ev.Kind = "stall " + ev.Kind
+	h.event(ev)
+}
+
+// lost draws whether a data segment is lost on p's link, from p's own
+// random stream (drawn only while the link is lossy). Callers hold mu.
+func (h *host) lost(p *pipe) bool {
+	loss := h.loss[link{p.from.spec.Name, p.to.spec.Name}]
+	if loss <= 0 {
+		return false
+	}
+	if p.lossRnd == nil {
+		p.lossRnd = rand.New(rand.NewPCG(mix(h.seed, p.name, 5), mix(h.seed, p.name, 6)))
+	}
+	return p.lossRnd.Float64() < loss
+}
+
+// breakConn resets p's connection after one of p's segments was lost: p's
+// later segments are dropped, its receiving endpoint reads a reset now
+// (after the bytes it already received), and a reset travels back to p's
+// sender behind what is already in flight to it. Callers hold mu.
+func (h *host) breakConn(p *pipe) {
+	p.broken = true
+	if e := p.dst; e != nil {
+		e.reset = true
+		e.ping()
+	}
+	h.send(p.rev, segment{kind: segRst})
 }
 
 // accept handles a connect request at its destination. Callers hold mu.

@@ -59,6 +59,7 @@ func (h *host) apply(e faults.Event) {
 		h.setLink(e)
 	case faults.KindLinkReset:
 		clear(h.latency)
+		clear(h.loss)
 		h.openWindow(history.FaultLinkReset, "", "", true)
 	case faults.KindPause:
 		h.pause(h.byName[e.Node], e.Duration, "pause fault")
@@ -97,13 +98,17 @@ func (h *host) setLink(e faults.Event) {
 		return
 	}
 	l := *e.Link
-	if l.Loss != 0 || l.Duplicate != 0 || l.Reorder != 0 {
-		h.notApplied(fmt.Sprintf("%s: connections are reliable byte streams, so loss, duplication and reordering are not applied (only the latency is)", e))
+	if l.Loss != 0 {
+		h.notApplied(fmt.Sprintf("%s: loss is applied as connection resets: a stream cannot lose bytes silently, so a lost segment resets its connection", e))
+	}
+	if l.Duplicate != 0 || l.Reorder != 0 {
+		h.notApplied(fmt.Sprintf("%s: duplication and reordering are not applied: a connection delivers each byte once, in order, as TCP does over such a link", e))
 	}
 	for _, from := range h.expand(e.From) {
 		for _, to := range h.expand(e.To) {
 			if from != to {
 				h.latency[link{from, to}] = l.Latency
+				h.loss[link{from, to}] = l.Loss
 			}
 		}
 	}
@@ -243,6 +248,7 @@ func (h *host) healPhase() {
 	}
 	h.heal()
 	clear(h.latency)
+	clear(h.loss)
 	for _, ns := range h.nodes {
 		if ns.clock.mono.DriftPPB() != 0 {
 			h.setDrift(ns, 0)

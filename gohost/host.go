@@ -82,6 +82,7 @@ type host struct {
 	byName    map[string]*nodeState
 	cut       map[link]bool
 	latency   map[link]sim.Dist
+	loss      map[link]float64
 	defLat    sim.Dist
 	pipes     []*pipe
 	listeners map[string]*listener
@@ -133,7 +134,7 @@ func (h *host) event(e Event) {
 // newHost builds the host of one run; run starts it.
 func newHost(cfg *Config, seed uint64, runID string, waiting *atomic.Bool, progress *atomic.Uint64) *host {
 	h := &host{cfg: cfg, seed: seed, runID: runID, wake: make(chan struct{}, 1), waiting: waiting, progress: progress,
-		byName: make(map[string]*nodeState), cut: make(map[link]bool), latency: make(map[link]sim.Dist),
+		byName: make(map[string]*nodeState), cut: make(map[link]bool), latency: make(map[link]sim.Dist), loss: make(map[link]float64),
 		listeners: make(map[string]*listener), defLat: cfg.Latency}
 	if h.defLat.Kind == "" {
 		h.defLat = sim.DefaultLink.Latency
