@@ -20,6 +20,21 @@
 //     with a fresh latency. Nothing is lost and nothing is reset by a cut
 //     (TCP whose retransmissions outlast the cut): only the code's own
 //     deadlines notice. A connect request waits for the heal or its ctx.
+//   - Resets. A stream cannot lose bytes silently, so a link fault's loss
+//     is applied as resets: each data segment crossing a lossy link is
+//     lost with that probability (drawn from its connection's own seeded
+//     stream), and a loss breaks the connection: the receiver reads
+//     ECONNRESET after the bytes it already received, the sender once the
+//     reset travels back, and the connection's later segments are
+//     dropped ("lose deliver", "drop deliver" in the trace). Connect
+//     requests are not lost. Duplication and reordering are absorbed, as
+//     TCP absorbs them, and not applied (Result.NotApplied says both).
+//   - A reply lost after the server acted: the failpoints [TriggerReplyLost]
+//     (armed on a server: its next reply after a request is lost, the
+//     connection reset, or held back for a pause's duration) and
+//     [TriggerOnReply] (armed on a client, as the event host's on-reply: it
+//     crashes, or pauses, as a reply reaches it). The host reaches them as
+//     it delivers, so "the next reply" is the same in every run.
 //   - Pause (a "pause" fault or a failpoint): the node's I/O is frozen at
 //     its boundary both ways — its reads, writes, accepts and dials block,
 //     and nothing is delivered to it — until it resumes, late. Its code
@@ -36,6 +51,18 @@
 //     schedule arms it; a no-op otherwise.
 //   - [Node.Rand], seeded from the run's seed, the node and the
 //     incarnation; [Node.Now], the bubble's clock (time.Now too).
+//   - [Node.Clock], the node's own [Clock] for code that takes an
+//     injectable clock (k8s.io/utils/clock, clockwork: an adapter is a few
+//     forwarding lines): the bubble's clock through the node's drift and
+//     wall steps from the schedule, with sim's model (sim.DriftClock): a
+//     monotonic clock at rate 1+drift that never jumps, and a wall clock
+//     that adds every step. Now returns the wall reading without a
+//     monotonic reading, so a step shows in Since, Until and comparisons;
+//     timers, tickers, After and Sleep run on the monotonic clock (a node
+//     5% fast sees its 1 s timer fire after 952 ms of true time) and are
+//     re-timed when the drift changes. Drift and steps survive crashes;
+//     the heal phase sets drift back to 0 (steps stay, as in the event
+//     host).
 //   - A history recorder: [Node.Believe], [Node.EndBelief],
 //     [Node.Release] for holders and [Node.RecordWrite] for a fenced store
 //     produce the history.BeliefInterval and fenced-register
@@ -62,9 +89,11 @@
 // (testing/cryptotest, so not in parallel tests), and a node that reads
 // the real clock through a syscall cannot be stopped (Verify shows both as
 // a divergence at the first event they shape);
-// time.Now is the bubble's one clock, so clock drift and steps are not
-// applied (Result.NotApplied says so); links carry reliable streams, so
-// loss, duplication and reordering are not applied either. Inside a
+// time.Now is the bubble's one clock, so clock drift and steps apply only
+// to code that uses Node.Clock (Result.NotApplied says, for each clock
+// fault, whether the node's code used it). Timers of Node.Clock are bubble
+// timers, not host actions: like time.Sleep, they are not serialised with
+// deliveries at the same instant. Inside a
 // bubble time.Sleep and timers are always fake: sleeping on the real clock
 // cannot happen. Real I/O (a real net.Dial, a file read that blocks) is not
 // durable blocking: the bubble cannot settle and its clock stands still;
@@ -81,5 +110,10 @@
 // the leaks, and the goroutines stay parked in the abandoned bubble.
 // Goroutines the runtime starts for the code (time.AfterFunc callbacks)
 // may not carry the node's label, so a leak there can go unnamed. The
-// math/rand (v1) global source is not seeded by the host.
+// math/rand (v1) global source is not seeded by the host. Node.Clock's
+// readings carry no monotonic reading (Go's cannot be forged outside the
+// runtime): code that compares two readings across a step sees the step,
+// where the same code on a real clock would not. Links cannot lose,
+// duplicate or reorder bytes silently: loss is a reset, duplication and
+// reordering are not applied.
 package gohost

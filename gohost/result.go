@@ -31,10 +31,13 @@ type Result struct {
 	// function that returned an error or panicked, a goroutine blocked
 	// outside the bubble's control, goroutines left when the bubble ended.
 	Problems []string
-	// NotApplied are the schedule's faults the goroutine host does not
-	// model (clock drift and steps: the bubble has one clock; link loss,
-	// duplication and reordering: connections are reliable byte streams),
-	// each said once.
+	// NotApplied says, once each, which of the schedule's faults the
+	// goroutine host does not model as the schedule states them: each
+	// clock drift or step applies to code that uses Node.Clock and never
+	// to time.Now (the note says whether the node's code used Node.Clock
+	// in this run); link loss is applied as connection resets (a stream
+	// cannot lose bytes silently); duplication and reordering are not
+	// applied (a connection delivers each byte once, in order).
 	NotApplied []string
 }
 
