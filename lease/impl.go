@@ -1,6 +1,10 @@
 package lease
 
-import "time"
+import (
+	"fmt"
+	"strconv"
+	"time"
+)
 
 // Node is anything that receives messages.
 type Node interface {
@@ -132,6 +136,44 @@ type Impl struct {
 	// acquiring, keeping and releasing a lease and writing under its token.
 	// A catalogue scenario that needs more is skipped, with the reason.
 	Capabilities Capabilities
+	// Members is how many nodes the lease store runs on: 0 or 1 is one
+	// grantor; N > 1 is a replicated store whose members a harness names
+	// MemberAddrs(grantor, N) and builds each with NewGrantor. Holders
+	// still get the first member's address, and find the others by
+	// MemberAddrs.
+	Members int
+}
+
+// MemberAddrs returns the addresses of an n-member lease store whose first
+// member is grantor: grantor, grantor2, …, grantorN. For n <= 1 it is
+// grantor alone.
+func MemberAddrs(grantor Addr, n int) []Addr {
+	out := []Addr{grantor}
+	for i := 2; i <= n; i++ {
+		out = append(out, Addr(fmt.Sprintf("%s%d", grantor, i)))
+	}
+	return out
+}
+
+// ParseMember returns the first member's address and self's index (0 for
+// the first) in an n-member store named as MemberAddrs names it. ok is
+// false if self is not such a name. A first member whose name ends in a
+// digit is read as a later member's, so MemberAddrs's grantor should not
+// end in one.
+func ParseMember(self Addr, n int) (grantor Addr, index int, ok bool) {
+	s := string(self)
+	end := len(s)
+	for end > 0 && s[end-1] >= '0' && s[end-1] <= '9' {
+		end--
+	}
+	if end == len(s) {
+		return self, 0, n >= 1
+	}
+	i, err := strconv.Atoi(s[end:])
+	if err != nil || i < 2 || i > n || end == 0 || s[end:] != strconv.Itoa(i) {
+		return "", 0, false
+	}
+	return Addr(s[:end]), i - 1, true
 }
 
 // Capabilities is what an implementation supports beyond the core: a

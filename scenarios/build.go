@@ -23,12 +23,14 @@ type builder struct {
 }
 
 func (b *builder) addNodes() {
-	b.w.AddNode(GrantorNode, func(n *sim.Node) {
-		g, err := b.impl.NewGrantor(b.env(n), b.cfg)
-		if b.booted(n, err) {
-			serve(n, b.rec, g)
-		}
-	})
+	for _, name := range lease.MemberAddrs(GrantorNode, b.impl.Members) {
+		b.w.AddNode(string(name), func(n *sim.Node) {
+			g, err := b.impl.NewGrantor(b.env(n), b.cfg)
+			if b.booted(n, err) {
+				serve(n, b.rec, g)
+			}
+		})
+	}
 	b.w.AddNode(StoreNode, func(n *sim.Node) {
 		r, err := b.impl.NewResource(b.env(n))
 		if b.booted(n, err) {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"slices"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -112,7 +113,7 @@ func Execute(sc Scenario, seed uint64, opts Options) (out *Outcome, err error) {
 	b.addNodes()
 	b.queue.start()
 
-	plan, err := sc.plan(w, opts.Schedule)
+	plan, err := sc.plan(w, opts.Schedule, sc.NodesFor(impl))
 	if err != nil {
 		return nil, err
 	}
@@ -208,9 +209,9 @@ func injectedHarnessFault() {
 
 // plan returns the fault schedule of a run: override if given, otherwise
 // the scenario's explicit faults plus the nemesis's draw for this seed.
-func (sc Scenario) plan(w *sim.World, override *faults.Schedule) (faults.Schedule, error) {
+func (sc Scenario) plan(w *sim.World, override *faults.Schedule, nodes []string) (faults.Schedule, error) {
 	if override != nil {
-		if err := override.Validate(sc.Nodes()); err != nil {
+		if err := override.Validate(nodes); err != nil {
 			return faults.Schedule{}, fmt.Errorf("scenario %s: schedule: %w", sc.Name, err)
 		}
 		return *override, nil
@@ -222,7 +223,7 @@ func (sc Scenario) plan(w *sim.World, override *faults.Schedule) (faults.Schedul
 	}
 	var drawn []faults.Event
 	if sc.Nemesis != nil {
-		nem := sc.nemesis()
+		nem := sc.nemesis(nodes)
 		if err := nem.Validate(); err != nil {
 			return faults.Schedule{}, fmt.Errorf("scenario %s: nemesis: %w", sc.Name, err)
 		}
@@ -231,7 +232,7 @@ func (sc Scenario) plan(w *sim.World, override *faults.Schedule) (faults.Schedul
 	if sc.RandomFaults != nil {
 		drawn = append(drawn, sc.RandomFaults(w.Rand("random-faults"))...)
 	}
-	plan, err := merge(plan, drawn, sc.Nodes())
+	plan, err := merge(plan, drawn, nodes)
 	if err != nil {
 		return faults.Schedule{}, fmt.Errorf("scenario %s: fault plan: %w", sc.Name, err)
 	}
@@ -283,18 +284,34 @@ func merge(plan faults.Schedule, drawn []faults.Event, nodes []string) (faults.S
 	}
 }
 
+// NodesFor returns the names of the scenario's nodes when it runs against
+// impl: Nodes, with the lease store's further members (grantor2, …) for a
+// replicated store (lease.Impl.Members). Schedules against impl name these.
+func (sc Scenario) NodesFor(impl lease.Impl) []string {
+	nodes := sc.Nodes()
+	for _, m := range lease.MemberAddrs(GrantorNode, impl.Members)[1:] {
+		nodes = append(nodes, string(m))
+	}
+	return nodes
+}
+
 // nemesis returns the scenario's nemesis with its defaults filled in: it
-// acts during the fault phase, on every node, with durations biased towards
-// the lease's boundaries.
-func (sc Scenario) nemesis() faults.Nemesis {
+// acts during the fault phase, on every node (nodes: every member of a
+// replicated store too), with durations biased towards the lease's
+// boundaries.
+func (sc Scenario) nemesis(nodes []string) faults.Nemesis {
 	nem := *sc.Nemesis
 	cfg := sc.Config.WithDefaults()
 	nem.Phase = sc.HealAt
 	if len(nem.Targets) == 0 {
-		nem.Targets = sc.Nodes()
+		nem.Targets = nodes
+	} else {
+		nem.Targets = withMembers(nem.Targets, nodes)
 	}
 	if len(nem.Partitionable) == 0 {
-		nem.Partitionable = sc.Nodes()
+		nem.Partitionable = nodes
+	} else {
+		nem.Partitionable = withMembers(nem.Partitionable, nodes)
 	}
 	if nem.Rho == 0 {
 		nem.Rho = cfg.Rho
@@ -319,6 +336,24 @@ func (sc Scenario) nemesis() faults.Nemesis {
 		nem.Failpoints = nemesisFailpoints()
 	}
 	return nem
+}
+
+// withMembers returns targets with every further member of a replicated
+// store (the names in nodes after the scenario's own that share the
+// grantor's prefix) added if targets names the grantor: a nemesis told to
+// act on the grantor acts on every member.
+func withMembers(targets, nodes []string) []string {
+	if !slices.Contains(targets, GrantorNode) {
+		return targets
+	}
+	out := slices.Clone(targets)
+	for _, n := range nodes {
+		if _, i, ok := lease.ParseMember(lease.Addr(n), len(nodes)); ok && i > 0 && !slices.Contains(out, n) &&
+			strings.HasPrefix(n, GrantorNode) {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 // tasks returns the run's task source. Its PRNG is derived only when the

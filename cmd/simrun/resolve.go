@@ -9,6 +9,7 @@ import (
 	"github.com/leasesim/leasesim/lease"
 	"github.com/leasesim/leasesim/mutants"
 	"github.com/leasesim/leasesim/scenarios"
+	"github.com/leasesim/leasesim/zoo/etcdraft"
 	"github.com/leasesim/leasesim/zoo/k8slease"
 	"github.com/leasesim/leasesim/zoo/redislock"
 )
@@ -47,7 +48,7 @@ func lookupScenarios(value string) ([]scenarios.Scenario, error) {
 // (their variants and mutants after each).
 func implementations() []lease.Impl {
 	impls := append([]lease.Impl{lease.Correct()}, mutants.All()...)
-	return append(impls,
+	impls = append(impls,
 		redislock.Impl(),
 		redislock.ImplWith(redislock.Options{Persistence: redislock.AppendFsyncEverySec}),
 		redislock.ImplWith(redislock.Options{Persistence: redislock.NoPersistence}),
@@ -56,6 +57,7 @@ func implementations() []lease.Impl {
 		k8slease.Unfenced(),
 		k8slease.Mutant(),
 	)
+	return append(impls, etcdraft.All()...)
 }
 
 // lookupImpl resolves --impl: "correct", "mutant/NAME" or "zoo/NAME". The

@@ -1,0 +1,119 @@
+package etcdraft
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/leasesim/leasesim/lease"
+)
+
+// maxRedirects bounds how many times one call follows a redirect at once.
+const maxRedirects = 2
+
+// call is a request of a session awaiting its reply.
+type call struct {
+	s         *session
+	req       Request
+	sentAt    time.Duration // the holder's reading when it sent the request (last)
+	redirects int
+	timer     lease.Timer
+	onReply   func(r Reply, sentAt time.Duration)
+	onTimeout func()
+}
+
+// nextID returns a request id never used before by this node: the boot in
+// the high 32 bits, a counter in the low 32.
+func (h *holder) nextID() uint64 {
+	if h.seq == math.MaxUint32 {
+		panic(fmt.Sprintf("etcdraft: invariant request-ids-left: boot %d used every id", h.boot))
+	}
+	h.seq++
+	return h.boot<<32 | uint64(h.seq)
+}
+
+// send sends req to the member believed to lead, with a fresh id, and
+// returns the id.
+func (h *holder) send(req Request) uint64 {
+	req.ID, req.Client = h.nextID(), string(h.env.Self)
+	h.net.SendAny(h.members[h.target], req)
+	return req.ID
+}
+
+// call sends req for session s and arranges for exactly one of onReply
+// (with the send time) or onTimeout to run, unless the session moves on
+// first. A redirect to a known leader is followed at once (up to
+// maxRedirects); a member that knows no leader, or a timeout, moves the
+// holder on to the next member.
+func (h *holder) call(s *session, req Request, onReply func(Reply, time.Duration), onTimeout func()) {
+	h.issue(&call{s: s, req: req, onReply: onReply, onTimeout: onTimeout})
+}
+
+func (h *holder) issue(c *call) {
+	c.sentAt = h.env.Clock.Now()
+	id := h.send(c.req)
+	c.s.inflight = id
+	h.calls[id] = c
+	c.timer = h.after(h.cfg.RequestTimeout, func() { h.timedOut(id) })
+}
+
+// replied hands a member's reply to the call that awaits it.
+func (h *holder) replied(r Reply) {
+	c := h.calls[r.ID]
+	if c == nil || c.req.Op != r.Op {
+		return // a duplicate, a late reply, or the reply to a revoke nobody awaits
+	}
+	delete(h.calls, r.ID)
+	c.timer.Stop()
+	if c.s.released || c.s.inflight != r.ID {
+		return
+	}
+	c.s.inflight = 0
+	if r.Err == ErrNotLeader {
+		if i := h.memberIndex(r.Leader); i >= 0 && c.redirects < maxRedirects {
+			h.target = i
+			c.redirects++
+			h.issue(c)
+			return
+		} else if i < 0 {
+			h.target = (h.target + 1) % len(h.members)
+		}
+	}
+	c.onReply(r, c.sentAt)
+	h.keepAliveIfDue(c.s)
+}
+
+// timedOut gives up on the call id if its reply has not come, and moves
+// on to the next member.
+func (h *holder) timedOut(id uint64) {
+	c := h.calls[id]
+	if c == nil {
+		return
+	}
+	delete(h.calls, id)
+	if c.s.released || c.s.inflight != id {
+		return
+	}
+	c.s.inflight = 0
+	h.target = (h.target + 1) % len(h.members)
+	c.onTimeout()
+	h.keepAliveIfDue(c.s)
+}
+
+// keepAliveIfDue sends a keepalive deferred while another request was in
+// flight.
+func (h *holder) keepAliveIfDue(s *session) {
+	if s.kaDue && s.inflight == 0 && s.lease != 0 && !s.released {
+		h.keepAlive(s)
+	}
+}
+
+// memberIndex returns the index of the member at addr, or -1.
+func (h *holder) memberIndex(addr string) int {
+	for i, m := range h.members {
+		if string(m) == addr {
+			return i
+		}
+	}
+	return -1
+}

@@ -1,0 +1,154 @@
+package etcdraft
+
+import (
+	"encoding/binary"
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/leasesim/leasesim/lease"
+)
+
+// keyHolderBoots is the holder's durable boot counter: the high 32 bits of
+// its request ids, so that ids never repeat across its restarts.
+const keyHolderBoots = "etcdraft/holder/boots"
+
+// holder is an etcd client session manager: per resource it grants a
+// lease, creates the resource's key attached to it (the fencing token is
+// the key's create revision) and keeps the lease alive. It sends each
+// request to the member it believes leads, follows redirects, and tries
+// the next member when a request times out.
+type holder struct {
+	env      lease.Env
+	net      lease.AnyTransport
+	cfg      lease.Config
+	validity time.Duration
+	members  []lease.Addr
+	target   int // index into members of the member requests go to
+	store    lease.Addr
+	boot     uint64
+	seq      uint32
+	sessions map[string]*session   // by resource; looked up, never iterated
+	calls    map[uint64]*call      // requests awaiting a reply, by id; looked up, never iterated
+	writes   map[uint64]*writeCall // writes awaiting a reply, by id; looked up, never iterated
+}
+
+var (
+	_ lease.Holder  = (*holder)(nil)
+	_ lease.AnyNode = (*holder)(nil)
+)
+
+// newHolder boots a holder on env that leases through the members and
+// writes to the fenced store at store.
+func newHolder(env lease.Env, cfg lease.Config, members []lease.Addr, store lease.Addr) (*holder, error) {
+	net, ok := env.Net.(lease.AnyTransport)
+	if !ok {
+		return nil, fmt.Errorf("new etcdraft holder: env.Net is a %T, not a lease.AnyTransport: %w", env.Net, lease.ErrInvalidConfig)
+	}
+	cfg = cfg.WithDefaults()
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("new etcdraft holder: %w", err)
+	}
+	h := &holder{env: env, net: net, cfg: cfg, validity: cfg.HolderValidity(cfg.TTL), members: members, store: store,
+		sessions: make(map[string]*session), calls: make(map[uint64]*call), writes: make(map[uint64]*writeCall)}
+	var err error
+	if h.boot, err = nextBoot(env.Store); err != nil {
+		return nil, fmt.Errorf("new etcdraft holder: %w", err)
+	}
+	return h, nil
+}
+
+// nextBoot counts this boot in store, durably, and returns its number.
+func nextBoot(store lease.Storage) (uint64, error) {
+	var boot uint64
+	if b, ok := store.Get(keyHolderBoots); ok && len(b) == 8 {
+		boot = binary.BigEndian.Uint64(b)
+	}
+	boot++
+	if boot > math.MaxUint32 {
+		panic(fmt.Sprintf("etcdraft: invariant boots-fit-request-id: boot %d", boot))
+	}
+	store.Put(keyHolderBoots, binary.BigEndian.AppendUint64(nil, boot))
+	if err := store.Sync(); err != nil {
+		return 0, fmt.Errorf("persisting boot %d: %w", boot, err)
+	}
+	return boot, nil
+}
+
+// Acquire starts leasing resource and keeps it (keepalives, and leasing
+// again after a loss) until Release. Attached registrations are not
+// supported: an Acquire with Keys fails at once through OnLost.
+func (h *holder) Acquire(resource string, opts lease.AcquireOptions) {
+	if h.sessions[resource] != nil {
+		return
+	}
+	if len(opts.Keys) > 0 {
+		if opts.OnLost != nil {
+			opts.OnLost(resource, 0, fmt.Errorf("acquire %q: attached registrations are not supported: %w",
+				resource, lease.ErrBadRequest))
+		}
+		return
+	}
+	s := &session{resource: resource, onGrant: opts.OnGrant, onLost: opts.OnLost}
+	h.sessions[resource] = s
+	h.grant(s)
+}
+
+// Release stops believing at once and revokes the lease (best effort),
+// which deletes the key.
+func (h *holder) Release(resource string) {
+	s := h.sessions[resource]
+	if s == nil {
+		return
+	}
+	delete(h.sessions, resource)
+	believing, token, id := s.believing, s.token, s.lease
+	s.stop()
+	s.released = true
+	if id != 0 {
+		h.send(Request{Op: OpRevoke, Lease: id})
+	}
+	if believing {
+		h.observe(lease.Event{Kind: lease.EventRelease, Resource: resource, Token: token})
+	}
+}
+
+// Valid returns the grant while the holder believes it holds resource.
+func (h *holder) Valid(resource string) (lease.Grant, bool) {
+	s := h.sessions[resource]
+	if s == nil || !s.believing || h.env.Clock.Now() >= s.until {
+		return lease.Grant{}, false
+	}
+	return s.grant(h.cfg.TTL), true
+}
+
+// Deliver takes the fenced store's replies (leasesim's messages).
+func (h *holder) Deliver(_ lease.Addr, m lease.Message) {
+	if m.Kind == lease.KindWriteReply {
+		h.written(m)
+	}
+}
+
+// DeliverAny takes the members' replies.
+func (h *holder) DeliverAny(_ lease.Addr, m any) {
+	if r, ok := m.(Reply); ok {
+		h.replied(r)
+	}
+}
+
+// observe stamps ev with the node and its clocks and reports it.
+func (h *holder) observe(ev lease.Event) {
+	if h.env.Observer == nil {
+		return
+	}
+	ev.Node, ev.Local = h.env.Self, h.env.Clock.Now()
+	if h.env.Wall != nil {
+		ev.Wall = h.env.Wall.WallNow()
+	}
+	h.env.Observer.Observe(ev)
+}
+
+// after arms f after d on the holder's clock.
+func (h *holder) after(d time.Duration, f func()) lease.Timer {
+	return h.env.Clock.AfterFunc(max(d, 0), f)
+}

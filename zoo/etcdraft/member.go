@@ -1,0 +1,255 @@
+package etcdraft
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"time"
+
+	"go.etcd.io/raft/v3"
+	"go.etcd.io/raft/v3/raftpb"
+
+	"github.com/leasesim/leasesim/lease"
+)
+
+// member is one node of the replicated lease store: a raft.RawNode over
+// the member's durable log, with the lessor applied from it. It is the
+// Impl's grantor (every member is built by NewGrantor).
+type member struct {
+	env   lease.Env
+	net   lease.AnyTransport
+	o     settings
+	id    uint64 // raft id: 1 for the first member
+	peers []lease.Addr
+	rn    *raft.RawNode
+	disk  *disk
+	rnd   *seededReader
+	st    *lessor
+	cs    raftpb.ConfState
+
+	applied, snapIndex uint64
+	leader             bool   // raft's own state is Leader
+	lead               uint64 // the leader raft knows, 0 if none
+
+	// The primary lessor (etcd's): the leader's, which alone keeps
+	// expiry deadlines on its own clock, revokes and checkpoints.
+	primary        bool
+	primaryTerm    uint64
+	expiry         map[int64]time.Duration // by lease; looked up, never iterated
+	revoking       map[int64]bool          // revokes proposed, not yet applied; looked up, never iterated
+	nextCheckpoint time.Duration
+
+	pending []Request  // proposals this member awaits to apply, oldest first
+	reads   []readWait // ReadIndex requests awaiting their read state, by context (index), oldest first
+	waiting []readWait // reads whose index is not applied yet, in order
+	readSeq uint64
+}
+
+// readWait is a read awaiting its read state (index is then the
+// context's sequence number) or its index's application.
+type readWait struct {
+	index uint64
+	req   Request
+}
+
+var (
+	_ lease.Grantor = (*member)(nil)
+	_ lease.AnyNode = (*member)(nil)
+)
+
+// newMember boots the member at env.Self: it loads its log, starts its
+// RawNode and its tick timer. Member 1 campaigns on its first boot, so
+// the cluster starts with it as leader.
+func newMember(env lease.Env, cfg lease.Config, o settings) (*member, error) {
+	net, ok := env.Net.(lease.AnyTransport)
+	if !ok {
+		return nil, fmt.Errorf("new etcdraft member: env.Net is a %T, not a lease.AnyTransport: %w", env.Net, lease.ErrInvalidConfig)
+	}
+	base, idx, ok := lease.ParseMember(env.Self, o.members)
+	if !ok {
+		return nil, fmt.Errorf("new etcdraft member: %s is not a member of a %d-member store: %w", env.Self, o.members,
+			lease.ErrInvalidConfig)
+	}
+	installReader()
+	m := &member{env: env, net: net, o: o, id: uint64(idx + 1), peers: lease.MemberAddrs(base, o.members),
+		rnd: newSeededReader(env.Rand), expiry: make(map[int64]time.Duration), revoking: make(map[int64]bool),
+	}
+	d, snap, fresh, err := openDisk(env.Store, o.members)
+	if err != nil {
+		return nil, fmt.Errorf("new etcdraft member %s: %w", env.Self, err)
+	}
+	m.disk, m.cs = d, snap.Metadata.ConfState
+	if m.st, err = unmarshalLessor(snap.Data); err != nil {
+		return nil, fmt.Errorf("new etcdraft member %s: %w", env.Self, err)
+	}
+	m.applied, m.snapIndex = snap.Metadata.Index, snap.Metadata.Index
+	rc := &raft.Config{ID: m.id, ElectionTick: o.electionTicks, HeartbeatTick: o.heartbeatTicks, Storage: d.ms,
+		Applied: m.applied, MaxSizePerMsg: 1 << 20, MaxInflightMsgs: 256, CheckQuorum: true, PreVote: true,
+		Logger: quietLogger{}}
+	if o.leaseBasedReads {
+		rc.ReadOnlyOption = raft.ReadOnlyLeaseBased
+	}
+	withRaft(m.rnd, func() { m.rn, err = raft.NewRawNode(rc) })
+	if err != nil {
+		return nil, fmt.Errorf("new etcdraft member %s: %w", env.Self, err)
+	}
+	if fresh && m.id == 1 {
+		withRaft(m.rnd, func() { err = m.rn.Campaign() })
+		if err != nil {
+			return nil, fmt.Errorf("new etcdraft member %s: campaign: %w", env.Self, err)
+		}
+	}
+	m.ready()
+	m.env.Clock.AfterFunc(o.tick, m.tick)
+	return m, nil
+}
+
+// Deliver ignores leasesim's own messages: the store speaks its own.
+func (m *member) Deliver(lease.Addr, lease.Message) {}
+
+// DeliverAny takes raft messages from the other members and requests
+// from holders.
+func (m *member) DeliverAny(from lease.Addr, msg any) {
+	switch x := msg.(type) {
+	case raftMsg:
+		var err error
+		withRaft(m.rnd, func() { err = m.rn.Step(x.m) })
+		if err != nil && !errors.Is(err, raft.ErrStepLocalMsg) && !errors.Is(err, raft.ErrStepPeerNotFound) {
+			panic(fmt.Sprintf("etcdraft: invariant step: %s stepping %v: %v", m.env.Self, x.m.Type, err))
+		}
+		m.ready()
+	case Request:
+		m.request(x)
+		m.ready()
+	}
+}
+
+// tick advances raft's logical clock and runs the primary's duties, every
+// tick of the member's own clock.
+func (m *member) tick() {
+	withRaft(m.rnd, func() { m.rn.Tick() })
+	m.ready()
+	m.primaryDuties()
+	m.ready()
+	m.env.Clock.AfterFunc(m.o.tick, m.tick)
+}
+
+// ready honours the Ready contract until raft has nothing more: persist
+// and sync, then send, then apply, then advance.
+func (m *member) ready() {
+	for {
+		var rd raft.Ready
+		has := false
+		withRaft(m.rnd, func() {
+			if has = m.rn.HasReady(); has {
+				rd = m.rn.Ready()
+			}
+		})
+		if !has {
+			return
+		}
+		if rd.SoftState != nil {
+			m.leader, m.lead = rd.SoftState.RaftState == raft.StateLeader, rd.SoftState.Lead
+		}
+		if err := m.disk.save(&rd); err != nil {
+			panic(fmt.Sprintf("etcdraft: invariant durable-log: %s: %v", m.env.Self, err))
+		}
+		if !raft.IsEmptySnap(rd.Snapshot) {
+			m.restore(rd.Snapshot)
+		}
+		for _, msg := range rd.Messages {
+			m.net.SendAny(m.peers[msg.To-1], raftMsg{m: msg})
+			if msg.Type == raftpb.MsgSnap {
+				withRaft(m.rnd, func() { m.rn.ReportSnapshot(msg.To, raft.SnapshotFinish) })
+			}
+		}
+		m.leadership(rd.HardState.Term)
+		m.apply(rd.CommittedEntries)
+		for _, rs := range rd.ReadStates {
+			m.readReady(rs)
+		}
+		withRaft(m.rnd, func() { m.rn.Advance(rd) })
+		m.serveReads()
+		m.maybeCompact()
+	}
+}
+
+// restore replaces the lessor with a snapshot's, received from the
+// leader.
+func (m *member) restore(snap raftpb.Snapshot) {
+	st, err := unmarshalLessor(snap.Data)
+	if err != nil {
+		panic(fmt.Sprintf("etcdraft: invariant snapshot-format: %s: %v", m.env.Self, err))
+	}
+	m.st, m.cs = st, snap.Metadata.ConfState
+	m.applied, m.snapIndex = snap.Metadata.Index, snap.Metadata.Index
+}
+
+// leadership promotes or demotes the lessor when raft's state changed.
+func (m *member) leadership(term uint64) {
+	switch {
+	case m.leader && !m.primary:
+		m.promote(max(term, m.rn.BasicStatus().Term))
+	case !m.leader && m.primary && !m.o.bugs.lazyDemote:
+		m.demote()
+	}
+}
+
+// promote makes the lessor primary, as etcd's Lessor.Promote: every
+// lease's deadline is now + its remaining TTL (the checkpointed one, or
+// the full TTL) + the election timeout, since the old leader may have
+// kept a lease alive until it stepped down.
+func (m *member) promote(term uint64) {
+	now := m.env.Clock.Now()
+	m.primary, m.primaryTerm = true, term
+	extend := m.o.electionTimeout()
+	if m.o.bugs.noPromoteExtension {
+		extend = 0
+	}
+	for _, l := range m.st.leases {
+		rem := l.ttl
+		if l.remaining > 0 {
+			rem = l.remaining
+		}
+		m.expiry[l.id] = now + rem + extend
+	}
+	m.nextCheckpoint = now + m.o.checkpointInterval
+}
+
+// demote ends the lessor's primacy: deadlines are forgotten, and requests
+// in flight are answered "not leader" (a proposal may still commit).
+func (m *member) demote() {
+	m.primary = false
+	clear(m.expiry)
+	clear(m.revoking)
+	m.nextCheckpoint = 0
+	for _, req := range m.pending {
+		m.notLeader(req)
+	}
+	for _, w := range m.reads {
+		m.notLeader(w.req)
+	}
+	for _, w := range m.waiting {
+		m.notLeader(w.req)
+	}
+	m.pending, m.reads, m.waiting = m.pending[:0], m.reads[:0], m.waiting[:0]
+}
+
+// quietLogger discards raft's logging but keeps its panics.
+type quietLogger struct{}
+
+func (quietLogger) Debug(...any)              {}
+func (quietLogger) Debugf(string, ...any)     {}
+func (quietLogger) Error(...any)              {}
+func (quietLogger) Errorf(string, ...any)     {}
+func (quietLogger) Info(...any)               {}
+func (quietLogger) Infof(string, ...any)      {}
+func (quietLogger) Warning(...any)            {}
+func (quietLogger) Warningf(string, ...any)   {}
+func (quietLogger) Fatal(v ...any)            { panic(fmt.Sprint(v...)) }
+func (quietLogger) Fatalf(f string, v ...any) { panic(fmt.Sprintf(f, v...)) }
+func (quietLogger) Panic(v ...any)            { panic(fmt.Sprint(v...)) }
+func (quietLogger) Panicf(f string, v ...any) { panic(fmt.Sprintf(f, v...)) }
+
+// readCtx is a ReadIndex context: the member's read sequence number.
+func readCtx(seq uint64) []byte { return binary.BigEndian.AppendUint64(nil, seq) }

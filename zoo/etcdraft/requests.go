@@ -1,0 +1,251 @@
+package etcdraft
+
+import (
+	"fmt"
+
+	"encoding/binary"
+	"github.com/leasesim/leasesim/lease"
+
+	"go.etcd.io/raft/v3"
+	"go.etcd.io/raft/v3/raftpb"
+)
+
+// request handles a holder's request: changes are proposed through the
+// log, keepalives and reads wait for a ReadIndex round (or raft's lease,
+// with lease-based reads); a member that is not the leader redirects.
+func (m *member) request(req Request) {
+	if req.Op == OpKeepAlive && !m.leader && m.o.bugs.followerKeepalive {
+		m.keepAliveStale(req)
+		return
+	}
+	if !m.leader {
+		m.notLeader(req)
+		return
+	}
+	switch req.Op {
+	case OpGrant, OpRevoke, OpCreate:
+		c := command{client: req.Client, id: req.ID, key: req.Key, value: req.Value, lease: req.Lease, ttl: req.TTL}
+		c.kind = map[Op]cmdKind{OpGrant: cmdGrant, OpRevoke: cmdRevoke, OpCreate: cmdCreate}[req.Op]
+		if err := m.propose(&c); err != nil {
+			m.notLeader(req)
+			return
+		}
+		m.pending = append(m.pending, req)
+	case OpKeepAlive, OpGet:
+		m.readSeq++
+		m.reads = append(m.reads, readWait{index: m.readSeq, req: req})
+		ctx := readCtx(m.readSeq)
+		withRaft(m.rnd, func() { m.rn.ReadIndex(ctx) })
+	default:
+		m.reply(Reply{Op: req.Op, Client: req.Client, ID: req.ID, Err: ErrBadRequest})
+	}
+}
+
+// propose proposes c through the log.
+func (m *member) propose(c *command) error {
+	data := c.encode(nil)
+	var err error
+	withRaft(m.rnd, func() { err = m.rn.Propose(data) })
+	return err
+}
+
+// readReady takes a read state: the read is served once its index is
+// applied.
+func (m *member) readReady(rs raft.ReadState) {
+	if len(rs.RequestCtx) != 8 {
+		return
+	}
+	seq := binary.BigEndian.Uint64(rs.RequestCtx)
+	for i, w := range m.reads {
+		if w.index == seq {
+			m.reads = append(m.reads[:i], m.reads[i+1:]...)
+			m.waiting = append(m.waiting, readWait{index: rs.Index, req: w.req})
+			return
+		}
+	}
+}
+
+// serveReads serves the reads whose index is applied, in order.
+func (m *member) serveReads() {
+	n := 0
+	for _, w := range m.waiting {
+		if w.index > m.applied {
+			m.waiting[n] = w
+			n++
+			continue
+		}
+		switch w.req.Op {
+		case OpKeepAlive:
+			m.keepAlive(w.req)
+		case OpGet:
+			m.get(w.req)
+		}
+	}
+	m.waiting = m.waiting[:n]
+}
+
+// keepAlive renews a lease at the primary, as etcd's Lessor.Renew: a
+// lease whose deadline has passed is not found (its revoke is on its way);
+// with checkpointing, a checkpointed remaining TTL is reset to the full
+// TTL through the log.
+func (m *member) keepAlive(req Request) {
+	if !m.leader || !m.primary {
+		m.notLeader(req)
+		return
+	}
+	l := m.st.lease(req.Lease)
+	now := m.env.Clock.Now()
+	if l == nil || m.expiry[l.id] <= now {
+		m.reply(Reply{Op: req.Op, Client: req.Client, ID: req.ID, Err: ErrLeaseNotFound})
+		return
+	}
+	m.expiry[l.id] = now + l.ttl
+	if m.o.checkpoints && l.remaining > 0 && m.checkpointing() {
+		_ = m.propose(&command{kind: cmdCheckpoint, checkpoints: []checkpoint{{lease: l.id}}})
+	}
+	m.reply(Reply{Op: req.Op, Client: req.Client, ID: req.ID, TTL: l.ttl})
+}
+
+// keepAliveStale is the follower-keepalive bug: a follower answers from
+// its own applied state, which may lag the leader's.
+func (m *member) keepAliveStale(req Request) {
+	l := m.st.lease(req.Lease)
+	if l == nil {
+		m.reply(Reply{Op: req.Op, Client: req.Client, ID: req.ID, Err: ErrLeaseNotFound})
+		return
+	}
+	m.reply(Reply{Op: req.Op, Client: req.Client, ID: req.ID, TTL: l.ttl})
+}
+
+// get answers a read of a key.
+func (m *member) get(req Request) {
+	r := Reply{Op: req.Op, Client: req.Client, ID: req.ID, Revision: m.st.rev}
+	if i, ok := m.st.keyIndex(req.Key); ok {
+		k := m.st.keys[i]
+		r.OK, r.Value, r.CreateRevision, r.ModRevision, r.KeyLease = true, k.value, k.create, k.mod, k.lease
+	}
+	m.reply(r)
+}
+
+// apply applies committed entries to the lessor and answers the requests
+// this member proposed.
+func (m *member) apply(ents []raftpb.Entry) {
+	for i := range ents {
+		e := &ents[i]
+		if e.Index <= m.applied {
+			continue
+		}
+		m.applied = e.Index
+		if m.primary && !m.leader && e.Term > m.primaryTerm { // lazyDemote: the apply loop sees the new leader
+			m.demote()
+		}
+		if e.Type != raftpb.EntryNormal || len(e.Data) == 0 {
+			continue
+		}
+		c, err := decodeCommand(e.Data)
+		if err != nil {
+			panic("etcdraft: invariant command-format: " + err.Error())
+		}
+		res := m.st.apply(e.Index, c)
+		switch c.kind {
+		case cmdGrant:
+			if m.primary && res.err == ErrNone {
+				m.expiry[res.lease] = m.env.Clock.Now() + res.ttl
+			}
+		case cmdRevoke:
+			delete(m.expiry, c.lease)
+			delete(m.revoking, c.lease)
+		}
+		m.answer(c, res)
+	}
+}
+
+// answer replies to the request c came from, if this member proposed it.
+func (m *member) answer(c command, res result) {
+	if c.client == "" {
+		return
+	}
+	for i, req := range m.pending {
+		if req.Client != c.client || req.ID != c.id {
+			continue
+		}
+		m.pending = append(m.pending[:i], m.pending[i+1:]...)
+		r := Reply{Op: req.Op, Client: req.Client, ID: req.ID, Err: res.err, OK: res.ok, Lease: res.lease,
+			TTL: res.ttl, Revision: m.st.rev}
+		if req.Op == OpCreate && res.err == ErrNone {
+			r.Value, r.CreateRevision, r.ModRevision, r.KeyLease = res.key.value, res.key.create, res.key.mod, res.key.lease
+		}
+		m.reply(r)
+		return
+	}
+}
+
+// primaryDuties revokes expired leases and checkpoints remaining TTLs, on
+// the primary only. A revoke is proposed only while raft itself says this
+// member leads (etcd PR #12531), unless the lessor was left primary by a
+// stall (lazyDemote), in which case raft forwards it to the new leader.
+func (m *member) primaryDuties() {
+	if !m.primary || (!m.leader && !m.o.bugs.lazyDemote) {
+		return
+	}
+	now := m.env.Clock.Now()
+	for _, l := range m.st.leases {
+		if at, ok := m.expiry[l.id]; ok && at <= now && !m.revoking[l.id] {
+			m.revoking[l.id] = true
+			_ = m.propose(&command{kind: cmdRevoke, lease: l.id})
+		}
+	}
+	if !m.leader || !m.o.checkpoints || !m.checkpointing() || now < m.nextCheckpoint {
+		return
+	}
+	m.nextCheckpoint = now + m.o.checkpointInterval
+	var cps []checkpoint
+	for _, l := range m.st.leases {
+		if at, ok := m.expiry[l.id]; ok && at > now {
+			cps = append(cps, checkpoint{lease: l.id, remaining: at - now})
+		}
+	}
+	if len(cps) > 0 {
+		_ = m.propose(&command{kind: cmdCheckpoint, checkpoints: cps})
+	}
+}
+
+// firstLeaderTerm is the term of the cluster's first leader: the
+// bootstrap snapshot is at term 1 and member 1's first campaign wins term
+// 2 (a pre-vote does not raise the term).
+const firstLeaderTerm = 2
+
+// checkpointing says whether this primary checkpoints remaining TTLs:
+// always, but with checkpointFirstLeaderOnly only in the first leader's
+// term (etcd before PR #13491: scheduling stopped after the first leader
+// change).
+func (m *member) checkpointing() bool {
+	return !m.o.bugs.checkpointFirstLeaderOnly || m.primaryTerm <= firstLeaderTerm
+}
+
+// maybeCompact snapshots the lessor and compacts the log every
+// snapshotEvery applied entries.
+func (m *member) maybeCompact() {
+	if m.applied < m.snapIndex+m.o.snapshotEvery {
+		return
+	}
+	if err := m.disk.compact(m.applied, m.cs, m.st.marshal(), m.o.keepEntries); err != nil {
+		panic(fmt.Sprintf("etcdraft: invariant compact: %s: %v", m.env.Self, err))
+	}
+	m.snapIndex = m.applied
+}
+
+// notLeader redirects a request to the leader this member knows.
+func (m *member) notLeader(req Request) {
+	r := Reply{Op: req.Op, Client: req.Client, ID: req.ID, Err: ErrNotLeader}
+	if m.lead != 0 && m.lead != m.id && int(m.lead) <= len(m.peers) {
+		r.Leader = string(m.peers[m.lead-1])
+	}
+	m.reply(r)
+}
+
+// reply sends r to its client, stamped with this member's clock.
+func (m *member) reply(r Reply) {
+	r.ServerTime = m.env.Clock.Now()
+	m.net.SendAny(lease.Addr(r.Client), r)
+}

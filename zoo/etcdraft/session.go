@@ -1,0 +1,248 @@
+package etcdraft
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/leasesim/leasesim/lease"
+)
+
+// phase is where a session is in holding its resource.
+type phase uint8
+
+const (
+	// phaseWaiting: backing off before granting a lease.
+	phaseWaiting phase = iota
+	// phaseGrant: LeaseGrant is in flight.
+	phaseGrant
+	// phaseCreate: the lease is alive; the create of the resource's key
+	// attached to it is in flight, or waits for the key to be free.
+	phaseCreate
+	// phaseHeld: the key is ours under token; the lease is kept alive.
+	phaseHeld
+)
+
+// session is one resource's lease and key, from Acquire to Release.
+type session struct {
+	resource string
+	onGrant  func(lease.Grant)
+	onLost   func(resource string, token uint64, err error)
+
+	phase phase
+	lease int64  // the lease granted; 0 while waiting or granting
+	token uint64 // the key's create revision; 0 until the key is ours
+	// aliveAt is the send time of the last grant or keepalive the primary
+	// answered: the lease lives at least TTL after it on the primary's
+	// clock, so the holder may believe until aliveAt + validity.
+	aliveAt   time.Duration
+	believing bool
+	until     time.Duration
+	backoff   time.Duration
+	wait      lease.Timer // the next step (a grant, a create)
+	renew     lease.Timer // the next keepalive
+	expiry    lease.Timer // the end of belief
+	inflight  uint64      // the session's request in flight; 0 if none
+	kaDue     bool        // a keepalive is due once the request in flight is answered
+	released  bool
+}
+
+// grant is the session's belief as a lease.Grant.
+func (s *session) grant(ttl time.Duration) lease.Grant {
+	return lease.Grant{Resource: s.resource, Token: s.token, TTL: ttl, Deadline: s.until}
+}
+
+// stop cancels the session's timers and forgets its request in flight.
+func (s *session) stop() {
+	stopTimer(s.wait)
+	stopTimer(s.renew)
+	stopTimer(s.expiry)
+	s.wait, s.renew, s.expiry, s.inflight, s.believing, s.kaDue = nil, nil, nil, 0, false, false
+}
+
+func stopTimer(t lease.Timer) {
+	if t != nil {
+		t.Stop()
+	}
+}
+
+// grant asks for a lease of the configured TTL.
+func (h *holder) grant(s *session) {
+	s.phase, s.lease, s.token = phaseGrant, 0, 0
+	h.call(s, Request{Op: OpGrant, TTL: h.cfg.TTL}, func(r Reply, sentAt time.Duration) {
+		if r.Err != ErrNone || r.Lease <= 0 {
+			h.retry(s)
+			return
+		}
+		s.lease, s.aliveAt, s.phase = r.Lease, sentAt, phaseCreate
+		h.scheduleKeepAlive(s)
+		h.create(s)
+	}, func() { h.grant(s) })
+}
+
+// create puts the resource's key attached to the lease if it does not
+// exist. A key already attached to our lease is ours (a retried create
+// whose first reply was lost); a key of another lease means wait and try
+// again, keeping the lease alive.
+func (h *holder) create(s *session) {
+	req := Request{Op: OpCreate, Key: s.resource, Value: string(h.env.Self), Lease: s.lease}
+	h.call(s, req, func(r Reply, _ time.Duration) {
+		switch {
+		case r.Err == ErrLeaseNotFound:
+			h.retry(s)
+		case r.Err != ErrNone:
+			h.later(s, func() { h.create(s) })
+		case r.KeyLease == s.lease && r.CreateRevision > 0:
+			s.phase, s.token, s.backoff = phaseHeld, uint64(r.CreateRevision), 0
+			h.believe(s)
+		default:
+			h.later(s, func() { h.create(s) })
+		}
+	}, func() { h.create(s) })
+}
+
+// scheduleKeepAlive arms the next keepalive a renew interval after the
+// lease was last known alive.
+func (h *holder) scheduleKeepAlive(s *session) {
+	stopTimer(s.renew)
+	s.renew = h.after(s.aliveAt+h.cfg.RenewInterval-h.env.Clock.Now(), func() {
+		if s.released || s.lease == 0 {
+			return
+		}
+		if s.inflight != 0 {
+			s.kaDue = true
+			return
+		}
+		h.keepAlive(s)
+	})
+}
+
+// keepAlive renews the lease at the primary.
+func (h *holder) keepAlive(s *session) {
+	s.kaDue = false
+	id := s.lease
+	h.call(s, Request{Op: OpKeepAlive, Lease: id}, func(r Reply, sentAt time.Duration) {
+		if s.lease != id {
+			return
+		}
+		switch {
+		case r.Err == ErrLeaseNotFound:
+			h.leaseGone(s)
+		case r.Err != ErrNone || r.TTL <= 0:
+			h.later(s, func() { h.keepAlive(s) })
+		default:
+			s.aliveAt = max(s.aliveAt, sentAt)
+			h.scheduleKeepAlive(s)
+			if s.phase == phaseHeld {
+				h.believe(s)
+			}
+			h.resume(s)
+		}
+	}, func() { h.keepAlive(s) })
+}
+
+// resume runs a step deferred while the keepalive was in flight.
+func (h *holder) resume(s *session) {
+	if s.phase == phaseCreate && s.inflight == 0 && s.wait == nil {
+		h.create(s)
+	}
+}
+
+// believe extends belief to aliveAt + validity; a session that did not
+// believe starts believing (a new grant).
+func (h *holder) believe(s *session) {
+	until, now := s.aliveAt+h.validity, h.env.Clock.Now()
+	if until <= now || (s.believing && until <= s.until) {
+		return
+	}
+	stopTimer(s.expiry)
+	s.expiry = h.after(until-now, func() { h.expire(s) })
+	if s.believing {
+		s.until = until
+		h.observe(lease.Event{Kind: lease.EventRenew, Resource: s.resource, Token: s.token, Deadline: until})
+		return
+	}
+	s.believing, s.until = true, until
+	h.observe(lease.Event{Kind: lease.EventGrant, Resource: s.resource, Token: s.token, Deadline: until})
+	if s.onGrant != nil {
+		s.onGrant(s.grant(h.cfg.TTL)) // last: the callback may release
+	}
+}
+
+// expire ends belief when the holder's clock reaches its deadline. The
+// session keeps its lease alive: a keepalive that succeeds believes again
+// (the key is attached to the lease, so it is still ours).
+func (h *holder) expire(s *session) {
+	if s.released || !s.believing || h.env.Clock.Now() < s.until {
+		return
+	}
+	s.believing = false
+	h.observe(lease.Event{Kind: lease.EventLost, Resource: s.resource, Token: s.token})
+	h.lost(s, s.token, fmt.Errorf("lease %d on %q, token %d: deadline passed without a keepalive: %w",
+		s.lease, s.resource, s.token, lease.ErrLeaseExpired))
+}
+
+// leaseGone handles a keepalive that found the lease gone: the key went
+// with it. Belief ends, if it had not, and the session starts afresh.
+func (h *holder) leaseGone(s *session) {
+	believing, token, id := s.believing, s.token, s.lease
+	h.retry(s)
+	if believing {
+		h.observe(lease.Event{Kind: lease.EventLost, Resource: s.resource, Token: token})
+		h.lost(s, token, fmt.Errorf("lease %d on %q, token %d: not found: %w", id, s.resource, token,
+			lease.ErrLeaseExpired))
+	}
+}
+
+// fenced handles a write refused under token: a newer token wrote, so the
+// holder stops believing, revokes its lease and starts afresh.
+func (h *holder) fenced(resource string, token uint64, err error) {
+	s := h.sessions[resource]
+	h.observe(lease.Event{Kind: lease.EventFenced, Resource: resource, Token: token, Err: err.Error()})
+	if s == nil || s.token != token || s.phase != phaseHeld {
+		return
+	}
+	believing := s.believing
+	if s.lease != 0 {
+		h.send(Request{Op: OpRevoke, Lease: s.lease})
+	}
+	h.retry(s)
+	if believing {
+		h.lost(s, token, err)
+	}
+}
+
+// retry drops the session's lease and grants a new one after a jittered
+// exponential backoff from BackoffMin to BackoffMax.
+func (h *holder) retry(s *session) {
+	if s.released {
+		return
+	}
+	s.stop()
+	s.phase, s.lease, s.token = phaseWaiting, 0, 0
+	h.later(s, func() {
+		if s.phase == phaseWaiting {
+			h.grant(s)
+		}
+	})
+}
+
+// later runs step after the session's next backoff, unless released.
+func (h *holder) later(s *session, step func()) {
+	s.backoff = min(max(2*s.backoff, h.cfg.BackoffMin), h.cfg.BackoffMax)
+	half := s.backoff / 2
+	d := half + time.Duration(h.env.Rand.Int64N(int64(s.backoff-half)+1))
+	stopTimer(s.wait)
+	s.wait = h.after(d, func() {
+		s.wait = nil
+		if !s.released && s.inflight == 0 {
+			step()
+		}
+	})
+}
+
+// lost tells the session's owner that belief under token ended.
+func (h *holder) lost(s *session, token uint64, err error) {
+	if s.onLost != nil {
+		s.onLost(s.resource, token, err)
+	}
+}
