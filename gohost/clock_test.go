@@ -237,3 +237,91 @@ func TestClockDeterministicHash(t *testing.T) {
 	assert.NotEqual(t, plain.Hash, fast.Hash)
 	assert.Equal(t, uint64(0xd5f0f851e8411ed9), fast.Hash, "golden hash of seed 3 (%d events)", len(fast.Events))
 }
+
+// Local copies of k8s.io/utils/clock's WithTickerAndDelayedExecution and
+// clockwork's Clock (the core module imports neither). The adapters a zoo
+// module writes are the few lines below: Timer and Ticker fit both as
+// they are, only the methods that return them need forwarding.
+type (
+	k8sTimer interface {
+		C() <-chan time.Time
+		Stop() bool
+		Reset(d time.Duration) bool
+	}
+	k8sTicker interface {
+		C() <-chan time.Time
+		Stop()
+	}
+	k8sClock interface {
+		Now() time.Time
+		Since(time.Time) time.Duration
+		After(d time.Duration) <-chan time.Time
+		NewTimer(d time.Duration) k8sTimer
+		Sleep(d time.Duration)
+		Tick(d time.Duration) <-chan time.Time
+		NewTicker(time.Duration) k8sTicker
+		AfterFunc(d time.Duration, f func()) k8sTimer
+	}
+	cwTimer interface {
+		Chan() <-chan time.Time
+		Reset(d time.Duration) bool
+		Stop() bool
+	}
+	cwTicker interface {
+		Chan() <-chan time.Time
+		Reset(d time.Duration)
+		Stop()
+	}
+	cwClock interface {
+		After(d time.Duration) <-chan time.Time
+		Sleep(d time.Duration)
+		Now() time.Time
+		Since(t time.Time) time.Duration
+		Until(t time.Time) time.Duration
+		NewTicker(d time.Duration) cwTicker
+		NewTimer(d time.Duration) cwTimer
+		AfterFunc(d time.Duration, f func()) cwTimer
+	}
+)
+
+type k8sAdapter struct{ gohost.Clock }
+
+func (a k8sAdapter) NewTimer(d time.Duration) k8sTimer            { return a.Clock.NewTimer(d) }
+func (a k8sAdapter) NewTicker(d time.Duration) k8sTicker          { return a.Clock.NewTicker(d) }
+func (a k8sAdapter) AfterFunc(d time.Duration, f func()) k8sTimer { return a.Clock.AfterFunc(d, f) }
+
+type cwAdapter struct{ gohost.Clock }
+
+func (a cwAdapter) NewTimer(d time.Duration) cwTimer            { return a.Clock.NewTimer(d) }
+func (a cwAdapter) NewTicker(d time.Duration) cwTicker          { return a.Clock.NewTicker(d) }
+func (a cwAdapter) AfterFunc(d time.Duration, f func()) cwTimer { return a.Clock.AfterFunc(d, f) }
+
+var (
+	_ k8sClock = k8sAdapter{}
+	_ cwClock  = cwAdapter{}
+)
+
+// Through either adapter, a node 25% fast sees a 1s timer fire after 800ms.
+func TestClockAdapters(t *testing.T) {
+	var k8sAt, cwAt time.Duration
+	s := faults.Schedule{Version: faults.Version, HealAt: 4 * time.Second, Events: []faults.Event{
+		{At: 100 * time.Millisecond, Kind: faults.KindDrift, Node: "n", Drift: 0.25}}}
+	cfg := gohost.Config{Duration: 5 * time.Second, Schedule: s, Nodes: []gohost.NodeSpec{
+		{Name: "n", Run: func(ctx context.Context, n *gohost.Node) error {
+			start := time.Now()
+			sleepUntil(start, time.Second)
+			var k k8sClock = k8sAdapter{n.Clock()}
+			<-k.NewTimer(time.Second).C()
+			k8sAt = time.Since(start)
+			var c cwClock = cwAdapter{n.Clock()}
+			<-c.NewTimer(time.Second).Chan()
+			cwAt = time.Since(start)
+			<-ctx.Done()
+			return nil
+		}},
+	}}
+	res := gohost.Run(t, cfg, 1)
+	require.NoError(t, res.Err())
+	assert.Equal(t, 1800*time.Millisecond, k8sAt)
+	assert.Equal(t, 2600*time.Millisecond, cwAt)
+}
