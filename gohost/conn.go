@@ -103,7 +103,8 @@ func (h *host) send(p *pipe, s segment) {
 // deliverable reports whether p can deliver now: its link is up and its
 // destination is not paused. Callers hold mu.
 func (h *host) deliverable(p *pipe) bool {
-	return !h.cut[link{p.from.spec.Name, p.to.spec.Name}] && !p.to.paused && h.now() >= p.holdUntil
+	return !h.cut[link{p.from.spec.Name, p.to.spec.Name}] && !p.to.paused &&
+		(p.holdUntil == 0 || h.now() >= p.holdUntil)
 }
 
 // deliver hands a segment to its destination, or stalls it. Callers hold

@@ -49,13 +49,18 @@ func (h *host) replyTriggers(p *pipe) int {
 	if p.listen != "" || p.rev.data == 0 {
 		return triggerNone // a request, or bytes before any request
 	}
-	if ev, ok := h.reach(p.from, TriggerReplyLost); ok {
-		if ev.Action == faults.ActionCrash {
-			return triggerLose
+	if p.src.node == p.from.cur { // the current life's reply, not an earlier one's
+		if ev, ok := h.reach(p.from, TriggerReplyLost); ok {
+			if ev.Action == faults.ActionCrash {
+				return triggerLose
+			}
+			p.holdUntil = h.now() + ev.Duration
+			h.later(p.holdUntil, p.from.spec.Name, h.release)
+			return triggerStall
 		}
-		p.holdUntil = h.now() + ev.Duration
-		h.later(p.holdUntil, p.from.spec.Name, h.release)
-		return triggerStall
+	}
+	if e := p.dst; e.node != p.to.cur || e.closed {
+		return triggerNone // for an earlier life, or a closed connection: nobody receives it
 	}
 	if ev, ok := h.reach(p.to, TriggerOnReply); ok {
 		if ev.Action == faults.ActionCrash {
