@@ -8,8 +8,6 @@ import (
 	"time"
 
 	"github.com/gomodule/redigo/redis"
-
-	"github.com/leasesim/leasesim/gohost"
 )
 
 // ClientOptions are the Redis client's timeouts (redigo's dial options).
@@ -29,7 +27,7 @@ var DefaultClientOptions = ClientOptions{ConnectTimeout: 500 * time.Millisecond,
 // through the node's simulated network (redis.DialContextFunc(n.Dial)).
 // With record set, every connection is a recording one (see recordingConn)
 // naming server as the operations' server.
-func NewPool(n *gohost.Node, addr, server string, opts ClientOptions, record bool) *redis.Pool {
+func NewPool(n Env, addr, server string, opts ClientOptions, record bool) *redis.Pool {
 	return &redis.Pool{
 		MaxIdle: 4,
 		DialContext: func(ctx context.Context) (redis.Conn, error) {
@@ -57,7 +55,7 @@ func NewPool(n *gohost.Node, addr, server string, opts ClientOptions, record boo
 // answers +OK, as Redis does.
 type recordingConn struct {
 	redis.Conn
-	n      *gohost.Node
+	n      Env
 	server string
 }
 

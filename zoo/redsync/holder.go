@@ -78,38 +78,42 @@ var DefaultHolder = HolderConfig{Expiry: 8 * time.Second, Tries: 32, Hold: 20 * 
 // and starts no goroutine on this path.
 func Holder(cfg HolderConfig) func(ctx context.Context, n *gohost.Node) error {
 	return func(ctx context.Context, n *gohost.Node) error {
-		pool := NewPool(n, RedisNode+RedisPort, RedisNode, cfg.Client, true)
-		defer pool.Close()
-		store := n.NewStoreClient(StoreNode + gohost.StorePort)
-		defer store.Close()
-		rnd := n.Rand()
-		m := rs.New(rsredigo.NewPool(pool)).NewMutex(Resource, rs.WithExpiry(cfg.Expiry), rs.WithTries(cfg.Tries),
-			rs.WithRetryDelayFunc(func(int) time.Duration { return time.Duration(50+rnd.IntN(200)) * time.Millisecond }))
-		h := &holder{n: n, cfg: cfg, pool: pool, store: store, m: m}
-		if !sleep(ctx, cfg.Start) {
-			return nil
-		}
-		for ctx.Err() == nil {
-			if err := m.LockContext(ctx); err != nil {
-				sleep(ctx, cfg.Idle)
-				continue
-			}
-			h.hold(ctx)
-			if ctx.Err() == nil {
-				_, _ = m.UnlockContext(ctx)
-				sleep(ctx, cfg.Idle)
-			}
-		}
+		return RunHolder(ctx, n, n.NewStoreClient(StoreNode+gohost.StorePort), cfg)
+	}
+}
+
+// RunHolder is Holder's body in env, writing through store.
+func RunHolder(ctx context.Context, n Env, store StoreWriter, cfg HolderConfig) error {
+	pool := NewPool(n, RedisNode+RedisPort, RedisNode, cfg.Client, true)
+	defer pool.Close()
+	defer store.Close()
+	rnd := n.Rand()
+	m := rs.New(rsredigo.NewPool(pool)).NewMutex(Resource, rs.WithExpiry(cfg.Expiry), rs.WithTries(cfg.Tries),
+		rs.WithRetryDelayFunc(func(int) time.Duration { return time.Duration(50+rnd.IntN(200)) * time.Millisecond }))
+	h := &holder{n: n, cfg: cfg, pool: pool, store: store, m: m}
+	if !sleep(ctx, cfg.Start) {
 		return nil
 	}
+	for ctx.Err() == nil {
+		if err := m.LockContext(ctx); err != nil {
+			sleep(ctx, cfg.Idle)
+			continue
+		}
+		h.hold(ctx)
+		if ctx.Err() == nil {
+			_, _ = m.UnlockContext(ctx)
+			sleep(ctx, cfg.Idle)
+		}
+	}
+	return nil
 }
 
 // holder is one life of a holder.
 type holder struct {
-	n     *gohost.Node
+	n     Env
 	cfg   HolderConfig
 	pool  *redis.Pool
-	store *gohost.StoreClient
+	store StoreWriter
 	m     *rs.Mutex
 	seq   int
 }
@@ -180,7 +184,7 @@ func (h *holder) incr(ctx context.Context) (uint64, error) {
 // instant). This is the rule leasesim's recorder applies to the event
 // host's holders (an action stretches its belief to the action); the
 // goroutine host has no call for an action yet, so Believe stands in.
-func actOnCheck(n *gohost.Node, token uint64, until time.Time) {
+func actOnCheck(n Env, token uint64, until time.Time) {
 	if now := time.Now(); !now.Before(until) {
 		n.Believe(Resource, token, now.Add(time.Nanosecond))
 	}

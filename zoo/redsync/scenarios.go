@@ -5,6 +5,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/leasesim/leasesim/checker"
 	"github.com/leasesim/leasesim/faults"
 	"github.com/leasesim/leasesim/gohost"
 	"github.com/leasesim/leasesim/history"
@@ -63,6 +64,13 @@ func (s Setup) Config() gohost.Config {
 	return cfg
 }
 
+// checkOptions bound P3's search at 3 s: the goroutine host keeps, as
+// operations, requests no server ever processed (a holder's write that
+// timed out while its I/O was frozen), with no output, and porcupine can
+// spend its whole default 10 s on a history with many of them (Unknown,
+// never a pass).
+var checkOptions = checker.Options{LinearizabilityTimeout: 3 * time.Second}
+
 // holders returns n default holders starting stagger apart.
 func holders(n int, stagger time.Duration) []HolderConfig {
 	out := make([]HolderConfig, n)
@@ -108,6 +116,7 @@ func GCPause(f Fencing) gohost.Scenario {
 					At: 3 * time.Second, Kind: faults.KindFailpoint, Node: "h1", Failpoint: FailpointBeforeWrite,
 					Action: faults.ActionPause, Duration: pause}}}}.Config()
 		},
+		Check: checkOptions,
 		Premises: []gohost.Premise{
 			gohost.FailpointHit("h1", FailpointBeforeWrite),
 			gohost.FaultWhileBelieving("h1 paused at its write while it held the lock", []string{history.FaultFailpointHit}, "h1"),
@@ -117,11 +126,13 @@ func GCPause(f Fencing) gohost.Scenario {
 }
 
 // Contention is three holders contending for the lock for a minute while
-// a nemesis partitions, isolates and pauses holders and Redis (pauses up
-// to twice the expiry). Without a token P2 fails as soon as the lock
-// changes hands (every holder writes under token 0); with the INCR token
-// and the fenced store it must hold. P1 fails when a pause or a partition
-// keeps a holder from learning that its lock expired before it acted.
+// a nemesis partitions, isolates and pauses holders and Redis and arms
+// the before-write failpoint with a pause (pauses up to twice the
+// expiry). Without a token P2 fails as soon as the lock changes hands
+// (every holder writes under token 0); with the INCR token and the fenced
+// store it must hold. P1 fails when a pause at the failpoint outlasts the
+// lock: an I/O pause alone does not stop the holder's code, which checks
+// Until() before each write and stops believing in time.
 func Contention(f Fencing) gohost.Scenario {
 	nodes := []string{RedisNode, "h1", "h2", "h3"}
 	return gohost.Scenario{
@@ -132,10 +143,11 @@ func Contention(f Fencing) gohost.Scenario {
 			return Setup{Holders: holders(3, 700*time.Millisecond), Fencing: f, Duration: time.Minute}.Config()
 		},
 		Nemesis: &faults.Nemesis{Targets: nodes, Partitionable: nodes,
-			Kinds:           []faults.Kind{faults.KindPartition, faults.KindIsolate, faults.KindPause},
-			FaultsPerMinute: 8, Phase: 45 * time.Second, PauseMax: 2 * DefaultHolder.Expiry,
+			Kinds:      []faults.Kind{faults.KindPartition, faults.KindIsolate, faults.KindPause, faults.KindFailpoint},
+			Failpoints: []string{FailpointBeforeWrite}, FaultsPerMinute: 8, Phase: 45 * time.Second, PauseMax: 2 * DefaultHolder.Expiry,
 			WindowMax:  15 * time.Second,
 			Boundaries: []time.Duration{DefaultHolder.Expiry, DefaultHolder.ExtendEvery, DefaultClientOptions.ReadTimeout}},
+		Check:    checkOptions,
 		Premises: []gohost.Premise{gohost.ChangedHands()},
 	}
 }
@@ -163,6 +175,7 @@ func ServerRestart(appendOnly bool) gohost.Scenario {
 					{At: 5 * time.Second, Kind: faults.KindCrash, Node: RedisNode},
 					{At: 6 * time.Second, Kind: faults.KindRestart, Node: RedisNode}}}}.Config()
 		},
+		Check:    checkOptions,
 		Premises: []gohost.Premise{ServerCrashedWhileHeld()},
 	}
 }

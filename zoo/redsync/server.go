@@ -35,19 +35,22 @@ type ServerOptions struct {
 // (gohost.Node.Processed) with the reply in the expiring-key conventions
 // and its clock reading.
 func Server(opts ServerOptions) func(ctx context.Context, n *gohost.Node) error {
-	return func(ctx context.Context, n *gohost.Node) error {
-		var store *gohost.Storage
-		if opts.AppendOnly {
-			store = n.Storage()
-		}
-		srv := &server{n: n, st: newRedisState(newKeyspace(store)), conns: map[net.Conn]bool{}}
-		return srv.serve(ctx)
+	return func(ctx context.Context, n *gohost.Node) error { return Serve(ctx, n, opts) }
+}
+
+// Serve runs the simulated Redis in env until ctx ends (Server's body).
+func Serve(ctx context.Context, env Env, opts ServerOptions) error {
+	var store *gohost.Storage
+	if opts.AppendOnly {
+		store = env.Storage()
 	}
+	srv := &server{n: env, st: newRedisState(newKeyspace(store)), conns: map[net.Conn]bool{}}
+	return srv.serve(ctx)
 }
 
 // server is one life of the simulated Redis.
 type server struct {
-	n  *gohost.Node
+	n  Env
 	mu sync.Mutex // the single thread: one command at a time
 	st *redisState
 

@@ -1,0 +1,154 @@
+package redsync
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/leasesim/leasesim/checker"
+	"github.com/leasesim/leasesim/gohost"
+	"github.com/leasesim/leasesim/history"
+)
+
+// No test here is parallel: the runs seed the process-global crypto/rand
+// (gohost.Config.SeedCryptoRand, testing/cryptotest).
+
+// execute runs a scenario for a seed, twice, and requires a clean,
+// verified run with its premises held.
+func execute(t *testing.T, sc gohost.Scenario, seed uint64) *gohost.Outcome {
+	t.Helper()
+	out := gohost.Execute(t, sc, seed, gohost.Options{Verify: true})
+	require.NoError(t, out.Result.Err(), "%s seed %d", sc.Name, seed)
+	require.Equal(t, history.Verified, out.Result.Level.Determinism, "%s seed %d: %s", sc.Name, seed, out.Result.Level)
+	for _, p := range out.Premises() {
+		require.True(t, p.Held, "%s seed %d: premise %s: %s", sc.Name, seed, p.Name, p.Detail)
+	}
+	return out
+}
+
+// p3Processed is P3 on the history without the lease store's requests
+// that no server processed and whose reply never came: gohost keeps them
+// with no output, which P3 reads as a reply (a gap reported to the lead).
+// The simulated Redis marks a request processed when it runs it, under
+// its lock, so such a request had no effect.
+func p3Processed(h *history.History) checker.Result {
+	c := *h
+	c.Ops = nil
+	for _, op := range h.Ops {
+		if op.Server == RedisNode && op.Processed == history.Unknown && !op.Returned() {
+			continue
+		}
+		c.Ops = append(c.Ops, op)
+	}
+	return checker.Linearizability(&c, checkOptions)
+}
+
+func TestRedsyncAgainstTheServer(t *testing.T) {
+	s := Setup{Holders: holders(1, 0), Fencing: Fenced, Duration: 25 * time.Second}
+	res := gohost.Run(t, s.Config(), 1)
+	require.NoError(t, res.Err())
+	h := res.History
+	require.NotEmpty(t, h.Beliefs)
+	assert.Equal(t, history.EndRelease, h.Beliefs[0].Reason, "Lock, Extend in a loop, Unlock: %+v", h.Beliefs[0])
+	kinds := map[string]int{}
+	for _, op := range h.Ops {
+		if op.Server != RedisNode {
+			continue
+		}
+		require.True(t, op.Returned(), "no fault, every reply arrives: %+v", op)
+		k := op.Input.Kind
+		if op.Output.Err != "" {
+			k += " " + op.Output.Err
+		} else if op.Output.OK {
+			k += " ok"
+		}
+		kinds[k]++
+	}
+	// redigo's EVALSHA misses the empty script cache once per script, then
+	// EVAL sends redsync's body, which must hash to a known script.
+	assert.Equal(t, 1, kinds["pexpire_if_equal bad_request"], "%v", kinds)
+	assert.Equal(t, 1, kinds["del_if_equal bad_request"], "%v", kinds)
+	assert.Positive(t, kinds["pexpire_if_equal ok"], "%v", kinds)
+	assert.Positive(t, kinds["del_if_equal ok"], "%v", kinds)
+	assert.Positive(t, kinds["set_nx_px ok"], "%v", kinds)
+	assert.Positive(t, kinds["incr ok"], "%v", kinds)
+	assert.Equal(t, checker.OK, checker.Linearizability(h, checkOptions).Status)
+}
+
+func TestGCPause(t *testing.T) {
+	for _, tt := range []struct {
+		fencing Fencing
+		p2, p3  checker.Status
+	}{
+		// token 0 believed by h1 and h2: one token for two holders.
+		{NoToken, checker.Violated, checker.OK},
+		// h1's token-1 write accepted after h2's token-2 writes (P3 judges
+		// the store as a fenced register, which an unfenced store is not).
+		{TokenUnenforced, checker.Violated, checker.Violated},
+		// the fenced store refuses h1's stale write.
+		{Fenced, checker.OK, checker.OK},
+	} {
+		t.Run(tt.fencing.String(), func(t *testing.T) {
+			for seed := uint64(1); seed <= 3; seed++ {
+				out := execute(t, GCPause(tt.fencing), seed)
+				assert.Equal(t, checker.Violated, out.Verdict("P1"), "seed %d: h1 wrote on a stale check while h2 held the lock", seed)
+				assert.Equal(t, tt.p2, out.Verdict("P2"), "seed %d", seed)
+				assert.Equal(t, tt.p3, out.Verdict("P3"), "seed %d", seed)
+				var stale bool
+				for _, op := range out.Result.History.Ops {
+					stale = stale || op.Server == StoreNode && op.Client == "h1" && op.Call > history.Time(DefaultHolder.Expiry+3*time.Second)
+				}
+				assert.True(t, stale, "h1's write after the pause reached the store")
+			}
+		})
+	}
+}
+
+func TestContention(t *testing.T) {
+	var faulted int
+	for seed := uint64(1); seed <= 3; seed++ {
+		out := execute(t, Contention(Fenced), seed)
+		assert.Equal(t, checker.OK, out.Verdict("P2"), "seed %d: the INCR token and the fenced store", seed)
+		assert.Equal(t, checker.OK, p3Processed(out.Result.History).Status, "seed %d", seed)
+		if len(out.Schedule.Events) > 0 {
+			faulted++
+		}
+		nt := execute(t, Contention(NoToken), seed)
+		assert.Equal(t, checker.Violated, nt.Verdict("P2"), "seed %d: without a token every holder writes under 0", seed)
+	}
+	assert.GreaterOrEqual(t, faulted, 2, "the nemesis drew faults")
+}
+
+func TestServerRestart(t *testing.T) {
+	var p1 int
+	for seed := uint64(1); seed <= 3; seed++ {
+		out := execute(t, ServerRestart(false), seed)
+		assert.Equal(t, checker.Violated, out.Verdict("P3"), "seed %d: the restarted Redis lost a key it had set", seed)
+		assert.Equal(t, checker.Violated, p3Processed(out.Result.History).Status, "seed %d", seed)
+		assert.Equal(t, checker.Violated, out.Verdict("P2"), "seed %d: INCR started again at 1", seed)
+		if out.Verdict("P1") == checker.Violated {
+			p1++
+		}
+		aof := execute(t, ServerRestart(true), seed)
+		assert.Equal(t, checker.OK, aof.Verdict("P1"), "seed %d", seed)
+		assert.Equal(t, checker.OK, aof.Verdict("P2"), "seed %d", seed)
+		assert.Equal(t, checker.OK, p3Processed(aof.Result.History).Status, "seed %d", seed)
+	}
+	assert.Positive(t, p1, "h2 locked while h1 still believed in some seed")
+}
+
+// The unsafe configuration's failing seed shrinks to at most 3 faults and
+// replays to the same hash.
+func TestShrinkAndReplay(t *testing.T) {
+	sc := GCPause(TokenUnenforced)
+	s, err := gohost.Shrink(t, sc, 2, 50)
+	require.NoError(t, err)
+	assert.Equal(t, "P1", s.Target.Property)
+	assert.LessOrEqual(t, len(s.Schedule.Events), 3, "shrunk: %s", s.Schedule)
+	again := gohost.Execute(t, sc, 2, gohost.Options{Schedule: &s.Schedule, Verify: true})
+	assert.Equal(t, s.Hash, again.Result.Hash)
+	assert.Equal(t, checker.Violated, again.Verdict("P1"))
+	assert.Equal(t, history.Verified, again.Result.Level.Determinism)
+}
