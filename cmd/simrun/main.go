@@ -98,6 +98,7 @@ func (a *app) rootCommand() *cobra.Command {
 	root.AddCommand(a.runCommand(), a.sweepCommand(), a.replayCommand(), a.shrinkCommand(),
 		a.listCommand(), a.mergeCommand(), a.tuneCommand(), a.workloadCommand())
 	root.AddCommand(a.checkCommand())
+	a.addGoroutineHost(root) // --impl NAME of a zoo module's goroutine-host implementation (gozoo_cmds.go)
 	root.SetVersionTemplate("{{.Version}}\n")
 	for _, c := range root.Commands() { // commands whose flags another file declares
 		switch c.Name() {

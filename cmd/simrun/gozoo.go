@@ -1,0 +1,282 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/leasesim/leasesim/gohost"
+	"github.com/leasesim/leasesim/internal/strictjson"
+)
+
+// Goroutine-host zoo modules (zoo/NAME, each its own Go module) run
+// ordinary Go lease code in gohost's testing/synctest bubbles. A bubble
+// needs a *testing.T, so it runs only inside a test binary, and
+// crypto/rand's seeding is process-global, so bubbles must not run in
+// parallel in one process: simrun builds the module's test binary and runs
+// its worker test (gohost.Worker) in worker processes, one job each. The
+// core never imports a zoo module: it finds one by the manifest
+// (manifestFile) in the module's directory.
+
+// manifestFile is the file that makes a directory under zoo/ a
+// goroutine-host module simrun can run.
+const manifestFile = "leasesim.json"
+
+// manifestSchema is the manifest's schema version.
+const manifestSchema = 1
+
+// coreModule is the core's module path: the zoo directory is found next
+// to the go.mod that declares it.
+const coreModule = "github.com/leasesim/leasesim"
+
+// manifest is a zoo module's leasesim.json.
+type manifest struct {
+	SchemaVersion int            `json:"schema_version"`
+	Impls         []manifestImpl `json:"impls"`
+}
+
+// manifestImpl is one --impl name a module serves: the worker test that
+// runs its scenarios, in Package (relative to the module, default ".").
+type manifestImpl struct {
+	Name    string `json:"name"`
+	Doc     string `json:"doc"`
+	Worker  string `json:"worker"`
+	Package string `json:"package,omitempty"`
+}
+
+// goImpl is a goroutine-host implementation found in a manifest.
+type goImpl struct {
+	manifestImpl
+	// Module is the module's directory, Manifest its manifest's path.
+	Module, Manifest string
+}
+
+// zooDir returns the directory that holds the zoo modules: dir when
+// given (--zoo-dir), else the zoo/ directory of the core module enclosing
+// the working directory, or "" when there is none.
+func zooDir(dir string) (string, error) {
+	if dir != "" {
+		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+			return "", fmt.Errorf("--zoo-dir %s: not a directory", dir)
+		}
+		return dir, nil
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", fmt.Errorf("working directory: %w", err)
+	}
+	for d := wd; ; d = filepath.Dir(d) {
+		if data, err := os.ReadFile(filepath.Join(d, "go.mod")); err == nil && declaresModule(data, coreModule) {
+			return filepath.Join(d, "zoo"), nil
+		}
+		if filepath.Dir(d) == d {
+			return "", nil
+		}
+	}
+}
+
+// declaresModule reports whether the go.mod data declares module path.
+func declaresModule(data []byte, path string) bool {
+	for line := range strings.SplitSeq(string(data), "\n") {
+		if f := strings.Fields(line); len(f) == 2 && f[0] == "module" && strings.Trim(f[1], `"`) == path {
+			return true
+		}
+	}
+	return false
+}
+
+// goImpls reads every manifest in the zoo directory's modules, in
+// directory order. A manifest that cannot be read is bad input naming
+// the file.
+func goImpls(dir string) ([]goImpl, error) {
+	if dir == "" {
+		return nil, nil
+	}
+	paths, err := filepath.Glob(filepath.Join(dir, "*", manifestFile))
+	if err != nil {
+		return nil, err
+	}
+	var out []goImpl
+	for _, path := range paths {
+		m, err := readManifest(path)
+		if err != nil {
+			return nil, err
+		}
+		for _, im := range m.Impls {
+			if slices.ContainsFunc(out, func(g goImpl) bool { return g.Name == im.Name }) {
+				return nil, fmt.Errorf("%s: impl %q is declared twice", path, im.Name)
+			}
+			out = append(out, goImpl{manifestImpl: im, Module: filepath.Dir(path), Manifest: path})
+		}
+	}
+	return out, nil
+}
+
+// readManifest reads and checks one manifest strictly.
+func readManifest(path string) (manifest, error) {
+	var m manifest
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return m, err
+	}
+	if err := strictjson.Unmarshal(data, &m, strictjson.NoNulls); err != nil {
+		var se *strictjson.Error
+		if errors.As(err, &se) {
+			line, col := strictjson.Locate(data, se.Offset)
+			return m, fmt.Errorf("%s: line %d, column %d: %w", path, line, col, err)
+		}
+		return m, fmt.Errorf("%s: %w", path, err)
+	}
+	if m.SchemaVersion != manifestSchema {
+		return m, fmt.Errorf("%s: schema_version %d, want %d", path, m.SchemaVersion, manifestSchema)
+	}
+	for i, im := range m.Impls {
+		if im.Name == "" || im.Worker == "" || !strings.HasPrefix(im.Worker, "Test") {
+			return m, fmt.Errorf("%s: impls[%d]: want a name and a worker test (TestX), got %q and %q", path, i, im.Name, im.Worker)
+		}
+	}
+	return m, nil
+}
+
+// findGoImpl returns the goroutine-host implementation called name, or
+// nil.
+func findGoImpl(impls []goImpl, name string) *goImpl {
+	for i := range impls {
+		if impls[i].Name == name {
+			return &impls[i]
+		}
+	}
+	return nil
+}
+
+// pkgDir is the directory of the worker test's package.
+func (g *goImpl) pkgDir() string { return filepath.Join(g.Module, filepath.FromSlash(g.Package)) }
+
+// build builds the worker test's binary into simrun's cache and returns
+// its path. It runs `go test -c` every time: go's build cache makes that
+// cheap when nothing changed, and it is the one judge of "up to date".
+func (g *goImpl) build(ctx context.Context) (string, error) {
+	abs, err := filepath.Abs(g.pkgDir())
+	if err != nil {
+		return "", err
+	}
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		cache = os.TempDir()
+	}
+	sum := sha256.Sum256([]byte(abs))
+	dir := filepath.Join(cache, "leasesim", "gohost", hex.EncodeToString(sum[:6]))
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	bin := filepath.Join(dir, filepath.Base(abs)+".test")
+	cmd := exec.CommandContext(ctx, "go", "test", "-c", "-o", bin, ".")
+	cmd.Dir = abs
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		return "", fmt.Errorf("building %s's test binary (go test -c in %s): %w\n%s", g.Name, abs, err, out)
+	}
+	return bin, nil
+}
+
+// workerRun is one worker process's job and what it wrote.
+type workerRun struct {
+	records []gohost.Record
+	output  []byte // the test binary's own output, for errors
+}
+
+// runWorker runs job in a worker process of bin and reads its records.
+// An error is the harness's: the process could not start, failed without
+// saying why in a record, or wrote records that do not parse.
+func (g *goImpl) runWorker(ctx context.Context, bin string, job gohost.Job) (workerRun, error) {
+	var wr workerRun
+	dir, err := os.MkdirTemp("", "leasesim-worker-")
+	if err != nil {
+		return wr, err
+	}
+	defer os.RemoveAll(dir)
+	job.SchemaVersion, job.Out = gohost.WorkerSchema, filepath.Join(dir, "records.jsonl")
+	data, err := json.Marshal(job)
+	if err != nil {
+		return wr, err
+	}
+	jobFile := filepath.Join(dir, "job.json")
+	if err := os.WriteFile(jobFile, data, 0o644); err != nil {
+		return wr, err
+	}
+	cmd := exec.CommandContext(ctx, bin, "-test.run", "^"+g.Worker+"$", "-test.count=1")
+	cmd.Dir = g.pkgDir()
+	cmd.Env = append(os.Environ(), gohost.WorkerEnv+"="+jobFile)
+	wr.output, err = cmd.CombinedOutput()
+	records, rerr := readWorkerRecords(job.Out)
+	wr.records = records
+	switch {
+	case ctx.Err() != nil:
+		return wr, ctx.Err()
+	case errors.Is(rerr, os.ErrNotExist):
+		return wr, fmt.Errorf("the worker test %s of %s wrote nothing (is it in %s and does it call gohost.Worker?): %v\n%s",
+			g.Worker, g.Name, g.pkgDir(), err, outputTail(wr.output))
+	case rerr != nil:
+		return wr, fmt.Errorf("worker of %s: %w\n%s", g.Name, rerr, outputTail(wr.output))
+	case err != nil && !hasErrorRecord(records):
+		return wr, fmt.Errorf("worker of %s: %w\n%s", g.Name, err, outputTail(wr.output))
+	}
+	return wr, nil
+}
+
+// readWorkerRecords reads a worker's records strictly; errors name the
+// line.
+func readWorkerRecords(path string) ([]gohost.Record, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var out []gohost.Record
+	lines := strictjson.NewLines(f, 1<<26, path)
+	for {
+		line, err := lines.Next()
+		if errors.Is(err, io.EOF) {
+			return out, nil
+		}
+		if err != nil {
+			return out, err
+		}
+		r, err := gohost.ReadRecord(line)
+		if err != nil {
+			return out, fmt.Errorf("%s: line %d: %w", path, lines.Line(), err)
+		}
+		out = append(out, r)
+	}
+}
+
+func hasErrorRecord(records []gohost.Record) bool {
+	return slices.ContainsFunc(records, func(r gohost.Record) bool { return r.Error != nil })
+}
+
+// outputTail is the last lines of a worker's output, for an error message.
+func outputTail(out []byte) string {
+	const maxLines = 30
+	lines := bytes.Split(bytes.TrimRight(out, "\n"), []byte("\n"))
+	if len(lines) > maxLines {
+		lines = lines[len(lines)-maxLines:]
+	}
+	var b strings.Builder
+	for i, l := range lines {
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString("  | " + string(l))
+	}
+	return b.String()
+}
