@@ -73,6 +73,10 @@ func Supports(sc Scenario, impl lease.Impl) error {
 	for _, fp := range need.Failpoints {
 		miss(true, reaches(impl, fp), "failpoint "+fp, "the schedule arms "+fp)
 	}
+	if n := sc.membersNeeded(); n > max(impl.Members, 1) {
+		miss(true, false, fmt.Sprintf("a replicated lease store of %d members", n),
+			fmt.Sprintf("the schedule acts on %s, a store's %s member (lease.Impl.Members)", member(n), ordinal(n)))
+	}
 	if len(e.Missing) == 0 {
 		return nil
 	}
@@ -142,4 +146,19 @@ func Adaptations(sc Scenario, impl lease.Impl) []string {
 	}
 	return []string{fmt.Sprintf("ran without its %d workers and their tasks: %s does not declare %s",
 		sc.Workers, impl.Name, strings.Join(lacks, " or "))}
+}
+
+// ordinal is n as an English ordinal ("3rd").
+func ordinal(n int) string {
+	switch {
+	case n%100 >= 11 && n%100 <= 13:
+		return fmt.Sprintf("%dth", n)
+	case n%10 == 1:
+		return fmt.Sprintf("%dst", n)
+	case n%10 == 2:
+		return fmt.Sprintf("%dnd", n)
+	case n%10 == 3:
+		return fmt.Sprintf("%drd", n)
+	}
+	return fmt.Sprintf("%dth", n)
 }

@@ -26,6 +26,13 @@ func Catalog() []Scenario {
 		ServiceRegistry(),
 		Swarm(),
 		LockServerRestart(),
+		LeaderPartitionMinority(),
+		LeaderPartitionMajority(),
+		LeaderStall(),
+		RollingRestart(),
+		LeaderChangeUnderLoad(),
+		MemberDrift(),
+		MemberDriftBeyond(),
 	}
 }
 

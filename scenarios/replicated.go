@@ -1,0 +1,251 @@
+package scenarios
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/leasesim/leasesim/faults"
+	"github.com/leasesim/leasesim/lease"
+	"github.com/leasesim/leasesim/sim"
+)
+
+// The scenarios of a replicated lease store (lease.Impl.Members > 1). Its
+// first member is GrantorNode, which the store makes its first leader, so
+// a fault on GrantorNode early in a run hits the leader; the others are
+// named as lease.MemberAddrs names them. A scenario whose schedule names a
+// further member needs that many members, and is skipped for a smaller
+// store (Supports).
+
+// member returns the name of the store's i-th member (1-based).
+func member(i int) string { return string(lease.MemberAddrs(GrantorNode, i)[i-1]) }
+
+// replicatedLoad is the contention the replicated scenarios share: three
+// holders, writing every 250 ms.
+func replicatedLoad() LockLoad {
+	return LockLoad{Stagger: 500 * time.Millisecond, WriteEvery: 250 * time.Millisecond}
+}
+
+// membersNeeded is how many members the scenario's schedule names: 1 if
+// it names none beyond GrantorNode.
+func (s Scenario) membersNeeded() int {
+	need := 1
+	names := func(e faults.Event) []string {
+		out := []string{e.Node, e.From, e.To, e.Bridge}
+		for _, g := range e.Groups {
+			out = append(out, g...)
+		}
+		return out
+	}
+	for _, e := range s.Faults.Events {
+		for _, n := range names(e) {
+			if base, i, ok := lease.ParseMember(lease.Addr(n), 9); ok && i > 0 && base == GrantorNode {
+				need = max(need, i+1)
+			}
+		}
+	}
+	return need
+}
+
+// LeaderChanged: a member other than GrantorNode (the first leader)
+// answered a request successfully, so leadership moved.
+func LeaderChanged() Premise {
+	return Premise{
+		Name: "leadership moved to another member",
+		held: func(v premiseView) (bool, string) {
+			for _, op := range v.h.Ops {
+				if op.Server != "" && op.Server != GrantorNode && op.Server != StoreNode && op.Output.Err == "" &&
+					slices.Contains([]string{"grant_reply", "keepalive_reply", "create_reply"}, op.Output.Kind) {
+					return true, fmt.Sprintf("%s answered %s at %v", op.Server, op.Output.Kind, time.Duration(op.Processed))
+				}
+			}
+			return false, "only " + GrantorNode + " ever answered: leadership never moved"
+		},
+	}
+}
+
+// LeaderPartitionMinority cuts the leader off from one follower.
+func LeaderPartitionMinority() Scenario {
+	return Scenario{
+		Name: "leader-partition-minority",
+		Doc:  "replicated store: the leader is cut off from a minority of members; nothing may change for holders",
+		Story: "A three-member store, its first member leading. At 8 s the leader loses its links to the third " +
+			"member for four TTLs, then the same with the second; it keeps a quorum throughout, so it must stay " +
+			"leader, keep answering keepalives and never let two holders believe at once.",
+		Config:     baseConfig(),
+		Contenders: 3,
+		Lock:       replicatedLoad(),
+		Faults: faults.Schedule{Events: []faults.Event{
+			{At: 8 * time.Second, Kind: faults.KindPartition, Groups: [][]string{{GrantorNode}, {member(3)}}},
+			{At: 8*time.Second + 4*ttl, Kind: faults.KindHeal},
+			{At: 40 * time.Second, Kind: faults.KindPartition, Groups: [][]string{{GrantorNode}, {member(2)}}},
+			{At: 40*time.Second + 4*ttl, Kind: faults.KindHeal},
+		}},
+		Premises: []Premise{
+			FaultWhileLeaseLive("the leader lost a follower while a lease was live", []sim.FaultKind{sim.FaultPartition}),
+		},
+		Duration: 90 * time.Second,
+		HealAt:   70 * time.Second,
+	}
+}
+
+// LeaderPartitionMajority cuts the leader off from every other member;
+// holders still reach it.
+func LeaderPartitionMajority() Scenario {
+	return Scenario{
+		Name: "leader-partition-majority",
+		Doc:  "replicated store: the leader is cut off from the majority while holders still reach it",
+		Story: "A three-member store, its first member leading. At 8 s the leader is cut off from both other " +
+			"members for four TTLs, while every holder still reaches it. The majority elects a new leader; the " +
+			"old one may keep answering until it notices it lost its quorum (CheckQuorum), which is why a new " +
+			"leader extends every lease by the election timeout. No two holders may believe at once.",
+		Config:     baseConfig(),
+		Contenders: 3,
+		Lock:       replicatedLoad(),
+		Faults: faults.Schedule{Events: []faults.Event{
+			{At: 8 * time.Second, Kind: faults.KindPartition, Groups: [][]string{{GrantorNode}, {member(2), member(3)}}},
+			{At: 8*time.Second + 4*ttl, Kind: faults.KindHeal},
+		}},
+		Premises: []Premise{
+			FaultWhileLeaseLive("the leader was cut off while a lease was live", []sim.FaultKind{sim.FaultPartition}),
+			LeaderChanged(),
+		},
+		Duration: 90 * time.Second,
+		HealAt:   70 * time.Second,
+	}
+}
+
+// LeaderStall pauses the leader past the TTL.
+func LeaderStall() Scenario {
+	return Scenario{
+		Name: "leader-stall",
+		Doc:  "replicated store: the leader stalls past the TTL and resumes (etcd #15247)",
+		Story: "A three-member store, its first member leading. At 8 s the leader freezes for two TTLs, as an " +
+			"etcd leader stuck in fdatasync; the others elect a new leader and holders keep their leases alive " +
+			"there. When the old leader resumes every lease looks expired on its clock: it must not revoke them " +
+			"(it is no longer the leader), and no two holders may believe at once.",
+		Config:     baseConfig(),
+		Contenders: 3,
+		Lock:       replicatedLoad(),
+		Faults: faults.Schedule{Events: []faults.Event{
+			{At: 8 * time.Second, Kind: faults.KindPause, Node: GrantorNode, Duration: 2 * ttl},
+			{At: 40 * time.Second, Kind: faults.KindPause, Node: member(2), Duration: 2 * ttl},
+			{At: 60 * time.Second, Kind: faults.KindPause, Node: member(3), Duration: 2 * ttl},
+		}},
+		Premises: []Premise{
+			FaultWhileLeaseLive("the leader stalled while a lease was live", []sim.FaultKind{sim.FaultPause}, GrantorNode),
+			LeaderChanged(),
+		},
+		Duration: 90 * time.Second,
+		HealAt:   75 * time.Second,
+	}
+}
+
+// RollingRestart crashes and restarts every member in turn.
+func RollingRestart() Scenario {
+	var evs []faults.Event
+	for round := range 2 {
+		for i := 1; i <= 3; i++ {
+			at := time.Duration(8+round*30+(i-1)*8) * time.Second
+			evs = append(evs, faults.Event{At: at, Kind: faults.KindCrash, Node: member(i)},
+				faults.Event{At: at + 2*time.Second, Kind: faults.KindRestart, Node: member(i)})
+		}
+	}
+	return Scenario{
+		Name: "rolling-restart",
+		Doc:  "replicated store: every member crashes and restarts in turn, twice",
+		Story: "A three-member store under a rolling restart: each member in turn crashes and comes back 2 s " +
+			"later from its durable log, every 8 s, twice round. Leadership moves at least once per round; leases, " +
+			"keys and revisions survive in the log; no two holders may believe at once and tokens only grow.",
+		Config:     baseConfig(),
+		Contenders: 3,
+		Lock:       replicatedLoad(),
+		Faults:     faults.Schedule{Events: evs},
+		Premises: []Premise{
+			FaultWhileLeaseLive("a member crashed while a lease was live", []sim.FaultKind{sim.FaultCrash}),
+			LeaderChanged(),
+		},
+		Duration: 90 * time.Second,
+		HealAt:   70 * time.Second,
+	}
+}
+
+// LeaderChangeUnderLoad moves leadership again and again while six holders
+// take turns at short holds.
+func LeaderChangeUnderLoad() Scenario {
+	var evs []faults.Event
+	for i := range 6 {
+		at := time.Duration(6+i*9) * time.Second
+		evs = append(evs, faults.Event{At: at, Kind: faults.KindPause, Node: member(i%3 + 1),
+			Duration: 1500 * time.Millisecond})
+	}
+	return Scenario{
+		Name: "leader-change-load",
+		Doc:  "replicated store: leadership moves every 9 s while six holders take short turns",
+		Story: "Six holders take turns at the lock, holding it 2 s each and writing every 100 ms, while " +
+			"leadership moves every 9 s: the member believed to lead stalls for 1.5 s, longer than the election " +
+			"timeout and shorter than the TTL, so a new leader takes over with leases live and requests in " +
+			"flight (the move-leader variant moves it with raft's TransferLeader instead). Grants, creates and " +
+			"keepalives must follow the leader; no two holders may believe at once.",
+		Config:     baseConfig(),
+		Contenders: 6,
+		Lock: LockLoad{Stagger: 300 * time.Millisecond, WriteEvery: 100 * time.Millisecond, Hold: 2 * time.Second,
+			Idle: 500 * time.Millisecond},
+		Faults: faults.Schedule{Events: evs},
+		Premises: []Premise{
+			ChangedHands(),
+			LeaderChanged(),
+		},
+		Duration: 75 * time.Second,
+		HealAt:   60 * time.Second,
+	}
+}
+
+// MemberDrift drifts the members' clocks the worst way round within rho.
+func MemberDrift() Scenario {
+	return Scenario{
+		Name: "member-drift",
+		Doc:  "replicated store: the leader's clock runs fast and the others' slow, within rho",
+		Story: "The first member's clock (the leader's) runs rho fast, so it expires leases early in true " +
+			"time, the others' rho slow, so a new leader extends late; holders' clocks run slow. At 20 s the " +
+			"leader stalls past the election timeout and the slow member takes over. Within rho no two holders " +
+			"may believe at once.",
+		Config:     driftConfig(),
+		Contenders: 3,
+		Lock:       replicatedLoad(),
+		Faults:     faults.Schedule{Events: memberDrift(driftRho)},
+		Nemesis: &faults.Nemesis{
+			Targets:         []string{"h1", "h2", "h3"},
+			Partitionable:   []string{"h1", "h2", "h3"},
+			Kinds:           []faults.Kind{faults.KindIsolate, faults.KindPause},
+			FaultsPerMinute: 4,
+		},
+		Premises: []Premise{DriftApplied(false), LeaderChanged()},
+		Duration: 80 * time.Second,
+		HealAt:   60 * time.Second,
+	}
+}
+
+// MemberDriftBeyond drifts the members' clocks three times past rho.
+func MemberDriftBeyond() Scenario {
+	sc := MemberDrift()
+	sc.Name = "member-drift-beyond"
+	sc.Doc = "replicated store: members' clocks drift 3x beyond rho: exclusivity may fail, fencing must hold"
+	sc.Story = "The same story as member-drift, with drift three times past the bound the holders budget " +
+		"for. Exclusivity may fail (P1 reports the assumption exceeded); fencing (P2) must hold."
+	sc.Faults = faults.Schedule{Events: memberDrift(3 * driftRho)}
+	sc.Premises = []Premise{DriftApplied(true), LeaderChanged()}
+	return sc
+}
+
+// memberDrift is the worst case for a replicated store's expiry: the
+// leader fast, the other members and the holders slow, then a leader
+// change.
+func memberDrift(rho float64) []faults.Event {
+	evs := []faults.Event{{At: 0, Kind: faults.KindDrift, Node: GrantorNode, Drift: rho}}
+	for _, n := range []string{member(2), member(3), "h1", "h2", "h3"} {
+		evs = append(evs, faults.Event{At: 0, Kind: faults.KindDrift, Node: n, Drift: -rho})
+	}
+	return append(evs, faults.Event{At: 20 * time.Second, Kind: faults.KindPause, Node: GrantorNode,
+		Duration: 1500 * time.Millisecond})
+}
