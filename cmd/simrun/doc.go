@@ -8,7 +8,7 @@
 //	simrun sweep   [--scenario NAME|all] [--seeds SEEDS] [--impl NAME] [--parallel N] [--shard I/N] [--out DIR] [--json] [--verify-determinism]
 //	simrun replay  DIR|DIR/run.json | --scenario NAME --seed N [--impl NAME] [--json] [--unknown fail|pass]
 //	simrun shrink  [--scenario NAME] [--seed N] [--impl NAME] [--out DIR] [--max-attempts N] [--json]
-//	simrun list    [--json]
+//	simrun list    [--json] [--impl NAME] [--zoo-dir DIR]
 //	simrun merge   FILE... [--json] [--out DIR]
 //	simrun tune    --workload FILE [--ttl LIST] [--renew LIST] [--checkpoint LIST] [--seeds SEEDS] [--objective ...] [--max-store-writes N/s] [--json] [--out DIR]
 //	simrun workload gen [flags] [-o FILE]
@@ -26,6 +26,24 @@
 // stderr). -v logs the seed, the derived seeds and the sweep to stderr.
 // Every printed simrun line names the CLI as it was invoked (bin/simrun,
 // ./simrun), so that it runs as pasted from the same directory.
+//
+// Goroutine-host implementations: --impl also takes the names a zoo module
+// declares in zoo/NAME/leasesim.json (ordinary Go lease code run by package
+// gohost; simrun list shows them, simrun list --impl NAME their scenarios).
+// simrun builds the module's test binary (go test -c, cached) and runs its
+// worker test in worker processes; --zoo-dir DIR looks for modules in DIR
+// instead of the zoo/ of the leasesim module around the working directory:
+//
+//	simrun run    --impl NAME --scenario S [--seed N] [--schedule FILE] [--json] [--zoo-dir DIR]
+//	simrun replay --impl NAME --scenario S --seed N [--schedule FILE] [--hash H] [--json]
+//	simrun shrink --impl NAME --scenario S --seed N [--out DIR] [--max-attempts N] [--json]
+//	simrun sweep  --impl NAME [--scenario S|all] [--seeds SEEDS] [--parallel N] [--json]
+//
+// Every run is run twice and its determinism is verified (or reported
+// diverged, which fails it); replay --hash compares with the hash run,
+// sweep or shrink printed. Their replay lines are replay lines with
+// --hash. Not yet for these: report files (--out of run and sweep, HTML,
+// --trace), --shard and --rerun-failures (exit 2 says so).
 //
 // Exit codes (one rule for verdicts, exitForVerdicts):
 //
