@@ -1,0 +1,96 @@
+package redsync
+
+import (
+	"fmt"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/leasesim/leasesim/checker"
+	"github.com/leasesim/leasesim/gohost"
+	"github.com/leasesim/leasesim/history"
+)
+
+// TestMeasure runs every scenario over seeds 1..REDSYNC_SEEDS (each seed
+// twice, Verify) and writes the tables of RESULTS.md to REDSYNC_RESULTS
+// (or the test log). Skipped unless REDSYNC_SEEDS is set:
+//
+//	REDSYNC_SEEDS=200 REDSYNC_RESULTS=/tmp/results.md go test -run TestMeasure -timeout 60m .
+func TestMeasure(t *testing.T) {
+	n, _ := strconv.Atoi(os.Getenv("REDSYNC_SEEDS"))
+	if n <= 0 {
+		t.Skip("set REDSYNC_SEEDS to measure")
+	}
+	props := []string{"P1", "P2", "P3", "P3*", "premise"}
+	var b strings.Builder
+	for _, sc := range Scenarios() {
+		counts := map[string]map[checker.Status]int{}
+		first := map[string]string{}
+		var verified, clean int
+		var shrinkSeed uint64
+		start := time.Now()
+		for seed := uint64(1); seed <= uint64(n); seed++ {
+			out := gohost.Execute(t, sc, seed, gohost.Options{Verify: true})
+			if out.Result.Level.Determinism == history.Verified {
+				verified++
+			}
+			if out.Result.Err() == nil {
+				clean++
+			} else {
+				t.Errorf("%s seed %d: %v", sc.Name, seed, out.Result.Err())
+			}
+			checks := append(slices.Clone(out.Checks), p3Processed(out.Result.History))
+			checks[len(checks)-1].Property = "P3*"
+			for _, c := range checks {
+				if counts[c.Property] == nil {
+					counts[c.Property] = map[checker.Status]int{}
+				}
+				counts[c.Property][c.Status]++
+				if c.Status != checker.OK && c.Status != checker.NotApplicable && first[c.Property] == "" {
+					first[c.Property] = fmt.Sprintf("seed %d: %s", seed, c.Summary)
+				}
+			}
+			if shrinkSeed == 0 && len(out.Violated()) > 0 {
+				shrinkSeed = seed
+			}
+		}
+		wall := time.Since(start)
+		fmt.Fprintf(&b, "### %s\n\n%s. %d seeds, %d verified, %d clean (no leak, no node error), %v wall (two runs a seed and the checkers).\n\n",
+			sc.Name, sc.Doc, n, verified, clean, wall.Round(time.Millisecond))
+		fmt.Fprintf(&b, "| property | ok | violated | unknown | n/a | first not ok |\n|---|---|---|---|---|---|\n")
+		for _, p := range props {
+			c := counts[p]
+			fmt.Fprintf(&b, "| %s | %d | %d | %d | %d | %s |\n", p, c[checker.OK], c[checker.Violated], c[checker.Unknown],
+				c[checker.NotApplicable], strings.ReplaceAll(first[p], "|", "\\|"))
+		}
+		if shrinkSeed != 0 {
+			s, err := gohost.Shrink(t, sc, shrinkSeed, 100)
+			if err != nil {
+				fmt.Fprintf(&b, "\nShrinking seed %d: %v\n", shrinkSeed, err)
+			} else {
+				again := gohost.Execute(t, sc, shrinkSeed, gohost.Options{Schedule: &s.Schedule, Verify: true})
+				fmt.Fprintf(&b, "\nFirst failing seed %d (%s) shrinks from %d to %d fault(s) in %d runs: `%s`; replay: hash %#x %s, %s, %s %s.\n",
+					shrinkSeed, s.Target.Property, len(s.Original.Events), len(s.Schedule.Events), s.Stats.Attempts,
+					strings.TrimSpace(s.Schedule.String()), again.Result.Hash, sameWord(again.Result.Hash == s.Hash),
+					again.Result.Level, s.Target.Property, again.Verdict(s.Target.Property))
+			}
+		}
+		b.WriteString("\n")
+	}
+	if path := os.Getenv("REDSYNC_RESULTS"); path != "" {
+		if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Log("\n" + b.String())
+}
+
+func sameWord(same bool) string {
+	if same {
+		return "the same as the shrink's"
+	}
+	return "DIFFERENT from the shrink's"
+}
