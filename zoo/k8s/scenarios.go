@@ -1,0 +1,210 @@
+package k8s
+
+import (
+	"context"
+	"fmt"
+	"math/rand"
+	"time"
+
+	"github.com/leasesim/leasesim/faults"
+	"github.com/leasesim/leasesim/gohost"
+	"github.com/leasesim/leasesim/history"
+)
+
+// StoreName is the fenced store's node name, StoreAddr its address.
+const (
+	StoreName = "store"
+	StoreAddr = StoreName + gohost.StorePort
+)
+
+// Setup is one run of candidates against the API server and the fenced
+// store: Config builds it for a seed.
+type Setup struct {
+	// Candidates are the candidates' names and options, in order.
+	Candidates []NamedCandidate
+	// Unfenced makes the store accept every write, whatever its token.
+	Unfenced bool
+	// Schedule is the explicit fault plan; Duration the run's length.
+	Schedule faults.Schedule
+	Duration time.Duration
+	// Timing is the election timing every candidate runs with (recorded
+	// in the history's lease configuration).
+	Timing Timing
+}
+
+// NamedCandidate is one candidate node.
+type NamedCandidate struct {
+	Name string
+	CandidateOptions
+}
+
+// Config returns the goroutine host's configuration for seed: the API
+// server (which seeds math/rand's global source from the seed when it
+// starts: client-go's jitter draws from it), the fenced store and the
+// candidates.
+func (s Setup) Config(seed uint64) gohost.Config {
+	nodes := []gohost.NodeSpec{
+		{Name: APIServerName, Run: func(ctx context.Context, n *gohost.Node) error {
+			SeedGlobalRand(seed, n.Incarnation())
+			return APIServer(ctx, n)
+		}},
+		{Name: StoreName, Run: gohost.FencedStore(gohost.StoreOptions{Unfenced: s.Unfenced})},
+	}
+	for _, c := range s.Candidates {
+		nodes = append(nodes, gohost.NodeSpec{Name: c.Name, Run: Candidate(c.CandidateOptions)})
+	}
+	return gohost.Config{
+		Nodes:    nodes,
+		Schedule: s.Schedule,
+		Duration: s.Duration,
+		History: gohost.HistoryConfig{Spec: "cas-record", Grantor: APIServerName, FencedStore: StoreName,
+			Lease: history.Lease{TTL: s.Timing.LeaseDuration, RenewInterval: s.Timing.RetryPeriod}},
+	}
+}
+
+// SeedGlobalRand seeds math/rand's global source, which client-go's
+// wait.Jitter draws from, from the run's seed. Since Go 1.24 rand.Seed is
+// a no-op unless GODEBUG=randseednop=0: a test binary sets it with a
+// `//go:debug randseednop=0` line in one of its test files (this
+// module's do). Without it the jitter is random and Verify reports the
+// divergence.
+func SeedGlobalRand(seed, incarnation uint64) {
+	rand.Seed(int64(seed*1_000_003 + incarnation)) //nolint:staticcheck // client-go reads the global source
+}
+
+// GlobalRandSeeded reports whether rand.Seed takes effect in this
+// process (GODEBUG randseednop=0).
+func GlobalRandSeeded() bool {
+	rand.Seed(1) //nolint:staticcheck
+	a := rand.Int63()
+	rand.Seed(1) //nolint:staticcheck
+	return a == rand.Int63()
+}
+
+// candidates returns n candidates c1…cn with opts, c1 starting first and
+// the others stagger apart, so that c1 is the first leader.
+func candidates(n int, stagger time.Duration, opts CandidateOptions) []NamedCandidate {
+	out := make([]NamedCandidate, n)
+	for i := range out {
+		o := opts
+		o.Start = opts.Start + time.Duration(i)*stagger
+		out[i] = NamedCandidate{Name: fmt.Sprintf("c%d", i+1), CandidateOptions: o}
+	}
+	return out
+}
+
+// The scenarios' common shape.
+const (
+	runFor    = 90 * time.Second
+	faultAt   = 30 * time.Second
+	writeTick = time.Second
+)
+
+func baseOptions() CandidateOptions {
+	return CandidateOptions{Timing: ScenarioTiming, Store: StoreAddr, WriteEvery: writeTick}
+}
+
+// scenario builds a Scenario over a Setup, fenced or not.
+func scenario(name, doc, story string, setup Setup, unfenced bool, premises ...gohost.Premise) gohost.Scenario {
+	setup.Unfenced = unfenced
+	setup.Timing = ScenarioTiming
+	if unfenced {
+		name += "/unfenced"
+		doc += " (the store takes every write)"
+	}
+	return gohost.Scenario{Name: name, Doc: doc, Story: story, Config: setup.Config, Premises: premises}
+}
+
+// Scenarios returns the stories, each with the fenced store and again
+// with an unfenced one (name suffix "/unfenced").
+func Scenarios() []gohost.Scenario {
+	var out []gohost.Scenario
+	for _, unfenced := range []bool{false, true} {
+		out = append(out, LeaderCutOff(unfenced), LeaderStalled(unfenced), SlowShutdown(unfenced), ThunderingHerd(unfenced))
+	}
+	return out
+}
+
+// LeaderCutOff: c1 leads, then is cut off from the API server (not from
+// the store) for 40 s.
+func LeaderCutOff(unfenced bool) gohost.Scenario {
+	setup := Setup{Candidates: candidates(3, time.Second, baseOptions()), Duration: runFor,
+		Schedule: faults.Schedule{Version: faults.Version, HealAt: runFor - 10*time.Second, Events: []faults.Event{
+			{At: faultAt, Kind: faults.KindPartition, Groups: [][]string{{"c1"}, {APIServerName, "c2", "c3"}}},
+			{At: faultAt + 40*time.Second, Kind: faults.KindHeal},
+		}}}
+	return scenario("leader-cut-off", "the leader is cut off from the API server for 40 s",
+		"c1 leads and writes to the store every second under leaseTransitions. At 30 s a partition cuts it off "+
+			"from the API server (the store stays reachable). Its renewals fail; client-go cancels its context "+
+			"RenewDeadline after the last renewal began, before LeaseDuration has passed for the others, who then "+
+			"take over with leaseTransitions+1.",
+		setup, unfenced,
+		gohost.FaultWhileBelieving("c1 was cut off while it led", []string{history.FaultPartition}, "c1"),
+		gohost.ChangedHands())
+}
+
+// LeaderStalled: c1's I/O freezes for 25 s (> LeaseDuration) while it
+// leads.
+func LeaderStalled(unfenced bool) gohost.Scenario {
+	setup := Setup{Candidates: candidates(3, time.Second, baseOptions()), Duration: runFor,
+		Schedule: faults.Schedule{Version: faults.Version, HealAt: runFor - 10*time.Second, Events: []faults.Event{
+			{At: faultAt, Kind: faults.KindPause, Node: "c1", Duration: 25 * time.Second},
+		}}}
+	return scenario("leader-io-stalled", "the leader's I/O stalls for 25 s, past LeaseDuration",
+		"c1 leads. At 30 s its I/O freezes for 25 s (gohost's pause: reads, writes and dials block at the node's "+
+			"boundary, its timers keep running). client-go's renewals time out and it cancels the leader's context; "+
+			"the others take over at LeaseDuration. A store write c1 had begun blocks through the pause and goes out "+
+			"when it resumes, under the old token.",
+		setup, unfenced,
+		gohost.FaultWhileBelieving("c1 was paused while it led", []string{history.FaultPause}, "c1"),
+		gohost.ChangedHands())
+}
+
+// SlowShutdown: as LeaderCutOff, but every candidate's shutdown hangs
+// 10 s in OnStoppedLeading and its work stops only after it
+// (cilium/cilium#42920), with ReleaseOnCancel false.
+func SlowShutdown(unfenced bool) gohost.Scenario {
+	opts := baseOptions()
+	opts.SlowShutdown = 10 * time.Second
+	setup := Setup{Candidates: candidates(3, time.Second, opts), Duration: runFor,
+		Schedule: faults.Schedule{Version: faults.Version, HealAt: runFor - 10*time.Second, Events: []faults.Event{
+			{At: faultAt, Kind: faults.KindPartition, Groups: [][]string{{"c1"}, {APIServerName, "c2", "c3"}}},
+			{At: faultAt + 40*time.Second, Kind: faults.KindHeal},
+		}}}
+	return scenario("slow-shutdown", "the old leader's work outlives its lead by a 10 s shutdown",
+		"The split brain reported against cilium in 2025 (cilium/cilium#42920): the operator's components stop "+
+			"with the process's shutdown, and a stop hook that blocks keeps them acting as leader after "+
+			"OnStoppedLeading. Here c1 is cut off from the API server at 30 s; client-go cancels its leader context "+
+			"after RenewDeadline, but OnStoppedLeading hangs 10 s and c1's writer stops only then, past the "+
+			"LeaseDuration-RenewDeadline grace (5 s) in which c2 or c3 takes over.",
+		setup, unfenced,
+		gohost.FaultWhileBelieving("c1 was cut off while it led", []string{history.FaultPartition}, "c1"),
+		gohost.ChangedHands())
+}
+
+// ThunderingHerd: ten candidates start within 10 ms of each other; every
+// leader crashes at its first write after 20 s (a failpoint armed on
+// all), and a nemesis pauses and isolates candidates.
+func ThunderingHerd(unfenced bool) gohost.Scenario {
+	names := make([]string, 10)
+	events := make([]faults.Event, 10)
+	for i := range names {
+		names[i] = fmt.Sprintf("c%d", i+1)
+		events[i] = faults.Event{At: 20 * time.Second, Kind: faults.KindFailpoint, Node: names[i],
+			Failpoint: FailpointBeforeWrite, Action: faults.ActionCrash}
+	}
+	setup := Setup{Candidates: candidates(10, time.Millisecond, baseOptions()), Duration: runFor,
+		Schedule: faults.Schedule{Version: faults.Version, HealAt: runFor - 20*time.Second, Events: events}}
+	sc := scenario("thundering-herd", "ten candidates at once; each leader crashes in turn",
+		"Ten candidates start within 10 ms and race to create and update the Lease (AlreadyExists and "+
+			"resourceVersion conflicts). From 20 s every leader crashes at its next write (failpoint "+
+			"before-write, armed on all ten), so the lease changes hands under contention, LeaseDuration after "+
+			"each crash (nobody releases it); a nemesis adds pauses and isolations. Crashed candidates restart at "+
+			"70 s, the heal phase.",
+		setup, unfenced, gohost.ChangedHands())
+	sc.Nemesis = &faults.Nemesis{Targets: names, Partitionable: names,
+		Kinds:           []faults.Kind{faults.KindPause, faults.KindIsolate},
+		FaultsPerMinute: 6, Phase: runFor - 20*time.Second, PauseMax: 25 * time.Second, WindowMax: 30 * time.Second,
+		Boundaries: []time.Duration{ScenarioTiming.RetryPeriod, ScenarioTiming.RenewDeadline, ScenarioTiming.LeaseDuration}}
+	return sc
+}
