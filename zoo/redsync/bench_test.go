@@ -96,7 +96,7 @@ func plainWorkload(s Setup) int {
 	env := func(name string, seed uint64) *plainEnv {
 		return &plainEnv{name: name, net: pn, st: gohost.NewStorage(), rnd: rand.New(rand.NewPCG(seed, 1))}
 	}
-	wg.Go(func() { _ = Serve(ctx, env(RedisNode, 0), s.Server) })
+	wg.Go(func() { _ = Serve(ctx, env(RedisNode, 0), time.Now, s.Server) })
 	wg.Go(func() { _ = plainStore(ctx, env(StoreNode, 0), &writes, &mu) })
 	for i, h := range s.Holders {
 		h.Token = s.Fencing != NoToken

@@ -111,7 +111,7 @@ func response(in history.Payload, r reply, clock time.Duration) history.Payload 
 // epoch is where the server's clock readings count from: the instant a
 // testing/synctest bubble starts (midnight UTC, 2000-01-01), so that a
 // reading is also the true time since the start of the run while the
-// server's clock does not drift.
+// server's clock neither drifts nor steps.
 var epoch = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
 
 // clockReading is the server's clock at now, as a duration since epoch.

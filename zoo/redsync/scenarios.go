@@ -94,7 +94,41 @@ func Scenarios() []gohost.Scenario {
 	for _, aof := range []bool{false, true} {
 		out = append(out, ServerRestart(aof))
 	}
+	for _, d := range []float64{0.01, 0.03} {
+		out = append(out, ClockDrift(d))
+	}
 	return out
+}
+
+// ClockDrift is redsync's drift factor at work: Redis's clock runs fast
+// by drift from the start, and holders that never extend (Extend every
+// hour) keep the lock until Until() and stop. Redis expires the key after
+// expiry/(1+drift) of true time; redsync's validity is expiry minus the
+// Lock's round trip minus 1 % of expiry. Within the factor (1 %) the key
+// outlives every belief and P1 holds; beyond it (3 %) h2 locks while h1
+// still believes: an overlap outside redsync's assumption, which the
+// checker would report as "assumption exceeded" (unknown) if the history
+// carried the drift; gohost's history leaves MaxDriftPPB at 0, so P1 says
+// violated. Drift applies to Redis only: redsync reads time.Now, the
+// bubble's clock, which no fault moves (Result.NotApplied says so).
+func ClockDrift(drift float64) gohost.Scenario {
+	name := fmt.Sprintf("fast-%g%%", drift*100)
+	return gohost.Scenario{
+		Name:  "redsync-clock-drift/" + name,
+		Doc:   fmt.Sprintf("Redis's clock runs %g%% fast; holders do not extend", drift*100),
+		Story: "h1 locks and holds until Until() without extending; h2 waits; Redis's clock runs fast.",
+		Config: func(uint64) gohost.Config {
+			hs := holders(2, time.Second)
+			for i := range hs {
+				hs[i].ExtendEvery = time.Hour
+			}
+			return Setup{Holders: hs, Fencing: Fenced, Duration: 30 * time.Second,
+				Schedule: faults.Schedule{Version: faults.Version, HealAt: 25 * time.Second, Events: []faults.Event{
+					{At: time.Millisecond, Kind: faults.KindDrift, Node: RedisNode, Drift: drift}}}}.Config()
+		},
+		Check:    checkOptions,
+		Premises: []gohost.Premise{gohost.ChangedHands()},
+	}
 }
 
 // GCPause is Kleppmann's story ("How to do distributed locking", 2016)

@@ -152,3 +152,17 @@ func TestShrinkAndReplay(t *testing.T) {
 	assert.Equal(t, checker.Violated, again.Verdict("P1"))
 	assert.Equal(t, history.Verified, again.Result.Level.Determinism)
 }
+
+func TestClockDrift(t *testing.T) {
+	for seed := uint64(1); seed <= 3; seed++ {
+		within := execute(t, ClockDrift(0.01), seed)
+		assert.Equal(t, checker.OK, within.Verdict("P1"), "seed %d: the drift factor covers 1%%", seed)
+		beyond := execute(t, ClockDrift(0.03), seed)
+		assert.Equal(t, checker.Violated, beyond.Verdict("P1"), "seed %d: Redis expired the key before h1's Until()", seed)
+		for _, out := range []*gohost.Outcome{within, beyond} {
+			assert.Equal(t, checker.OK, out.Verdict("P2"), "seed %d", seed)
+			assert.Equal(t, checker.OK, out.Verdict("P3"), "seed %d: expiry on the server's own clock", seed)
+			assert.NotEmpty(t, out.Result.NotApplied, "drift applies to Redis's Node.Clock only")
+		}
+	}
+}

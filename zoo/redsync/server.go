@@ -28,31 +28,34 @@ type ServerOptions struct {
 
 // Server returns the node function of the simulated Redis: it serves
 // RESP2 on RedisPort, one command at a time across all connections (as
-// Redis's single thread), with expiry on the server's clock (the bubble's
-// clock: time.Now in the node). It records the operations P3 judges: a
+// Redis's single thread), with expiry on the server's own clock
+// (gohost.Node.Clock: the schedule's drift and wall steps on the Redis
+// node apply to it; Redis expires keys on its wall clock). It records the operations P3 judges: a
 // client's recording connection names each request (CLIENT SETNAME with a
 // gohost.OpRef, pipelined before it), and the server marks it processed
 // (gohost.Node.Processed) with the reply in the expiring-key conventions
 // and its clock reading.
 func Server(opts ServerOptions) func(ctx context.Context, n *gohost.Node) error {
-	return func(ctx context.Context, n *gohost.Node) error { return Serve(ctx, n, opts) }
+	return func(ctx context.Context, n *gohost.Node) error { return Serve(ctx, n, n.Clock().Now, opts) }
 }
 
-// Serve runs the simulated Redis in env until ctx ends (Server's body).
-func Serve(ctx context.Context, env Env, opts ServerOptions) error {
+// Serve runs the simulated Redis in env until ctx ends (Server's body),
+// reading the time from clock (the node's own clock under the host).
+func Serve(ctx context.Context, env Env, clock func() time.Time, opts ServerOptions) error {
 	var store *gohost.Storage
 	if opts.AppendOnly {
 		store = env.Storage()
 	}
-	srv := &server{n: env, st: newRedisState(newKeyspace(store)), conns: map[net.Conn]bool{}}
+	srv := &server{n: env, clock: clock, st: newRedisState(newKeyspace(store)), conns: map[net.Conn]bool{}}
 	return srv.serve(ctx)
 }
 
 // server is one life of the simulated Redis.
 type server struct {
-	n  Env
-	mu sync.Mutex // the single thread: one command at a time
-	st *redisState
+	n     Env
+	clock func() time.Time
+	mu    sync.Mutex // the single thread: one command at a time
+	st    *redisState
 
 	connMu sync.Mutex
 	conns  map[net.Conn]bool // closed at the end, in any order
@@ -131,7 +134,7 @@ func (s *server) serveConn(c net.Conn) {
 func (s *server) do(args []string, ref *gohost.OpRef) (reply, *gohost.OpRef) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	now := time.Now()
+	now := s.clock()
 	rep := s.st.exec(args, now)
 	if len(args) == 3 && strings.EqualFold(args[0], "CLIENT") && strings.EqualFold(args[1], "SETNAME") && rep.kind == '+' {
 		if r, err := gohost.ParseOpRef(args[2]); err == nil {
