@@ -177,15 +177,15 @@ func LeaderChangeUnderLoad() Scenario {
 	for i := range 6 {
 		at := time.Duration(6+i*9) * time.Second
 		evs = append(evs, faults.Event{At: at, Kind: faults.KindPause, Node: member(i%3 + 1),
-			Duration: 1500 * time.Millisecond})
+			Duration: 2500 * time.Millisecond})
 	}
 	return Scenario{
 		Name: "leader-change-load",
 		Doc:  "replicated store: leadership moves every 9 s while six holders take short turns",
 		Story: "Six holders take turns at the lock, holding it 2 s each and writing every 100 ms, while " +
-			"leadership moves every 9 s: the member believed to lead stalls for 1.5 s, longer than the election " +
+			"leadership moves every 9 s: the member believed to lead stalls for 2.5 s, longer than twice the election " +
 			"timeout and shorter than the TTL, so a new leader takes over with leases live and requests in " +
-			"flight (the move-leader variant moves it with raft's TransferLeader instead). Grants, creates and " +
+			"flight (the pauses cycle through the members, so some hit a follower). Grants, creates and " +
 			"keepalives must follow the leader; no two holders may believe at once.",
 		Config:     baseConfig(),
 		Contenders: 6,
@@ -247,5 +247,5 @@ func memberDrift(rho float64) []faults.Event {
 		evs = append(evs, faults.Event{At: 0, Kind: faults.KindDrift, Node: n, Drift: -rho})
 	}
 	return append(evs, faults.Event{At: 20 * time.Second, Kind: faults.KindPause, Node: GrantorNode,
-		Duration: 1500 * time.Millisecond})
+		Duration: 2500 * time.Millisecond})
 }

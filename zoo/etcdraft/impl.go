@@ -149,8 +149,31 @@ func build(name, doc string, opts Options, b bugs) lease.Impl {
 	}
 }
 
+// Mutants returns the store with one of etcd's lease bugs each, named
+// zoo/etcdraft/<bug>.
+func Mutants() []lease.Impl {
+	return []lease.Impl{
+		build(Name+"/lease-reads-deposed-leader",
+			"keepalives confirmed by raft's ReadOnlyLeaseBased check: a deposed leader that still believes it leads renews (raft#166)",
+			Options{LeaseBasedReads: true}, bugs{}),
+		build(Name+"/no-promote-extension",
+			"a new leader restarts every lease at its remaining TTL without the election timeout: it may expire a lease the old leader just renewed (etcd#9395)",
+			Options{}, bugs{noPromoteExtension: true}),
+		build(Name+"/checkpoint-first-leader-only",
+			"remaining TTLs are checkpointed only in the first leader's term; later leaders restore stale ones (etcd PR #13491, #17132)",
+			Options{}, bugs{checkpointFirstLeaderOnly: true}),
+		build(Name+"/revoke-after-stall",
+			"the lessor stays primary after raft steps down, until the apply loop sees the new term: a stalled old leader revokes every lease (etcd#15247, #12528)",
+			Options{}, bugs{lazyDemote: true}),
+		build(Name+"/follower-keepalive",
+			"a follower answers keepalives from its own applied state instead of forwarding them to the leader",
+			Options{}, bugs{followerKeepalive: true}),
+	}
+}
+
 // All returns the store's configurations and its mutants, as simrun's
 // --impl lists them.
 func All() []lease.Impl {
-	return []lease.Impl{Impl(), ImplWith(Options{Members: 5}), ImplWith(Options{LeaseBasedReads: true})}
+	return append([]lease.Impl{Impl(), ImplWith(Options{Members: 5}), ImplWith(Options{NoCheckpoints: true})},
+		Mutants()...)
 }

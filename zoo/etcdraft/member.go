@@ -36,7 +36,7 @@ type member struct {
 	primary        bool
 	primaryTerm    uint64
 	expiry         map[int64]time.Duration // by lease; looked up, never iterated
-	revoking       map[int64]bool          // revokes proposed, not yet applied; looked up, never iterated
+	revoking       map[int64]time.Duration // revokes proposed, not yet applied: when to propose again; looked up, never iterated
 	nextCheckpoint time.Duration
 
 	pending []Request  // proposals this member awaits to apply, oldest first
@@ -72,7 +72,7 @@ func newMember(env lease.Env, cfg lease.Config, o settings) (*member, error) {
 	}
 	installReader()
 	m := &member{env: env, net: net, o: o, id: uint64(idx + 1), peers: lease.MemberAddrs(base, o.members),
-		rnd: newSeededReader(env.Rand), expiry: make(map[int64]time.Duration), revoking: make(map[int64]bool),
+		rnd: newSeededReader(env.Rand), expiry: make(map[int64]time.Duration), revoking: make(map[int64]time.Duration),
 	}
 	d, snap, fresh, err := openDisk(env.Store, o.members)
 	if err != nil {

@@ -1,13 +1,14 @@
 package etcdraft
 
 import (
-	"fmt"
-
 	"encoding/binary"
-	"github.com/leasesim/leasesim/lease"
+	"fmt"
+	"time"
 
 	"go.etcd.io/raft/v3"
 	"go.etcd.io/raft/v3/raftpb"
+
+	"github.com/leasesim/leasesim/lease"
 )
 
 // request handles a holder's request: changes are proposed through the
@@ -190,8 +191,11 @@ func (m *member) primaryDuties() {
 	}
 	now := m.env.Clock.Now()
 	for _, l := range m.st.leases {
-		if at, ok := m.expiry[l.id]; ok && at <= now && !m.revoking[l.id] {
-			m.revoking[l.id] = true
+		if at, ok := m.expiry[l.id]; ok && at <= now {
+			if again, proposed := m.revoking[l.id]; proposed && now < again {
+				continue
+			}
+			m.revoking[l.id] = now + revokeRetry
 			_ = m.propose(&command{kind: cmdRevoke, lease: l.id})
 		}
 	}
@@ -209,6 +213,10 @@ func (m *member) primaryDuties() {
 		_ = m.propose(&command{kind: cmdCheckpoint, checkpoints: cps})
 	}
 }
+
+// revokeRetry is how long the primary waits for an expired lease's revoke
+// to apply before it proposes it again (etcd's expiredLeaseRetryInterval).
+const revokeRetry = 3 * time.Second
 
 // firstLeaderTerm is the term of the cluster's first leader: the
 // bootstrap snapshot is at term 1 and member 1's first campaign wins term
