@@ -48,6 +48,9 @@ func LivenessBound(l history.Lease) time.Duration {
 // even if the run ended early. One without a witness whose deadline lies
 // beyond the end of the run is Unknown (the run was too short), never OK.
 func Liveness(h *history.History) Result {
+	if len(h.Contended) == 0 && len(h.Tasks) == 0 && len(h.Sightings) == 0 && len(registrantKeys(h)) == 0 {
+		return notApplicable("P4", "liveness", "no contended resource, task or registration was recorded, so nothing had to make progress")
+	}
 	v := newVerdict(h, "P4")
 	bound := LivenessBound(h.Lease)
 	deadline := h.HealAt.Add(bound)

@@ -23,7 +23,7 @@ func TestLivenessBound(t *testing.T) {
 	assert.Equal(t, want, LivenessBound(cfg))
 	assert.Equal(t, LivenessBound(cfg), LivenessBound(leasewire.Lease(lease.Config{TTL: 5 * time.Second, Rho: 0.01})),
 		"the history records the defaults")
-	r := Liveness(newHistory().build())
+	r := Liveness(newHistory().contended("lock").build())
 	assert.Contains(t, r.Bound, "B = "+want.String())
 	assert.Contains(t, r.Bound, "restart grace 5.05s")
 }
@@ -38,7 +38,7 @@ func TestLivenessContended(t *testing.T) {
 		want   Status
 		detail string
 	}{
-		{"nothing contended", newHistory(), OK, ""},
+		{"nothing contended", newHistory(), NotApplicable, ""},
 		{"held again after the heal", newHistory().contended("lock").
 			belief("h1", "lock", 1, at(10_000), at(20_000)).
 			belief("h2", "lock", 2, at(65_000), at(120_000)), OK, ""},
@@ -130,7 +130,7 @@ func TestLivenessRegistry(t *testing.T) {
 		want   Status
 		detail string
 	}{
-		{"no registry", newHistory(), OK, ""},
+		{"no registry", newHistory(), NotApplicable, ""},
 		{"registrants but no readers", newHistory().acquireKeys("s1", "svc/s1", 1, at(1000), "svc/s1"), OK, ""},
 		{"seen again after the heal, and after the bound", back(registered()), OK, ""},
 		{"seen again, but missing after the bound", registered().

@@ -64,6 +64,10 @@ type HistoryConfig struct {
 	Grantor, FencedStore string
 	// Lease is the lease configuration the implementation runs with.
 	Lease history.Lease
+	// Contended are the resources live holders keep trying to hold: P4
+	// requires each to be held again after the heal. With none (and no
+	// tasks or registrations), P4 has nothing to judge and says n/a.
+	Contended []string
 }
 
 // DefaultWatchdog is the real time the host waits for the bubble to settle

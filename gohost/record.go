@@ -89,7 +89,7 @@ func (r *recorder) history(cfg *Config, end time.Duration, windows []*history.Fa
 	heal := history.Time(cfg.Schedule.HealAt)
 	return &history.History{Spec: cfg.History.Spec, Lease: cfg.History.Lease, Grantor: cfg.History.Grantor,
 		Resource: cfg.History.FencedStore, Ops: append(r.storeOps(), r.ops...), Beliefs: bs, Faults: fw,
-		HealAt: heal, End: history.Time(end)}
+		HealAt: heal, End: history.Time(end), Contended: slices.Clone(cfg.History.Contended)}
 }
 
 // Believe records that the node believes it holds resource under token
