@@ -47,7 +47,8 @@ func scenario(name string, broken bool) gohost.Scenario {
 				Nodes: []gohost.NodeSpec{{Name: "lock", Run: lockServer},
 					{Name: "store", Run: gohost.FencedStore(gohost.StoreOptions{})},
 					{Name: "c1", Run: client(broken, 0)}, {Name: "c2", Run: client(false, 300*time.Millisecond)}},
-				History: gohost.HistoryConfig{Grantor: "lock", FencedStore: "store", Lease: history.Lease{TTL: ttl}}}
+				History: gohost.HistoryConfig{Grantor: "lock", FencedStore: "store", Lease: history.Lease{TTL: ttl},
+					Contended: []string{"lock"}}}
 		},
 		Nemesis: &faults.Nemesis{Targets: []string{"c1", "c2"}, Partitionable: []string{"lock", "c1", "c2"},
 			Kinds: []faults.Kind{faults.KindPause, faults.KindPartition}, FaultsPerMinute: 20, Phase: 12 * time.Second,
