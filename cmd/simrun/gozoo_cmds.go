@@ -23,7 +23,8 @@ import (
 // command runs it in worker processes instead of the event host.
 type goHost struct {
 	a      *app
-	zooDir string // --zoo-dir
+	zooDir string            // --zoo-dir
+	built  map[string]string // worker binaries built by this command, by implementation name
 }
 
 // noReport is what the goroutine host's results say about report files.
@@ -139,12 +140,19 @@ func refuse(cmd *cobra.Command, why string, names ...string) error {
 // start builds g's worker binary, saying so on stderr (a first build of a
 // module with heavy dependencies takes a while).
 func (h *goHost) start(ctx context.Context, g *goImpl) (string, error) {
+	if bin, ok := h.built[g.Name]; ok {
+		return bin, nil
+	}
 	fmt.Fprintf(h.a.stderr, "%s: building the worker test binary of %s (go test -c; go's build cache makes it quick after the first time)\n",
 		g.Name, rel(g.Module))
 	bin, err := g.build(ctx)
 	if err != nil {
 		return "", internalErr(err)
 	}
+	if h.built == nil {
+		h.built = make(map[string]string)
+	}
+	h.built[g.Name] = bin
 	return bin, nil
 }
 
