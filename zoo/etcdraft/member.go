@@ -114,7 +114,8 @@ func (m *member) DeliverAny(from lease.Addr, msg any) {
 	case raftMsg:
 		var err error
 		withRaft(m.rnd, func() { err = m.rn.Step(x.m) })
-		if err != nil && !errors.Is(err, raft.ErrStepLocalMsg) && !errors.Is(err, raft.ErrStepPeerNotFound) {
+		if err != nil && !errors.Is(err, raft.ErrStepLocalMsg) && !errors.Is(err, raft.ErrStepPeerNotFound) &&
+			!errors.Is(err, raft.ErrProposalDropped) { // a forwarded proposal reaching a member that no longer leads
 			panic(fmt.Sprintf("etcdraft: invariant step: %s stepping %v: %v", m.env.Self, x.m.Type, err))
 		}
 		m.ready()

@@ -163,9 +163,18 @@ func (h *holder) believe(s *session) {
 	}
 	s.believing, s.until = true, until
 	h.observe(lease.Event{Kind: lease.EventGrant, Resource: s.resource, Token: s.token, Deadline: until})
-	if s.onGrant != nil {
-		s.onGrant(s.grant(h.cfg.TTL)) // last: the callback may release
+	if s.onGrant == nil {
+		return
 	}
+	// The owner hears of the grant in a step of its own, at the same
+	// instant: its callback may write, reach a failpoint and crash the
+	// node, and the handler that got here may still have a request to send.
+	token := s.token
+	h.after(0, func() {
+		if !s.released && s.believing && s.token == token && h.env.Clock.Now() < s.until {
+			s.onGrant(s.grant(h.cfg.TTL))
+		}
+	})
 }
 
 // expire ends belief when the holder's clock reaches its deadline. The
