@@ -1,0 +1,511 @@
+// Command etcdholder is one lock holder of the zoo/etcd harness, in its own
+// process so that the harness can pause it (SIGSTOP) and kill it (SIGKILL)
+// like any real client. It uses go.etcd.io/etcd/client/v3/concurrency
+// unchanged (a Session with a TTL, a Mutex) and reports what it does, one JSON
+// object a line on stdout (package internal/wire): its operations on etcd, its
+// belief that it holds the lock, the writes it sends to the harness's fenced
+// store under the lock key's create revision, and the premises of its script.
+//
+// Its belief starts when Lock returns and ends when its code sees that it
+// ended: the session's Done channel closed, its own deadline passed (the TTL
+// since the last keepalive response, on the monotonic clock), its write was
+// fenced, or it unlocked. A stopped process sees nothing, so a belief spans a
+// pause. Its writer checks the belief, works for -work, then writes: the
+// check-then-act of every lock user, which a pause can split.
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"net"
+	"os"
+	"os/signal"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	clientv3 "go.etcd.io/etcd/client/v3"
+	"go.etcd.io/etcd/client/v3/concurrency"
+	"go.uber.org/zap"
+
+	"github.com/leasesim/leasesim/zoo/etcd/internal/wire"
+)
+
+// Scripts, in -script.
+const (
+	scriptLock        = "lock"         // lock at -lock-at, hold (writing) until -release-at or the belief ends
+	scriptStaleUnlock = "stale-unlock" // etcd #22082: unlock at -release-at, relock, retry the old unlock at -retry-at
+)
+
+type config struct {
+	name, script, resource, prefix, store string
+	endpoints                             []string
+	life                                  uint64
+	ttl                                   int
+	clock                                 wire.Clock
+	lockAt, releaseAt, retryAt            time.Duration
+	work, unlockTimeout                   time.Duration
+}
+
+func main() {
+	var c config
+	var endpoints string
+	var startMono int64
+	flag.StringVar(&c.name, "name", "h1", "holder name")
+	flag.Uint64Var(&c.life, "life", 1, "incarnation")
+	flag.StringVar(&c.script, "script", scriptLock, "lock or stale-unlock")
+	flag.StringVar(&c.resource, "resource", "lock", "the resource the lock guards (history name)")
+	flag.StringVar(&c.prefix, "prefix", "/leasesim/lock", "the mutex's key prefix")
+	flag.StringVar(&endpoints, "endpoints", "", "etcd client endpoints, comma-separated")
+	flag.StringVar(&c.store, "store", "", "the fenced store's address")
+	flag.IntVar(&c.ttl, "ttl", 2, "session TTL in seconds")
+	flag.Int64Var(&startMono, "start-mono", 0, "CLOCK_MONOTONIC of the run's start, in ns")
+	flag.DurationVar(&c.lockAt, "lock-at", 0, "when to call Lock (true time)")
+	flag.DurationVar(&c.releaseAt, "release-at", 0, "when to Unlock (0: never)")
+	flag.DurationVar(&c.retryAt, "retry-at", 0, "stale-unlock: when to retry the failed Unlock")
+	flag.DurationVar(&c.work, "work", 200*time.Millisecond, "work between checking the belief and writing")
+	flag.DurationVar(&c.unlockTimeout, "unlock-timeout", 500*time.Millisecond, "Unlock's context timeout")
+	flag.Parse()
+	c.endpoints = strings.Split(endpoints, ",")
+	c.clock = wire.Clock{StartMono: startMono}
+	if endpoints == "" || c.store == "" || startMono == 0 {
+		fmt.Fprintln(os.Stderr, "etcdholder: -endpoints, -store and -start-mono are required")
+		os.Exit(2)
+	}
+	h := &holder{cfg: c, out: json.NewEncoder(os.Stdout)}
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM, syscall.SIGINT)
+	defer stop()
+	if err := h.run(ctx); err != nil && ctx.Err() == nil {
+		h.logf("error: %v", err)
+		fmt.Fprintf(os.Stderr, "etcdholder %s: %v\n", c.name, err)
+		os.Exit(1)
+	}
+}
+
+// holder is one holder process's state.
+type holder struct {
+	cfg    config
+	mu     sync.Mutex
+	out    *json.Encoder
+	nextID uint64
+
+	// The open belief (under mu).
+	believing bool
+	token     uint64
+	deadline  time.Duration // true time; the TTL after the last keepalive response
+	lastAct   time.Duration
+	ended     chan struct{} // closed when the belief ends
+
+	store     net.Conn
+	storeRead *bufio.Reader
+	writes    int
+}
+
+func (h *holder) now() time.Duration { return h.cfg.clock.Now() }
+
+func (h *holder) report(r wire.Report) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	_ = h.out.Encode(r)
+}
+
+func (h *holder) logf(format string, args ...any) {
+	h.report(wire.Report{Kind: wire.KindLog, At: int64(h.now()), Detail: fmt.Sprintf(format, args...)})
+}
+
+func (h *holder) premise(name string, held bool, format string, args ...any) {
+	h.report(wire.Report{Kind: wire.KindPremise, Name: name, Held: held, Detail: fmt.Sprintf(format, args...)})
+}
+
+// op reports one operation; ret < 0 means its reply never came.
+func (h *holder) op(call, ret time.Duration, in, out wire.Payload) {
+	h.mu.Lock()
+	h.nextID++
+	id := h.nextID
+	h.mu.Unlock()
+	r := int64(ret)
+	if ret < 0 {
+		r = -1
+	}
+	h.report(wire.Report{Kind: wire.KindOp, Op: &wire.Op{ID: id, Call: int64(call), Return: r, In: in, Out: out}})
+}
+
+func errName(err error) string {
+	switch {
+	case err == nil:
+		return ""
+	case errors.Is(err, context.DeadlineExceeded):
+		return "deadline_exceeded"
+	case errors.Is(err, context.Canceled):
+		return "canceled"
+	}
+	return "error: " + err.Error()
+}
+
+// sleepUntil waits until true time t or ctx's end.
+func (h *holder) sleepUntil(ctx context.Context, t time.Duration) error {
+	d := t - h.now()
+	if d <= 0 {
+		return ctx.Err()
+	}
+	select {
+	case <-time.After(d):
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+func (h *holder) run(ctx context.Context) error {
+	if err := h.sleepUntil(ctx, h.cfg.lockAt); err != nil {
+		return err
+	}
+	cli, err := clientv3.New(clientv3.Config{
+		Endpoints: h.cfg.endpoints, DialTimeout: 5 * time.Second,
+		DialKeepAliveTime: time.Second, DialKeepAliveTimeout: time.Second,
+		Logger: zap.NewNop(),
+	})
+	if err != nil {
+		return fmt.Errorf("client: %w", err)
+	}
+	defer cli.Close()
+	cli.Lease = &recordingLease{Lease: cli.Lease, h: h}
+	s, err := concurrency.NewSession(cli, concurrency.WithTTL(h.cfg.ttl))
+	if err != nil {
+		return fmt.Errorf("session: %w", err)
+	}
+	m, err := h.lock(ctx, s)
+	if err != nil {
+		return err
+	}
+	switch h.cfg.script {
+	case scriptLock:
+		return h.holdThenRelease(ctx, s, m)
+	case scriptStaleUnlock:
+		return h.staleUnlock(ctx, s, m)
+	}
+	return fmt.Errorf("unknown -script %q", h.cfg.script)
+}
+
+// lock locks a new Mutex on the session, reads its key's create revision
+// (the fencing token) and opens the belief.
+func (h *holder) lock(ctx context.Context, s *concurrency.Session) (*concurrency.Mutex, error) {
+	m := concurrency.NewMutex(s, h.cfg.prefix)
+	call := h.now()
+	err := m.Lock(ctx)
+	ret := h.now()
+	in := wire.Payload{Kind: "lock", Resource: h.cfg.resource, Key: h.cfg.prefix, Lease: uint64(s.Lease())}
+	out := wire.Payload{Kind: "lock_reply", Err: errName(err), Key: m.Key()}
+	if m.Header() != nil {
+		out.Revision = m.Header().Revision
+	}
+	h.op(call, ret, in, out)
+	if err != nil {
+		return nil, fmt.Errorf("lock: %w", err)
+	}
+	rev, _, err := h.get(ctx, s.Client(), m.Key())
+	if err != nil {
+		return nil, err
+	}
+	if rev == 0 {
+		h.logf("lock returned but key %s is gone", m.Key())
+	}
+	h.believe(uint64(rev), ret)
+	return m, nil
+}
+
+// get reads key: its create revision (0: absent) and the store's revision.
+func (h *holder) get(ctx context.Context, cli *clientv3.Client, key string) (create, rev int64, err error) {
+	call := h.now()
+	gctx, cancel := context.WithTimeout(ctx, 2*time.Second)
+	resp, err := cli.Get(gctx, key)
+	cancel()
+	ret := h.now()
+	out := wire.Payload{Kind: "get_reply", Err: errName(err)}
+	if err == nil {
+		out.Revision = resp.Header.Revision
+		if len(resp.Kvs) > 0 {
+			out.OK, out.Token, out.Lease = true, uint64(resp.Kvs[0].CreateRevision), uint64(resp.Kvs[0].Lease)
+			create = resp.Kvs[0].CreateRevision
+		}
+		rev = resp.Header.Revision
+	} else {
+		ret = -1
+	}
+	h.op(call, ret, wire.Payload{Kind: "get", Key: key}, out)
+	if err != nil {
+		return 0, 0, fmt.Errorf("get %s: %w", key, err)
+	}
+	return create, rev, nil
+}
+
+// unlock calls m.Unlock with -unlock-timeout and reports it.
+func (h *holder) unlock(ctx context.Context, m *concurrency.Mutex, key string, token uint64) error {
+	call := h.now()
+	uctx, cancel := context.WithTimeout(ctx, h.cfg.unlockTimeout)
+	err := m.Unlock(uctx)
+	cancel()
+	ret := h.now()
+	if err != nil {
+		ret = -1
+	}
+	h.op(call, ret, wire.Payload{Kind: "unlock", Resource: h.cfg.resource, Key: key, Token: token},
+		wire.Payload{Kind: "unlock_reply", Err: errName(err)})
+	return err
+}
+
+// believe opens a belief under token, started at start, and starts its
+// watcher and writer.
+func (h *holder) believe(token uint64, start time.Duration) {
+	h.mu.Lock()
+	h.believing, h.token, h.lastAct = true, token, -1
+	if h.deadline == 0 {
+		h.deadline = start + time.Duration(h.cfg.ttl)*time.Second
+	}
+	h.ended = make(chan struct{})
+	d := h.deadline
+	h.mu.Unlock()
+	h.report(wire.Report{Kind: wire.KindBelieve, Resource: h.cfg.resource, Token: token, Start: int64(start), Deadline: int64(d)})
+}
+
+// endBelief ends the open belief (if any) for reason.
+func (h *holder) endBelief(reason string) {
+	h.mu.Lock()
+	if !h.believing {
+		h.mu.Unlock()
+		return
+	}
+	h.believing = false
+	close(h.ended)
+	tok, last := h.token, h.lastAct
+	h.mu.Unlock()
+	h.report(wire.Report{Kind: wire.KindEnd, Resource: h.cfg.resource, Token: tok, End: int64(h.now()), Reason: reason, LastAct: int64(last)})
+}
+
+// watch ends the belief when the session ends or the deadline passes, as
+// the holder's code sees them: it polls every 5ms.
+func (h *holder) watch(ctx context.Context, s *concurrency.Session) {
+	for {
+		h.mu.Lock()
+		on, d, ended := h.believing, h.deadline, h.ended
+		h.mu.Unlock()
+		if !on {
+			return
+		}
+		select {
+		case <-s.Done():
+			h.endBelief("lost")
+			return
+		case <-ctx.Done():
+			return
+		case <-ended:
+			return
+		case <-time.After(5 * time.Millisecond):
+		}
+		if h.now() >= d {
+			h.endBelief("deadline")
+			return
+		}
+	}
+}
+
+// writeLoop checks the belief, works, then writes under the token it
+// checked, until the belief ends.
+func (h *holder) writeLoop(ctx context.Context) {
+	for ctx.Err() == nil {
+		h.mu.Lock()
+		on, tok := h.believing, h.token
+		h.mu.Unlock()
+		if !on {
+			return
+		}
+		select { // the work between the check and the act
+		case <-time.After(h.cfg.work):
+		case <-ctx.Done():
+			return
+		}
+		if fenced := h.write(tok); fenced {
+			h.endBelief("fenced")
+			return
+		}
+	}
+}
+
+// write sends one write to the fenced store under tok; it reports whether
+// the store refused it.
+func (h *holder) write(tok uint64) bool {
+	at := h.now()
+	h.mu.Lock()
+	if tok == h.token {
+		h.lastAct = at
+	}
+	h.writes++
+	n := h.writes
+	h.mu.Unlock()
+	h.report(wire.Report{Kind: wire.KindAction, Resource: h.cfg.resource, Token: tok, At: int64(at)})
+	if h.store == nil {
+		c, err := net.Dial("tcp", h.cfg.store)
+		if err != nil {
+			h.logf("store dial: %v", err)
+			return false
+		}
+		h.store, h.storeRead = c, bufio.NewReader(c)
+	}
+	req := wire.StoreRequest{Resource: h.cfg.resource, Key: "data", Value: fmt.Sprintf("%s-%d", h.cfg.name, n),
+		Token: tok, Writer: h.cfg.name, Life: h.cfg.life}
+	b, _ := json.Marshal(req)
+	var rep wire.StoreReply
+	_, err := h.store.Write(append(b, '\n'))
+	if err == nil {
+		var line []byte
+		if line, err = h.storeRead.ReadBytes('\n'); err == nil {
+			err = json.Unmarshal(line, &rep)
+		}
+	}
+	if err != nil {
+		h.logf("store: %v", err)
+		h.store.Close()
+		h.store = nil
+		return false
+	}
+	return !rep.OK
+}
+
+// holdThenRelease holds the lock, writing, until -release-at (then unlocks)
+// or until the belief ends.
+func (h *holder) holdThenRelease(ctx context.Context, s *concurrency.Session, m *concurrency.Mutex) error {
+	go h.watch(ctx, s)
+	go h.writeLoop(ctx)
+	h.mu.Lock()
+	ended, tok := h.ended, h.token
+	h.mu.Unlock()
+	var release <-chan time.Time
+	if h.cfg.releaseAt > 0 {
+		release = time.After(h.cfg.releaseAt - h.now())
+	}
+	select {
+	case <-ended:
+	case <-release:
+		key := m.Key()
+		h.endBelief("release")
+		_ = h.unlock(ctx, m, key, tok)
+	case <-ctx.Done():
+		return nil
+	}
+	<-ctx.Done()
+	return nil
+}
+
+// staleUnlock is etcd #22082: at -release-at it unlocks (the harness drops
+// the response), locks again on the same session (the same key, a newer
+// create revision), and at -retry-at retries the first Unlock, which deletes
+// the newer key. It then holds the newer lock, writing, until the run ends.
+func (h *holder) staleUnlock(ctx context.Context, s *concurrency.Session, m1 *concurrency.Mutex) error {
+	go h.watch(ctx, s)
+	go h.writeLoop(ctx)
+	h.mu.Lock()
+	tok1 := h.token
+	h.mu.Unlock()
+	if err := h.sleepUntil(ctx, h.cfg.releaseAt); err != nil {
+		return nil
+	}
+	key := m1.Key()
+	h.endBelief("release")
+	uerr := h.unlock(ctx, m1, key, tok1)
+	if uerr == nil {
+		h.premise("unlock-response-lost", false, "the first Unlock of %s returned without error", key)
+		<-ctx.Done()
+		return nil
+	}
+	create, _, err := h.get(ctx, s.Client(), key)
+	if err != nil {
+		h.premise("unlock-response-lost", false, "the first Unlock failed (%v) and reading %s failed: %v", uerr, key, err)
+		<-ctx.Done()
+		return nil
+	}
+	h.premise("unlock-response-lost", create == 0, "the first Unlock of %s (create revision %d) failed with %v; "+
+		"the key's create revision afterwards: %d (0: deleted, the Unlock committed)", key, tok1, uerr, create)
+	m2, err := h.lock(ctx, s)
+	if err != nil {
+		return err
+	}
+	h.mu.Lock()
+	tok2 := h.token
+	h.mu.Unlock()
+	h.premise("relocked-same-key", m2.Key() == key && tok2 > tok1, "a second Mutex on the same session locked %s at "+
+		"create revision %d (the first had %d)", m2.Key(), tok2, tok1)
+	go h.watch(ctx, s)
+	go h.writeLoop(ctx)
+	if err := h.sleepUntil(ctx, h.cfg.retryAt); err != nil {
+		return nil
+	}
+	rerr := h.unlock(ctx, m1, key, tok1)
+	after, _, gerr := h.get(ctx, s.Client(), key)
+	h.premise("retry-deleted-newer", rerr == nil && gerr == nil && after == 0, "the retried Unlock of the first Mutex "+
+		"returned %v; the key's create revision afterwards: %d (the second Mutex holds %d and still believes)",
+		rerr, after, tok2)
+	<-ctx.Done()
+	return nil
+}
+
+// recordingLease is the client's Lease with its Grant and keepalive
+// responses reported; each keepalive response moves the holder's deadline
+// to the TTL after it.
+type recordingLease struct {
+	clientv3.Lease
+	h *holder
+}
+
+func (l *recordingLease) Grant(ctx context.Context, ttl int64) (*clientv3.LeaseGrantResponse, error) {
+	call := l.h.now()
+	resp, err := l.Lease.Grant(ctx, ttl)
+	ret := l.h.now()
+	out := wire.Payload{Kind: "grant_reply", Err: errName(err)}
+	if err == nil {
+		out.Lease, out.TTL = uint64(resp.ID), int64(time.Duration(resp.TTL)*time.Second)
+		l.h.mu.Lock()
+		l.h.deadline = ret + time.Duration(resp.TTL)*time.Second
+		l.h.mu.Unlock()
+	} else {
+		ret = -1
+	}
+	l.h.op(call, ret, wire.Payload{Kind: "grant", TTL: int64(time.Duration(ttl) * time.Second)}, out)
+	return resp, err
+}
+
+func (l *recordingLease) KeepAlive(ctx context.Context, id clientv3.LeaseID) (<-chan *clientv3.LeaseKeepAliveResponse, error) {
+	in, err := l.Lease.KeepAlive(ctx, id)
+	if err != nil {
+		return in, err
+	}
+	out := make(chan *clientv3.LeaseKeepAliveResponse, 1)
+	go func() {
+		defer close(out)
+		prev := l.h.now()
+		for resp := range in {
+			ret := l.h.now()
+			ttl := time.Duration(resp.TTL) * time.Second
+			l.h.op(prev, ret, wire.Payload{Kind: "keepalive", Lease: uint64(id)},
+				wire.Payload{Kind: "keepalive_reply", Lease: uint64(id), TTL: int64(ttl)})
+			prev = ret
+			l.h.mu.Lock()
+			l.h.deadline = ret + ttl
+			d := l.h.deadline
+			on := l.h.believing
+			l.h.mu.Unlock()
+			if on {
+				l.h.report(wire.Report{Kind: wire.KindDeadline, Deadline: int64(d)})
+			}
+			select {
+			case out <- resp:
+			default: // the session only drains the channel
+			}
+		}
+	}()
+	return out, nil
+}
