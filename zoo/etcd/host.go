@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -71,6 +72,20 @@ type Config struct {
 	// lease granted (LeaseTimeToLive) every 100ms from these members, as
 	// "harness".
 	ProbeLeases []string
+	// Started, if set, is told what the run holds once every process is
+	// up (a test checks all of it is released when Run returns).
+	Started func(Resources)
+}
+
+// Resources are what a run holds while it runs.
+type Resources struct {
+	// Ports are the loopback ports listened on: the members', the
+	// proxies' and the fenced store's.
+	Ports []int
+	// TempDir holds the members' data directories.
+	TempDir string
+	// PIDs are the child processes.
+	PIDs []int
 }
 
 func (c *Config) resource() string { return "lock" }
@@ -292,6 +307,9 @@ func Run(ctx context.Context, cfg Config) (out *Outcome, err error) {
 			return nil, err
 		}
 	}
+	if cfg.Started != nil {
+		cfg.Started(h.resources(tmp))
+	}
 	h.inj.schedule(cfg.Schedule)
 	var probes sync.WaitGroup
 	pctx, stopProbes := context.WithCancel(ctx)
@@ -327,6 +345,25 @@ func Run(ctx context.Context, cfg Config) (out *Outcome, err error) {
 	hist := h.rec.history(&cfg, history.Time(end), windows)
 	return &Outcome{History: hist, Actions: h.rec.actions, Samples: h.samples, Leader: lead.name, Log: h.log,
 		Start: h.clock.StartMono}, nil
+}
+
+// resources returns what the run holds now.
+func (h *host) resources(tmp string) Resources {
+	r := Resources{TempDir: tmp}
+	for _, m := range h.members {
+		r.Ports = append(r.Ports, m.clientPort, m.peerPort, portOf(m.clientPx.Addr()), portOf(m.peerPx.Addr()))
+	}
+	r.Ports = append(r.Ports, portOf(h.store.addr()))
+	for _, p := range h.procs() {
+		r.PIDs = append(r.PIDs, p.pid())
+	}
+	return r
+}
+
+func portOf(addr string) int {
+	_, p, _ := strings.Cut(addr, ":")
+	n, _ := strconv.Atoi(p)
+	return n
 }
 
 // startHolder starts one holder process; a goroutine reads its reports.

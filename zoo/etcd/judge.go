@@ -36,6 +36,8 @@ type Verdict struct {
 	// history.jsonl (leasewire.ReadHistory), or nil.
 	ReadBack error
 	Outcome  *Outcome
+	// Config is the run's configuration.
+	Config Config
 }
 
 // Status returns the status of property name ("P1", …), or "".
@@ -65,7 +67,7 @@ func (v *Verdict) Line() string {
 func Judge(cfg Config, out *Outcome, wall time.Duration) (*Verdict, error) {
 	h := out.History
 	checks := checker.Check(h, checker.Options{Visualize: true})
-	v := &Verdict{Story: cfg.Story, Dir: cfg.Dir, Checks: checks, Outcome: out, DeadlineP1: deadlineP1(h)}
+	v := &Verdict{Story: cfg.Story, Dir: cfg.Dir, Checks: checks, Outcome: out, Config: cfg, DeadlineP1: deadlineP1(h)}
 	so := &scenarios.Outcome{Scenario: cfg.Story, Impl: "etcd", Seed: cfg.Seed, Sim: sim.Result{Now: sim.Time(h.End)},
 		Schedule: cfg.Schedule, Faults: reports.FaultLog(h.Faults), History: h, Checks: checks,
 		Metrics: checker.Measure(h), Coverage: checker.Cover(h)}

@@ -26,6 +26,8 @@ type Story struct {
 	Premises func(o *Outcome, cfg *Config) []history.PremiseRecord
 	// Expect is the verdicts that reproduce the story, property by status.
 	Expect map[string]checker.Status
+	// Shows, if set, is what else a run must show to reproduce the story.
+	Shows func(o *Outcome, cfg *Config) bool
 	// Measure returns the story's figures (name → value), if it has any.
 	Measure func(o *Outcome, cfg *Config) map[string]time.Duration
 }
@@ -148,7 +150,7 @@ func LeaderPartitionStory() Story {
 	return Story{
 		Name: "leader-partition",
 		Doc:  "the leader partitioned away, a new leader elected: lease TTLs extended on promotion",
-		Config: Config{Story: "leader-partition", Members: 3, Leader: "m0", TTL: ttl,
+		Config: Config{Story: "leader-partition", Members: 3, Leader: "m0", TTL: ttl, ElectionMs: 1000, TickMs: 100,
 			Holders: []HolderSpec{{Name: "h1", LockAt: 500 * time.Millisecond},
 				{Name: "h2", LockAt: 1500 * time.Millisecond, Members: []string{"m1", "m2"}}},
 			Schedule: faults.Schedule{Version: faults.Version, HealAt: 13 * time.Second, Events: []faults.Event{
@@ -165,6 +167,13 @@ func LeaderPartitionStory() Story {
 			}
 		},
 		Expect: map[string]checker.Status{"P1": checker.OK, "P2": checker.OK},
+		// Reproduced: the lease outlived the spec's bound (its TTL after the
+		// last keepalive) by more than the election timeout.
+		Shows: func(o *Outcome, cfg *Config) bool {
+			last, b2 := lastKeepalive(o.History, "h1", history.Time(cut)), firstBelief(o.History, "h2")
+			return last != history.Unknown && b2 != nil &&
+				time.Duration(b2.Start-last)-cfg.TTL > time.Duration(cfg.ElectionMs)*time.Millisecond
+		},
 		Measure: func(o *Outcome, cfg *Config) map[string]time.Duration {
 			h := o.History
 			last := lastKeepalive(h, "h1", history.Time(cut))
@@ -262,7 +271,7 @@ func (s Story) Reproduced(v *Verdict) bool {
 			return false
 		}
 	}
-	return true
+	return s.Shows == nil || s.Shows(v.Outcome, &v.Config)
 }
 
 // Repeat is a story run N times.

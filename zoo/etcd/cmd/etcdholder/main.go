@@ -175,13 +175,26 @@ func (h *holder) run(ctx context.Context) error {
 	}
 	defer cli.Close()
 	cli.Lease = &recordingLease{Lease: cli.Lease, h: h}
-	s, err := concurrency.NewSession(cli, concurrency.WithTTL(h.cfg.ttl))
-	if err != nil {
-		return fmt.Errorf("session: %w", err)
-	}
-	m, err := h.lock(ctx, s)
-	if err != nil {
-		return err
+	// Lock on a session; a session that expires before the lock is taken
+	// (its keepalives failed while it waited) is replaced by a new one.
+	var s *concurrency.Session
+	var m *concurrency.Mutex
+	for {
+		s, err = concurrency.NewSession(cli, concurrency.WithTTL(h.cfg.ttl))
+		if err == nil {
+			if m, err = h.lock(ctx, s); err == nil {
+				break
+			}
+			s.Orphan()
+		}
+		if ctx.Err() != nil {
+			return nil
+		}
+		h.logf("retrying with a new session: %v", err)
+		h.mu.Lock()
+		h.deadline = 0
+		h.mu.Unlock()
+		time.Sleep(100 * time.Millisecond)
 	}
 	switch h.cfg.script {
 	case scriptLock:
