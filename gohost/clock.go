@@ -1,6 +1,7 @@
 package gohost
 
 import (
+	"math"
 	"fmt"
 	"time"
 
@@ -329,6 +330,19 @@ func (h *host) setDrift(ns *nodeState, drift float64) {
 			t.retime()
 		}
 	}
+}
+
+// maxDriftPPB is the largest drift, in parts per billion, that the run
+// applied to a clock its node's code read (Node.Clock): what P1 compares
+// with rho to tell an assumption exceeded from a bug. Callers hold mu.
+func (h *host) maxDriftPPB() int64 {
+	var most int64
+	for _, e := range h.clockFaults {
+		if e.Kind == faults.KindDrift && h.byName[e.Node].clock.used {
+			most = max(most, int64(math.Round(math.Abs(e.Drift)*1e9)))
+		}
+	}
+	return most
 }
 
 // clockNotes says, for each clock fault the run applied, whether code read

@@ -233,6 +233,7 @@ func (h *host) finish() *Result {
 	}
 	h.clockNotes()
 	hist := h.rec.history(h.cfg, end, h.windows)
+	hist.MaxDriftPPB = h.maxDriftPPB()
 	return &Result{Seed: h.seed, Hash: traceHash(h.trace), Events: h.trace, History: hist,
 		Leaks: h.leaks, Problems: h.problems, NotApplied: h.notApp, Level: Level{Runs: 1, DivergedAt: -1}}
 }

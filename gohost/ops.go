@@ -75,8 +75,9 @@ func (n *Node) Call(server string, input history.Payload) OpRef {
 
 // Processed records, on the server, that it processed the request ref
 // now with output: the operation took effect here, whether or not its
-// reply reaches the client. A request processed twice (a retry under the
-// same ref) keeps its first processing.
+// reply reaches the client. Call it as the server acts: a request never
+// processed is no operation. A request processed twice (a retry under
+// the same ref) keeps its first processing.
 func (n *Node) Processed(ref OpRef, output history.Payload) {
 	h := n.h
 	h.mu.Lock()
@@ -132,13 +133,17 @@ func (r *recorder) opened(ref OpRef, op history.Operation) {
 	r.order = append(r.order, p)
 }
 
-// storeOps returns the lease store's operations, in call order: those
-// never processed keep an unknown processing time and no output (the
-// request was lost, or the server crashed before acting).
+// storeOps returns the lease store's operations, in call order. A
+// request no server processed had no effect (the server records Processed
+// as it acts): it was lost, refused before acting, or still in flight when
+// the run ended, and it is not an operation, as in the event host, where
+// an operation is a processing.
 func (r *recorder) storeOps() []history.Operation {
 	out := make([]history.Operation, 0, len(r.order))
 	for _, p := range r.order {
-		out = append(out, p.op)
+		if p.processed {
+			out = append(out, p.op)
+		}
 	}
 	slices.SortStableFunc(out, func(a, b history.Operation) int {
 		return cmp.Or(cmp.Compare(a.Call, b.Call), cmp.Compare(a.Client, b.Client), cmp.Compare(a.Incarnation, b.Incarnation),

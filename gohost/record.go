@@ -140,6 +140,36 @@ func (n *Node) EndBelief(resource string, token uint64, reason history.EndReason
 	h.rec.end(k, ob, history.Time(h.now()), reason)
 }
 
+// Act records that the node acted under resource's token now (sent a
+// write, an effect): an action stretches the belief it was taken under to
+// the action, as the event host does, so that P1 sees a holder that acts
+// after its deadline as believing then. An action under a token the node
+// was never seen to believe is a belief of one instant, inferred.
+func (n *Node) Act(resource string, token uint64) {
+	h := n.h
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if n.dead {
+		return
+	}
+	now := history.Time(h.now())
+	h.note(Event{Kind: "act", Node: n.Name(), Detail: fmt.Sprintf("%s token %d", resource, token)}, nil)
+	k := beliefKey{node: n.Name(), life: n.life, resource: resource}
+	if ob := h.rec.open[k]; ob != nil && ob.b.Token == token {
+		ob.b.LastAct, ob.until = now, max(ob.until, now)
+		return
+	}
+	for i := len(h.rec.beliefs) - 1; i >= 0; i-- {
+		b := &h.rec.beliefs[i]
+		if b.Holder == n.Name() && b.Incarnation == n.life && b.Resource == resource && b.Token == token {
+			b.LastAct, b.End = now, max(b.End, now)
+			return
+		}
+	}
+	h.rec.beliefs = append(h.rec.beliefs, history.BeliefInterval{Holder: n.Name(), Incarnation: n.life,
+		Resource: resource, Token: token, Start: now, End: now, Reason: history.EndLost, LastAct: now, Inferred: true})
+}
+
 // Release records that the node released resource (EndBelief with
 // history.EndRelease).
 func (n *Node) Release(resource string, token uint64) {

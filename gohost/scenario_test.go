@@ -208,3 +208,42 @@ func TestParseOpRef(t *testing.T) {
 		assert.Equal(t, tt.in, got.String())
 	}
 }
+
+func TestActStretchesTheBeliefAndUnprocessedCallsAreNoOperations(t *testing.T) {
+	client := func(ctx context.Context, n *gohost.Node) error {
+		n.Believe("lock", 1, time.Now().Add(100*time.Millisecond))
+		time.Sleep(300 * time.Millisecond)
+		n.Act("lock", 1) // after the deadline: the belief stretches to here
+		n.Act("lock", 7) // never believed: an inferred instant
+		n.Call("srv", history.Payload{Kind: "get", Key: "k"}) // never processed: no operation
+		return nil
+	}
+	cfg := gohost.Config{Duration: time.Second, Verify: true,
+		Nodes:   []gohost.NodeSpec{{Name: "cli", Run: client}},
+		History: gohost.HistoryConfig{Grantor: "srv"}}
+	res := gohost.Run(t, cfg, 1)
+	require.NoError(t, res.Err())
+	assert.Empty(t, res.History.Ops)
+	require.Len(t, res.History.Beliefs, 2)
+	stretched, inferred := res.History.Beliefs[0], res.History.Beliefs[1]
+	assert.Equal(t, history.Time(300*time.Millisecond), stretched.End)
+	assert.Equal(t, stretched.End, stretched.LastAct)
+	assert.False(t, stretched.Inferred)
+	assert.Equal(t, uint64(7), inferred.Token)
+	assert.True(t, inferred.Inferred)
+	assert.Equal(t, inferred.Start, inferred.End)
+}
+
+func TestDriftOfAClockTheCodeReadIsInTheHistory(t *testing.T) {
+	sched := faults.Schedule{Version: faults.Version, HealAt: 800 * time.Millisecond,
+		Events: []faults.Event{{At: 100 * time.Millisecond, Kind: faults.KindDrift, Node: "a", Drift: 0.03},
+			{At: 100 * time.Millisecond, Kind: faults.KindDrift, Node: "b", Drift: -0.2}}}
+	uses := func(ctx context.Context, n *gohost.Node) error { n.Clock().Sleep(500 * time.Millisecond); return nil }
+	ignores := func(ctx context.Context, n *gohost.Node) error { time.Sleep(500 * time.Millisecond); return nil }
+	cfg := gohost.Config{Duration: time.Second, Schedule: sched,
+		Nodes: []gohost.NodeSpec{{Name: "a", Run: uses}, {Name: "b", Run: ignores}}}
+	res := gohost.Run(t, cfg, 1)
+	require.NoError(t, res.Err())
+	// b's larger drift touched nothing its code read.
+	assert.Equal(t, int64(30_000_000), res.History.MaxDriftPPB)
+}
