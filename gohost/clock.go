@@ -1,8 +1,8 @@
 package gohost
 
 import (
-	"math"
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/leasesim/leasesim/faults"

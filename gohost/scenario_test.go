@@ -213,8 +213,8 @@ func TestActStretchesTheBeliefAndUnprocessedCallsAreNoOperations(t *testing.T) {
 	client := func(ctx context.Context, n *gohost.Node) error {
 		n.Believe("lock", 1, time.Now().Add(100*time.Millisecond))
 		time.Sleep(300 * time.Millisecond)
-		n.Act("lock", 1) // after the deadline: the belief stretches to here
-		n.Act("lock", 7) // never believed: an inferred instant
+		n.Act("lock", 1)                                      // after the deadline: the belief stretches to here
+		n.Act("lock", 7)                                      // never believed: an inferred instant
 		n.Call("srv", history.Payload{Kind: "get", Key: "k"}) // never processed: no operation
 		return nil
 	}
