@@ -66,6 +66,7 @@ type link struct{ from, to string }
 // host is one run in one bubble. Everything below mu is shared between the
 // host's goroutine (the bubble's main) and the nodes' goroutines.
 type host struct {
+	timer *time.Timer // the host's one timer (sleep)
 	cfg   *Config
 	seed  uint64
 	runID string
@@ -189,19 +190,40 @@ func (h *host) run() *Result {
 		next := h.queue[0]
 		if wait := next.at - h.now(); wait > 0 {
 			h.mu.Unlock()
-			t := time.NewTimer(wait)
-			select {
-			case <-t.C:
-			case <-h.wake:
-				t.Stop()
-			}
+			h.sleep(wait)
 			continue
 		}
 		heap.Pop(&h.queue)
 		next.do()
+		// When nothing is due before a later instant, the wait for it
+		// stands in for a settle: the bubble's clock advances only once
+		// every goroutine is durably blocked, and what the nodes record
+		// meanwhile is drained, sorted, at the settle after the wait,
+		// before anything else acts.
+		if len(h.checks) == 0 && !h.ended && len(h.queue) > 0 && h.queue[0].at > h.now() {
+			wait := h.queue[0].at - h.now()
+			h.mu.Unlock()
+			h.sleep(wait)
+			continue
+		}
 		h.mu.Unlock()
 	}
 	return h.finish()
+}
+
+// sleep waits d on the bubble's clock, or until a node queues an action
+// (h.wake), on the host's one timer.
+func (h *host) sleep(d time.Duration) {
+	if h.timer == nil {
+		h.timer = time.NewTimer(d)
+	} else {
+		h.timer.Reset(d)
+	}
+	select {
+	case <-h.timer.C:
+	case <-h.wake:
+		h.timer.Stop()
+	}
 }
 
 // finish stops every node, waits for the bubble to settle, checks every
