@@ -2,11 +2,15 @@ package model
 
 import (
 	"fmt"
+	"math/bits"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/anishathalye/porcupine"
+
+	"github.com/leasesim/leasesim/history"
 )
 
 // LessorOp names an operation of an etcd-style lessor and key-value store.
@@ -45,6 +49,10 @@ type LessorInput struct {
 	Value  string        // put, create
 	Lease  int64         // keepalive, revoke: the lease; put, create: the lease to attach (0: none)
 	TTL    time.Duration // grant: the TTL asked for
+	// at is the true time the operation was processed, as a history
+	// records it (LessorWindowSpec's time); 0 for an input built by hand,
+	// whose time is then its output's ServerTime.
+	at time.Duration
 }
 
 // LessorOutput is the server's reply.
@@ -374,4 +382,416 @@ func describeLessorOp(in LessorInput, out LessorOutput) string {
 		result = string(out.Err)
 	}
 	return fmt.Sprintf("%v(%s, %s) -> %s @t=%v", in.Op, in.Client, call, result, out.ServerTime)
+}
+
+// LessorWindowSpec is the lessor specification as a replicated lessor
+// promises it, over a history's operations (*history.Operation inputs,
+// *history.Payload outputs, as an implementation's messages describe them:
+// the request's Kind is the LessorOp, Key, Value, Lease and TTL; the
+// reply's Err, OK, Lease (the new lease, or the key's), Revision, Token
+// (the key's create revision) and Value).
+//
+// A replicated lessor has no one clock: a lease is timed by whichever
+// member leads, and a new leader restarts every lease. So its time is the
+// true time at which the harness saw a member answer (Operation.Processed),
+// and expiry is a window: a lease granted or kept alive at t must stay
+// live until t + TTL − ceil(TTL×rho) (its leader's clock may run fast by
+// rho), and may be found live or expired after that: etcd promises only
+// that a lease is not expired before its TTL since the last keepalive; it
+// may outlive it after a leader change (by the election timeout, the
+// election, and the revoke's way through the log), which this
+// specification does not bound (P4 checks that a dead holder's lease
+// does go). What is found decides: a keepalive answered "not found", a
+// create that put over the key, or a get that did not find it expire the
+// lease then, with its keys. Revisions must not go back, and a put's
+// reply carries the key's new create revision; expiries the history does
+// not show may have raised the revision in between, so revisions are not
+// counted exactly. Operations are partitioned by the leases and keys they
+// touch.
+func LessorWindowSpec(rhoPPB int64) Spec {
+	m := porcupine.Model{
+		Partition: func(ops []porcupine.Operation) [][]porcupine.Operation {
+			comp := lessorComponents(len(ops), func(i int) (LessorInput, LessorOutput) {
+				return windowInput(ops[i].Input), windowOutput(ops[i].Output)
+			})
+			return groupByIndex(ops, comp)
+		},
+		PartitionEvent: func(events []porcupine.Event) [][]porcupine.Event {
+			calls := make(map[int]int) // event id -> index of its call; looked up, never iterated
+			rets := make(map[int]int)  // event id -> index of its return; looked up, never iterated
+			var ids []int
+			for i, e := range events {
+				if e.Kind == porcupine.CallEvent {
+					calls[e.Id] = i
+					ids = append(ids, e.Id)
+				} else {
+					rets[e.Id] = i
+				}
+			}
+			comp := lessorComponents(len(ids), func(i int) (LessorInput, LessorOutput) {
+				var out LessorOutput
+				if r, ok := rets[ids[i]]; ok {
+					out = windowOutput(events[r].Value)
+				}
+				return windowInput(events[calls[ids[i]]].Value), out
+			})
+			byID := make(map[int]string, len(ids)) // looked up, never iterated
+			for i, id := range ids {
+				byID[id] = comp[i]
+			}
+			return groupBy(events, func(e porcupine.Event) string { return byID[e.Id] })
+		},
+		Init: func() any { return windowState{} },
+		Step: func(state, input, output any) (bool, any) {
+			next, why := windowStep(state.(windowState), windowInput(input), windowOutput(output), rhoPPB)
+			return why == "", next
+		},
+		Equal: func(a, b any) bool { return a.(windowState).equal(b.(windowState)) },
+		DescribeOperation: func(input, output any) string {
+			return describeLessorOp(windowInput(input), windowOutput(output))
+		},
+		DescribeState: func(state any) string { return state.(windowState).String() },
+	}
+	return Spec{Name: LessorSpec().Name, Model: m, Explain: func(state, input, output any) string {
+		_, why := windowStep(state.(windowState), windowInput(input), windowOutput(output), rhoPPB)
+		return why
+	}}
+}
+
+// groupByIndex groups xs by comp[i], in order of first appearance.
+func groupByIndex[T any](xs []T, comp []string) [][]T {
+	i := -1
+	return groupBy(xs, func(T) string { i++; return comp[i] })
+}
+
+// lessorComponents names, for each of n operations, the component of the
+// leases and keys it touches (operations that share a lease or a key, or
+// a key and the lease attached to it, are in one component).
+func lessorComponents(n int, op func(i int) (LessorInput, LessorOutput)) []string {
+	parent := make(map[string]string) // looked up, never iterated
+	var find func(x string) string
+	find = func(x string) string {
+		p, ok := parent[x]
+		if !ok || p == x {
+			parent[x] = x
+			return x
+		}
+		r := find(p)
+		parent[x] = r
+		return r
+	}
+	union := func(a, b string) {
+		if ra, rb := find(a), find(b); ra != rb {
+			parent[ra] = rb
+		}
+	}
+	nodes := make([]string, n)
+	for i := range n {
+		in, out := op(i)
+		lease := in.Lease
+		if in.Op == OpGrant {
+			lease = out.Lease
+		}
+		var names []string
+		if lease != 0 {
+			names = append(names, fmt.Sprintf("lease/%d", lease))
+		}
+		if in.Key != "" {
+			names = append(names, "key/"+in.Key)
+		}
+		if (in.Op == OpGetKey || in.Op == OpCreate) && out.KeyLease != 0 {
+			names = append(names, fmt.Sprintf("lease/%d", out.KeyLease))
+		}
+		if len(names) == 0 {
+			names = append(names, fmt.Sprintf("op/%d", i))
+		}
+		for _, x := range names[1:] {
+			union(names[0], x)
+		}
+		nodes[i] = names[0]
+	}
+	comp := make([]string, n)
+	for i, x := range nodes {
+		comp[i] = find(x)
+	}
+	return comp
+}
+
+// windowInput reads a lessor request: a LessorInput, or a history
+// operation (its time, Processed, rides in the input so that Step sees
+// it; see windowTime).
+func windowInput(v any) LessorInput {
+	switch x := v.(type) {
+	case *history.Operation:
+		return historyLessorInput(x)
+	case history.Operation:
+		return historyLessorInput(&x)
+	}
+	return lessorInput(v)
+}
+
+// windowOutput reads a lessor reply: a LessorOutput or a history payload.
+func windowOutput(v any) LessorOutput {
+	switch x := v.(type) {
+	case *history.Payload:
+		return historyLessorOutput(x)
+	case history.Payload:
+		return historyLessorOutput(&x)
+	}
+	return lessorOutput(v)
+}
+
+// historyLessorInput reads a lessor request, with its Processed time as
+// the specification's time (LessorInput.at).
+func historyLessorInput(o *history.Operation) LessorInput {
+	in := &o.Input
+	return LessorInput{Op: LessorOp(in.Kind), Client: clientOf(o), Key: in.Key, Value: in.Value,
+		Lease: int64(in.Lease), TTL: in.TTL, at: time.Duration(o.Processed)}
+}
+
+// historyLessorOutput reads a lessor reply.
+func historyLessorOutput(p *history.Payload) LessorOutput {
+	out := LessorOutput{Err: LessorErr(p.Err), OK: p.OK, Lease: int64(p.Lease), TTL: p.TTL, Revision: p.Revision,
+		Value: p.Value, CreateRevision: int64(p.Token), KeyLease: int64(p.Lease), ServerTime: p.Clock}
+	if v, err := strconv.ParseInt(p.Version, 10, 64); err == nil {
+		out.ModRevision = v
+	}
+	return out
+}
+
+// windowState is the store as LessorWindowSpec sees it. It is a value:
+// steps copy its slices before changing them.
+type windowState struct {
+	rev     int64
+	leases  []windowLease // sorted by id
+	keys    []lessorKey   // sorted by key
+	revoked []int64       // leases revoked or found expired, sorted
+	lastT   time.Duration
+}
+
+// windowLease is a lease that must stay live until liveUntil, and may be
+// found expired from then on.
+type windowLease struct {
+	id        int64
+	ttl       time.Duration
+	liveUntil time.Duration
+}
+
+func (s windowState) equal(o windowState) bool {
+	return s.rev == o.rev && s.lastT == o.lastT && slices.Equal(s.leases, o.leases) && slices.Equal(s.keys, o.keys) &&
+		slices.Equal(s.revoked, o.revoked)
+}
+
+// String describes the state, for example
+// `rev 4; lease 7 ttl 5s live until 9.95s; "k"="v" (create 3, mod 3, lease 7); t=6s`.
+func (s windowState) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "rev %d", s.rev)
+	for _, l := range s.leases {
+		fmt.Fprintf(&b, "; lease %d ttl %v live until %v", l.id, l.ttl, l.liveUntil)
+	}
+	for _, k := range s.keys {
+		fmt.Fprintf(&b, "; %s=%s (create %d, lease %d)", quote(k.key), quote(k.value), k.create, k.lease)
+	}
+	if len(s.revoked) > 0 {
+		fmt.Fprintf(&b, "; %d leases gone", len(s.revoked))
+	}
+	fmt.Fprintf(&b, "; t=%v", s.lastT)
+	return b.String()
+}
+
+func (s windowState) lease(id int64) (int, bool) {
+	return slices.BinarySearchFunc(s.leases, id, func(l windowLease, id int64) int { return compareInt(l.id, id) })
+}
+
+func (s windowState) gone(id int64) bool {
+	_, found := slices.BinarySearch(s.revoked, id)
+	return found
+}
+
+func (s windowState) key(k string) (int, bool) {
+	return slices.BinarySearchFunc(s.keys, k, func(e lessorKey, k string) int { return strings.Compare(e.key, k) })
+}
+
+// liveLow is the least a lease of ttl must live in true time: its leader's
+// clock may run fast by rho.
+func liveLow(ttl time.Duration, rhoPPB int64) time.Duration {
+	hi, lo := bits.Mul64(uint64(ttl), uint64(rhoPPB))
+	q, r := bits.Div64(hi, lo, 1_000_000_000)
+	if r != 0 {
+		q++
+	}
+	return ttl - time.Duration(q)
+}
+
+// mustLive reports whether lease id must still be live at t.
+func (s windowState) mustLive(id int64, t time.Duration) bool {
+	i, ok := s.lease(id)
+	return ok && t < s.leases[i].liveUntil
+}
+
+// expire ends lease id (found expired or revoked) and its keys.
+func (s windowState) expire(id int64) windowState {
+	if i, ok := s.lease(id); ok {
+		s.leases = slices.Delete(slices.Clone(s.leases), i, i+1)
+	}
+	if !s.gone(id) {
+		i, _ := slices.BinarySearch(s.revoked, id)
+		s.revoked = slices.Insert(slices.Clone(s.revoked), i, id)
+	}
+	s.keys = slices.DeleteFunc(slices.Clone(s.keys), func(k lessorKey) bool { return k.lease == id })
+	return s
+}
+
+// keepLive (re)starts lease id's window at t, adding the lease if the
+// history never showed its grant (its proposer may have crashed before it
+// answered).
+func (s windowState) keepLive(id int64, ttl time.Duration, t time.Duration, rhoPPB int64) windowState {
+	l := windowLease{id: id, ttl: ttl, liveUntil: t + liveLow(ttl, rhoPPB)}
+	i, ok := s.lease(id)
+	s.leases = slices.Clone(s.leases)
+	if ok {
+		if l.ttl == 0 {
+			l.ttl = s.leases[i].ttl
+			l.liveUntil = t + liveLow(l.ttl, rhoPPB)
+		}
+		s.leases[i] = l
+	} else {
+		s.leases = slices.Insert(s.leases, i, l)
+	}
+	return s
+}
+
+// found accounts for a reply that shows key attached to lease with create
+// revision create: the model's key must be that one, or the key it holds
+// must belong to a lease that may have expired (and a create the history
+// does not show put this one: its proposer crashed before answering).
+func (s windowState) found(key string, lease, create int64, value string, t time.Duration) (windowState, string) {
+	if i, ok := s.key(key); ok {
+		k := s.keys[i]
+		if k.lease == lease && k.create == create {
+			return s, ""
+		}
+		if s.mustLive(k.lease, t) {
+			return s, fmt.Sprintf("%s is attached to lease %d (create %d), which must still be live, but the reply "+
+				"shows lease %d (create %d)", quote(key), k.lease, k.create, lease, create)
+		}
+		s = s.expire(k.lease)
+	}
+	if lease != 0 && s.gone(lease) {
+		return s, fmt.Sprintf("%s is attached to lease %d, which had expired or been revoked", quote(key), lease)
+	}
+	i, _ := s.key(key)
+	s.keys = slices.Insert(slices.Clone(s.keys), i, lessorKey{key: key, value: value, create: create, mod: create, lease: lease})
+	return s, ""
+}
+
+// absent accounts for a reply that shows key absent.
+func (s windowState) absent(key string, t time.Duration) (windowState, string) {
+	i, ok := s.key(key)
+	if !ok {
+		return s, ""
+	}
+	k := s.keys[i]
+	if k.lease == 0 || s.mustLive(k.lease, t) {
+		return s, fmt.Sprintf("%s is absent, but it is attached to lease %d, which must still be live", quote(key), k.lease)
+	}
+	return s.expire(k.lease), ""
+}
+
+// notFound accounts for a reply that says lease id is not found.
+func (s windowState) notFound(id int64, t time.Duration) (windowState, string) {
+	if s.mustLive(id, t) {
+		i, _ := s.lease(id)
+		return s, fmt.Sprintf("lease %d was not found at %v, but it must stay live until %v", id, t, s.leases[i].liveUntil)
+	}
+	return s.expire(id), ""
+}
+
+// windowStep applies one operation to s: the next state, and "" if the
+// operation is legal in s, or why not.
+func windowStep(s windowState, in LessorInput, out LessorOutput, rhoPPB int64) (windowState, string) {
+	t := in.at
+	if t == 0 {
+		t = out.ServerTime
+	}
+	t = max(t, s.lastT)
+	s.lastT = t
+	switch out.Err {
+	case LessorOK, LessorLeaseNotFound:
+	default:
+		return s, "" // refused (bad request, not the leader): legal, and its effect, if any, shows later
+	}
+	if out.Revision < s.rev && out.Revision != 0 {
+		return s, fmt.Sprintf("%v returned revision %d, below %d", in.Op, out.Revision, s.rev)
+	}
+	var why string
+	switch in.Op {
+	case OpGrant:
+		if out.Err != LessorOK {
+			return s, "grant failed with " + string(out.Err)
+		}
+		if _, taken := s.lease(out.Lease); taken || s.gone(out.Lease) || out.Lease <= 0 || out.TTL <= 0 {
+			return s, fmt.Sprintf("grant returned lease %d ttl %v, but a new lease needs a fresh id above 0 and a TTL: %s",
+				out.Lease, out.TTL, s)
+		}
+		s = s.keepLive(out.Lease, out.TTL, t, rhoPPB)
+	case OpKeepAlive:
+		if out.Err == LessorLeaseNotFound {
+			s, why = s.notFound(in.Lease, t)
+			break
+		}
+		if s.gone(in.Lease) {
+			return s, fmt.Sprintf("keepalive of lease %d succeeded at %v, but it had expired or been revoked", in.Lease, t)
+		}
+		s = s.keepLive(in.Lease, out.TTL, t, rhoPPB)
+	case OpLeaseRevoke:
+		if out.Err == LessorLeaseNotFound {
+			s, why = s.notFound(in.Lease, t)
+			break
+		}
+		if s.gone(in.Lease) {
+			return s, fmt.Sprintf("revoke of lease %d succeeded at %v, but it had expired or been revoked", in.Lease, t)
+		}
+		s = s.expire(in.Lease)
+	case OpCreate, OpPut:
+		if out.Err == LessorLeaseNotFound {
+			s, why = s.notFound(in.Lease, t)
+			break
+		}
+		if in.Op == OpCreate && !out.OK {
+			s, why = s.found(in.Key, out.KeyLease, out.CreateRevision, out.Value, t)
+			break
+		}
+		if in.Lease != 0 && s.gone(in.Lease) {
+			return s, fmt.Sprintf("%v attached %s to lease %d, which had expired or been revoked", in.Op, quote(in.Key), in.Lease)
+		}
+		if in.Op == OpCreate {
+			if s, why = s.absent(in.Key, t); why != "" {
+				return s, "create put over a live key: " + why
+			}
+		}
+		if out.Revision <= s.rev {
+			return s, fmt.Sprintf("%v returned revision %d, but a put raises it above %d", in.Op, out.Revision, s.rev)
+		}
+		if in.Lease != 0 {
+			if _, ok := s.lease(in.Lease); !ok {
+				s = s.keepLive(in.Lease, 0, t, rhoPPB) // granted where the history does not show it
+			}
+		}
+		s, why = s.found(in.Key, in.Lease, out.Revision, in.Value, t)
+	case OpGetKey:
+		if out.OK {
+			s, why = s.found(in.Key, out.KeyLease, out.CreateRevision, out.Value, t)
+		} else {
+			s, why = s.absent(in.Key, t)
+		}
+	default:
+		return s, fmt.Sprintf("%v is not a lessor operation", in.Op)
+	}
+	if why != "" {
+		return s, why
+	}
+	s.rev = max(s.rev, out.Revision)
+	return s, ""
 }

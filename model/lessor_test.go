@@ -96,3 +96,42 @@ func TestLessorDifferential(t *testing.T) {
 	assert.Greater(t, c.ok, minVerdicts())
 	assert.Greater(t, c.illegal, minVerdicts())
 }
+
+// lexists is a create that found key attached to lease with create
+// revision create.
+func lexists(key string, lease int64, t float64, create, rev int64) pair {
+	return pair{LessorInput{Op: OpCreate, Key: key, Value: "x", Lease: lease},
+		LessorOutput{KeyLease: lease, CreateRevision: create, Revision: rev, ServerTime: sec(t)}}
+}
+
+func TestLessorWindowRules(t *testing.T) {
+	const rho = 10_000_000 // 1%: a 10 s lease must live 9.9 s
+	runCases(t, LessorWindowSpec(rho), []specCase{
+		{"grant, create, read", []pair{lgrant(7, 10, 0), lput(OpCreate, "k", "v", 7, 1, true, 1, LessorOK),
+			lget("k", 2, "v", 1, 1, 7, 1)}, ""},
+		{"expired inside the window", []pair{lgrant(7, 10, 0), lput(OpCreate, "k", "v", 7, 1, true, 1, LessorOK),
+			llease(OpKeepAlive, 7, 9.95, LessorLeaseNotFound, 0), lget("k", 10, "", 0, 0, 0, 2)}, ""},
+		{"expired before the window", []pair{lgrant(7, 10, 0), llease(OpKeepAlive, 7, 9.8, LessorLeaseNotFound, 0)},
+			"must stay live until 9.9s"},
+		{"keepalive restarts the window", []pair{lgrant(7, 10, 0), llease(OpKeepAlive, 7, 5, LessorOK, 10),
+			llease(OpKeepAlive, 7, 14, LessorLeaseNotFound, 0)}, "must stay live until 14.9s"},
+		{"outliving the TTL is allowed", []pair{lgrant(7, 10, 0), llease(OpKeepAlive, 7, 30, LessorOK, 10)}, ""},
+		{"keepalive after expiry", []pair{lgrant(7, 10, 0), llease(OpKeepAlive, 7, 12, LessorLeaseNotFound, 0),
+			llease(OpKeepAlive, 7, 13, LessorOK, 10)}, "had expired or been revoked"},
+		{"keepalive after revoke", []pair{lgrant(7, 10, 0), llease(OpLeaseRevoke, 7, 1, LessorOK, 0),
+			llease(OpKeepAlive, 7, 2, LessorOK, 10)}, "had expired or been revoked"},
+		{"create over a live key", []pair{lgrant(7, 10, 0), lput(OpCreate, "k", "a", 7, 1, true, 1, LessorOK),
+			lgrant(8, 10, 2), lput(OpCreate, "k", "b", 8, 3, true, 2, LessorOK)}, "create put over a live key"},
+		{"create once the key's lease may have gone", []pair{lgrant(7, 10, 0), lput(OpCreate, "k", "a", 7, 1, true, 1, LessorOK),
+			lgrant(8, 10, 2), lput(OpCreate, "k", "b", 8, 11, true, 3, LessorOK)}, ""},
+		{"a retried create finds its own key", []pair{lgrant(7, 10, 0), lput(OpCreate, "k", "a", 7, 1, true, 1, LessorOK),
+			lexists("k", 7, 2, 1, 1)}, ""},
+		{"a create the history missed", []pair{lgrant(7, 10, 0), lexists("k", 7, 2, 1, 1)}, ""},
+		{"a key of a revoked lease", []pair{lgrant(7, 10, 0), llease(OpLeaseRevoke, 7, 1, LessorOK, 0),
+			lexists("k", 7, 2, 1, 1)}, "had expired or been revoked"},
+		{"a live key missing", []pair{lgrant(7, 10, 0), lput(OpCreate, "k", "a", 7, 1, true, 1, LessorOK),
+			lget("k", 5, "", 0, 0, 0, 1)}, "must still be live"},
+		{"revisions go back", []pair{lput(OpCreate, "k", "a", 0, 0, true, 4, LessorOK), lget("j", 1, "", 0, 0, 0, 3)}, "below 4"},
+		{"a refusal is legal", []pair{lgrant(7, 10, 0), llease(OpKeepAlive, 7, 1, "not_leader", 0)}, ""},
+	})
+}

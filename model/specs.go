@@ -50,6 +50,8 @@ func SpecFor(name string, l history.Lease) (Spec, error) {
 		return ExpiringKeySpec(), nil
 	case CASRecordSpec().Name:
 		return CASRecordSpec(), nil
+	case LessorSpec().Name:
+		return LessorWindowSpec(l.RhoPPB), nil
 	}
 	names := make([]string, 0, len(Specs()))
 	for _, s := range Specs() {
