@@ -447,6 +447,11 @@ func LessorWindowSpec(rhoPPB int64) Spec {
 			return why == "", next
 		},
 		Equal: func(a, b any) bool { return a.(windowState).equal(b.(windowState)) },
+		Hash: func(state any) uint64 {
+			s := state.(windowState)
+			return uint64(fnvOffset.u64(uint64(s.rev)).u64(uint64(len(s.leases))).u64(uint64(len(s.keys))).
+				u64(uint64(len(s.revoked))).u64(uint64(s.lastT)))
+		},
 		DescribeOperation: func(input, output any) string {
 			return describeLessorOp(windowInput(input), windowOutput(output))
 		},
