@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"reflect"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/anishathalye/porcupine"
@@ -204,13 +205,24 @@ func outputOf(v any) *history.Payload { return v.(*history.Payload) }
 
 // checkedByP3 reports whether op is an operation of one of P3's models.
 func checkedByP3(h *history.History, op *history.Operation) bool {
-	switch op.Server {
-	case h.Grantor:
+	switch {
+	case op.Server == h.Grantor || isFurtherMember(h.Grantor, op.Server):
 		return op.Input.Kind != kindList
-	case h.Resource:
+	case op.Server == h.Resource:
 		return isRegisterOp(op.Input.Kind)
 	}
 	return false
+}
+
+// isFurtherMember reports whether server is a further member of the
+// replicated lease store whose first member is grantor: grantor2,
+// grantor3, … (lease.MemberAddrs).
+func isFurtherMember(grantor, server string) bool {
+	n, ok := strings.CutPrefix(server, grantor)
+	if !ok || n == "" || n[0] < '2' || n[0] > '9' {
+		return false
+	}
+	return strings.Trim(n, "0123456789") == ""
 }
 
 // isRegisterOp reports whether requests of kind k go to the fenced register.

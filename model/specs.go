@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/leasesim/leasesim/history"
@@ -40,7 +41,7 @@ func Specs() []SpecInfo {
 // that has no reader of history operations yet, or a name Specs does not
 // list, is an error that says so.
 func SpecFor(name string, l history.Lease) (Spec, error) {
-	base, _, _ := strings.Cut(name, "/")
+	base, variant, _ := strings.Cut(name, "/")
 	switch base {
 	case "", LeaseSpec(HoldRho(0)).Name:
 		return LeaseStoreSpec(LeasePolicy{HoldPPB: l.HoldPPB, Restart: RestartNewLease}), nil
@@ -51,7 +52,7 @@ func SpecFor(name string, l history.Lease) (Spec, error) {
 	case CASRecordSpec().Name:
 		return CASRecordSpec(), nil
 	case LessorSpec().Name:
-		return LessorWindowSpec(l.RhoPPB), nil
+		return LessorWindowSpec(max(l.RhoPPB, lessorDrift(variant))), nil
 	}
 	names := make([]string, 0, len(Specs()))
 	for _, s := range Specs() {
@@ -61,4 +62,27 @@ func SpecFor(name string, l history.Lease) (Spec, error) {
 		names = append(names, s.Name)
 	}
 	return Spec{}, fmt.Errorf("model: no specification named %q (want one of %s)", name, strings.Join(names, ", "))
+}
+
+// LessorDriftVariant names the lessor specification for a run whose
+// clocks drifted up to driftPPB, beyond the configured rho: its expiry
+// window (LessorWindowSpec) is then measured with the drift the clocks
+// really had, "lessor/drift-ppb=N".
+func LessorDriftVariant(driftPPB int64) string {
+	return fmt.Sprintf("%s/%s%d", LessorSpec().Name, driftVariant, driftPPB)
+}
+
+const driftVariant = "drift-ppb="
+
+// lessorDrift reads LessorDriftVariant's drift, 0 if variant is not one.
+func lessorDrift(variant string) int64 {
+	v, ok := strings.CutPrefix(variant, driftVariant)
+	if !ok {
+		return 0
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n < 0 || n >= 1_000_000_000 {
+		return 0
+	}
+	return n
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/leasesim/leasesim/history"
 	"github.com/leasesim/leasesim/history/leasewire"
 	"github.com/leasesim/leasesim/lease"
+	"github.com/leasesim/leasesim/model"
 	"github.com/leasesim/leasesim/sim"
 )
 
@@ -133,6 +134,11 @@ func Execute(sc Scenario, seed uint64, opts Options) (out *Outcome, err error) {
 		return nil, fmt.Errorf("scenario %s: tasks: %w", sc.Name, b.queue.err)
 	}
 	b.finish(h, plan, res)
+	if h.Spec == model.LessorSpec().Name && h.MaxDriftPPB > h.Lease.RhoPPB {
+		// The lessor's expiry is judged in true time: with clocks that ran
+		// beyond rho, by the drift they had (P1 reports the assumption).
+		h.Spec = model.LessorDriftVariant(h.MaxDriftPPB)
+	}
 	out = &Outcome{Scenario: sc.Name, Impl: impl.Name, Seed: seed, Adapted: adapted, Sim: res, Schedule: plan,
 		Faults: slices.Clone(w.Faults()), History: h}
 	out.Checks = checker.Check(h, opts.Check)

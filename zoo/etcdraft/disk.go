@@ -93,8 +93,12 @@ func openDisk(store lease.Storage, members int) (d *disk, snap raftpb.Snapshot, 
 
 func entryKey(i uint64) string { return keyEntry + strconv.FormatUint(i, 10) }
 
-// save persists a Ready's snapshot, entries and hard state, and syncs.
+// save persists a Ready's snapshot, entries and hard state, and syncs if
+// it wrote anything.
 func (d *disk) save(rd *raft.Ready) error {
+	if raft.IsEmptySnap(rd.Snapshot) && len(rd.Entries) == 0 && raft.IsEmptyHardState(rd.HardState) {
+		return nil
+	}
 	if !raft.IsEmptySnap(rd.Snapshot) {
 		if err := d.saveSnapshot(rd.Snapshot); err != nil {
 			return err

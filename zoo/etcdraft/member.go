@@ -38,6 +38,8 @@ type member struct {
 	expiry         map[int64]time.Duration // by lease; looked up, never iterated
 	revoking       map[int64]time.Duration // revokes proposed, not yet applied: when to propose again; looked up, never iterated
 	nextCheckpoint time.Duration
+	cpProposed     map[int64]time.Duration // checkpoints proposed by this primary, not yet applied; looked up, never iterated
+	revokeWait     []Request               // keepalives of expired leases awaiting their revoke, oldest first
 
 	pending []Request  // proposals this member awaits to apply, oldest first
 	reads   []readWait // ReadIndex requests awaiting their read state, by context (index), oldest first
@@ -73,6 +75,7 @@ func newMember(env lease.Env, cfg lease.Config, o settings) (*member, error) {
 	installReader()
 	m := &member{env: env, net: net, o: o, id: uint64(idx + 1), peers: lease.MemberAddrs(base, o.members),
 		rnd: newSeededReader(env.Rand), expiry: make(map[int64]time.Duration), revoking: make(map[int64]time.Duration),
+		cpProposed: make(map[int64]time.Duration),
 	}
 	d, snap, fresh, err := openDisk(env.Store, o.members)
 	if err != nil {
@@ -89,17 +92,18 @@ func newMember(env lease.Env, cfg lease.Config, o settings) (*member, error) {
 	if o.leaseBasedReads {
 		rc.ReadOnlyOption = raft.ReadOnlyLeaseBased
 	}
-	withRaft(m.rnd, func() { m.rn, err = raft.NewRawNode(rc) })
+	withRaft(m.rnd, func() {
+		if m.rn, err = raft.NewRawNode(rc); err != nil {
+			return
+		}
+		if fresh && m.id == 1 {
+			err = m.rn.Campaign()
+		}
+		m.ready()
+	})
 	if err != nil {
 		return nil, fmt.Errorf("new etcdraft member %s: %w", env.Self, err)
 	}
-	if fresh && m.id == 1 {
-		withRaft(m.rnd, func() { err = m.rn.Campaign() })
-		if err != nil {
-			return nil, fmt.Errorf("new etcdraft member %s: campaign: %w", env.Self, err)
-		}
-	}
-	m.ready()
 	m.env.Clock.AfterFunc(o.tick, m.tick)
 	return m, nil
 }
@@ -110,10 +114,15 @@ func (m *member) Deliver(lease.Addr, lease.Message) {}
 // DeliverAny takes raft messages from the other members and requests
 // from holders.
 func (m *member) DeliverAny(from lease.Addr, msg any) {
+	withRaft(m.rnd, func() { m.deliver(msg) })
+}
+
+// deliver handles a message under the raft lock.
+func (m *member) deliver(msg any) {
 	switch x := msg.(type) {
 	case raftMsg:
 		var err error
-		withRaft(m.rnd, func() { err = m.rn.Step(x.m) })
+		err = m.rn.Step(*x.m)
 		if err != nil && !errors.Is(err, raft.ErrStepLocalMsg) && !errors.Is(err, raft.ErrStepPeerNotFound) &&
 			!errors.Is(err, raft.ErrProposalDropped) { // a forwarded proposal reaching a member that no longer leads
 			panic(fmt.Sprintf("etcdraft: invariant step: %s stepping %v: %v", m.env.Self, x.m.Type, err))
@@ -128,10 +137,12 @@ func (m *member) DeliverAny(from lease.Addr, msg any) {
 // tick advances raft's logical clock and runs the primary's duties, every
 // tick of the member's own clock.
 func (m *member) tick() {
-	withRaft(m.rnd, func() { m.rn.Tick() })
-	m.ready()
-	m.primaryDuties()
-	m.ready()
+	withRaft(m.rnd, func() {
+		m.rn.Tick()
+		m.ready()
+		m.primaryDuties()
+		m.ready()
+	})
 	m.env.Clock.AfterFunc(m.o.tick, m.tick)
 }
 
@@ -139,16 +150,10 @@ func (m *member) tick() {
 // and sync, then send, then apply, then advance.
 func (m *member) ready() {
 	for {
-		var rd raft.Ready
-		has := false
-		withRaft(m.rnd, func() {
-			if has = m.rn.HasReady(); has {
-				rd = m.rn.Ready()
-			}
-		})
-		if !has {
+		if !m.rn.HasReady() {
 			return
 		}
+		rd := m.rn.Ready()
 		if rd.SoftState != nil {
 			m.leader, m.lead = rd.SoftState.RaftState == raft.StateLeader, rd.SoftState.Lead
 		}
@@ -158,10 +163,11 @@ func (m *member) ready() {
 		if !raft.IsEmptySnap(rd.Snapshot) {
 			m.restore(rd.Snapshot)
 		}
-		for _, msg := range rd.Messages {
+		for i := range rd.Messages {
+			msg := &rd.Messages[i]
 			m.net.SendAny(m.peers[msg.To-1], raftMsg{m: msg})
 			if msg.Type == raftpb.MsgSnap {
-				withRaft(m.rnd, func() { m.rn.ReportSnapshot(msg.To, raft.SnapshotFinish) })
+				m.rn.ReportSnapshot(msg.To, raft.SnapshotFinish)
 			}
 		}
 		m.leadership(rd.HardState.Term)
@@ -169,7 +175,7 @@ func (m *member) ready() {
 		for _, rs := range rd.ReadStates {
 			m.readReady(rs)
 		}
-		withRaft(m.rnd, func() { m.rn.Advance(rd) })
+		m.rn.Advance(rd)
 		m.serveReads()
 		m.maybeCompact()
 	}
@@ -223,6 +229,7 @@ func (m *member) demote() {
 	m.primary = false
 	clear(m.expiry)
 	clear(m.revoking)
+	clear(m.cpProposed)
 	m.nextCheckpoint = 0
 	for _, req := range m.pending {
 		m.notLeader(req)
@@ -233,7 +240,10 @@ func (m *member) demote() {
 	for _, w := range m.waiting {
 		m.notLeader(w.req)
 	}
-	m.pending, m.reads, m.waiting = m.pending[:0], m.reads[:0], m.waiting[:0]
+	for _, req := range m.revokeWait {
+		m.notLeader(req)
+	}
+	m.pending, m.reads, m.waiting, m.revokeWait = m.pending[:0], m.reads[:0], m.waiting[:0], m.revokeWait[:0]
 }
 
 // quietLogger discards raft's logging but keeps its panics.

@@ -67,8 +67,10 @@ func installReader() {
 	installOnce.Do(func() { cryptorand.Reader = switchReader{os: cryptorand.Reader} })
 }
 
-// withRaft runs f, a sequence of RawNode calls, with src as the source of
-// raft's randomness, under the process-wide raft lock.
+// withRaft runs f, one handler of a member (its RawNode calls and what it
+// does with their Ready), with src as the source of raft's randomness,
+// under the process-wide raft lock. f must not run another member's
+// handler (sends only queue messages, so it does not).
 func withRaft(src *seededReader, f func()) {
 	raftMu.Lock()
 	current.Store(src)

@@ -36,7 +36,7 @@ func (m *member) request(req Request) {
 		m.readSeq++
 		m.reads = append(m.reads, readWait{index: m.readSeq, req: req})
 		ctx := readCtx(m.readSeq)
-		withRaft(m.rnd, func() { m.rn.ReadIndex(ctx) })
+		m.rn.ReadIndex(ctx)
 	default:
 		m.reply(Reply{Op: req.Op, Client: req.Client, ID: req.ID, Err: ErrBadRequest})
 	}
@@ -46,7 +46,7 @@ func (m *member) request(req Request) {
 func (m *member) propose(c *command) error {
 	data := c.encode(nil)
 	var err error
-	withRaft(m.rnd, func() { err = m.rn.Propose(data) })
+	err = m.rn.Propose(data)
 	return err
 }
 
@@ -96,12 +96,18 @@ func (m *member) keepAlive(req Request) {
 	}
 	l := m.st.lease(req.Lease)
 	now := m.env.Clock.Now()
-	if l == nil || m.expiry[l.id] <= now {
+	if l == nil {
 		m.reply(Reply{Op: req.Op, Client: req.Client, ID: req.ID, Err: ErrLeaseNotFound})
 		return
 	}
+	if m.expiry[l.id] <= now {
+		// Expired, its keys not yet gone: answer once its revoke applies,
+		// as etcd's Renew waits on the lease's revocation.
+		m.revokeWait = append(m.revokeWait, req)
+		return
+	}
 	m.expiry[l.id] = now + l.ttl
-	if m.o.checkpoints && l.remaining > 0 && m.checkpointing() {
+	if m.o.checkpoints && m.checkpointing() && (l.remaining > 0 || m.cpInFlight(l.id)) {
 		_ = m.propose(&command{kind: cmdCheckpoint, checkpoints: []checkpoint{{lease: l.id}}})
 	}
 	m.reply(Reply{Op: req.Op, Client: req.Client, ID: req.ID, TTL: l.ttl})
@@ -156,6 +162,9 @@ func (m *member) apply(ents []raftpb.Entry) {
 		case cmdRevoke:
 			delete(m.expiry, c.lease)
 			delete(m.revoking, c.lease)
+			m.revoked(c.lease)
+		case cmdCheckpoint:
+			m.checkpointApplied(c)
 		}
 		m.answer(c, res)
 	}
@@ -210,8 +219,43 @@ func (m *member) primaryDuties() {
 		}
 	}
 	if len(cps) > 0 {
+		for _, cp := range cps {
+			m.cpProposed[cp.lease] = now
+		}
 		_ = m.propose(&command{kind: cmdCheckpoint, checkpoints: cps})
 	}
+}
+
+// cpInFlight reports whether a checkpoint of lease id this primary
+// proposed has not applied yet: a keepalive must then reset it too, or
+// the stale remaining TTL would land after the renewal.
+func (m *member) cpInFlight(id int64) bool {
+	_, ok := m.cpProposed[id]
+	return ok
+}
+
+// checkpointApplied forgets the primary's checkpoints in flight that c
+// carried.
+func (m *member) checkpointApplied(c command) {
+	for _, cp := range c.checkpoints {
+		if cp.remaining > 0 {
+			delete(m.cpProposed, cp.lease)
+		}
+	}
+}
+
+// revoked answers the keepalives that waited for lease id's revoke.
+func (m *member) revoked(id int64) {
+	n := 0
+	for _, req := range m.revokeWait {
+		if req.Lease == id {
+			m.reply(Reply{Op: req.Op, Client: req.Client, ID: req.ID, Err: ErrLeaseNotFound})
+			continue
+		}
+		m.revokeWait[n] = req
+		n++
+	}
+	m.revokeWait = m.revokeWait[:n]
 }
 
 // revokeRetry is how long the primary waits for an expired lease's revoke
