@@ -6,6 +6,9 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/leasesim/leasesim/history"
 )
 
 func lgrant(id int64, ttl, t float64) pair {
@@ -134,4 +137,33 @@ func TestLessorWindowRules(t *testing.T) {
 		{"revisions go back", []pair{lput(OpCreate, "k", "a", 0, 0, true, 4, LessorOK), lget("j", 1, "", 0, 0, 0, 3)}, "below 4"},
 		{"a refusal is legal", []pair{lgrant(7, 10, 0), llease(OpKeepAlive, 7, 1, "not_leader", 0)}, ""},
 	})
+}
+
+// The lessor's window widens to the drift the clocks had, when a run
+// names it: a 10 s lease renewed at 0 may be found expired at 9.5 s only
+// under 5% drift.
+func TestLessorDriftVariant(t *testing.T) {
+	l := history.Lease{TTL: 10 * time.Second, RhoPPB: 10_000_000}
+	ops := []pair{lgrant(7, 10, 0), llease(OpKeepAlive, 7, 9.5, LessorLeaseNotFound, 0)}
+	for _, tc := range []struct {
+		name  string
+		legal bool
+	}{
+		{"lessor", false},
+		{LessorDriftVariant(50_000_000), true},
+		{"lessor/drift-ppb=nonsense", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			spec, err := SpecFor(tc.name, l)
+			require.NoError(t, err)
+			state := spec.Model.Init()
+			legal := true
+			for _, o := range ops {
+				var ok bool
+				ok, state = spec.Model.Step(state, o.in, o.out)
+				legal = legal && ok
+			}
+			assert.Equal(t, tc.legal, legal)
+		})
+	}
 }
