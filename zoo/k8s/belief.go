@@ -2,6 +2,7 @@ package k8s
 
 import (
 	"bytes"
+	"context"
 	"io"
 	"net/http"
 	"sync"
@@ -12,10 +13,11 @@ import (
 	"github.com/leasesim/leasesim/history"
 )
 
-// leadership is a candidate's belief, as the history records it. It
+// Leadership is a candidate's belief, as the history records it. It
 // learns the token and the deadline from the API server's replies to the
-// candidate's own writes of the Lease (observe), and begins and ends with
-// the leader's context (begin, end).
+// candidate's own writes of the Lease (its WrapTransport), and begins and
+// ends with the leader's context (Lead). Use one per LeaderElector
+// identity; RESTConfig wires it.
 //
 // The deadline is renewTime + LeaseDuration, renewTime being the
 // candidate's own clock reading that it wrote into the Lease it last
@@ -25,7 +27,7 @@ import (
 // RenewDeadline after its last successful renewal began, before that
 // deadline with the usual timing, so the context's cancellation normally
 // ends the belief.
-type leadership struct {
+type Leadership struct {
 	env      Env
 	resource string
 	identity string
@@ -37,8 +39,31 @@ type leadership struct {
 	leading bool
 }
 
+// NewLeadership returns the belief tracker of the candidate identity in
+// env, electing on lease ("namespace/name", also the resource its beliefs
+// and fenced writes name) with leaseDuration.
+func NewLeadership(env Env, lease, identity string, leaseDuration time.Duration) *Leadership {
+	return &Leadership{env: env, resource: lease, identity: identity, duration: leaseDuration}
+}
+
+// Lead records, from OnStartedLeading, that the candidate leads until
+// ctx (OnStartedLeading's) is cancelled, and returns its fencing token:
+// the leaseTransitions of the Lease it acquired.
+func (l *Leadership) Lead(ctx context.Context) uint64 {
+	token := l.begin()
+	context.AfterFunc(ctx, l.end)
+	return token
+}
+
+// WrapTransport is a rest.Config.WrapTransport: it records the Lease
+// requests for P3 (RecordingTransport) and reads the candidate's own
+// accepted Lease writes for its token and deadline.
+func (l *Leadership) WrapTransport(rt http.RoundTripper) http.RoundTripper {
+	return RecordingTransport(l.env)(observe(l, rt))
+}
+
 // begin starts the belief (OnStartedLeading) and returns the token.
-func (l *leadership) begin() uint64 {
+func (l *Leadership) begin() uint64 {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	l.leading = true
@@ -47,7 +72,7 @@ func (l *leadership) begin() uint64 {
 }
 
 // end ends the belief (the leader's context was cancelled).
-func (l *leadership) end() {
+func (l *Leadership) end() {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if !l.leading {
@@ -58,7 +83,7 @@ func (l *leadership) end() {
 }
 
 // wrote notes a Lease the server accepted from this candidate.
-func (l *leadership) wrote(lease *coordinationv1.Lease) {
+func (l *Leadership) wrote(lease *coordinationv1.Lease) {
 	s := &lease.Spec
 	if s.HolderIdentity == nil || *s.HolderIdentity != l.identity || s.RenewTime == nil {
 		return
@@ -78,7 +103,7 @@ func (l *leadership) wrote(lease *coordinationv1.Lease) {
 // observe wraps a transport so that the Leases the server accepted from
 // this candidate (a 200 or 201 reply to a create or an update) reach
 // lead.wrote. It reads the reply's body and hands on a copy.
-func observe(lead *leadership, next http.RoundTripper) http.RoundTripper {
+func observe(lead *Leadership, next http.RoundTripper) http.RoundTripper {
 	return &observer{next: next, f: func(req *http.Request) (*http.Response, error) {
 		resp, err := next.RoundTrip(req)
 		if err != nil || (req.Method != http.MethodPut && req.Method != http.MethodPost) ||

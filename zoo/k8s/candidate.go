@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"net"
-	"net/http"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -143,17 +142,10 @@ func RunCandidate(ctx context.Context, env Env, store StoreWriter, opts Candidat
 	} else {
 		ctx = klog.NewContext(ctx, logr.Discard())
 	}
-	lead := &leadership{env: env, resource: opts.Lease, duration: opts.LeaseDuration}
 	identity := fmt.Sprintf("%s_%d", env.Name(), env.Incarnation()) // a pod's hostname_uuid: new each life
-	lead.identity = identity
-	cfg := &rest.Config{
-		Host:    APIHost,
-		Dial:    wakeOnClose(env.Dial),
-		Timeout: opts.RequestTimeout,
-		WrapTransport: func(rt http.RoundTripper) http.RoundTripper {
-			return RecordingTransport(env)(observe(lead, rt))
-		},
-	}
+	lead := NewLeadership(env, opts.Lease, identity, opts.LeaseDuration)
+	cfg := RESTConfig(env, lead)
+	cfg.Timeout = opts.RequestTimeout
 	client, err := coordinationv1client.NewForConfig(cfg)
 	if err != nil {
 		return fmt.Errorf("candidate %s: client: %w", env.Name(), err)
@@ -177,9 +169,16 @@ func RunCandidate(ctx context.Context, env Env, store StoreWriter, opts Candidat
 	return nil
 }
 
+// RESTConfig returns the client configuration of a candidate in env: the
+// API server at APIHost over env's network, its requests recorded and
+// its Lease writes read by lead.
+func RESTConfig(env Env, lead *Leadership) *rest.Config {
+	return &rest.Config{Host: APIHost, Dial: wakeOnClose(env.Dial), WrapTransport: lead.WrapTransport}
+}
+
 // elect runs one leaderelection.LeaderElector until it stops leading or
 // ctx ends.
-func elect(ctx context.Context, lock resourcelock.Interface, lead *leadership, store StoreWriter, opts CandidateOptions) error {
+func elect(ctx context.Context, lock resourcelock.Interface, lead *Leadership, store StoreWriter, opts CandidateOptions) error {
 	workCtx, stopWork := context.WithCancel(ctx)
 	defer stopWork()
 	var led atomic.Bool
@@ -193,8 +192,7 @@ func elect(ctx context.Context, lock resourcelock.Interface, lead *leadership, s
 		Callbacks: leaderelection.LeaderCallbacks{
 			OnStartedLeading: func(leaderCtx context.Context) {
 				led.Store(true)
-				token := lead.begin()
-				context.AfterFunc(leaderCtx, lead.end)
+				token := lead.Lead(leaderCtx)
 				if store == nil {
 					return
 				}

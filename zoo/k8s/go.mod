@@ -2,7 +2,10 @@ module github.com/leasesim/leasesim/zoo/k8s
 
 go 1.26.0
 
-require k8s.io/klog/v2 v2.140.0
+require (
+	github.com/stretchr/testify v1.12.1
+	k8s.io/klog/v2 v2.140.0
+)
 
 require (
 	github.com/HdrHistogram/hdrhistogram-go v1.4.0 // indirect

@@ -1,0 +1,229 @@
+package k8s_test
+
+import (
+	"context"
+	"net"
+	"runtime"
+	"sync"
+	"syscall"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/leasesim/leasesim/gohost"
+	"github.com/leasesim/leasesim/history"
+	k8s "github.com/leasesim/leasesim/zoo/k8s"
+)
+
+// benchDuration is the simulated length of one benchmark run: the API
+// server and three client-go candidates electing, no faults, no store.
+const benchDuration = 90 * time.Second
+
+func benchCandidates() []k8s.NamedCandidate {
+	opts := k8s.CandidateOptions{Timing: k8s.ScenarioTiming}
+	out := make([]k8s.NamedCandidate, 3)
+	for i, name := range []string{"c1", "c2", "c3"} {
+		o := opts
+		o.Start = time.Duration(i) * time.Second
+		out[i] = k8s.NamedCandidate{Name: name, CandidateOptions: o}
+	}
+	return out
+}
+
+// BenchmarkElection runs the same client-go election (the simulated API
+// server over net/http, three candidates running leaderelection with a
+// LeaseLock over the typed client, one simulated 90 s, no faults) under
+// the goroutine host and under plain testing/synctest over an in-memory
+// net.Pipe network (no latency, no faults, no trace, no history): what a
+// Go user would write without leasesim. Both report simulated seconds
+// per wall second (sim-s/s) and the Lease requests served per run. One op
+// is one run.
+func BenchmarkElection(b *testing.B) {
+	b.Run("gohost", func(b *testing.B) {
+		cfg := k8s.Setup{Candidates: benchCandidates(), Duration: benchDuration, Timing: k8s.ScenarioTiming}
+		var requests int
+		seed := uint64(0)
+		cpu0 := cpuTime()
+		for b.Loop() {
+			seed++
+			ok := inTest(func(t *testing.T) {
+				res := gohost.Run(t, cfg.Config(seed), seed)
+				if err := res.Err(); err != nil {
+					t.Fatal(err)
+				}
+				requests += len(res.History.Ops)
+			})
+			if !ok {
+				b.Fatal("the gohost run failed")
+			}
+		}
+		report(b, requests, cpu0)
+	})
+	b.Run("synctest", func(b *testing.B) {
+		var requests int
+		seed := uint64(0)
+		cpu0 := cpuTime()
+		for b.Loop() {
+			seed++
+			ok := inTest(func(t *testing.T) {
+				synctest.Test(t, func(*testing.T) { requests += plainElection(t, seed) })
+			})
+			if !ok {
+				b.Fatal("the synctest run failed")
+			}
+		}
+		report(b, requests, cpu0)
+	})
+}
+
+// report reports the requests per run, simulated seconds per wall
+// second, and simulated seconds per second of the process's CPU time
+// (user+system, from getrusage since cpu0): on a machine shared with
+// other work the wall figure drops, the CPU one much less.
+func report(b *testing.B, requests int, cpu0 time.Duration) {
+	b.ReportMetric(float64(requests)/float64(b.N), "requests/run")
+	b.ReportMetric(benchDuration.Seconds()*float64(b.N)/b.Elapsed().Seconds(), "sim-s/s")
+	b.ReportMetric(benchDuration.Seconds()*float64(b.N)/(cpuTime()-cpu0).Seconds(), "sim-s/cpu-s")
+}
+
+// cpuTime is the process's CPU time so far.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// inTest runs f as a test, from a benchmark: synctest (and gohost.Run)
+// needs a *testing.T (as gohost's own benchmark does).
+func inTest(f func(t *testing.T)) bool {
+	procs := runtime.GOMAXPROCS(0)
+	defer runtime.GOMAXPROCS(procs)
+	var once sync.Once
+	return testing.RunTests(func(string, string) (bool, error) { return true, nil },
+		[]testing.InternalTest{{Name: "Election", F: func(t *testing.T) {
+			once.Do(func() {
+				runtime.GOMAXPROCS(procs)
+				f(t)
+			})
+		}}})
+}
+
+// plainElection runs the election in the current bubble over net.Pipe
+// and returns the Lease requests the server answered.
+func plainElection(t *testing.T, seed uint64) int {
+	k8s.SeedGlobalRand(seed, 1)
+	pn := &pipeNet{listeners: map[string]*pipeListener{}}
+	ctx, cancel := context.WithCancel(context.Background())
+	var wg sync.WaitGroup
+	counter := &countRecorder{}
+	l := pn.listen(k8s.APIServerName + k8s.APIPort)
+	wg.Go(func() {
+		if err := k8s.ServeAPI(ctx, l, k8s.NewLeaseStore(gohost.NewStorage()), counter); err != nil {
+			t.Error(err)
+		}
+	})
+	for _, c := range benchCandidates() {
+		e := &plainEnv{name: c.Name, net: pn}
+		wg.Go(func() {
+			if err := k8s.RunCandidate(ctx, e, nil, c.CandidateOptions); err != nil {
+				t.Error(err)
+			}
+		})
+	}
+	time.Sleep(benchDuration)
+	cancel()
+	wg.Wait()
+	return counter.n
+}
+
+// countRecorder counts the requests the server processed.
+type countRecorder struct {
+	mu sync.Mutex
+	n  int
+}
+
+func (c *countRecorder) Processed(gohost.OpRef, history.Payload) {
+	c.mu.Lock()
+	c.n++
+	c.mu.Unlock()
+}
+
+// plainEnv is a candidate's Env over pipeNet, recording nothing; its
+// calls carry refs so that the server counts them.
+type plainEnv struct {
+	name string
+	net  *pipeNet
+	mu   sync.Mutex
+	ids  uint64
+}
+
+func (e *plainEnv) Name() string                                { return e.name }
+func (e *plainEnv) Incarnation() uint64                         { return 1 }
+func (e *plainEnv) Believe(string, uint64, time.Time)           {}
+func (e *plainEnv) EndBelief(string, uint64, history.EndReason) {}
+func (e *plainEnv) Failpoint(string)                            {}
+func (e *plainEnv) Return(gohost.OpRef)                         {}
+func (e *plainEnv) Call(string, history.Payload) gohost.OpRef {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.ids++
+	return gohost.OpRef{Client: e.name, Incarnation: 1, ID: e.ids}
+}
+
+func (e *plainEnv) Dial(ctx context.Context, _, addr string) (net.Conn, error) {
+	e.net.mu.Lock()
+	l := e.net.listeners[addr]
+	e.net.mu.Unlock()
+	if l == nil {
+		return nil, syscall.ECONNREFUSED
+	}
+	a, b := net.Pipe()
+	select {
+	case l.conns <- b:
+		return a, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case <-l.done:
+		return nil, syscall.ECONNREFUSED
+	}
+}
+
+// pipeNet is an in-memory network of net.Pipe connections.
+type pipeNet struct {
+	mu        sync.Mutex
+	listeners map[string]*pipeListener
+}
+
+func (n *pipeNet) listen(addr string) *pipeListener {
+	l := &pipeListener{addr: addr, conns: make(chan net.Conn), done: make(chan struct{})}
+	n.mu.Lock()
+	n.listeners[addr] = l
+	n.mu.Unlock()
+	return l
+}
+
+type pipeListener struct {
+	addr  string
+	conns chan net.Conn
+	done  chan struct{}
+	once  sync.Once
+}
+
+func (l *pipeListener) Accept() (net.Conn, error) {
+	select {
+	case c := <-l.conns:
+		return c, nil
+	case <-l.done:
+		return nil, net.ErrClosed
+	}
+}
+
+func (l *pipeListener) Close() error   { l.once.Do(func() { close(l.done) }); return nil }
+func (l *pipeListener) Addr() net.Addr { return pipeAddr(l.addr) }
+
+type pipeAddr string
+
+func (pipeAddr) Network() string  { return "pipe" }
+func (a pipeAddr) String() string { return string(a) }

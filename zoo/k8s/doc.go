@@ -1,0 +1,94 @@
+// Package k8s runs Kubernetes client-go's leader election, unchanged, in
+// leasesim's goroutine host (package gohost): k8s.io/client-go v0.37.2's
+// tools/leaderelection with the real resourcelock.LeaseLock over the typed
+// coordination/v1 client, reaching a small simulated API server over the
+// simulated network with net/http. It is its own Go module, so the core
+// module never depends on client-go.
+//
+// # What runs
+//
+//   - APIServer: coordination.k8s.io/v1 Leases over net/http on
+//     "apiserver:6443": GET, POST (create) and PUT (update with
+//     resourceVersion preconditions), in protobuf (what the typed client
+//     sends by default) or JSON; NotFound (404), AlreadyExists and Conflict
+//     (409) and Invalid (422, an update without a resourceVersion) as the
+//     real apiserver sends them, metav1.Status objects that apierrors
+//     classifies. Leases and the resourceVersion counter live in the
+//     node's durable storage (etcd's role), so a restart keeps them.
+//   - Candidate: a rest.Config{Host: "http://apiserver:6443", Dial:
+//     n.Dial, WrapTransport: …}, coordinationv1client.NewForConfig, a
+//     LeaseLock whose identity is "node_incarnation" (a pod's hostname_uuid:
+//     new each life), and leaderelection.NewLeaderElector(…).Run. When a
+//     run ends (the lead lost) the candidate joins again, as a controller
+//     restarted by its kubelet would. The leader's work writes to the
+//     shared fenced store (gohost.FencedStore) every second under its
+//     token, until OnStartedLeading's context is cancelled (or, with
+//     SlowShutdown, until its hanging OnStoppedLeading returns).
+//
+// # What the history records
+//
+// Beliefs (P1): from OnStartedLeading to the cancellation of its
+// context, which is when client-go tells the application it no longer
+// leads. The deadline is renewTime + LeaseDuration, renewTime being the
+// candidate's own clock reading in the Lease it last wrote successfully
+// as holder (read from the server's reply by a transport wrapper), moved
+// at every successful renewal: the others count LeaseDuration from when
+// they saw that record, which is later, so without clock drift the
+// deadline is safe. client-go cancels the context at most RetryPeriod +
+// RenewDeadline after the last successful renewal began (12 s with the
+// usual timing, before the 15 s deadline), so the cancellation, not the
+// deadline, ends the belief.
+//
+// Token (P2): the Lease's leaseTransitions in that reply. client-go adds
+// one whenever the holder changes, under the resourceVersion
+// precondition, so no two holders share one and they only grow; the
+// fenced store refuses a write whose token is below the highest it took.
+//
+// Operations (P3, spec cas-record): a transport wrapper records every
+// Lease request's call and return on the client (Node.Call, Node.Return)
+// and carries its gohost.OpRef in the X-Leasesim-Op header; the server
+// reports its processing and its reply (Node.Processed), with the
+// payloads of /work/notes/ZOO.md's conventions.
+//
+// # Determinism
+//
+// client-go's jitter (wait.Jitter) draws from math/rand's global source.
+// The API server node seeds it from the run's seed when it starts
+// (SeedGlobalRand); since Go 1.24 rand.Seed does nothing unless
+// GODEBUG=randseednop=0, which a test binary sets with a
+// `//go:debug randseednop=0` line in one of its test files (main_test.go
+// here). The global source is process-wide: such runs must not be
+// parallel.
+//
+// Two timing choices keep client-go's own timers off each other: with
+// RenewDeadline an exact multiple of RetryPeriod (the defaults, 10 s and
+// 2 s), the renewal poll's tick and its timeout fire at the same instant
+// of the bubble's clock, and with rest.Config.Timeout = RenewDeadline/2
+// (what resourcelock.NewFromKubeconfig sets) two timed-out requests end
+// exactly at the poll's deadline. Which timer the code sees first is then
+// the Go runtime's choice, and Verify reports the run as diverged there
+// (it happened on 8 of 40 runs). The scenarios run with ScenarioTiming
+// (RetryPeriod 1.9 s) and no client timeout; every run is verified.
+//
+// # What does not apply
+//
+// Clock drift and steps: LeaderElector's clock is an unexported field set
+// to clock.RealClock{}, which reads time.Now, the bubble's one clock, so
+// a per-node drifting clock cannot be injected (the Kubernetes
+// maintainers point to synctest instead, kubernetes#134331). The
+// scenarios schedule none. Pause is gohost's I/O pause: the node's
+// timers keep running, so client-go still gives up on time; what a pause
+// delays is the I/O the node had begun.
+//
+// # Workarounds of gohost (at 7b2fe23), reported to the lead
+//
+//   - A closed connection wakes only one of a blocked Read and Write
+//     (the endpoint's one single-slot notification channel): net/http's
+//     writeLoop then stays blocked in a paused node until the pause ends,
+//     and so does the cancelled request. Dial is wrapped (wakeOnClose) to
+//     wake the other waiter.
+//   - A request that never reached the server is recorded with a zero
+//     output, which P3 reads as a successful reply. Judge drops those
+//     requests (they had no effect) and re-runs the checkers; Execute
+//     does both, and every verdict this module reports went through it.
+package k8s

@@ -1,0 +1,113 @@
+package k8s_test
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
+	coordinationv1client "k8s.io/client-go/kubernetes/typed/coordination/v1"
+	"k8s.io/client-go/tools/leaderelection"
+	"k8s.io/client-go/tools/leaderelection/resourcelock"
+
+	"github.com/leasesim/leasesim/checker"
+	"github.com/leasesim/leasesim/faults"
+	"github.com/leasesim/leasesim/gohost"
+	k8s "github.com/leasesim/leasesim/zoo/k8s"
+)
+
+// runController is the code under test: an ordinary controller main
+// loop that elects with client-go and does its work while it leads. It
+// knows nothing of leasesim except the two hooks it is given: the
+// leadership tracker (to say when it leads, and its token) and a place to
+// write.
+func runController(ctx context.Context, n *gohost.Node, lead *k8s.Leadership, store k8s.StoreWriter, identity string) {
+	client := coordinationv1client.NewForConfigOrDie(k8s.RESTConfig(n, lead))
+	leaderelection.RunOrDie(ctx, leaderelection.LeaderElectionConfig{
+		Lock: &resourcelock.LeaseLock{
+			LeaseMeta:  metav1.ObjectMeta{Namespace: "kube-system", Name: "my-controller"},
+			Client:     client,
+			LockConfig: resourcelock.ResourceLockConfig{Identity: identity},
+		},
+		LeaseDuration: 15 * time.Second,
+		RenewDeadline: 10 * time.Second,
+		RetryPeriod:   1900 * time.Millisecond,
+		Callbacks: leaderelection.LeaderCallbacks{
+			OnStartedLeading: func(ctx context.Context) {
+				token := lead.Lead(ctx) // the belief ends when ctx is cancelled
+				tick := time.NewTicker(time.Second)
+				defer tick.Stop()
+				for { // the controller's work; client-go does not wait for it to return
+					select {
+					case <-ctx.Done():
+						return
+					case <-tick.C:
+						if ctx.Err() != nil { // both ready: select picks at random
+							return
+						}
+						_ = store.Write(ctx, "kube-system/my-controller", token, "config", identity)
+					}
+				}
+			},
+			OnStoppedLeading: func() {},
+		},
+	})
+}
+
+// TestMyControllerSurvivesAPartition runs two replicas of the controller
+// against the simulated API server, cuts each off in turn, and
+// checks exclusivity (P1), fencing (P2) and the API server's
+// linearizability (P3) over 20 seeds, each run twice to verify it is
+// deterministic.
+func TestMyControllerSurvivesAPartition(t *testing.T) {
+	sc := exampleScenario()
+	for seed := uint64(1); seed <= 20; seed++ {
+		out := k8s.Execute(t, sc, seed, gohost.Options{Verify: true})
+		if err := out.Result.Err(); err != nil {
+			t.Fatalf("seed %d: %v", seed, err) // a leak, a node error, a divergence
+		}
+		for _, p := range []string{"P1", "P2", "P3", "premise"} {
+			if v := out.Verdict(p); v != checker.OK {
+				t.Errorf("seed %d: %s %s: %+v", seed, p, v, out.Checks)
+			}
+		}
+	}
+}
+
+func exampleScenario() gohost.Scenario {
+	replica := func(ctx context.Context, n *gohost.Node) error {
+		identity := fmt.Sprintf("%s_%d", n.Name(), n.Incarnation()) // a new identity each life
+		lead := k8s.NewLeadership(n, "kube-system/my-controller", identity, 15*time.Second)
+		store := n.NewStoreClient(k8s.StoreAddr)
+		defer store.Close()
+		for ctx.Err() == nil { // RunOrDie returns when the lead is lost: start over
+			runController(ctx, n, lead, store, identity)
+		}
+		return nil
+	}
+	return gohost.Scenario{
+		Name: "my-controller-partition",
+		Config: func(seed uint64) gohost.Config {
+			return gohost.Config{
+				Nodes: []gohost.NodeSpec{
+					{Name: k8s.APIServerName, Run: func(ctx context.Context, n *gohost.Node) error {
+						k8s.SeedGlobalRand(seed, n.Incarnation()) // client-go's jitter
+						return k8s.APIServer(ctx, n)
+					}},
+					{Name: k8s.StoreName, Run: gohost.FencedStore(gohost.StoreOptions{})},
+					{Name: "replica-a", Run: replica},
+					{Name: "replica-b", Run: replica},
+				},
+				Duration: 60 * time.Second,
+				Schedule: faults.Schedule{Version: faults.Version, HealAt: 50 * time.Second, Events: []faults.Event{
+					{At: 10 * time.Second, Kind: faults.KindIsolate, Node: "replica-a"}, // whichever leads
+					{At: 30 * time.Second, Kind: faults.KindHeal},
+					{At: 30 * time.Second, Kind: faults.KindIsolate, Node: "replica-b"}, // is cut off once
+				}},
+				History: gohost.HistoryConfig{Spec: "cas-record", Grantor: k8s.APIServerName, FencedStore: k8s.StoreName},
+			}
+		},
+		Premises: []gohost.Premise{gohost.ChangedHands()},
+	}
+}
