@@ -153,9 +153,9 @@ func LeaderPartitionStory() Story {
 		Config: Config{Story: "leader-partition", Members: 3, Leader: "m0", TTL: ttl, ElectionMs: 1000, TickMs: 100,
 			Holders: []HolderSpec{{Name: "h1", LockAt: 500 * time.Millisecond},
 				{Name: "h2", LockAt: 1500 * time.Millisecond, Members: []string{"m1", "m2"}}},
-			Schedule: faults.Schedule{Version: faults.Version, HealAt: 13 * time.Second, Events: []faults.Event{
+			Schedule: faults.Schedule{Version: faults.Version, HealAt: 10 * time.Second, Events: []faults.Event{
 				{At: cut, Kind: faults.KindIsolate, Node: "m0"}, {At: cut, Kind: faults.KindIsolate, Node: "h1"}}},
-			Duration: 14 * time.Second, ProbeLeases: []string{"m1", "m2"}},
+			Duration: 15 * time.Second, ProbeLeases: []string{"m1", "m2"}},
 		Premises: func(o *Outcome, cfg *Config) []history.PremiseRecord {
 			h := o.History
 			b1 := beliefAt(h, "h1", history.Time(cut))
@@ -198,6 +198,9 @@ func LeaderPartitionStory() Story {
 			}
 			if gone > 0 {
 				m["probe: lease not found from"] = gone
+			}
+			if b2.LocalDeadline > 0 && history.Time(b2.LocalDeadline) <= b2.Start {
+				m["h2's Lock returned past its session's own deadline by"] = time.Duration(b2.Start) - b2.LocalDeadline
 			}
 			if peak > 0 {
 				m["probe: largest remaining TTL read after the cut"] = peak

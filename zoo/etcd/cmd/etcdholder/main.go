@@ -175,34 +175,49 @@ func (h *holder) run(ctx context.Context) error {
 	}
 	defer cli.Close()
 	cli.Lease = &recordingLease{Lease: cli.Lease, h: h}
-	// Lock on a session; a session that expires before the lock is taken
-	// (its keepalives failed while it waited) is replaced by a new one.
-	var s *concurrency.Session
-	var m *concurrency.Mutex
 	for {
-		s, err = concurrency.NewSession(cli, concurrency.WithTTL(h.cfg.ttl))
+		s, m := h.acquire(ctx, cli)
+		if s == nil {
+			return nil // the run ended
+		}
+		if h.cfg.script == scriptStaleUnlock {
+			return h.staleUnlock(ctx, s, m)
+		}
+		if h.holdThenRelease(ctx, s, m) || ctx.Err() != nil {
+			<-ctx.Done()
+			return nil
+		}
+		// The belief ended without a release (session lost, own deadline,
+		// fenced): contend again on a new session, as a lock loop does.
+		s.Orphan()
+		h.logf("belief ended; locking again on a new session")
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// acquire locks the mutex on a new session; a session that expires before
+// the lock is taken (its keepalives failed while it waited) is replaced by
+// a new one. It returns nils when ctx ends.
+func (h *holder) acquire(ctx context.Context, cli *clientv3.Client) (*concurrency.Session, *concurrency.Mutex) {
+	for ctx.Err() == nil {
+		h.mu.Lock()
+		h.deadline = 0
+		h.mu.Unlock()
+		s, err := concurrency.NewSession(cli, concurrency.WithTTL(h.cfg.ttl))
 		if err == nil {
+			var m *concurrency.Mutex
 			if m, err = h.lock(ctx, s); err == nil {
-				break
+				return s, m
 			}
 			s.Orphan()
 		}
 		if ctx.Err() != nil {
-			return nil
+			break
 		}
 		h.logf("retrying with a new session: %v", err)
-		h.mu.Lock()
-		h.deadline = 0
-		h.mu.Unlock()
 		time.Sleep(100 * time.Millisecond)
 	}
-	switch h.cfg.script {
-	case scriptLock:
-		return h.holdThenRelease(ctx, s, m)
-	case scriptStaleUnlock:
-		return h.staleUnlock(ctx, s, m)
-	}
-	return fmt.Errorf("unknown -script %q", h.cfg.script)
+	return nil, nil
 }
 
 // lock locks a new Mutex on the session, reads its key's create revision
@@ -227,6 +242,18 @@ func (h *holder) lock(ctx context.Context, s *concurrency.Session) (*concurrency
 	}
 	if rev == 0 {
 		h.logf("lock returned but key %s is gone", m.Key())
+	}
+	h.mu.Lock()
+	late := h.deadline != 0 && ret >= h.deadline
+	d := h.deadline
+	h.mu.Unlock()
+	select {
+	case <-s.Done():
+		h.logf("Lock returned at %v on a session already done (own deadline %v)", ret, d)
+	default:
+		if late {
+			h.logf("Lock returned at %v, past the session's own deadline %v", ret, d)
+		}
 	}
 	h.believe(uint64(rev), ret)
 	return m, nil
@@ -389,9 +416,9 @@ func (h *holder) write(tok uint64) bool {
 	return !rep.OK
 }
 
-// holdThenRelease holds the lock, writing, until -release-at (then unlocks)
-// or until the belief ends.
-func (h *holder) holdThenRelease(ctx context.Context, s *concurrency.Session, m *concurrency.Mutex) error {
+// holdThenRelease holds the lock, writing, until -release-at (then unlocks
+// and returns true) or until the belief ends or the run does.
+func (h *holder) holdThenRelease(ctx context.Context, s *concurrency.Session, m *concurrency.Mutex) bool {
 	go h.watch(ctx, s)
 	go h.writeLoop(ctx)
 	h.mu.Lock()
@@ -403,15 +430,15 @@ func (h *holder) holdThenRelease(ctx context.Context, s *concurrency.Session, m 
 	}
 	select {
 	case <-ended:
+		return false
 	case <-release:
 		key := m.Key()
 		h.endBelief("release")
 		_ = h.unlock(ctx, m, key, tok)
+		return true
 	case <-ctx.Done():
-		return nil
+		return false
 	}
-	<-ctx.Done()
-	return nil
 }
 
 // staleUnlock is etcd #22082: at -release-at it unlocks (the harness drops

@@ -27,6 +27,10 @@ func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := run(ctx, *n, *only, *out); err != nil {
+		if ctx.Err() != nil {
+			fmt.Fprintln(os.Stderr, "etcdstories: interrupted; every process, port and temporary directory it started is released")
+			os.Exit(130)
+		}
 		fmt.Fprintln(os.Stderr, "etcdstories:", err)
 		os.Exit(1)
 	}
