@@ -215,7 +215,7 @@ func (h *host) accept(p *pipe) {
 		return
 	}
 	e := &endpoint{h: h, node: l.node, local: l.addr, remote: p.src.local, in: p, out: p.rev,
-		notify: make(chan struct{}, 1), established: true}
+		established: true}
 	p.dst, p.rev.src = e, e
 	l.node.endpoints = append(l.node.endpoints, e)
 	l.backlog = append(l.backlog, e)
@@ -257,7 +257,7 @@ type endpoint struct {
 	node          *Node
 	local, remote addr
 	in, out       *pipe
-	notify        chan struct{}
+	notify        signal // under h.mu
 
 	// Under h.mu:
 	buf                 []byte
@@ -267,13 +267,9 @@ type endpoint struct {
 	rdl, wdl            time.Time
 }
 
-// ping wakes the endpoint's blocked callers. Callers hold mu.
-func (e *endpoint) ping() {
-	select {
-	case e.notify <- struct{}{}:
-	default:
-	}
-}
+// ping wakes every blocked caller of the endpoint (a Read and a Write
+// may both wait). Callers hold mu.
+func (e *endpoint) ping() { e.notify.broadcast() }
 
 // kill resets the endpoint of a crashed life: its calls fail and its peer
 // receives a reset. Callers hold mu.
@@ -291,7 +287,7 @@ func (e *endpoint) opErr(op string, err error) error {
 // wait blocks until the endpoint is pinged, the node resumes, or the
 // deadline passes; mu is released while it waits.
 func (e *endpoint) wait(deadline time.Time) {
-	resume := e.node.ns.waitResume()
+	resume, notify := e.node.ns.waitResume(), e.notify.wait()
 	e.h.mu.Unlock()
 	defer e.h.mu.Lock()
 	var timeout <-chan time.Time
@@ -301,7 +297,7 @@ func (e *endpoint) wait(deadline time.Time) {
 		timeout = t.C
 	}
 	select {
-	case <-e.notify:
+	case <-notify:
 	case <-resume:
 	case <-timeout:
 	}
@@ -416,15 +412,11 @@ type listener struct {
 	key     string
 	backlog []*endpoint
 	closed  bool
-	notify  chan struct{}
+	notify  signal
 }
 
-func (l *listener) ping() {
-	select {
-	case l.notify <- struct{}{}:
-	default:
-	}
-}
+// ping wakes every blocked Accept. Callers hold mu.
+func (l *listener) ping() { l.notify.broadcast() }
 
 // Accept returns the next connection. It blocks while none has arrived
 // and while the node is paused.
@@ -442,10 +434,10 @@ func (l *listener) Accept() (net.Conn, error) {
 			l.backlog = l.backlog[1:]
 			return e, nil
 		}
-		resume := l.node.ns.waitResume()
+		resume, notify := l.node.ns.waitResume(), l.notify.wait()
 		l.h.mu.Unlock()
 		select {
-		case <-l.notify:
+		case <-notify:
 		case <-resume:
 		}
 		l.h.mu.Lock()
@@ -513,7 +505,7 @@ func (n *Node) Listen(network, address string) (net.Listener, error) {
 	if h.listeners[key] != nil {
 		return nil, &net.OpError{Op: "listen", Net: network, Addr: addr(key), Err: syscall.EADDRINUSE}
 	}
-	l := &listener{h: h, node: n, addr: addr(key), key: key, notify: make(chan struct{}, 1)}
+	l := &listener{h: h, node: n, addr: addr(key), key: key}
 	h.listeners[key] = l
 	n.listeners = append(n.listeners, l)
 	h.note(Event{Kind: "listen", Node: n.Name(), Detail: key}, nil)
@@ -562,7 +554,7 @@ func (n *Node) Dial(ctx context.Context, network, address string) (net.Conn, err
 	name := fmt.Sprintf("%s.%d#%d>%s:%s", n.Name(), n.life, n.ns.dials, dst.spec.Name, port)
 	n.ns.ports++
 	e := &endpoint{h: h, node: n, local: addr(fmt.Sprintf("%s:%d", n.Name(), 40000+n.ns.ports)),
-		remote: addr(dst.spec.Name + ":" + port), notify: make(chan struct{}, 1)}
+		remote: addr(dst.spec.Name + ":" + port)}
 	c2s := &pipe{name: name, from: n.ns, to: dst, src: e, listen: dst.spec.Name + ":" + port,
 		rnd: rand.New(rand.NewPCG(mix(h.seed, name, 1), mix(h.seed, name, 2)))}
 	s2c := &pipe{name: name + "<", from: dst, to: n.ns, dst: e,
@@ -583,9 +575,10 @@ func (n *Node) Dial(ctx context.Context, network, address string) (net.Conn, err
 		case e.reset:
 			return nil, e.opErr("dial", syscall.ECONNRESET)
 		}
+		notify := e.notify.wait()
 		h.mu.Unlock()
 		select {
-		case <-e.notify:
+		case <-notify:
 		case <-ctx.Done():
 		}
 		h.mu.Lock()
@@ -602,4 +595,26 @@ func checkNetwork(network string) error {
 		return nil
 	}
 	return fmt.Errorf("gohost: network %q not supported (tcp only)", network)
+}
+
+// signal wakes every goroutine waiting on it: waiters take the current
+// channel under mu, broadcast closes it (and the next wait makes a new
+// one). A single-slot channel would wake only one of two waiters, say a
+// Read and a Write blocked on one connection when it closes.
+type signal struct{ ch chan struct{} }
+
+// wait returns the channel that the next broadcast closes. Callers hold mu.
+func (s *signal) wait() <-chan struct{} {
+	if s.ch == nil {
+		s.ch = make(chan struct{})
+	}
+	return s.ch
+}
+
+// broadcast wakes every waiter. Callers hold mu.
+func (s *signal) broadcast() {
+	if s.ch != nil {
+		close(s.ch)
+		s.ch = nil
+	}
 }

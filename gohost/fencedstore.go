@@ -116,47 +116,53 @@ func storeWrite(n *Node, opts StoreOptions, req storeRequest) storeReply {
 }
 
 // StoreClient writes to a FencedStore from a holder's node over one
-// connection, dialled on first use and again after a failure.
+// connection, dialled on first use and again after a failure. Writes are
+// sent one at a time; Close may be called at any time and ends the client,
+// a Write that is waiting (dialling, sending or reading) included.
 type StoreClient struct {
-	n    *Node
-	addr string
-	mu   sync.Mutex
-	conn net.Conn
-	dec  *json.Decoder
+	n      *Node
+	addr   string
+	life   context.Context // cancelled by Close
+	cancel context.CancelFunc
+	mu     sync.Mutex // one Write at a time
+	cmu    sync.Mutex // guards conn and dec, held only briefly (Close must not wait for a Write)
+	conn   net.Conn
+	dec    *json.Decoder
 }
 
 // NewStoreClient returns a client of the store at addr ("store:7001").
-func (n *Node) NewStoreClient(addr string) *StoreClient { return &StoreClient{n: n, addr: addr} }
+func (n *Node) NewStoreClient(addr string) *StoreClient {
+	life, cancel := context.WithCancel(context.Background())
+	return &StoreClient{n: n, addr: addr, life: life, cancel: cancel}
+}
 
 // Write asks the store to write value at key under resource's token and
-// waits for the answer until ctx ends: nil when accepted, ErrFenced when
-// refused, or the connection's error (the write may or may not have
-// happened). Token is the writer's fencing token; an unfenced store
-// ignores it.
+// waits for the answer until ctx ends (its deadline or its cancellation):
+// nil when accepted, ErrFenced when refused, or the connection's error
+// (the write may or may not have happened). Token is the writer's fencing
+// token; an unfenced store ignores it.
 func (c *StoreClient) Write(ctx context.Context, resource string, token uint64, key, value string) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.conn == nil {
-		conn, err := c.n.Dial(ctx, "tcp", c.addr)
-		if err != nil {
-			return fmt.Errorf("fenced store %s: %w", c.addr, err)
-		}
-		c.conn, c.dec = conn, json.NewDecoder(bufio.NewReader(conn))
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	defer context.AfterFunc(c.life, cancel)()
+	conn, dec, err := c.connect(ctx)
+	if err != nil {
+		return err
 	}
-	deadline, ok := ctx.Deadline()
-	if !ok {
-		deadline = time.Time{}
-	}
-	_ = c.conn.SetDeadline(deadline)
+	deadline, _ := ctx.Deadline()
+	_ = conn.SetDeadline(deadline)
+	stop := context.AfterFunc(ctx, func() { _ = conn.SetDeadline(time.Unix(1, 0)) })
+	defer stop()
 	req := storeRequest{Resource: resource, Token: token, Key: key, Value: value, Writer: c.n.Name(), Life: c.n.Incarnation()}
 	var rep storeReply
-	err := json.NewEncoder(c.conn).Encode(req)
+	err = json.NewEncoder(conn).Encode(req)
 	if err == nil {
-		err = c.dec.Decode(&rep)
+		err = dec.Decode(&rep)
 	}
 	if err != nil {
-		c.conn.Close()
-		c.conn = nil
+		c.drop(conn)
 		return fmt.Errorf("fenced store %s: %w", c.addr, err)
 	}
 	if !rep.OK {
@@ -165,12 +171,51 @@ func (c *StoreClient) Write(ctx context.Context, resource string, token uint64, 
 	return nil
 }
 
-// Close closes the client's connection.
+// connect returns the client's connection, dialling it if there is none.
+func (c *StoreClient) connect(ctx context.Context) (net.Conn, *json.Decoder, error) {
+	c.cmu.Lock()
+	conn, dec := c.conn, c.dec
+	c.cmu.Unlock()
+	if conn != nil {
+		return conn, dec, nil
+	}
+	if err := c.life.Err(); err != nil {
+		return nil, nil, fmt.Errorf("fenced store %s: client closed: %w", c.addr, net.ErrClosed)
+	}
+	conn, err := c.n.Dial(ctx, "tcp", c.addr)
+	if err != nil {
+		return nil, nil, fmt.Errorf("fenced store %s: %w", c.addr, err)
+	}
+	dec = json.NewDecoder(bufio.NewReader(conn))
+	c.cmu.Lock()
+	defer c.cmu.Unlock()
+	if c.life.Err() != nil { // closed while dialling
+		conn.Close()
+		return nil, nil, fmt.Errorf("fenced store %s: client closed: %w", c.addr, net.ErrClosed)
+	}
+	c.conn, c.dec = conn, dec
+	return conn, dec, nil
+}
+
+// drop closes conn and forgets it, if it is still the client's.
+func (c *StoreClient) drop(conn net.Conn) {
+	conn.Close()
+	c.cmu.Lock()
+	if c.conn == conn {
+		c.conn, c.dec = nil, nil
+	}
+	c.cmu.Unlock()
+}
+
+// Close ends the client: its connection is closed, a waiting Write fails
+// and so does every later one.
 func (c *StoreClient) Close() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.conn != nil {
-		c.conn.Close()
-		c.conn = nil
+	c.cancel()
+	c.cmu.Lock()
+	conn := c.conn
+	c.conn, c.dec = nil, nil
+	c.cmu.Unlock()
+	if conn != nil {
+		conn.Close()
 	}
 }

@@ -3,6 +3,7 @@ package gohost_test
 import (
 	"context"
 	"errors"
+	"sync"
 	"testing"
 	"time"
 
@@ -246,4 +247,90 @@ func TestDriftOfAClockTheCodeReadIsInTheHistory(t *testing.T) {
 	require.NoError(t, res.Err())
 	// b's larger drift touched nothing its code read.
 	assert.Equal(t, int64(30_000_000), res.History.MaxDriftPPB)
+}
+
+// A Write waiting on a store whose I/O is frozen ends when its context is
+// cancelled, and when the client is closed.
+func TestStoreWriteEndsOnCancelAndOnClose(t *testing.T) {
+	pause := faults.Schedule{Version: faults.Version, HealAt: 2 * time.Second,
+		Events: []faults.Event{{At: 50 * time.Millisecond, Kind: faults.KindPause, Node: "store", Duration: time.Second}}}
+	var cancelled, closed time.Duration
+	writer := func(ctx context.Context, n *gohost.Node) error {
+		time.Sleep(100 * time.Millisecond)
+		start := time.Now()
+		c := n.NewStoreClient("store" + gohost.StorePort)
+		wctx, cancel := context.WithCancel(ctx)
+		time.AfterFunc(100*time.Millisecond, cancel)
+		if err := c.Write(wctx, "lock", 1, "k", "v"); err == nil {
+			return errors.New("a write to a frozen store succeeded")
+		}
+		cancelled = time.Since(start)
+		start = time.Now()
+		done := make(chan error, 1)
+		go func() { done <- c.Write(ctx, "lock", 1, "k", "v") }()
+		time.Sleep(100 * time.Millisecond)
+		c.Close()
+		if err := <-done; err == nil {
+			return errors.New("a write to a frozen store succeeded")
+		}
+		closed = time.Since(start)
+		return nil
+	}
+	cfg := gohost.Config{Duration: 3 * time.Second, Verify: true, Schedule: pause,
+		Nodes:   []gohost.NodeSpec{{Name: "store", Run: gohost.FencedStore(gohost.StoreOptions{})}, {Name: "w", Run: writer}},
+		History: gohost.HistoryConfig{FencedStore: "store"}}
+	res := gohost.Run(t, cfg, 1)
+	require.NoError(t, res.Err())
+	assert.Equal(t, 100*time.Millisecond, cancelled)
+	assert.Equal(t, 100*time.Millisecond, closed)
+}
+
+// Closing a connection wakes both a blocked Read and a blocked Write.
+func TestCloseWakesEveryWaiter(t *testing.T) {
+	pause := faults.Schedule{Version: faults.Version, HealAt: 2 * time.Second,
+		Events: []faults.Event{{At: 50 * time.Millisecond, Kind: faults.KindPause, Node: "a", Duration: time.Second}}}
+	var woke []string
+	a := func(ctx context.Context, n *gohost.Node) error {
+		c, err := n.Dial(ctx, "tcp", "b:1")
+		if err != nil {
+			return err
+		}
+		time.Sleep(100 * time.Millisecond) // paused from 50 ms: Read and Write both block
+		var wg sync.WaitGroup
+		var mu sync.Mutex
+		for _, op := range []string{"read", "write"} {
+			wg.Go(func() {
+				if op == "read" {
+					_, _ = c.Read(make([]byte, 1))
+				} else {
+					_, _ = c.Write([]byte("x"))
+				}
+				mu.Lock()
+				woke = append(woke, op)
+				mu.Unlock()
+			})
+		}
+		time.Sleep(100 * time.Millisecond)
+		c.Close()
+		wg.Wait()
+		return nil
+	}
+	b := func(ctx context.Context, n *gohost.Node) error {
+		l, err := n.Listen("tcp", ":1")
+		if err != nil {
+			return err
+		}
+		c, err := l.Accept()
+		if err != nil {
+			return nil
+		}
+		<-ctx.Done()
+		c.Close()
+		return nil
+	}
+	cfg := gohost.Config{Duration: 3 * time.Second, Schedule: pause,
+		Nodes: []gohost.NodeSpec{{Name: "a", Run: a}, {Name: "b", Run: b}}}
+	res := gohost.Run(t, cfg, 1)
+	require.NoError(t, res.Err())
+	assert.ElementsMatch(t, []string{"read", "write"}, woke)
 }
