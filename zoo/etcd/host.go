@@ -72,6 +72,9 @@ type Config struct {
 	// lease granted (LeaseTimeToLive) every 100ms from these members, as
 	// "harness".
 	ProbeLeases []string
+	// OmitLessorOps, if set, says why the history carries none of etcd's
+	// operations for P3 (they are still in the run's etcd-ops.jsonl).
+	OmitLessorOps string
 	// Started, if set, is told what the run holds once every process is
 	// up (a test checks all of it is released when Run returns).
 	Started func(Resources)
@@ -103,6 +106,9 @@ type Outcome struct {
 	// Actions are the holders' writes as they sent them (P1 evidence;
 	// beliefs already end no earlier than their last action).
 	Actions []history.Action
+	// EtcdOps are every operation the holders made on etcd (Lock and
+	// Unlock too, and those whose reply never came), as they saw them.
+	EtcdOps []history.Operation
 	// Samples are the lease readings (Config.ProbeLeases).
 	Samples []LeaseSample
 	// Leader is the member that led when the run started.
@@ -343,7 +349,7 @@ func Run(ctx context.Context, cfg Config) (out *Outcome, err error) {
 	}
 	h.inj.mu.Unlock()
 	hist := h.rec.history(&cfg, history.Time(end), windows)
-	return &Outcome{History: hist, Actions: h.rec.actions, Samples: h.samples, Leader: lead.name, Log: h.log,
+	return &Outcome{History: hist, EtcdOps: h.rec.etcdOps(), Actions: h.rec.actions, Samples: h.samples, Leader: lead.name, Log: h.log,
 		Start: h.clock.StartMono}, nil
 }
 

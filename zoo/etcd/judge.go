@@ -79,21 +79,18 @@ func Judge(cfg Config, out *Outcome, wall time.Duration) (*Verdict, error) {
 		return nil, fmt.Errorf("etcd: run directory: %w", err)
 	}
 	// history.jsonl again, with this host's producer, determinism and the
-	// holders' actions (WriteRunDir writes the event host's defaults), but
-	// without etcd's operations: leasesim's history reader (what `simrun
-	// check` reads) refuses a lease-store operation without its processing
-	// time, which a real etcd never tells its client. etcd-ops.jsonl has
-	// them, in the same schema.
+	// holders' actions (WriteRunDir writes the event host's defaults);
+	// etcd-ops.jsonl has every operation the holders made on etcd.
 	meta := leasewire.Meta{Producer: Producer, Determinism: history.Statistical,
 		Scenario: cfg.Story, Seed: cfg.Seed, Holders: holderNames(cfg), Resources: []string{cfg.resource()}}
-	stripped := *h
-	stripped.Ops = slices.DeleteFunc(slices.Clone(h.Ops), func(o history.Operation) bool { return o.Server == LeaseServer })
 	path := filepath.Join(cfg.Dir, reports.HistoryFile)
-	file, err := writeHistory(path, &stripped, meta, out.Actions)
+	file, err := writeHistory(path, h, meta, out.Actions)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := writeHistory(filepath.Join(cfg.Dir, OpsFile), h, meta, nil); err != nil {
+	all := *h
+	all.Ops = out.EtcdOps
+	if _, err := writeHistory(filepath.Join(cfg.Dir, OpsFile), &all, meta, nil); err != nil {
 		return nil, err
 	}
 	// Judge the file as `simrun check` would, and hold the verdicts equal.
@@ -114,6 +111,9 @@ func Judge(cfg Config, out *Outcome, wall time.Duration) (*Verdict, error) {
 	for _, r := range checks {
 		fmt.Fprintf(&txt, "%-8s %-8s %s\n", r.Property, r.Status, r.Summary)
 	}
+	if cfg.OmitLessorOps != "" {
+		fmt.Fprintf(&txt, "P3 reads only the fenced store here: %s\n", cfg.OmitLessorOps)
+	}
 	fmt.Fprintf(&txt, "P1 with beliefs cut at the holder's own deadline: %s: %s\n", v.DeadlineP1.Status, v.DeadlineP1.Summary)
 	if v.ReadBack != nil {
 		fmt.Fprintf(&txt, "history.jsonl read back as simrun check reads it: %v\n", v.ReadBack)
@@ -132,8 +132,10 @@ func Judge(cfg Config, out *Outcome, wall time.Duration) (*Verdict, error) {
 	return v, nil
 }
 
-// OpsFile is the run directory's file of etcd's operations (the holders'
-// grant, keepalive, lock, get and unlock), as history records.
+// OpsFile is the run directory's file of every operation the holders made
+// on etcd (grant, keepalive, create, lock, get, unlock, also those whose
+// reply never came), as history records in the schema; processing times
+// are unknown there, so it is for reading, not for simrun check.
 const OpsFile = "etcd-ops.jsonl"
 
 // writeHistory writes h (and actions) as a history file at path and

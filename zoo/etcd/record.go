@@ -111,7 +111,40 @@ func (r *recorder) history(cfg *Config, end history.Time, windows []history.Faul
 	if len(cfg.Schedule.Events) == 0 {
 		heal = 0
 	}
+	var ops []history.Operation
+	if cfg.OmitLessorOps == "" {
+		ops = lessorOps(r.ops)
+	}
 	return &history.History{Spec: "lessor", Lease: history.Lease{TTL: cfg.TTL}, Grantor: LeaseServer,
-		Resource: StoreName, Ops: append(slices.Clone(r.ops), r.storeOps...), Beliefs: bs, Faults: windows,
+		Resource: StoreName, Ops: append(ops, r.storeOps...), Beliefs: bs, Faults: windows,
 		Contended: []string{cfg.resource()}, Premises: slices.Clone(r.premises), HealAt: heal, End: end}
+}
+
+// lessorKinds are the operations the lessor specification reads
+// (model.LessorOp); a Mutex's Lock and Unlock are not among them (Lock is
+// recorded as its create transaction, Unlock is a Delete, which the
+// specification does not model).
+var lessorKinds = []string{"grant", "keepalive", "revoke", "put", "create", "get"}
+
+// lessorOps returns the operations of ops the lessor specification reads,
+// those whose reply came, each processed (the specification's time) when
+// its holder saw the member's answer: a real etcd does not say when it
+// processed a request, and on loopback the answer is no more than the
+// reply's way back old.
+func lessorOps(ops []history.Operation) []history.Operation {
+	var out []history.Operation
+	for _, o := range ops {
+		if slices.Contains(lessorKinds, o.Input.Kind) && o.Returned() && o.Output.Err == "" {
+			o.Processed = o.Return
+			out = append(out, o)
+		}
+	}
+	return out
+}
+
+// etcdOps returns every operation the holders reported on etcd.
+func (r *recorder) etcdOps() []history.Operation {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.ops)
 }

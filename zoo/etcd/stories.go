@@ -120,7 +120,9 @@ func StaleUnlockStory(unfenced bool) Story {
 				{Name: "h1", Script: "stale-unlock", LockAt: 300 * time.Millisecond, ReleaseAt: 2 * time.Second,
 					RetryAt: 3500 * time.Millisecond},
 				{Name: "h2", LockAt: 4500 * time.Millisecond}},
-			Schedule: sched, Duration: 7 * time.Second},
+			Schedule: sched, Duration: 7 * time.Second,
+			OmitLessorOps: "the story's Unlocks are Deletes, which the lessor specification does not model (a get that " +
+				"found the deleted key gone would read as its lease's expiry); P1 names etcd #22082"},
 		Premises: func(o *Outcome, cfg *Config) []history.PremiseRecord {
 			h := o.History
 			b2 := firstBelief(h, "h2")

@@ -24,11 +24,13 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
 
+	pb "go.etcd.io/etcd/api/v3/etcdserverpb"
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.etcd.io/etcd/client/v3/concurrency"
 	"go.uber.org/zap"
@@ -100,6 +102,8 @@ type holder struct {
 	deadline  time.Duration // true time; the TTL after the last keepalive response
 	lastAct   time.Duration
 	ended     chan struct{} // closed when the belief ends
+
+	lease clientv3.LeaseID // the current session's lease
 
 	store     net.Conn
 	storeRead *bufio.Reader
@@ -175,6 +179,7 @@ func (h *holder) run(ctx context.Context) error {
 	}
 	defer cli.Close()
 	cli.Lease = &recordingLease{Lease: cli.Lease, h: h}
+	cli.KV = &recordingKV{KV: cli.KV, h: h}
 	for {
 		s, m := h.acquire(ctx, cli)
 		if s == nil {
@@ -205,6 +210,9 @@ func (h *holder) acquire(ctx context.Context, cli *clientv3.Client) (*concurrenc
 		h.mu.Unlock()
 		s, err := concurrency.NewSession(cli, concurrency.WithTTL(h.cfg.ttl))
 		if err == nil {
+			h.mu.Lock()
+			h.lease = s.Lease()
+			h.mu.Unlock()
 			var m *concurrency.Mutex
 			if m, err = h.lock(ctx, s); err == nil {
 				return s, m
@@ -271,6 +279,7 @@ func (h *holder) get(ctx context.Context, cli *clientv3.Client, key string) (cre
 		out.Revision = resp.Header.Revision
 		if len(resp.Kvs) > 0 {
 			out.OK, out.Token, out.Lease = true, uint64(resp.Kvs[0].CreateRevision), uint64(resp.Kvs[0].Lease)
+			out.Version = strconv.FormatInt(resp.Kvs[0].ModRevision, 10)
 			create = resp.Kvs[0].CreateRevision
 		}
 		rev = resp.Header.Revision
@@ -548,4 +557,78 @@ func (l *recordingLease) KeepAlive(ctx context.Context, id clientv3.LeaseID) (<-
 		}
 	}()
 	return out, nil
+}
+
+// recordingKV is the client's KV with the Mutex's create transaction
+// reported as the lessor's "create": If(CreateRevision(key) == 0)
+// .Then(Put(key, "", lease)), the key's create revision as the reply's
+// token. Other transactions and reads pass through unreported.
+type recordingKV struct {
+	clientv3.KV
+	h *holder
+}
+
+func (kv *recordingKV) Txn(ctx context.Context) clientv3.Txn {
+	return &recordingTxn{Txn: kv.KV.Txn(ctx), h: kv.h}
+}
+
+type recordingTxn struct {
+	clientv3.Txn
+	h    *holder
+	cmps []clientv3.Cmp
+	then []clientv3.Op
+}
+
+func (t *recordingTxn) If(cs ...clientv3.Cmp) clientv3.Txn {
+	t.cmps = append(t.cmps, cs...)
+	t.Txn = t.Txn.If(cs...)
+	return t
+}
+
+func (t *recordingTxn) Then(ops ...clientv3.Op) clientv3.Txn {
+	t.then = append(t.then, ops...)
+	t.Txn = t.Txn.Then(ops...)
+	return t
+}
+
+func (t *recordingTxn) Else(ops ...clientv3.Op) clientv3.Txn {
+	t.Txn = t.Txn.Else(ops...)
+	return t
+}
+
+// Commit commits and reports a create.
+func (t *recordingTxn) Commit() (*clientv3.TxnResponse, error) {
+	create := false
+	if len(t.cmps) == 1 && len(t.then) > 0 && t.then[0].IsPut() {
+		c := t.cmps[0].GetCompare()
+		u, ok := c.TargetUnion.(*pb.Compare_CreateRevision)
+		create = c.Target == pb.Compare_CREATE && c.Result == pb.Compare_EQUAL && ok && u.CreateRevision == 0 &&
+			string(t.cmps[0].KeyBytes()) == string(t.then[0].KeyBytes())
+	}
+	call := t.h.now()
+	resp, err := t.Txn.Commit()
+	ret := t.h.now()
+	if !create {
+		return resp, err
+	}
+	t.h.mu.Lock()
+	lease := t.h.lease
+	t.h.mu.Unlock()
+	key := string(t.then[0].KeyBytes())
+	in := wire.Payload{Kind: "create", Key: key, Value: string(t.then[0].ValueBytes()), Lease: uint64(lease)}
+	out := wire.Payload{Kind: "create_reply", Err: errName(err)}
+	if err != nil {
+		ret = -1
+	} else {
+		out.Revision = resp.Header.Revision
+		out.OK = resp.Succeeded
+		if resp.Succeeded {
+			out.Token, out.Lease, out.Version = uint64(resp.Header.Revision), uint64(lease), strconv.FormatInt(resp.Header.Revision, 10)
+		} else if rr := resp.Responses[0].GetResponseRange(); rr != nil && len(rr.Kvs) > 0 {
+			kv := rr.Kvs[0]
+			out.Token, out.Lease, out.Version = uint64(kv.CreateRevision), uint64(kv.Lease), strconv.FormatInt(kv.ModRevision, 10)
+		}
+	}
+	t.h.op(call, ret, in, out)
+	return resp, err
 }

@@ -69,6 +69,7 @@ type Payload struct {
 	TTL      int64  `json:"ttl,omitempty"` // nanoseconds
 	Lease    uint64 `json:"lease,omitempty"`
 	Revision int64  `json:"revision,omitempty"`
+	Version  string `json:"version,omitempty"` // a key's mod revision
 }
 
 // StoreRequest is a write to the harness's fenced store.
