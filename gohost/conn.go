@@ -260,6 +260,7 @@ type endpoint struct {
 	notify        signal // under h.mu
 
 	// Under h.mu:
+	held                []segment // written during a pause: sent when it ends
 	buf                 []byte
 	established         bool
 	refused, eof, reset bool
@@ -274,7 +275,9 @@ func (e *endpoint) ping() { e.notify.broadcast() }
 // kill resets the endpoint of a crashed life: its calls fail and its peer
 // receives a reset. Callers hold mu.
 func (e *endpoint) kill() {
-	if !e.closed && !e.reset && e.out != nil && (e.established || e.out.seq > 0) {
+	pending := len(e.held) > 0 // held bytes (or a held FIN) die with the life
+	e.held = nil
+	if (!e.closed || pending) && !e.reset && e.out != nil && (e.established || e.out.seq > 0) {
 		e.h.send(e.out, segment{kind: segRst})
 	}
 	e.ping()
@@ -345,13 +348,32 @@ func (e *endpoint) Write(b []byte) (int, error) {
 			return 0, e.opErr("write", syscall.ECONNRESET)
 		case !e.wdl.IsZero() && !time.Now().Before(e.wdl):
 			return 0, e.opErr("write", os.ErrDeadlineExceeded)
-		case !e.node.ns.paused:
-			if len(b) > 0 {
-				e.h.send(e.out, segment{kind: segData, data: slices.Clone(b)})
-			}
-			return len(b), nil
 		}
-		e.wait(e.wdl)
+		if len(b) > 0 {
+			e.emit(segment{kind: segData, data: slices.Clone(b)})
+		}
+		return len(b), nil
+	}
+}
+
+// emit sends a segment, or holds it at the node's boundary while the node
+// is paused: what the code wrote is in the socket's send buffer and leaves
+// when the pause ends (a pause cannot take back a write). Callers hold mu.
+func (e *endpoint) emit(s segment) {
+	if e.node.ns.paused || len(e.held) > 0 {
+		e.held = append(e.held, s)
+		return
+	}
+	e.h.send(e.out, s)
+}
+
+// flush sends what the endpoint held during a pause, in order. Callers
+// hold mu.
+func (e *endpoint) flush() {
+	held := e.held
+	e.held = nil
+	for _, s := range held {
+		e.h.send(e.out, s)
 	}
 }
 
@@ -365,7 +387,7 @@ func (e *endpoint) Close() error {
 	}
 	e.closed = true
 	if !e.node.dead && !e.reset {
-		e.h.send(e.out, segment{kind: segFin})
+		e.emit(segment{kind: segFin})
 	}
 	e.ping()
 	return nil

@@ -36,10 +36,12 @@
 //     crashes, or pauses, as a reply reaches it). The host reaches them as
 //     it delivers, so "the next reply" is the same in every run.
 //   - Pause (a "pause" fault or a failpoint): the node's I/O is frozen at
-//     its boundary both ways — its reads, writes, accepts and dials block,
-//     and nothing is delivered to it — until it resumes, late. Its code
-//     keeps running between I/O calls and its timers fire: a pause of the
-//     I/O, not a stop of the world.
+//     its boundary both ways until it resumes, late: its reads, accepts and
+//     dials block and nothing is delivered to it; what it writes (and a
+//     close) is held in the send buffer and leaves at the resume, in order,
+//     even if the code has since given up on it (a pause cannot take back
+//     a write). Its code keeps running between I/O calls and its timers
+//     fire: a pause of the I/O, not a stop of the world.
 //   - Crash and restart: the life's context is cancelled, its connections
 //     fail (ErrCrashed locally; peers read a reset, in order behind the
 //     data already sent), its listeners close. Once the bubble settles,

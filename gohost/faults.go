@@ -201,6 +201,7 @@ func (h *host) resume(ns *nodeState) {
 	h.closeWindows(func(w *history.FaultWindow) bool { return w.Kind == history.FaultPause && w.Node() == ns.spec.Name })
 	h.openWindow(history.FaultResume, ns.spec.Name, "", true)
 	for _, ep := range ns.cur.endpoints {
+		ep.flush()
 		ep.ping()
 	}
 	for _, l := range ns.cur.listeners {

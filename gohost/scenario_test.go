@@ -3,6 +3,8 @@ package gohost_test
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io"
 	"sync"
 	"testing"
 	"time"
@@ -14,6 +16,7 @@ import (
 	"github.com/leasesim/leasesim/faults"
 	"github.com/leasesim/leasesim/gohost"
 	"github.com/leasesim/leasesim/history"
+	"github.com/leasesim/leasesim/sim"
 )
 
 // brokenScenario is the lock service with a client that ignores its
@@ -285,28 +288,22 @@ func TestStoreWriteEndsOnCancelAndOnClose(t *testing.T) {
 	assert.Equal(t, 100*time.Millisecond, closed)
 }
 
-// Closing a connection wakes both a blocked Read and a blocked Write.
+// Closing a connection wakes every goroutine blocked on it, at once.
 func TestCloseWakesEveryWaiter(t *testing.T) {
-	pause := faults.Schedule{Version: faults.Version, HealAt: 2 * time.Second,
-		Events: []faults.Event{{At: 50 * time.Millisecond, Kind: faults.KindPause, Node: "a", Duration: time.Second}}}
 	var woke []string
 	a := func(ctx context.Context, n *gohost.Node) error {
 		c, err := n.Dial(ctx, "tcp", "b:1")
 		if err != nil {
 			return err
 		}
-		time.Sleep(100 * time.Millisecond) // paused from 50 ms: Read and Write both block
+		start := time.Now()
 		var wg sync.WaitGroup
 		var mu sync.Mutex
-		for _, op := range []string{"read", "write"} {
+		for _, op := range []string{"read 1", "read 2"} { // b never writes: both block
 			wg.Go(func() {
-				if op == "read" {
-					_, _ = c.Read(make([]byte, 1))
-				} else {
-					_, _ = c.Write([]byte("x"))
-				}
+				_, _ = c.Read(make([]byte, 1))
 				mu.Lock()
-				woke = append(woke, op)
+				woke = append(woke, fmt.Sprintf("%s at %v", op, time.Since(start)))
 				mu.Unlock()
 			})
 		}
@@ -328,9 +325,55 @@ func TestCloseWakesEveryWaiter(t *testing.T) {
 		c.Close()
 		return nil
 	}
-	cfg := gohost.Config{Duration: 3 * time.Second, Schedule: pause,
+	cfg := gohost.Config{Duration: 3 * time.Second,
 		Nodes: []gohost.NodeSpec{{Name: "a", Run: a}, {Name: "b", Run: b}}}
 	res := gohost.Run(t, cfg, 1)
 	require.NoError(t, res.Err())
-	assert.ElementsMatch(t, []string{"read", "write"}, woke)
+	assert.ElementsMatch(t, []string{"read 1 at 100ms", "read 2 at 100ms"}, woke)
+}
+
+// What a paused node writes is held at its boundary and leaves when the
+// pause ends, even if the code closed the connection meanwhile: a pause
+// cannot take back a write.
+func TestPausedWritesLeaveAtTheResume(t *testing.T) {
+	pause := faults.Schedule{Version: faults.Version, HealAt: 2 * time.Second,
+		Events: []faults.Event{{At: 50 * time.Millisecond, Kind: faults.KindPause, Node: "a", Duration: 500 * time.Millisecond}}}
+	var wrote time.Duration
+	var got string
+	var at time.Duration
+	a := func(ctx context.Context, n *gohost.Node) error {
+		c, err := n.Dial(ctx, "tcp", "b:1")
+		if err != nil {
+			return err
+		}
+		time.Sleep(100 * time.Millisecond) // paused from 50 ms
+		start := time.Now()
+		if _, err := c.Write([]byte("stale")); err != nil {
+			return err
+		}
+		wrote = time.Since(start)
+		return c.Close()
+	}
+	recv := func(ctx context.Context, n *gohost.Node) error {
+		start := time.Now()
+		l, err := n.Listen("tcp", ":1")
+		if err != nil {
+			return err
+		}
+		c, err := l.Accept()
+		if err != nil {
+			return nil
+		}
+		buf, err := io.ReadAll(c)
+		got, at = string(buf), time.Since(start)
+		return err
+	}
+	cfg := gohost.Config{Duration: time.Second, Schedule: pause, Verify: true,
+		Latency: sim.FixedDist(2 * time.Millisecond),
+		Nodes:   []gohost.NodeSpec{{Name: "a", Run: a}, {Name: "b", Run: recv}}}
+	res := gohost.Run(t, cfg, 1)
+	require.NoError(t, res.Err())
+	assert.Zero(t, wrote, "a write while paused returns at once (the send buffer)")
+	assert.Equal(t, "stale", got, "the bytes and then the EOF arrive")
+	assert.Equal(t, 552*time.Millisecond, at, "after the resume at 550 ms, plus the 2 ms latency")
 }
