@@ -164,6 +164,7 @@ func (e *plainEnv) Incarnation() uint64                         { return 1 }
 func (e *plainEnv) Believe(string, uint64, time.Time)           {}
 func (e *plainEnv) EndBelief(string, uint64, history.EndReason) {}
 func (e *plainEnv) Failpoint(string)                            {}
+func (e *plainEnv) Act(string, uint64)                          {}
 func (e *plainEnv) Return(gohost.OpRef)                         {}
 func (e *plainEnv) Call(string, history.Payload) gohost.OpRef {
 	e.mu.Lock()

@@ -56,6 +56,10 @@ type Env interface {
 	Dial(ctx context.Context, network, addr string) (net.Conn, error)
 	Believe(resource string, token uint64, until time.Time)
 	EndBelief(resource string, token uint64, reason history.EndReason)
+	// Act records that the node acts under token now (gohost.Node.Act):
+	// the leader calls it as it sends a write, so that an action after
+	// the belief ended stretches the belief to it.
+	Act(resource string, token uint64)
 	// Failpoint marks a point where the schedule can pause or crash the
 	// node (gohost.Node.Failpoint): FailpointBeforeWrite.
 	Failpoint(name string)
@@ -173,7 +177,7 @@ func RunCandidate(ctx context.Context, env Env, store StoreWriter, opts Candidat
 // API server at APIHost over env's network, its requests recorded and
 // its Lease writes read by lead.
 func RESTConfig(env Env, lead *Leadership) *rest.Config {
-	return &rest.Config{Host: APIHost, Dial: wakeOnClose(env.Dial), WrapTransport: lead.WrapTransport}
+	return &rest.Config{Host: APIHost, Dial: env.Dial, WrapTransport: lead.WrapTransport}
 }
 
 // elect runs one leaderelection.LeaderElector until it stops leading or
@@ -218,10 +222,12 @@ func elect(ctx context.Context, lock resourcelock.Interface, lead *Leadership, s
 }
 
 // work is the leader's job: a write to the fenced store every every,
-// under the token, until ctx ends or the store fences it.
+// under the token, until ctx ends or the store fences it. Each write is
+// an action under the token (Env.Act), recorded as it is sent.
 func work(ctx context.Context, env Env, store StoreWriter, resource string, token uint64, every time.Duration) {
 	for seq := 1; sleep(ctx, every); seq++ {
 		env.Failpoint(FailpointBeforeWrite)
+		env.Act(resource, token)
 		err := store.Write(ctx, resource, token, "data", fmt.Sprintf("%s/%d-%d", env.Name(), env.Incarnation(), seq))
 		if errors.Is(err, gohost.ErrFenced) {
 			return // someone newer holds the lease: stop acting
@@ -238,7 +244,7 @@ func sleep(ctx context.Context, d time.Duration) bool {
 	defer t.Stop()
 	select {
 	case <-t.C:
-		return true
+		return ctx.Err() == nil // both ready at once: select picks at random
 	case <-ctx.Done():
 		return false
 	}

@@ -37,7 +37,10 @@
 // deadline is safe. client-go cancels the context at most RetryPeriod +
 // RenewDeadline after the last successful renewal began (12 s with the
 // usual timing, before the 15 s deadline), so the cancellation, not the
-// deadline, ends the belief.
+// deadline, ends the belief. Each write the leader's work sends is an
+// action under its token (gohost.Node.Act, Env.Act): one sent after the
+// cancellation stretches the belief to it, so P1 sees a leader that still
+// acts after client-go told it to stop (slow-shutdown).
 //
 // Token (P2): the Lease's leaseTransitions in that reply. client-go adds
 // one whenever the holder changes, under the resourceVersion
@@ -48,7 +51,14 @@
 // Lease request's call and return on the client (Node.Call, Node.Return)
 // and carries its gohost.OpRef in the X-Leasesim-Op header; the server
 // reports its processing and its reply (Node.Processed), with the
-// payloads of /work/notes/ZOO.md's conventions.
+// payloads of /work/notes/ZOO.md's conventions. A request the server
+// never processed is no operation (gohost leaves it out).
+//
+// Liveness (P4): the candidates keep contending for the Lease (one that
+// loses joins again), so it is HistoryConfig.Contended; the history's
+// lease configuration (Timing.Lease) gives P4's bound its LeaseDuration
+// and, as BackoffMax, the longest wait of client-go's acquire loop,
+// RetryPeriod × (1 + leaderelection.JitterFactor).
 //
 // # Determinism
 //
@@ -67,8 +77,8 @@
 // (what resourcelock.NewFromKubeconfig sets) two timed-out requests end
 // exactly at the poll's deadline. Which timer the code sees first is then
 // the Go runtime's choice, and Verify reports the run as diverged there
-// (14 of 40 runs diverged so, see RESULTS.md). The scenarios run with ScenarioTiming
-// (RetryPeriod 1.9 s) and no client timeout; every run is verified.
+// (TestMeasureDefaultTiming counts them; see RESULTS.md). The scenarios
+// run with ScenarioTiming (RetryPeriod 1.9 s) and no client timeout.
 //
 // # What does not apply
 //
@@ -78,17 +88,14 @@
 // maintainers point to synctest instead, kubernetes#134331). The
 // scenarios schedule none. Pause is gohost's I/O pause: the node's
 // timers keep running, so client-go still gives up on time; what a pause
-// delays is the I/O the node had begun.
+// delays is the node's I/O: a write it sent is held and leaves at the
+// resume even if the code gave up on it (leader-io-stalled).
 //
-// # Workarounds of gohost (at 7b2fe23), reported to the lead
+// # simrun
 //
-//   - A closed connection wakes only one of a blocked Read and Write
-//     (the endpoint's one single-slot notification channel): net/http's
-//     writeLoop then stays blocked in a paused node until the pause ends,
-//     and so does the cancelled request. Dial is wrapped (wakeOnClose) to
-//     wake the other waiter.
-//   - A request that never reached the server is recorded with a zero
-//     output, which P3 reads as a successful reply. Judge drops those
-//     requests (they had no effect) and re-runs the checkers; Execute
-//     does both, and every verdict this module reports went through it.
+// leasesim.json declares two --impl names: k8s/leaderelection (the
+// scenarios with the fenced store, Scenarios) and
+// k8s/leaderelection/unfenced (the same scenarios, same names, with a
+// store that takes every write, UnfencedScenarios); worker_test.go has
+// their worker tests.
 package k8s

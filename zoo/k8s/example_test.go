@@ -17,11 +17,16 @@ import (
 	k8s "github.com/leasesim/leasesim/zoo/k8s"
 )
 
+// timing is the controller's leader election timing. RetryPeriod is not
+// 2 s: RenewDeadline would then be a multiple of it, and two of client-go's
+// timers would fire at one instant (see doc.go).
+var timing = k8s.Timing{LeaseDuration: 15 * time.Second, RenewDeadline: 10 * time.Second, RetryPeriod: 1900 * time.Millisecond}
+
 // runController is the code under test: an ordinary controller main
 // loop that elects with client-go and does its work while it leads. It
-// knows nothing of leasesim except the two hooks it is given: the
-// leadership tracker (to say when it leads, and its token) and a place to
-// write.
+// knows nothing of leasesim except the hooks it is given: the leadership
+// tracker (to say when it leads, and its token), its node (to record each
+// write as an action under the token: Node.Act) and a place to write.
 func runController(ctx context.Context, n *gohost.Node, lead *k8s.Leadership, store k8s.StoreWriter, identity string) {
 	client := coordinationv1client.NewForConfigOrDie(k8s.RESTConfig(n, lead))
 	leaderelection.RunOrDie(ctx, leaderelection.LeaderElectionConfig{
@@ -30,9 +35,9 @@ func runController(ctx context.Context, n *gohost.Node, lead *k8s.Leadership, st
 			Client:     client,
 			LockConfig: resourcelock.ResourceLockConfig{Identity: identity},
 		},
-		LeaseDuration: 15 * time.Second,
-		RenewDeadline: 10 * time.Second,
-		RetryPeriod:   1900 * time.Millisecond,
+		LeaseDuration: timing.LeaseDuration,
+		RenewDeadline: timing.RenewDeadline,
+		RetryPeriod:   timing.RetryPeriod,
 		Callbacks: leaderelection.LeaderCallbacks{
 			OnStartedLeading: func(ctx context.Context) {
 				token := lead.Lead(ctx) // the belief ends when ctx is cancelled
@@ -46,6 +51,7 @@ func runController(ctx context.Context, n *gohost.Node, lead *k8s.Leadership, st
 						if ctx.Err() != nil { // both ready: select picks at random
 							return
 						}
+						n.Act("kube-system/my-controller", token) // P1 sees every write, even a late one
 						_ = store.Write(ctx, "kube-system/my-controller", token, "config", identity)
 					}
 				}
@@ -57,17 +63,18 @@ func runController(ctx context.Context, n *gohost.Node, lead *k8s.Leadership, st
 
 // TestMyControllerSurvivesAPartition runs two replicas of the controller
 // against the simulated API server, cuts each off in turn, and
-// checks exclusivity (P1), fencing (P2) and the API server's
-// linearizability (P3) over 20 seeds, each run twice to verify it is
+// checks exclusivity (P1), fencing (P2), the API server's
+// linearizability (P3) and that a replica leads again after the heal (P4)
+// over 20 seeds, each run twice to verify it is
 // deterministic.
 func TestMyControllerSurvivesAPartition(t *testing.T) {
 	sc := exampleScenario()
 	for seed := uint64(1); seed <= 20; seed++ {
-		out := k8s.Execute(t, sc, seed, gohost.Options{Verify: true})
+		out := gohost.Execute(t, sc, seed, gohost.Options{Verify: true})
 		if err := out.Result.Err(); err != nil {
 			t.Fatalf("seed %d: %v", seed, err) // a leak, a node error, a divergence
 		}
-		for _, p := range []string{"P1", "P2", "P3", "premise"} {
+		for _, p := range []string{"P1", "P2", "P3", "P4", "premise"} {
 			if v := out.Verdict(p); v != checker.OK {
 				t.Errorf("seed %d: %s %s: %+v", seed, p, v, out.Checks)
 			}
@@ -78,7 +85,7 @@ func TestMyControllerSurvivesAPartition(t *testing.T) {
 func exampleScenario() gohost.Scenario {
 	replica := func(ctx context.Context, n *gohost.Node) error {
 		identity := fmt.Sprintf("%s_%d", n.Name(), n.Incarnation()) // a new identity each life
-		lead := k8s.NewLeadership(n, "kube-system/my-controller", identity, 15*time.Second)
+		lead := k8s.NewLeadership(n, "kube-system/my-controller", identity, timing.LeaseDuration)
 		store := n.NewStoreClient(k8s.StoreAddr)
 		defer store.Close()
 		for ctx.Err() == nil { // RunOrDie returns when the lead is lost: start over
@@ -105,7 +112,10 @@ func exampleScenario() gohost.Scenario {
 					{At: 30 * time.Second, Kind: faults.KindHeal},
 					{At: 30 * time.Second, Kind: faults.KindIsolate, Node: "replica-b"}, // is cut off once
 				}},
-				History: gohost.HistoryConfig{Spec: "cas-record", Grantor: k8s.APIServerName, FencedStore: k8s.StoreName},
+				History: gohost.HistoryConfig{Spec: "cas-record", Grantor: k8s.APIServerName, FencedStore: k8s.StoreName,
+					Lease:     timing.Lease(),                        // P4's bound: LeaseDuration, client-go's retry
+					Contended: []string{"kube-system/my-controller"}, // the replicas keep contending: P4 judges it
+				},
 			}
 		},
 		Premises: []gohost.Premise{gohost.ChangedHands()},

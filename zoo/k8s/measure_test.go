@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/leasesim/leasesim/checker"
 	"github.com/leasesim/leasesim/gohost"
@@ -16,7 +17,7 @@ import (
 // TestMeasure runs every scenario over the seeds LEASESIM_SEEDS names
 // ("1-200"), each verified (run twice), and prints per scenario and
 // property how many seeds held, were violated or unknown, the first
-// violating seed with its shrunk schedule, and every run that was not
+// violating seed, the lowest violating seed's shrunk schedule, and every run that was not
 // verified or not clean. It is skipped without LEASESIM_SEEDS; RESULTS.md
 // was written from its output:
 //
@@ -31,12 +32,12 @@ func TestMeasure(t *testing.T) {
 		t.Fatalf("LEASESIM_SEEDS=%q: want FROM-TO", spec)
 	}
 	props := []string{"P1", "P2", "P3", "P4", "P5", "P6", "premise"}
-	for _, sc := range k8s.Scenarios() {
+	for _, sc := range allScenarios() {
 		counts := map[string]map[checker.Status]int{}
 		first := map[string]uint64{}
 		verified, unclean := 0, []string{}
 		for seed := lo; seed <= hi; seed++ {
-			out := k8s.Execute(t, sc, seed, gohost.Options{Verify: true})
+			out := gohost.Execute(t, sc.Scenario, seed, gohost.Options{Verify: true})
 			if out.Result.Level.Determinism == history.Verified {
 				verified++
 			}
@@ -50,12 +51,12 @@ func TestMeasure(t *testing.T) {
 				counts[c.Property][c.Status]++
 				if c.Status == checker.Violated && first[c.Property] == 0 {
 					first[c.Property] = seed
-					t.Logf("%s seed %d %s: %s", sc.Name, seed, c.Property, c.Summary)
+					t.Logf("%s %s seed %d %s: %s", sc.impl, sc.Name, seed, c.Property, c.Summary)
 				}
 			}
 		}
 		var b strings.Builder
-		fmt.Fprintf(&b, "%s: %d seeds, %d verified\n", sc.Name, hi-lo+1, verified)
+		fmt.Fprintf(&b, "%s: %d seeds, %d verified\n", sc.impl+" "+sc.Name, hi-lo+1, verified)
 		for _, p := range props {
 			c := counts[p]
 			fmt.Fprintf(&b, "  %-7s ok %d violated %d unknown %d n/a %d", p, c[checker.OK], c[checker.Violated], c[checker.Unknown], c[checker.NotApplicable])
@@ -68,12 +69,12 @@ func TestMeasure(t *testing.T) {
 		for _, u := range unclean {
 			fmt.Fprintf(&b, "  NOT CLEAN %s\n", u)
 		}
-		if s := first["P2"]; s != 0 {
-			shrunk, err := gohost.Shrink(t, sc, s, 100)
+		if s := firstViolation(first); s != 0 {
+			shrunk, err := gohost.Shrink(t, sc.Scenario, s, 100)
 			if err != nil {
 				fmt.Fprintf(&b, "  shrink seed %d: %v\n", s, err)
 			} else {
-				again := k8s.Execute(t, sc, s, gohost.Options{Schedule: &shrunk.Schedule, Verify: true})
+				again := gohost.Execute(t, sc.Scenario, s, gohost.Options{Schedule: &shrunk.Schedule, Verify: true})
 				fmt.Fprintf(&b, "  shrunk seed %d (%s): %d -> %d faults: %s; replay hash %x == %x: %v, %s, %s %s\n", s,
 					shrunk.Target.Property, len(shrunk.Original.Events), len(shrunk.Schedule.Events), shrunk.Schedule,
 					again.Result.Hash, shrunk.Hash, again.Result.Hash == shrunk.Hash, again.Result.Level,
@@ -82,4 +83,72 @@ func TestMeasure(t *testing.T) {
 		}
 		t.Log("\n" + b.String())
 	}
+}
+
+// TestMeasureDefaultTiming runs leader-cut-off's story with client-go's
+// default timing (RetryPeriod 2 s, RenewDeadline exactly five of them)
+// and rest.Config.Timeout = RenewDeadline/2, as NewFromKubeconfig sets,
+// over the seeds LEASESIM_SEEDS names, each verified, and prints how many
+// diverged: why the scenarios run with ScenarioTiming (doc.go).
+func TestMeasureDefaultTiming(t *testing.T) {
+	spec := os.Getenv("LEASESIM_SEEDS")
+	if spec == "" {
+		t.Skip("set LEASESIM_SEEDS=1-200 to measure")
+	}
+	var lo, hi uint64
+	if _, err := fmt.Sscanf(spec, "%d-%d", &lo, &hi); err != nil || lo == 0 || hi < lo {
+		t.Fatalf("LEASESIM_SEEDS=%q: want FROM-TO", spec)
+	}
+	timing := k8s.DefaultTiming
+	var cands []k8s.NamedCandidate
+	for i, name := range []string{"c1", "c2", "c3"} {
+		cands = append(cands, k8s.NamedCandidate{Name: name, CandidateOptions: k8s.CandidateOptions{Timing: timing,
+			RequestTimeout: timing.RenewDeadline / 2, Start: time.Duration(i) * time.Second,
+			Store: k8s.StoreAddr, WriteEvery: time.Second}})
+	}
+	cut := k8s.LeaderCutOff(false)
+	setup := k8s.Setup{Candidates: cands, Timing: timing, Duration: cut.Config(1).Duration, Schedule: cut.Config(1).Schedule}
+	sc := gohost.Scenario{Name: "leader-cut-off/default-timing", Config: setup.Config}
+	diverged := 0
+	for seed := lo; seed <= hi; seed++ {
+		out := gohost.Execute(t, sc, seed, gohost.Options{Verify: true})
+		if out.Result.Level.Determinism != history.Verified {
+			diverged++
+			if diverged == 1 {
+				t.Logf("seed %d: %s", seed, out.Result.Level)
+			}
+		}
+	}
+	t.Logf("leader-cut-off with DefaultTiming and a %v request timeout: %d of %d seeds diverged",
+		timing.RenewDeadline/2, diverged, hi-lo+1)
+}
+
+// implScenario is a scenario and the simrun --impl name that serves it.
+type implScenario struct {
+	impl string
+	gohost.Scenario
+}
+
+// allScenarios are both configurations' scenarios, fenced first.
+func allScenarios() []implScenario {
+	var out []implScenario
+	for _, sc := range k8s.Scenarios() {
+		out = append(out, implScenario{"k8s/leaderelection", sc})
+	}
+	for _, sc := range k8s.UnfencedScenarios() {
+		out = append(out, implScenario{"k8s/leaderelection/unfenced", sc})
+	}
+	return out
+}
+
+// firstViolation is the lowest seed that violated some property (the
+// one Shrink works on), 0 for none.
+func firstViolation(first map[string]uint64) uint64 {
+	var s uint64
+	for _, seed := range first {
+		if s == 0 || seed < s {
+			s = seed
+		}
+	}
+	return s
 }

@@ -6,6 +6,8 @@ import (
 	"math/rand"
 	"time"
 
+	"k8s.io/client-go/tools/leaderelection"
+
 	"github.com/leasesim/leasesim/faults"
 	"github.com/leasesim/leasesim/gohost"
 	"github.com/leasesim/leasesim/history"
@@ -58,8 +60,27 @@ func (s Setup) Config(seed uint64) gohost.Config {
 		Schedule: s.Schedule,
 		Duration: s.Duration,
 		History: gohost.HistoryConfig{Spec: "cas-record", Grantor: APIServerName, FencedStore: StoreName,
-			Lease: history.Lease{TTL: s.Timing.LeaseDuration, RenewInterval: s.Timing.RetryPeriod}},
+			Lease: s.Timing.Lease(), Contended: []string{s.lease()}},
 	}
+}
+
+// lease is the Lease the candidates elect on: they all keep contending
+// for it (a candidate that loses joins again), so P4 judges it.
+func (s Setup) lease() string {
+	if len(s.Candidates) > 0 && s.Candidates[0].Lease != "" {
+		return s.Candidates[0].Lease
+	}
+	return DefaultLease
+}
+
+// Lease is the timing as the history's lease configuration: the TTL is
+// LeaseDuration, renewals come every RetryPeriod, and a candidate waiting
+// for the Lease tries again within RetryPeriod × (1 + JitterFactor)
+// (client-go jitters its acquire loop by leaderelection.JitterFactor),
+// P4's backoff.
+func (t Timing) Lease() history.Lease {
+	return history.Lease{TTL: t.LeaseDuration, RenewInterval: t.RetryPeriod,
+		BackoffMax: t.RetryPeriod + time.Duration(float64(t.RetryPeriod)*leaderelection.JitterFactor)}
 }
 
 // SeedGlobalRand seeds math/rand's global source, which client-go's
@@ -93,10 +114,14 @@ func candidates(n int, stagger time.Duration, opts CandidateOptions) []NamedCand
 	return out
 }
 
-// The scenarios' common shape.
+// The scenarios' common shape: faults from 30 s, the heal phase from
+// 80 s, and 25 s of it, longer than P4's bound (LeaseDuration + the
+// acquire loop's longest wait + 1 s), so that P4 decides.
 const (
-	runFor    = 90 * time.Second
 	faultAt   = 30 * time.Second
+	healAt    = 80 * time.Second
+	healPhase = 25 * time.Second
+	runFor    = healAt + healPhase
 	writeTick = time.Second
 )
 
@@ -104,32 +129,32 @@ func baseOptions() CandidateOptions {
 	return CandidateOptions{Timing: ScenarioTiming, Store: StoreAddr, WriteEvery: writeTick}
 }
 
-// scenario builds a Scenario over a Setup, fenced or not.
+// scenario builds a Scenario over a Setup, fenced or not. A scenario has
+// the same name fenced and unfenced: the two configurations are two
+// --impl names of simrun (leasesim.json).
 func scenario(name, doc, story string, setup Setup, unfenced bool, premises ...gohost.Premise) gohost.Scenario {
 	setup.Unfenced = unfenced
 	setup.Timing = ScenarioTiming
-	if unfenced {
-		name += "/unfenced"
-		doc += " (the store takes every write)"
-	}
 	return gohost.Scenario{Name: name, Doc: doc, Story: story, Config: setup.Config, Premises: premises}
 }
 
-// Scenarios returns the stories, each with the fenced store and again
-// with an unfenced one (name suffix "/unfenced").
-func Scenarios() []gohost.Scenario {
-	var out []gohost.Scenario
-	for _, unfenced := range []bool{false, true} {
-		out = append(out, LeaderCutOff(unfenced), LeaderStalled(unfenced), SlowShutdown(unfenced), ThunderingHerd(unfenced))
-	}
-	return out
+// Scenarios returns the stories with the fenced store: simrun's
+// k8s/leaderelection.
+func Scenarios() []gohost.Scenario { return scenarios(false) }
+
+// UnfencedScenarios returns the same stories with a store that takes
+// every write, whatever its token: simrun's k8s/leaderelection/unfenced.
+func UnfencedScenarios() []gohost.Scenario { return scenarios(true) }
+
+func scenarios(unfenced bool) []gohost.Scenario {
+	return []gohost.Scenario{LeaderCutOff(unfenced), LeaderStalled(unfenced), SlowShutdown(unfenced), ThunderingHerd(unfenced)}
 }
 
 // LeaderCutOff: c1 leads, then is cut off from the API server (not from
 // the store) for 40 s.
 func LeaderCutOff(unfenced bool) gohost.Scenario {
 	setup := Setup{Candidates: candidates(3, time.Second, baseOptions()), Duration: runFor,
-		Schedule: faults.Schedule{Version: faults.Version, HealAt: runFor - 10*time.Second, Events: []faults.Event{
+		Schedule: faults.Schedule{Version: faults.Version, HealAt: healAt, Events: []faults.Event{
 			{At: faultAt, Kind: faults.KindPartition, Groups: [][]string{{"c1"}, {APIServerName, "c2", "c3"}}},
 			{At: faultAt + 40*time.Second, Kind: faults.KindHeal},
 		}}}
@@ -147,14 +172,16 @@ func LeaderCutOff(unfenced bool) gohost.Scenario {
 // leads.
 func LeaderStalled(unfenced bool) gohost.Scenario {
 	setup := Setup{Candidates: candidates(3, time.Second, baseOptions()), Duration: runFor,
-		Schedule: faults.Schedule{Version: faults.Version, HealAt: runFor - 10*time.Second, Events: []faults.Event{
+		Schedule: faults.Schedule{Version: faults.Version, HealAt: healAt, Events: []faults.Event{
 			{At: faultAt, Kind: faults.KindPause, Node: "c1", Duration: 25 * time.Second},
 		}}}
 	return scenario("leader-io-stalled", "the leader's I/O stalls for 25 s, past LeaseDuration",
-		"c1 leads. At 30 s its I/O freezes for 25 s (gohost's pause: reads, writes and dials block at the node's "+
-			"boundary, its timers keep running). client-go's renewals time out and it cancels the leader's context; "+
-			"the others take over at LeaseDuration. A store write c1 had begun blocks through the pause and goes out "+
-			"when it resumes, under the old token.",
+		"c1 leads. At 30 s its I/O freezes for 25 s (gohost's pause: reads and dials block at the node's boundary, "+
+			"writes wait in its send buffer, its timers keep running). client-go's renewals time out and it cancels "+
+			"the leader's context at about 40.5 s; the others take over at LeaseDuration. c1's worker gives up on the "+
+			"store write it sent at 30 s, but a pause cannot take a write back: it leaves at the resume, under the old "+
+			"token, after the new leader's writes. The fenced store refuses it; an unfenced one takes it. c1 sent it "+
+			"while it led, so exclusivity holds.",
 		setup, unfenced,
 		gohost.FaultWhileBelieving("c1 was paused while it led", []string{history.FaultPause}, "c1"),
 		gohost.ChangedHands())
@@ -167,7 +194,7 @@ func SlowShutdown(unfenced bool) gohost.Scenario {
 	opts := baseOptions()
 	opts.SlowShutdown = 10 * time.Second
 	setup := Setup{Candidates: candidates(3, time.Second, opts), Duration: runFor,
-		Schedule: faults.Schedule{Version: faults.Version, HealAt: runFor - 10*time.Second, Events: []faults.Event{
+		Schedule: faults.Schedule{Version: faults.Version, HealAt: healAt, Events: []faults.Event{
 			{At: faultAt, Kind: faults.KindPartition, Groups: [][]string{{"c1"}, {APIServerName, "c2", "c3"}}},
 			{At: faultAt + 40*time.Second, Kind: faults.KindHeal},
 		}}}
@@ -176,7 +203,9 @@ func SlowShutdown(unfenced bool) gohost.Scenario {
 			"with the process's shutdown, and a stop hook that blocks keeps them acting as leader after "+
 			"OnStoppedLeading. Here c1 is cut off from the API server at 30 s; client-go cancels its leader context "+
 			"after RenewDeadline, but OnStoppedLeading hangs 10 s and c1's writer stops only then, past the "+
-			"LeaseDuration-RenewDeadline grace (5 s) in which c2 or c3 takes over.",
+			"LeaseDuration-RenewDeadline grace (5 s) in which c2 or c3 takes over. c1's writes after that are "+
+			"actions under the old token while the new leader leads (P1, fenced or not); the fenced store refuses "+
+			"them once the new leader has written, an unfenced one takes them.",
 		setup, unfenced,
 		gohost.FaultWhileBelieving("c1 was cut off while it led", []string{history.FaultPartition}, "c1"),
 		gohost.ChangedHands())
@@ -193,8 +222,9 @@ func ThunderingHerd(unfenced bool) gohost.Scenario {
 		events[i] = faults.Event{At: 20 * time.Second, Kind: faults.KindFailpoint, Node: names[i],
 			Failpoint: FailpointBeforeWrite, Action: faults.ActionCrash}
 	}
-	setup := Setup{Candidates: candidates(10, time.Millisecond, baseOptions()), Duration: runFor,
-		Schedule: faults.Schedule{Version: faults.Version, HealAt: runFor - 20*time.Second, Events: events}}
+	const herdHeal = 70 * time.Second
+	setup := Setup{Candidates: candidates(10, time.Millisecond, baseOptions()), Duration: herdHeal + healPhase,
+		Schedule: faults.Schedule{Version: faults.Version, HealAt: herdHeal, Events: events}}
 	sc := scenario("thundering-herd", "ten candidates at once; each leader crashes in turn",
 		"Ten candidates start within 10 ms and race to create and update the Lease (AlreadyExists and "+
 			"resourceVersion conflicts). From 20 s every leader crashes at its next write (failpoint "+
@@ -204,7 +234,7 @@ func ThunderingHerd(unfenced bool) gohost.Scenario {
 		setup, unfenced, gohost.ChangedHands())
 	sc.Nemesis = &faults.Nemesis{Targets: names, Partitionable: names,
 		Kinds:           []faults.Kind{faults.KindPause, faults.KindIsolate},
-		FaultsPerMinute: 6, Phase: runFor - 20*time.Second, PauseMax: 25 * time.Second, WindowMax: 30 * time.Second,
+		FaultsPerMinute: 6, Phase: herdHeal, PauseMax: 25 * time.Second, WindowMax: 30 * time.Second,
 		Boundaries: []time.Duration{ScenarioTiming.RetryPeriod, ScenarioTiming.RenewDeadline, ScenarioTiming.LeaseDuration}}
 	return sc
 }
