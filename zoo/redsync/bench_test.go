@@ -227,6 +227,7 @@ func (e *plainEnv) Failpoint(string)                            {}
 func (e *plainEnv) Believe(string, uint64, time.Time)           {}
 func (e *plainEnv) EndBelief(string, uint64, history.EndReason) {}
 func (e *plainEnv) Release(string, uint64)                      {}
+func (e *plainEnv) Act(string, uint64)                          {}
 func (e *plainEnv) Call(string, history.Payload) gohost.OpRef   { return gohost.OpRef{} }
 func (e *plainEnv) Processed(gohost.OpRef, history.Payload)     {}
 func (e *plainEnv) Return(gohost.OpRef)                         {}

@@ -14,9 +14,9 @@
 //     Lua interpreter, and any other script is refused with a RESP error.
 //     EVALSHA of a script not yet in the (per-life) script cache is
 //     NOSCRIPT, so redigo's fallback EVAL of redsync's own body runs too.
-//     PX expiry is on the server's clock, the bubble's (the node has no
-//     drifting clock yet); a key is there at its expiry instant and gone
-//     after it, as in Redis. Persistence is a choice (ServerOptions): off
+//     PX expiry is on the server's clock (gohost.Node.Clock, so the
+//     schedule's drift and steps apply to it); a key is there at its
+//     expiry instant and gone after it, as in Redis. Persistence is a choice (ServerOptions): off
 //     by default, a crash loses every key (and the INCR counter); with
 //     AppendOnly every change is durable before its reply (appendonly yes,
 //     appendfsync always), with its absolute expiry.
@@ -30,11 +30,14 @@
 //     store accepts everything), a token from INCR lock:token after each
 //     Lock with a store that does not enforce it, and the INCR token with
 //     the fenced store (the standard fix).
-//   - Recording: beliefs through Node.Believe/EndBelief/Release; the
-//     fenced store records its writes (P2); the Redis operations P3 judges
-//     under the expiring-key specification are recorded from both sides:
-//     the client's recording connection (client.go) calls Node.Call before
-//     sending and Node.Return when the reply arrives, and names the
+//   - Recording: beliefs through Node.Believe/EndBelief/Release, and
+//     Node.Act as a holder sends a write (which stretches the belief to
+//     the write); the fenced store records its writes (P2); the Redis
+//     operations P3 judges under the expiring-key specification (only
+//     those the server processed are operations) are recorded from both
+//     sides: the client's recording connection (client.go) calls
+//     Node.Call before sending and Node.Return when the reply arrives,
+//     and names the
 //     request in band with a CLIENT SETNAME <ref> pipelined in the same
 //     write; the server calls Node.Processed with the reply and its clock
 //     reading (ops.go has the payload mapping).
@@ -45,14 +48,24 @@
 // Until() between its check and its act without being stopped there, the
 // clocks do not drift beyond 1 % and Redis keeps its keys; it fails under
 // a pause between the check and the write that outlasts the lock
-// (Kleppmann's story: the holder's write on a stale check counts as a
-// belief at that instant, the rule leasesim's event host applies), and
-// when a volatile Redis restarts and forgets the key. P2 (fencing) cannot
-// hold without a token (every holder writes under token 0); with the INCR
+// (Kleppmann's story: Node.Act stretches the holder's belief to the write
+// it sends on a stale check, the rule leasesim's event host applies), and
+// when a volatile Redis restarts and forgets the key. Beyond the drift
+// factor (Redis's clock 3 % fast) P1 is unknown, assumption exceeded.
+// P2 (fencing) cannot hold without a token (every holder writes under token 0); with the INCR
 // token and the fenced store it holds, unless a volatile Redis restart
 // resets the counter and reissues a token. P3 holds for the simulated
 // Redis except across a volatile restart (a key set for 8 s is gone
-// early, which the specification rightly rejects).
+// early, which the specification rightly rejects). P4 judges the lock
+// (HistoryConfig.Contended): the holders keep contending for it, so it
+// must be held again within P4's bound after the heal.
+//
+// # In simrun
+//
+// leasesim.json declares --impl redsync, run by TestLeasesimWorker:
+//
+//	bin/simrun list --impl redsync
+//	bin/simrun sweep --impl redsync --seeds 1-50 --parallel 2
 //
 // # Determinism
 //

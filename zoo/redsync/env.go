@@ -24,6 +24,7 @@ type Env interface {
 	Believe(resource string, token uint64, until time.Time)
 	EndBelief(resource string, token uint64, reason history.EndReason)
 	Release(resource string, token uint64)
+	Act(resource string, token uint64)
 	Call(server string, input history.Payload) gohost.OpRef
 	Processed(ref gohost.OpRef, output history.Payload)
 	Return(ref gohost.OpRef)

@@ -150,7 +150,11 @@ func (h *holder) hold(ctx context.Context) {
 		if ctx.Err() != nil {
 			return
 		}
-		actOnCheck(n, token, m.Until())
+		// The holder acts now on the check it made before the failpoint:
+		// the write leaves under this token. Act stretches the belief to
+		// this instant when a pause at the failpoint outlasted Until()
+		// (the rule the event host's recorder applies too).
+		n.Act(Resource, token)
 		h.seq++
 		wctx, cancel := context.WithTimeout(ctx, h.cfg.WriteTimeout)
 		err := h.store.Write(wctx, Resource, token, "data", fmt.Sprintf("%s/%d-%d", n.Name(), n.Incarnation(), h.seq))
@@ -174,20 +178,6 @@ func (h *holder) incr(ctx context.Context) (uint64, error) {
 	}
 	defer c.Close()
 	return redis.Uint64(c.Do("INCR", TokenKey))
-}
-
-// actOnCheck records that the holder acts now on the check it made before
-// the failpoint: it sends its write believing it holds the lock. When a
-// pause at the failpoint outlasted the belief's deadline, the belief had
-// ended there; the holder believes again at this instant, under the same
-// token, for as long as the write takes to leave (a belief of one
-// instant). This is the rule leasesim's recorder applies to the event
-// host's holders (an action stretches its belief to the action); the
-// goroutine host has no call for an action yet, so Believe stands in.
-func actOnCheck(n Env, token uint64, until time.Time) {
-	if now := time.Now(); !now.Before(until) {
-		n.Believe(Resource, token, now.Add(time.Nanosecond))
-	}
 }
 
 // sleep waits d or until ctx ends, and reports whether d passed.

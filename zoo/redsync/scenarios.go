@@ -5,7 +5,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/leasesim/leasesim/checker"
 	"github.com/leasesim/leasesim/faults"
 	"github.com/leasesim/leasesim/gohost"
 	"github.com/leasesim/leasesim/history"
@@ -58,18 +57,20 @@ func (s Setup) Config() gohost.Config {
 	}
 	if len(s.Holders) > 0 {
 		h := s.Holders[0]
+		// BackoffMax is the longest a contender waits between attempts:
+		// redsync retries SET NX every 50–250 ms, and a holder whose Lock
+		// failed (or who unlocked) idles for Idle before the next.
 		cfg.History.Lease = history.Lease{TTL: h.Expiry, RhoPPB: 10_000_000, // redsync's drift factor, 0.01
-			RenewInterval: h.ExtendEvery, RequestTimeout: h.Client.ReadTimeout}
+			RenewInterval: h.ExtendEvery, RequestTimeout: h.Client.ReadTimeout, BackoffMax: max(h.Idle, 250*time.Millisecond)}
+	}
+	if len(s.Holders) > 1 {
+		// The holders lock again after every unlock, lost lock or failed
+		// Lock, for the whole run: P4 requires the lock held again after
+		// the heal.
+		cfg.History.Contended = []string{Resource}
 	}
 	return cfg
 }
-
-// checkOptions bound P3's search at 3 s: the goroutine host keeps, as
-// operations, requests no server ever processed (a holder's write that
-// timed out while its I/O was frozen), with no output, and porcupine can
-// spend its whole default 10 s on a history with many of them (Unknown,
-// never a pass).
-var checkOptions = checker.Options{LinearizabilityTimeout: 3 * time.Second}
 
 // holders returns n default holders starting stagger apart.
 func holders(n int, stagger time.Duration) []HolderConfig {
@@ -106,11 +107,11 @@ func Scenarios() []gohost.Scenario {
 // expiry/(1+drift) of true time; redsync's validity is expiry minus the
 // Lock's round trip minus 1 % of expiry. Within the factor (1 %) the key
 // outlives every belief and P1 holds; beyond it (3 %) h2 locks while h1
-// still believes: an overlap outside redsync's assumption, which the
-// checker would report as "assumption exceeded" (unknown) if the history
-// carried the drift; gohost's history leaves MaxDriftPPB at 0, so P1 says
-// violated. Drift applies to Redis only: redsync reads time.Now, the
-// bubble's clock, which no fault moves (Result.NotApplied says so).
+// still believes: an overlap outside redsync's assumption (rho 1 %), which
+// P1 reports as unknown, assumption exceeded (the history's MaxDriftPPB
+// is the drift of Redis's clock, which its expiry reads). Drift applies
+// to Redis only: redsync reads time.Now, the bubble's clock, which no
+// fault moves (Result.NotApplied says so).
 func ClockDrift(drift float64) gohost.Scenario {
 	name := fmt.Sprintf("fast-%g%%", drift*100)
 	return gohost.Scenario{
@@ -126,7 +127,6 @@ func ClockDrift(drift float64) gohost.Scenario {
 				Schedule: faults.Schedule{Version: faults.Version, HealAt: 25 * time.Second, Events: []faults.Event{
 					{At: time.Millisecond, Kind: faults.KindDrift, Node: RedisNode, Drift: drift}}}}.Config()
 		},
-		Check:    checkOptions,
 		Premises: []gohost.Premise{gohost.ChangedHands()},
 	}
 }
@@ -150,7 +150,6 @@ func GCPause(f Fencing) gohost.Scenario {
 					At: 3 * time.Second, Kind: faults.KindFailpoint, Node: "h1", Failpoint: FailpointBeforeWrite,
 					Action: faults.ActionPause, Duration: pause}}}}.Config()
 		},
-		Check: checkOptions,
 		Premises: []gohost.Premise{
 			gohost.FailpointHit("h1", FailpointBeforeWrite),
 			gohost.FaultWhileBelieving("h1 paused at its write while it held the lock", []string{history.FaultFailpointHit}, "h1"),
@@ -181,7 +180,6 @@ func Contention(f Fencing) gohost.Scenario {
 			Failpoints: []string{FailpointBeforeWrite}, FaultsPerMinute: 8, Phase: 45 * time.Second, PauseMax: 2 * DefaultHolder.Expiry,
 			WindowMax:  15 * time.Second,
 			Boundaries: []time.Duration{DefaultHolder.Expiry, DefaultHolder.ExtendEvery, DefaultClientOptions.ReadTimeout}},
-		Check:    checkOptions,
 		Premises: []gohost.Premise{gohost.ChangedHands()},
 	}
 }
@@ -209,7 +207,6 @@ func ServerRestart(appendOnly bool) gohost.Scenario {
 					{At: 5 * time.Second, Kind: faults.KindCrash, Node: RedisNode},
 					{At: 6 * time.Second, Kind: faults.KindRestart, Node: RedisNode}}}}.Config()
 		},
-		Check:    checkOptions,
 		Premises: []gohost.Premise{ServerCrashedWhileHeld()},
 	}
 }

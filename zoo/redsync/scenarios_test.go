@@ -25,24 +25,11 @@ func execute(t *testing.T, sc gohost.Scenario, seed uint64) *gohost.Outcome {
 	for _, p := range out.Premises() {
 		require.True(t, p.Held, "%s seed %d: premise %s: %s", sc.Name, seed, p.Name, p.Detail)
 	}
+	// Every story's holders keep contending for the lock (Contended), and
+	// the heal ends every fault (Redis restarted): some live holder holds
+	// it again within P4's bound.
+	assert.Equal(t, checker.OK, out.Verdict("P4"), "%s seed %d", sc.Name, seed)
 	return out
-}
-
-// p3Processed is P3 on the history without the lease store's requests
-// that no server processed and whose reply never came: gohost keeps them
-// with no output, which P3 reads as a reply (a gap reported to the lead).
-// The simulated Redis marks a request processed when it runs it, under
-// its lock, so such a request had no effect.
-func p3Processed(h *history.History) checker.Result {
-	c := *h
-	c.Ops = nil
-	for _, op := range h.Ops {
-		if op.Server == RedisNode && op.Processed == history.Unknown && !op.Returned() {
-			continue
-		}
-		c.Ops = append(c.Ops, op)
-	}
-	return checker.Linearizability(&c, checkOptions)
 }
 
 func TestRedsyncAgainstTheServer(t *testing.T) {
@@ -74,7 +61,7 @@ func TestRedsyncAgainstTheServer(t *testing.T) {
 	assert.Positive(t, kinds["del_if_equal ok"], "%v", kinds)
 	assert.Positive(t, kinds["set_nx_px ok"], "%v", kinds)
 	assert.Positive(t, kinds["incr ok"], "%v", kinds)
-	assert.Equal(t, checker.OK, checker.Linearizability(h, checkOptions).Status)
+	assert.Equal(t, checker.OK, checker.Linearizability(h, checker.Options{}).Status)
 }
 
 func TestGCPause(t *testing.T) {
@@ -96,11 +83,18 @@ func TestGCPause(t *testing.T) {
 				assert.Equal(t, checker.Violated, out.Verdict("P1"), "seed %d: h1 wrote on a stale check while h2 held the lock", seed)
 				assert.Equal(t, tt.p2, out.Verdict("P2"), "seed %d", seed)
 				assert.Equal(t, tt.p3, out.Verdict("P3"), "seed %d", seed)
-				var stale bool
+				after := history.Time(DefaultHolder.Expiry + 3*time.Second)
+				var stale, acted bool
 				for _, op := range out.Result.History.Ops {
-					stale = stale || op.Server == StoreNode && op.Client == "h1" && op.Call > history.Time(DefaultHolder.Expiry+3*time.Second)
+					stale = stale || op.Server == StoreNode && op.Client == "h1" && op.Call > after
+				}
+				for _, b := range out.Result.History.Beliefs {
+					// Node.Act stretched h1's belief from its deadline to
+					// the write it sent after the pause.
+					acted = acted || b.Holder == "h1" && b.LastAct > after && b.End >= b.LastAct && !b.Inferred
 				}
 				assert.True(t, stale, "h1's write after the pause reached the store")
+				assert.True(t, acted, "h1's belief stretched to its stale write: %+v", out.Result.History.Beliefs)
 			}
 		})
 	}
@@ -111,7 +105,7 @@ func TestContention(t *testing.T) {
 	for seed := uint64(1); seed <= 3; seed++ {
 		out := execute(t, Contention(Fenced), seed)
 		assert.Equal(t, checker.OK, out.Verdict("P2"), "seed %d: the INCR token and the fenced store", seed)
-		assert.Equal(t, checker.OK, p3Processed(out.Result.History).Status, "seed %d", seed)
+		assert.Equal(t, checker.OK, out.Verdict("P3"), "seed %d", seed)
 		if len(out.Schedule.Events) > 0 {
 			faulted++
 		}
@@ -126,7 +120,6 @@ func TestServerRestart(t *testing.T) {
 	for seed := uint64(1); seed <= 3; seed++ {
 		out := execute(t, ServerRestart(false), seed)
 		assert.Equal(t, checker.Violated, out.Verdict("P3"), "seed %d: the restarted Redis lost a key it had set", seed)
-		assert.Equal(t, checker.Violated, p3Processed(out.Result.History).Status, "seed %d", seed)
 		assert.Equal(t, checker.Violated, out.Verdict("P2"), "seed %d: INCR started again at 1", seed)
 		if out.Verdict("P1") == checker.Violated {
 			p1++
@@ -134,7 +127,7 @@ func TestServerRestart(t *testing.T) {
 		aof := execute(t, ServerRestart(true), seed)
 		assert.Equal(t, checker.OK, aof.Verdict("P1"), "seed %d", seed)
 		assert.Equal(t, checker.OK, aof.Verdict("P2"), "seed %d", seed)
-		assert.Equal(t, checker.OK, p3Processed(aof.Result.History).Status, "seed %d", seed)
+		assert.Equal(t, checker.OK, aof.Verdict("P3"), "seed %d", seed)
 	}
 	assert.Positive(t, p1, "h2 locked while h1 still believed in some seed")
 }
@@ -158,7 +151,16 @@ func TestClockDrift(t *testing.T) {
 		within := execute(t, ClockDrift(0.01), seed)
 		assert.Equal(t, checker.OK, within.Verdict("P1"), "seed %d: the drift factor covers 1%%", seed)
 		beyond := execute(t, ClockDrift(0.03), seed)
-		assert.Equal(t, checker.Violated, beyond.Verdict("P1"), "seed %d: Redis expired the key before h1's Until()", seed)
+		// Redis expired the key before h1's Until(): an overlap, under a
+		// drift beyond the rho the lease was configured for, so P1 says
+		// the assumption was exceeded (unknown), not that redsync is wrong.
+		assert.Equal(t, checker.Unknown, beyond.Verdict("P1"), "seed %d", seed)
+		for _, r := range beyond.Checks {
+			if r.Property == "P1" {
+				assert.True(t, r.AssumptionExceeded, "seed %d: %s", seed, r.Summary)
+				assert.NotEmpty(t, r.Violations, "seed %d: the overlap is still shown", seed)
+			}
+		}
 		for _, out := range []*gohost.Outcome{within, beyond} {
 			assert.Equal(t, checker.OK, out.Verdict("P2"), "seed %d", seed)
 			assert.Equal(t, checker.OK, out.Verdict("P3"), "seed %d: expiry on the server's own clock", seed)
