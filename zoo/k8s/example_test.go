@@ -62,11 +62,10 @@ func runController(ctx context.Context, n *gohost.Node, lead *k8s.Leadership, st
 }
 
 // TestMyControllerSurvivesAPartition runs two replicas of the controller
-// against the simulated API server, cuts each off in turn, and
-// checks exclusivity (P1), fencing (P2), the API server's
-// linearizability (P3) and that a replica leads again after the heal (P4)
-// over 20 seeds, each run twice to verify it is
-// deterministic.
+// against the simulated API server, cuts each off in turn, and checks
+// exclusivity (P1), fencing (P2), the API server's linearizability (P3)
+// and that a replica leads again after the heal (P4) over 20 seeds, each
+// run twice to verify it is deterministic.
 func TestMyControllerSurvivesAPartition(t *testing.T) {
 	sc := exampleScenario()
 	for seed := uint64(1); seed <= 20; seed++ {
