@@ -401,7 +401,8 @@ func describeLessorOp(in LessorInput, out LessorOutput) string {
 // may outlive it after a leader change (by the election timeout, the
 // election, and the revoke's way through the log), which this
 // specification does not bound (P4 checks that a dead holder's lease
-// does go). What is found decides: a keepalive answered "not found", a
+// does go). A refusal other than LessorBadRequest (a replica that is not
+// the leader) may still take effect. What is found decides: a keepalive answered "not found", a
 // create that put over the key, or a get that did not find it expire the
 // lease then, with its keys. Revisions must not go back, and a put's
 // reply carries the key's new create revision; expiries the history does
@@ -724,8 +725,18 @@ func windowStep(s windowState, in LessorInput, out LessorOutput, rhoPPB int64) (
 	s.lastT = t
 	switch out.Err {
 	case LessorOK, LessorLeaseNotFound:
+	case LessorBadRequest:
+		return s, "" // refused without effect
 	default:
-		return s, "" // refused (bad request, not the leader): legal, and its effect, if any, shows later
+		// Any other refusal (a replica that is not, or no longer, the
+		// leader) leaves the request's fate open: it may still commit. A
+		// revoke may so end its lease from now on; a grant or a create that
+		// commits shows when a later reply names its lease or key.
+		if i, ok := s.lease(in.Lease); ok && in.Op == OpLeaseRevoke && s.leases[i].liveUntil > t {
+			s.leases = slices.Clone(s.leases)
+			s.leases[i].liveUntil = t
+		}
+		return s, ""
 	}
 	if out.Revision < s.rev && out.Revision != 0 {
 		return s, fmt.Sprintf("%v returned revision %d, below %d", in.Op, out.Revision, s.rev)

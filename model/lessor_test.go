@@ -136,6 +136,11 @@ func TestLessorWindowRules(t *testing.T) {
 			lget("k", 5, "", 0, 0, 0, 1)}, "must still be live"},
 		{"revisions go back", []pair{lput(OpCreate, "k", "a", 0, 0, true, 4, LessorOK), lget("j", 1, "", 0, 0, 0, 3)}, "below 4"},
 		{"a refusal is legal", []pair{lgrant(7, 10, 0), llease(OpKeepAlive, 7, 1, "not_leader", 0)}, ""},
+		{"a revoke refused by a deposed leader may still commit", []pair{lgrant(7, 10, 0),
+			lput(OpCreate, "k", "a", 7, 1, true, 1, LessorOK), llease(OpLeaseRevoke, 7, 2, "not_leader", 0),
+			lget("k", 3, "", 0, 0, 0, 2)}, ""},
+		{"a bad request has no effect", []pair{lgrant(7, 10, 0), lput(OpCreate, "k", "a", 7, 1, true, 1, LessorOK),
+			llease(OpLeaseRevoke, 7, 2, LessorBadRequest, 0), lget("k", 3, "", 0, 0, 0, 2)}, "must still be live"},
 	})
 }
 

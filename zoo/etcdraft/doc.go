@@ -30,7 +30,10 @@
 // The holder: per resource it grants a lease of the configured TTL,
 // creates the resource's key attached to it if absent (the fencing token
 // is the key's create revision, which only grows), and keeps the lease
-// alive every renew interval. It believes until the send time of the last
+// alive every renew interval. While another lease holds the key it tries
+// the create again after a jittered exponential backoff (an etcd election
+// would watch the key; polling with reads multiplies the operations P3
+// must linearize). It believes until the send time of the last
 // answered grant or keepalive plus TTL×(1−2rho) − Margin
 // (lease.SplitHolderBudgets: the primary expires at exactly the TTL on its
 // clock, and a new primary only later). Requests follow redirects and move
@@ -41,8 +44,11 @@
 // at least its promotion plus the TTL), P2 (tokens are create revisions,
 // and the fenced store refuses older ones), P4 (a lease whose holder died
 // expires within TTL plus the election timeout plus a failover, then
-// another holder creates the key). P3 judges the lessor specification
-// once its reader of history operations exists (RESULTS.md).
+// another holder creates the key), and P3 against the lessor
+// specification (model.LessorWindowSpec): every member's answers must be
+// linearizable, a lease must stay live until TTL×(1−rho) of true time
+// after its last keepalive, and it may outlive that after a leader change
+// (not bounded by P3; P4 sees that it goes).
 //
 // Mutants (Mutants) reproduce etcd's lease bugs; RESULTS.md says which
 // scenario catches each and how often.

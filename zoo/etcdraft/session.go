@@ -95,37 +95,9 @@ func (h *holder) create(s *session) {
 			s.phase, s.token, s.backoff = phaseHeld, uint64(r.CreateRevision), 0
 			h.believe(s)
 		default:
-			h.poll(s, func() { h.waitFree(s) })
+			h.later(s, func() { h.create(s) })
 		}
 	}, func() { h.create(s) })
-}
-
-// waitFree reads the key (a linearizable read) until it is gone, then
-// creates it, as etcd's election waits for its predecessor's deletion.
-func (h *holder) waitFree(s *session) {
-	h.call(s, Request{Op: OpGet, Key: s.resource}, func(r Reply, _ time.Duration) {
-		switch {
-		case r.Err == ErrNone && (!r.OK || r.KeyLease == s.lease):
-			h.create(s)
-		default:
-			h.poll(s, func() { h.waitFree(s) })
-		}
-	}, func() { h.waitFree(s) })
-}
-
-// poll runs step after BackoffMin, jittered to [d/2, d]: a waiting
-// contender reads again soon, as an etcd watch would tell it at once.
-func (h *holder) poll(s *session, step func()) {
-	d := h.cfg.BackoffMin
-	half := d / 2
-	d = half + time.Duration(h.env.Rand.Int64N(int64(d-half)+1))
-	stopTimer(s.wait)
-	s.wait = h.after(d, func() {
-		s.wait = nil
-		if !s.released && s.inflight == 0 {
-			step()
-		}
-	})
 }
 
 // scheduleKeepAlive arms the next keepalive a renew interval after the
@@ -171,7 +143,7 @@ func (h *holder) keepAlive(s *session) {
 // resume runs a step deferred while the keepalive was in flight.
 func (h *holder) resume(s *session) {
 	if s.phase == phaseCreate && s.inflight == 0 && s.wait == nil {
-		h.waitFree(s)
+		h.create(s)
 	}
 }
 
