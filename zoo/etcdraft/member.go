@@ -132,6 +132,12 @@ func (m *member) deliver(msg any) {
 		m.request(x)
 		m.ready()
 	}
+	if m.o.bugs.lazyDemote && m.primary && !m.leader {
+		// etcd's revoke loop runs beside the raft loop: a lessor left
+		// primary proposes as soon as anything wakes the member.
+		m.primaryDuties()
+		m.ready()
+	}
 }
 
 // tick advances raft's logical clock and runs the primary's duties, every

@@ -201,8 +201,8 @@ func (m *member) primaryDuties() {
 	now := m.env.Clock.Now()
 	for _, l := range m.st.leases {
 		if at, ok := m.expiry[l.id]; ok && at <= now {
-			if again, proposed := m.revoking[l.id]; proposed && now < again {
-				continue
+			if again, proposed := m.revoking[l.id]; proposed && now < again && m.leader {
+				continue // a follower's proposal was forwarded or dropped: lazyDemote proposes again
 			}
 			m.revoking[l.id] = now + revokeRetry
 			_ = m.propose(&command{kind: cmdRevoke, lease: l.id})
