@@ -95,9 +95,23 @@ func (h *holder) create(s *session) {
 			s.phase, s.token, s.backoff = phaseHeld, uint64(r.CreateRevision), 0
 			h.believe(s)
 		default:
-			h.later(s, func() { h.create(s) })
+			h.later(s, func() { h.waitFree(s) })
 		}
 	}, func() { h.create(s) })
+}
+
+// waitFree reads the key (a linearizable read) after each backoff until
+// it is gone, then creates it, as etcd's election waits for its
+// predecessor's deletion (with a watch; reads polled with a growing
+// backoff keep the history small enough for P3).
+func (h *holder) waitFree(s *session) {
+	h.call(s, Request{Op: OpGet, Key: s.resource}, func(r Reply, _ time.Duration) {
+		if r.Err == ErrNone && (!r.OK || r.KeyLease == s.lease) {
+			h.create(s)
+			return
+		}
+		h.later(s, func() { h.waitFree(s) })
+	}, func() { h.waitFree(s) })
 }
 
 // scheduleKeepAlive arms the next keepalive a renew interval after the
@@ -143,7 +157,7 @@ func (h *holder) keepAlive(s *session) {
 // resume runs a step deferred while the keepalive was in flight.
 func (h *holder) resume(s *session) {
 	if s.phase == phaseCreate && s.inflight == 0 && s.wait == nil {
-		h.create(s)
+		h.waitFree(s)
 	}
 }
 
