@@ -60,7 +60,7 @@ func ShrinkSeed(sc Scenario, seed uint64, opts Options, maxAttempts int) (*Shrun
 	if !fails(out.Schedule) {
 		return nil, fmt.Errorf("%w: %s of scenario %s seed %d", ErrNotReproducible, target.Property, sc.Name, seed)
 	}
-	small, stats := faults.Shrink(out.Schedule, fails, faults.ShrinkOptions{Nodes: sc.Nodes(), MaxAttempts: maxAttempts})
+	small, stats := faults.Shrink(out.Schedule, fails, faults.ShrinkOptions{Nodes: sc.NodesFor(opts.Impl.OrCorrect()), MaxAttempts: maxAttempts})
 	return &Shrunk{Target: target, Original: out.Schedule, Schedule: small, Stats: stats}, nil
 }
 
