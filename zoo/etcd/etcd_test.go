@@ -47,6 +47,7 @@ func TestPauseStoryOnRealEtcd(t *testing.T) {
 	assert.Equal(t, checker.OK, v.Status(checker.PropertyPremise), "the story's premises: %v", v.Checks)
 	assert.Equal(t, checker.Violated, v.Status("P1"), "a holder paused past its TTL still believes")
 	assert.Equal(t, checker.OK, v.Status("P2"), "the fenced store refuses the paused holder's stale write")
+	assert.Equal(t, checker.OK, v.Status("P3"), "etcd's grants, keepalives, creates and gets fit the lessor specification")
 	assert.NoError(t, v.ReadBack, "simrun check reads history.jsonl and gives the same verdicts")
 	for _, f := range []string{"history.jsonl", OpsFile, "report.html", "m0.log", "h1.log", "h2.log", "verdicts.txt"} {
 		assert.FileExists(t, filepath.Join(dir, f))
