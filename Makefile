@@ -9,7 +9,7 @@ BIN       := bin/simrun
 # Every Go module under zoo/ (each has its own go.mod: the core never imports them).
 ZOO_MODULES := $(patsubst %/go.mod,%,$(wildcard zoo/*/go.mod))
 
-.PHONY: run test bench fuzz lint build clean tune-example
+.PHONY: run test bench fuzz lint build clean tune-example etcd-stories
 
 build:
 	$(GO) build -o $(BIN) ./cmd/simrun
@@ -63,6 +63,12 @@ tune-example: build
 			--checkpoint 2u,5u,10u,none --seeds $(or $(TUNE_SEEDS),1-50) --max-store-writes 2/s \
 			$(if $(PARALLEL),--parallel $(PARALLEL),) --out out/tune/$$w || exit $$?; \
 	done
+
+## etcd-stories: real etcd v3.7.3 (child processes built with go build, a TCP fault proxy on loopback) judged by the
+## same checkers: the three stories of zoo/etcd, ETCD_RUNS times each (20); prints each story's verdicts, its
+## reproduction rate and its run directories (about 20 minutes on 2 cores).
+etcd-stories:
+	cd zoo/etcd && $(GO) run ./cmd/etcdstories -n $(or $(ETCD_RUNS),20)
 
 clean:
 	rm -rf bin out
