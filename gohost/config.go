@@ -36,6 +36,14 @@ type Config struct {
 	// the test must not be parallel (cryptotest fails a parallel test); it
 	// stays set until the test ends.
 	SeedCryptoRand bool
+	// SeedMathRand seeds math/rand's (v1) global source from the run's
+	// seed at the start of each run, for code that draws from it (client-go's
+	// jitter, for one). Since Go 1.24 rand.Seed does nothing unless
+	// GODEBUG=randseednop=0, which a test binary sets with a
+	// `//go:debug randseednop=0` line in one of its test files; without it
+	// Run fails the test, naming the fix, rather than run unseeded. The
+	// source is process-global: the test must not be parallel.
+	SeedMathRand bool
 	// Watchdog is how long, in real time, the host waits for the bubble to
 	// settle before it reports a goroutine blocked outside the bubble's
 	// control (real I/O, a syscall, a busy loop). Zero means 10 s.

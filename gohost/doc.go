@@ -105,14 +105,15 @@
 // # Limits of this first slice
 //
 // synctest.Test needs a *testing.T, so Run works from go test only: simrun
-// cannot run it in-process yet (it would need worker processes that run a
-// test binary). A goroutine that outlives the run keeps the bubble from
+// cannot run it in-process: it runs a zoo module's test binary as worker
+// processes (Worker). A goroutine that outlives the run keeps the bubble from
 // ending: synctest panics ("deadlock: main bubble goroutine has exited but
 // blocked goroutines remain"); Run recovers that panic, reports it with
 // the leaks, and the goroutines stay parked in the abandoned bubble.
 // Goroutines the runtime starts for the code (time.AfterFunc callbacks)
 // may not carry the node's label, so a leak there can go unnamed. The
-// math/rand (v1) global source is not seeded by the host. Node.Clock's
+// math/rand (v1) global source is seeded only with Config.SeedMathRand,
+// and only in a binary with GODEBUG randseednop=0. Node.Clock's
 // readings carry no monotonic reading (Go's cannot be forged outside the
 // runtime): code that compares two readings across a step sees the step,
 // where the same code on a real clock would not. Links cannot lose,

@@ -2,6 +2,7 @@ package gohost
 
 import (
 	"fmt"
+	mathrand "math/rand"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -83,10 +84,27 @@ func runOnce(t *testing.T, cfg *Config, seed uint64) (res Result) {
 	if cfg.SeedCryptoRand {
 		cryptotest.SetGlobalRandom(t, mix(seed, "crypto/rand", 0))
 	}
+	if cfg.SeedMathRand && !seedMathRand(mix(seed, "math/rand", 0)) {
+		t.Fatal("gohost: Config.SeedMathRand: rand.Seed has no effect in this test binary (Go 1.24+): " +
+			"add a `//go:debug randseednop=0` line to one of its test files")
+	}
 	synctest.Test(t, func(*testing.T) {
 		out = newHost(cfg, seed, runID, &waiting, &progress).run()
 	})
 	return *out
+}
+
+// seedMathRand seeds math/rand's global source and reports whether that
+// took effect (GODEBUG randseednop=0).
+func seedMathRand(seed uint64) bool {
+	mathrand.Seed(1) //nolint:staticcheck // the global source is what the code under test reads
+	a := mathrand.Int63()
+	mathrand.Seed(1) //nolint:staticcheck
+	if a != mathrand.Int63() {
+		return false
+	}
+	mathrand.Seed(int64(seed)) //nolint:staticcheck
+	return true
 }
 
 // watchdog reports, from outside the bubble, a host that waited too long

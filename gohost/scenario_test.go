@@ -1,3 +1,5 @@
+//go:debug randseednop=0
+
 package gohost_test
 
 import (
@@ -5,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	mathrand "math/rand"
 	"sync"
 	"testing"
 	"time"
@@ -376,4 +379,21 @@ func TestPausedWritesLeaveAtTheResume(t *testing.T) {
 	assert.Zero(t, wrote, "a write while paused returns at once (the send buffer)")
 	assert.Equal(t, "stale", got, "the bytes and then the EOF arrive")
 	assert.Equal(t, 552*time.Millisecond, at, "after the resume at 550 ms, plus the 2 ms latency")
+}
+
+// Config.SeedMathRand makes code that draws from math/rand's global source
+// deterministic (this test binary sets randseednop=0 in main_test.go).
+func TestSeedMathRand(t *testing.T) {
+	var draws []int64
+	cfg := gohost.Config{Duration: time.Second, SeedMathRand: true,
+		Nodes: []gohost.NodeSpec{{Name: "a", Run: func(ctx context.Context, n *gohost.Node) error {
+			draws = append(draws, mathrand.Int63()) //nolint:staticcheck
+			return nil
+		}}}}
+	gohost.Run(t, cfg, 1)
+	gohost.Run(t, cfg, 1)
+	gohost.Run(t, cfg, 2)
+	require.Len(t, draws, 3)
+	assert.Equal(t, draws[0], draws[1], "the same seed, the same draw")
+	assert.NotEqual(t, draws[0], draws[2], "another seed, another draw")
 }
