@@ -2,6 +2,7 @@ package k8s_test
 
 import (
 	"context"
+	"math/rand"
 	"net"
 	"runtime"
 	"sync"
@@ -113,7 +114,7 @@ func inTest(f func(t *testing.T)) bool {
 // plainElection runs the election in the current bubble over net.Pipe
 // and returns the Lease requests the server answered.
 func plainElection(t *testing.T, seed uint64) int {
-	k8s.SeedGlobalRand(seed, 1)
+	rand.Seed(int64(seed)) //nolint:staticcheck // client-go's jitter reads the global source (main_test.go's randseednop=0)
 	pn := &pipeNet{listeners: map[string]*pipeListener{}}
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup

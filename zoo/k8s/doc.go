@@ -63,12 +63,12 @@
 // # Determinism
 //
 // client-go's jitter (wait.Jitter) draws from math/rand's global source.
-// The API server node seeds it from the run's seed when it starts
-// (SeedGlobalRand); since Go 1.24 rand.Seed does nothing unless
-// GODEBUG=randseednop=0, which a test binary sets with a
+// The scenarios set gohost.Config.SeedMathRand, so the host seeds it from
+// the run's seed at the start of each run; since Go 1.24 rand.Seed does
+// nothing unless GODEBUG=randseednop=0, which a test binary sets with a
 // `//go:debug randseednop=0` line in one of its test files (main_test.go
-// here). The global source is process-wide: such runs must not be
-// parallel.
+// here; without it the host fails the test, naming the fix). The global
+// source is process-wide: such runs must not be parallel.
 //
 // Two timing choices keep client-go's own timers off each other: with
 // RenewDeadline an exact multiple of RetryPeriod (the defaults, 10 s and

@@ -94,22 +94,22 @@ func exampleScenario() gohost.Scenario {
 	}
 	return gohost.Scenario{
 		Name: "my-controller-partition",
-		Config: func(seed uint64) gohost.Config {
+		Config: func(uint64) gohost.Config {
 			return gohost.Config{
 				Nodes: []gohost.NodeSpec{
-					{Name: k8s.APIServerName, Run: func(ctx context.Context, n *gohost.Node) error {
-						k8s.SeedGlobalRand(seed, n.Incarnation()) // client-go's jitter
-						return k8s.APIServer(ctx, n)
-					}},
+					{Name: k8s.APIServerName, Run: k8s.APIServer},
 					{Name: k8s.StoreName, Run: gohost.FencedStore(gohost.StoreOptions{})},
 					{Name: "replica-a", Run: replica},
 					{Name: "replica-b", Run: replica},
 				},
-				Duration: 60 * time.Second,
-				Schedule: faults.Schedule{Version: faults.Version, HealAt: 50 * time.Second, Events: []faults.Event{
+				Duration:     85 * time.Second, // 25 s after the heal: past P4's bound
+				SeedMathRand: true,             // client-go's jitter draws from math/rand's global source
+				Schedule: faults.Schedule{Version: faults.Version, HealAt: 60 * time.Second, Events: []faults.Event{
 					{At: 10 * time.Second, Kind: faults.KindIsolate, Node: "replica-a"}, // whichever leads
-					{At: 30 * time.Second, Kind: faults.KindHeal},
-					{At: 30 * time.Second, Kind: faults.KindIsolate, Node: "replica-b"}, // is cut off once
+					// The other takes over by 33.4 s: it sees the last renewal up to
+					// RetryPeriod × 2.2 late, waits LeaseDuration, then one more retry.
+					{At: 35 * time.Second, Kind: faults.KindHeal},
+					{At: 35 * time.Second, Kind: faults.KindIsolate, Node: "replica-b"}, // is cut off once
 				}},
 				History: gohost.HistoryConfig{Spec: "cas-record", Grantor: k8s.APIServerName, FencedStore: k8s.StoreName,
 					Lease:     timing.Lease(),                        // P4's bound: LeaseDuration, client-go's retry

@@ -1,9 +1,7 @@
 package k8s
 
 import (
-	"context"
 	"fmt"
-	"math/rand"
 	"time"
 
 	"k8s.io/client-go/tools/leaderelection"
@@ -40,25 +38,24 @@ type NamedCandidate struct {
 	CandidateOptions
 }
 
-// Config returns the goroutine host's configuration for seed: the API
-// server (which seeds math/rand's global source from the seed when it
-// starts: client-go's jitter draws from it), the fenced store and the
-// candidates.
-func (s Setup) Config(seed uint64) gohost.Config {
+// Config returns the goroutine host's configuration (the same for every
+// seed; the host derives the randomness from it): the API
+// server, the fenced store and the candidates, with math/rand's global
+// source seeded from the run's seed (SeedMathRand: client-go's jitter
+// draws from it).
+func (s Setup) Config(uint64) gohost.Config {
 	nodes := []gohost.NodeSpec{
-		{Name: APIServerName, Run: func(ctx context.Context, n *gohost.Node) error {
-			SeedGlobalRand(seed, n.Incarnation())
-			return APIServer(ctx, n)
-		}},
+		{Name: APIServerName, Run: APIServer},
 		{Name: StoreName, Run: gohost.FencedStore(gohost.StoreOptions{Unfenced: s.Unfenced})},
 	}
 	for _, c := range s.Candidates {
 		nodes = append(nodes, gohost.NodeSpec{Name: c.Name, Run: Candidate(c.CandidateOptions)})
 	}
 	return gohost.Config{
-		Nodes:    nodes,
-		Schedule: s.Schedule,
-		Duration: s.Duration,
+		Nodes:        nodes,
+		Schedule:     s.Schedule,
+		Duration:     s.Duration,
+		SeedMathRand: true, // client-go's jitter
 		History: gohost.HistoryConfig{Spec: "cas-record", Grantor: APIServerName, FencedStore: StoreName,
 			Lease: s.Timing.Lease(), Contended: []string{s.lease()}},
 	}
@@ -81,25 +78,6 @@ func (s Setup) lease() string {
 func (t Timing) Lease() history.Lease {
 	return history.Lease{TTL: t.LeaseDuration, RenewInterval: t.RetryPeriod,
 		BackoffMax: t.RetryPeriod + time.Duration(float64(t.RetryPeriod)*leaderelection.JitterFactor)}
-}
-
-// SeedGlobalRand seeds math/rand's global source, which client-go's
-// wait.Jitter draws from, from the run's seed. Since Go 1.24 rand.Seed is
-// a no-op unless GODEBUG=randseednop=0: a test binary sets it with a
-// `//go:debug randseednop=0` line in one of its test files (this
-// module's do). Without it the jitter is random and Verify reports the
-// divergence.
-func SeedGlobalRand(seed, incarnation uint64) {
-	rand.Seed(int64(seed*1_000_003 + incarnation)) //nolint:staticcheck // client-go reads the global source
-}
-
-// GlobalRandSeeded reports whether rand.Seed takes effect in this
-// process (GODEBUG randseednop=0).
-func GlobalRandSeeded() bool {
-	rand.Seed(1) //nolint:staticcheck
-	a := rand.Int63()
-	rand.Seed(1) //nolint:staticcheck
-	return a == rand.Int63()
 }
 
 // candidates returns n candidates c1…cn with opts, c1 starting first and

