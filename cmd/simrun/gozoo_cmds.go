@@ -137,6 +137,20 @@ func refuse(cmd *cobra.Command, why string, names ...string) error {
 	return nil
 }
 
+// runJob builds g's worker binary, runs job (schedule read from path, if
+// any) and returns its one outcome.
+func (h *goHost) runJob(cmd *cobra.Command, g *goImpl, job gohost.Job, path string) (*gohost.OutcomeRecord, error) {
+	bin, err := h.start(cmd.Context(), g)
+	if err != nil {
+		return nil, err
+	}
+	recs, err := h.work(cmd, g, bin, job, path)
+	if err != nil {
+		return nil, err
+	}
+	return oneOutcome(recs)
+}
+
 // start builds g's worker binary, saying so on stderr (a first build of a
 // module with heavy dependencies takes a while).
 func (h *goHost) start(ctx context.Context, g *goImpl) (string, error) {
@@ -281,15 +295,7 @@ func (h *goHost) run(cmd *cobra.Command, g *goImpl) error {
 	if job.Schedule, path, err = readScheduleFlag(cmd); err != nil {
 		return err
 	}
-	bin, err := h.start(cmd.Context(), g)
-	if err != nil {
-		return err
-	}
-	recs, err := h.work(cmd, g, bin, job, path)
-	if err != nil {
-		return err
-	}
-	o, err := oneOutcome(recs)
+	o, err := h.runJob(cmd, g, job, path)
 	if err != nil {
 		return err
 	}
@@ -400,15 +406,7 @@ func (h *goHost) replay(cmd *cobra.Command, g *goImpl) error {
 	if _, err := strconv.ParseUint(want, 16, 64); want != "" && (err != nil || len(want) != 16) {
 		return usagef(cmd, "--hash %q: want a trace hash of 16 hex digits, as run and sweep print", want)
 	}
-	bin, err := h.start(cmd.Context(), g)
-	if err != nil {
-		return err
-	}
-	recs, err := h.work(cmd, g, bin, job, path)
-	if err != nil {
-		return err
-	}
-	out, err := oneOutcome(recs)
+	out, err := h.runJob(cmd, g, job, path)
 	if err != nil {
 		return err
 	}
