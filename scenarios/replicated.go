@@ -259,6 +259,8 @@ func memberDrift(rho float64) []faults.Event {
 	for _, n := range []string{member(2), member(3), "h1", "h2", "h3"} {
 		evs = append(evs, faults.Event{At: 0, Kind: faults.KindDrift, Node: n, Drift: -rho})
 	}
+	// 3.5 s: slow followers time out after up to 2.1 s of true time, and
+	// the pre-vote and vote take a round trip more.
 	return append(evs, faults.Event{At: 20 * time.Second, Kind: faults.KindPause, Node: GrantorNode,
-		Duration: 2500 * time.Millisecond})
+		Duration: 3500 * time.Millisecond})
 }
