@@ -219,10 +219,10 @@ func MemberDrift() Scenario {
 	return Scenario{
 		Name: "member-drift",
 		Doc:  "replicated store: the leader's clock runs fast and the others' slow, within rho",
-		Story: "The first member's clock (the leader's) runs rho fast, so it expires leases early in true " +
-			"time, the others' rho slow, so a new leader extends late; holders' clocks run slow. At 20 s the " +
-			"leader stalls past the election timeout and the slow member takes over. Within rho no two holders " +
-			"may believe at once.",
+		Story: "The first member's clock (the leader's) runs rho (5%) fast, so it expires leases early in " +
+			"true time; the others' run rho slow, and so do the holders', which believe as long as they may. At " +
+			"20 s the leader stalls for 3.5 s and a slow member takes over; the nemesis isolates and pauses " +
+			"holders so that leases really expire and move. Within rho no two holders may believe at once.",
 		Config:     driftConfig(),
 		Contenders: 3,
 		Lock:       replicatedLoad(),
