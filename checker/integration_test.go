@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/leasesim/leasesim/checker"
+	"github.com/leasesim/leasesim/lease"
 	"github.com/leasesim/leasesim/scenarios"
 )
 
@@ -19,7 +20,7 @@ func TestCatalogHolds(t *testing.T) {
 	if testing.Short() {
 		seeds = seeds[:1]
 	}
-	for _, sc := range scenarios.Catalog() {
+	for _, sc := range scenarios.CatalogFor(lease.Correct()) { // a replicated store's: zoo/etcdraft's tests
 		for _, seed := range seeds {
 			t.Run(fmt.Sprintf("%s/seed=%d", sc.Name, seed), func(t *testing.T) {
 				t.Parallel()

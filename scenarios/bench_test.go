@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/leasesim/leasesim/checker"
+	"github.com/leasesim/leasesim/lease"
 	"github.com/leasesim/leasesim/scenarios"
 )
 
@@ -15,7 +16,7 @@ import (
 // B/event), which internal/benchratio sets against the kernel's own event
 // measured in the same run.
 func BenchmarkScenario(b *testing.B) {
-	for _, sc := range scenarios.Catalog() {
+	for _, sc := range scenarios.CatalogFor(lease.Correct()) {
 		for _, mode := range []struct {
 			name string
 			opts scenarios.Options

@@ -162,3 +162,16 @@ func ordinal(n int) string {
 	}
 	return fmt.Sprintf("%dth", n)
 }
+
+// CatalogFor returns the catalogue entries impl supports (Supports), in
+// catalogue order: what a test or a tool runs against one implementation
+// without skipping.
+func CatalogFor(impl lease.Impl) []Scenario {
+	var out []Scenario
+	for _, sc := range Catalog() {
+		if Supports(sc, impl.OrCorrect()) == nil {
+			out = append(out, sc)
+		}
+	}
+	return out
+}

@@ -10,6 +10,7 @@ import (
 	"github.com/leasesim/leasesim/checker"
 	"github.com/leasesim/leasesim/lease"
 	"github.com/leasesim/leasesim/scenarios"
+	"github.com/leasesim/leasesim/zoo/etcdraft"
 )
 
 // catalogSeeds is how many seeds each built-in scenario runs in `make test`;
@@ -35,12 +36,16 @@ func TestCatalog(t *testing.T) {
 		"swarm":            expectEveryTaskDone,
 	}
 	names := scenarios.Names()
-	require.Len(t, names, 13)
+	require.Len(t, names, 20)
 	for _, sc := range scenarios.Catalog() {
 		t.Run(sc.Name, func(t *testing.T) {
 			require.NotEmpty(t, sc.Doc, "a one-line description for simrun list")
 			require.Greater(t, len(sc.Story), 100, "a paragraph of prose")
 			opts := []scenarios.Option{scenarios.Seeds(1, catalogSeeds), scenarios.Parallel()}
+			if scenarios.Supports(sc, lease.Correct()) != nil {
+				// A replicated store's scenario: it runs against one.
+				opts = append(opts, scenarios.WithImpl(etcdraft.Impl()))
+			}
 			if story := stories[sc.Name]; story != nil {
 				opts = append(opts, scenarios.Expect(story))
 			}

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/leasesim/leasesim/checker"
+	"github.com/leasesim/leasesim/lease"
 	"github.com/leasesim/leasesim/scenarios"
 )
 
@@ -16,7 +17,7 @@ import (
 // goroutine, and returns the trace hashes in (scenario, seed) order.
 func hashes(t *testing.T, n int, opts scenarios.Options) []uint64 {
 	t.Helper()
-	catalog := scenarios.Catalog()
+	catalog := scenarios.CatalogFor(lease.Correct())
 	out := make([]uint64, len(catalog)*n)
 	var wg sync.WaitGroup
 	for i, sc := range catalog {

@@ -42,7 +42,7 @@ func holderBudgets(declared bool) lease.Impl {
 func TestDeclaredDriftSplitPassesP3(t *testing.T) {
 	seeds := []uint64{1, 2}
 	undeclaredP3 := 0
-	for _, sc := range scenarios.Catalog() {
+	for _, sc := range scenarios.CatalogFor(lease.Correct()) {
 		for _, seed := range seeds {
 			out, err := scenarios.Execute(sc, seed, scenarios.Options{Impl: holderBudgets(true)})
 			require.NoError(t, err)
@@ -64,5 +64,5 @@ func TestDeclaredDriftSplitPassesP3(t *testing.T) {
 		}
 	}
 	assert.Positive(t, undeclaredP3, "judged by the wrong policy, P3 must object somewhere")
-	t.Logf("undeclared: P3 violated in %d of %d runs", undeclaredP3, len(seeds)*len(scenarios.Catalog()))
+	t.Logf("undeclared: P3 violated in %d of %d runs", undeclaredP3, len(seeds)*len(scenarios.CatalogFor(lease.Correct())))
 }

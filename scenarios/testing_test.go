@@ -28,7 +28,7 @@ func TestYourOwnImplementation(t *testing.T) {
 		// needs more is skipped with the reason.
 		Capabilities: lease.AllCapabilities(),
 	}
-	for _, sc := range scenarios.Catalog() {
+	for _, sc := range scenarios.CatalogFor(lease.Correct()) {
 		t.Run(sc.Name, func(t *testing.T) {
 			scenarios.Run(t, sc, scenarios.Seeds(1, 3), scenarios.WithImpl(mine), scenarios.Parallel())
 		})

@@ -46,7 +46,7 @@ func TestRoundTripKeepsEveryVerdict(t *testing.T) {
 		seed uint64
 	}
 	var runs []run
-	for _, sc := range scenarios.Catalog() {
+	for _, sc := range scenarios.CatalogFor(lease.Correct()) {
 		for seed := uint64(1); seed <= 2; seed++ {
 			if testing.Short() && seed > 1 {
 				continue

@@ -108,7 +108,7 @@ func TestSkippedScenariosNameWhatIsMissing(t *testing.T) {
 		"worker-crash-handoff": "checkpoints, failpoint before-checkpoint",
 		"service-registry":     "registrations",
 	}
-	for _, sc := range scenarios.Catalog() {
+	for _, sc := range scenarios.CatalogFor(lease.Correct()) { // not the replicated store's
 		err := scenarios.Supports(sc, Impl())
 		missing, skipped := want[sc.Name]
 		if !skipped {
