@@ -148,8 +148,13 @@ func (n *Node) Send(to NodeID, payload any) { n.SendRelease(to, payload, nil) }
 // a payload only until it returns. SendRelease reports whether any copy
 // was queued; if none was (a partition, a loss or the link's in-flight
 // bound dropped it at once), release is never called and the payload is
-// the sender's again. A nil release makes it Send.
+// the sender's again. A nil release makes it Send. A node that crashed
+// during the handler now running (a failpoint in a callback) has no
+// process left to send: the send does nothing, as SetTimer then does.
 func (n *Node) SendRelease(to NodeID, payload any, release func(any)) bool {
+	if n.state == Crashed {
+		return false
+	}
 	n.mustRun("Send")
 	if to < 0 || int(to) >= len(n.w.nodes) {
 		panic(fmt.Sprintf("sim: invariant known-node: %s sent to node id %d, which does not exist", n.name, to))
