@@ -107,7 +107,9 @@ func (m *member) keepAlive(req Request) {
 		return
 	}
 	m.expiry[l.id] = now + l.ttl
-	if m.o.checkpoints && m.checkpointing() && (l.remaining > 0 || m.cpInFlight(l.id)) {
+	// etcd's Renew clears a checkpointed remaining TTL whether or not
+	// checkpoints are still scheduled (also with checkpointFirstLeaderOnly).
+	if m.o.checkpoints && (l.remaining > 0 || m.cpInFlight(l.id)) {
 		_ = m.propose(&command{kind: cmdCheckpoint, checkpoints: []checkpoint{{lease: l.id}}})
 	}
 	m.reply(Reply{Op: req.Op, Client: req.Client, ID: req.ID, TTL: l.ttl})
