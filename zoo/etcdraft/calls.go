@@ -1,12 +1,6 @@
 package etcdraft
 
-import (
-	"fmt"
-	"math"
-	"time"
-
-	"github.com/leasesim/leasesim/lease"
-)
+import "time"
 
 // maxRedirects bounds how many times one call follows a redirect at once.
 const maxRedirects = 2
@@ -17,25 +11,14 @@ type call struct {
 	req       Request
 	sentAt    time.Duration // the holder's reading when it sent the request (last)
 	redirects int
-	timer     lease.Timer
 	onReply   func(r Reply, sentAt time.Duration)
 	onTimeout func()
-}
-
-// nextID returns a request id never used before by this node: the boot in
-// the high 32 bits, a counter in the low 32.
-func (h *holder) nextID() uint64 {
-	if h.seq == math.MaxUint32 {
-		panic(fmt.Sprintf("etcdraft: invariant request-ids-left: boot %d used every id", h.boot))
-	}
-	h.seq++
-	return h.boot<<32 | uint64(h.seq)
 }
 
 // send sends req to the member believed to lead, with a fresh id, and
 // returns the id.
 func (h *holder) send(req Request) uint64 {
-	req.ID, req.Client = h.nextID(), string(h.env.Self)
+	req.ID, req.Client = h.ids.Next(), string(h.env.Self)
 	h.net.SendAny(h.members[h.target], req)
 	return req.ID
 }
@@ -53,18 +36,16 @@ func (h *holder) issue(c *call) {
 	c.sentAt = h.env.Clock.Now()
 	id := h.send(c.req)
 	c.s.inflight = id
-	h.calls[id] = c
-	c.timer = h.after(h.cfg.RequestTimeout, func() { h.timedOut(id) })
+	h.calls.Add(id, c)
 }
 
 // replied hands a member's reply to the call that awaits it.
 func (h *holder) replied(r Reply) {
-	c := h.calls[r.ID]
-	if c == nil || c.req.Op != r.Op {
+	c, ok := h.calls.Get(r.ID)
+	if !ok || c.req.Op != r.Op {
 		return // a duplicate, a late reply, or the reply to a revoke nobody awaits
 	}
-	delete(h.calls, r.ID)
-	c.timer.Stop()
+	h.calls.Take(r.ID)
 	if c.s.released || c.s.inflight != r.ID {
 		return
 	}
@@ -83,14 +64,9 @@ func (h *holder) replied(r Reply) {
 	h.keepAliveIfDue(c.s)
 }
 
-// timedOut gives up on the call id if its reply has not come, and moves
-// on to the next member.
-func (h *holder) timedOut(id uint64) {
-	c := h.calls[id]
-	if c == nil {
-		return
-	}
-	delete(h.calls, id)
+// timedOut gives up on the call c, sent as id, whose reply has not come,
+// and moves on to the next member.
+func (h *holder) timedOut(id uint64, c *call) {
 	if c.s.released || c.s.inflight != id {
 		return
 	}

@@ -1,12 +1,11 @@
 package etcdraft
 
 import (
-	"encoding/binary"
 	"fmt"
-	"math"
 	"time"
 
 	"github.com/leasesim/leasesim/lease"
+	"github.com/leasesim/leasesim/zoo/internal/holderkit"
 )
 
 // keyHolderBoots is the holder's durable boot counter: the high 32 bits of
@@ -26,11 +25,12 @@ type holder struct {
 	members  []lease.Addr
 	target   int // index into members of the member requests go to
 	store    lease.Addr
-	boot     uint64
-	seq      uint32
-	sessions map[string]*session   // by resource; looked up, never iterated
-	calls    map[uint64]*call      // requests awaiting a reply, by id; looked up, never iterated
-	writes   map[uint64]*writeCall // writes awaiting a reply, by id; looked up, never iterated
+	ids      *holderkit.RequestIDs
+	sessions map[string]*session // by resource; looked up, never iterated
+	calls    *holderkit.Pending[*call]
+	// The holder's client of the fenced store at store: Write and
+	// SideEffect are its.
+	*holderkit.FencedStore
 }
 
 var (
@@ -50,29 +50,14 @@ func newHolder(env lease.Env, cfg lease.Config, members []lease.Addr, store leas
 		return nil, fmt.Errorf("new etcdraft holder: %w", err)
 	}
 	h := &holder{env: env, net: net, cfg: cfg, validity: cfg.HolderValidity(cfg.TTL), members: members, store: store,
-		sessions: make(map[string]*session), calls: make(map[uint64]*call), writes: make(map[uint64]*writeCall)}
+		sessions: make(map[string]*session)}
 	var err error
-	if h.boot, err = nextBoot(env.Store); err != nil {
+	if h.ids, err = holderkit.NewRequestIDs(env.Store, keyHolderBoots, "etcdraft"); err != nil {
 		return nil, fmt.Errorf("new etcdraft holder: %w", err)
 	}
+	h.calls = holderkit.NewPending(env.Clock, cfg.RequestTimeout, h.timedOut)
+	h.FencedStore = holderkit.NewFencedStore(env, store, cfg.RequestTimeout, h.ids, h.Valid, h.fenced)
 	return h, nil
-}
-
-// nextBoot counts this boot in store, durably, and returns its number.
-func nextBoot(store lease.Storage) (uint64, error) {
-	var boot uint64
-	if b, ok := store.Get(keyHolderBoots); ok && len(b) == 8 {
-		boot = binary.BigEndian.Uint64(b)
-	}
-	boot++
-	if boot > math.MaxUint32 {
-		panic(fmt.Sprintf("etcdraft: invariant boots-fit-request-id: boot %d", boot))
-	}
-	store.Put(keyHolderBoots, binary.BigEndian.AppendUint64(nil, boot))
-	if err := store.Sync(); err != nil {
-		return 0, fmt.Errorf("persisting boot %d: %w", boot, err)
-	}
-	return boot, nil
 }
 
 // Acquire starts leasing resource and keeps it (keepalives, and leasing
@@ -122,10 +107,17 @@ func (h *holder) Valid(resource string) (lease.Grant, bool) {
 	return s.grant(h.cfg.TTL), true
 }
 
+// Checkpoint is not supported: a lease carries no state in this store.
+func (h *holder) Checkpoint(resource string, _ []byte, done func(error)) {
+	if done != nil {
+		done(fmt.Errorf("checkpoint %q: checkpoints of task state are not supported: %w", resource, lease.ErrBadRequest))
+	}
+}
+
 // Deliver takes the fenced store's replies (leasesim's messages).
 func (h *holder) Deliver(_ lease.Addr, m lease.Message) {
 	if m.Kind == lease.KindWriteReply {
-		h.written(m)
+		h.FencedStore.Deliver(m)
 	}
 }
 
@@ -137,16 +129,7 @@ func (h *holder) DeliverAny(_ lease.Addr, m any) {
 }
 
 // observe stamps ev with the node and its clocks and reports it.
-func (h *holder) observe(ev lease.Event) {
-	if h.env.Observer == nil {
-		return
-	}
-	ev.Node, ev.Local = h.env.Self, h.env.Clock.Now()
-	if h.env.Wall != nil {
-		ev.Wall = h.env.Wall.WallNow()
-	}
-	h.env.Observer.Observe(ev)
-}
+func (h *holder) observe(ev lease.Event) { holderkit.Observe(h.env, ev) }
 
 // after arms f after d on the holder's clock.
 func (h *holder) after(d time.Duration, f func()) lease.Timer {

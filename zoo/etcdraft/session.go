@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/leasesim/leasesim/lease"
+	"github.com/leasesim/leasesim/zoo/internal/holderkit"
 )
 
 // phase is where a session is in holding its resource.
@@ -53,16 +54,10 @@ func (s *session) grant(ttl time.Duration) lease.Grant {
 
 // stop cancels the session's timers and forgets its request in flight.
 func (s *session) stop() {
-	stopTimer(s.wait)
-	stopTimer(s.renew)
-	stopTimer(s.expiry)
+	holderkit.StopTimer(s.wait)
+	holderkit.StopTimer(s.renew)
+	holderkit.StopTimer(s.expiry)
 	s.wait, s.renew, s.expiry, s.inflight, s.believing, s.kaDue = nil, nil, nil, 0, false, false
-}
-
-func stopTimer(t lease.Timer) {
-	if t != nil {
-		t.Stop()
-	}
 }
 
 // grant asks for a lease of the configured TTL.
@@ -117,7 +112,7 @@ func (h *holder) waitFree(s *session) {
 // scheduleKeepAlive arms the next keepalive a renew interval after the
 // lease was last known alive.
 func (h *holder) scheduleKeepAlive(s *session) {
-	stopTimer(s.renew)
+	holderkit.StopTimer(s.renew)
 	s.renew = h.after(s.aliveAt+h.cfg.RenewInterval-h.env.Clock.Now(), func() {
 		if s.released || s.lease == 0 {
 			return
@@ -168,7 +163,7 @@ func (h *holder) believe(s *session) {
 	if until <= now || (s.believing && until <= s.until) {
 		return
 	}
-	stopTimer(s.expiry)
+	holderkit.StopTimer(s.expiry)
 	s.expiry = h.after(until-now, func() { h.expire(s) })
 	if s.believing {
 		s.until = until
@@ -254,7 +249,7 @@ func (h *holder) later(s *session, step func()) {
 	s.backoff = min(max(2*s.backoff, h.cfg.BackoffMin), h.cfg.BackoffMax)
 	half := s.backoff / 2
 	d := half + time.Duration(h.env.Rand.Int64N(int64(s.backoff-half)+1))
-	stopTimer(s.wait)
+	holderkit.StopTimer(s.wait)
 	s.wait = h.after(d, func() {
 		s.wait = nil
 		if !s.released && s.inflight == 0 {

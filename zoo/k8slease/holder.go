@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/leasesim/leasesim/lease"
+	"github.com/leasesim/leasesim/zoo/internal/holderkit"
 )
 
 // holder is a candidate process: one leader elector per resource it
@@ -125,9 +126,7 @@ func (h *holder) claim(id uint64) *pending {
 		return nil
 	}
 	delete(h.pending, id)
-	if p.timer != nil {
-		p.timer.Stop()
-	}
+	holderkit.StopTimer(p.timer)
 	return p
 }
 
@@ -264,20 +263,11 @@ func (h *holder) Checkpoint(resource string, _ []byte, done func(error)) {
 
 // SideEffect performs an unfenced effect at the store: fire and forget.
 func (h *holder) SideEffect(resource, id string) {
-	h.env.Net.Send(h.store, lease.Message{Kind: lease.KindEffect, Client: h.env.Self, Resource: resource, Key: id})
+	holderkit.SideEffect(h.env, h.store, resource, id)
 }
 
 // observe stamps ev with the node and its clocks and reports it.
-func (h *holder) observe(ev lease.Event) {
-	if h.env.Observer == nil {
-		return
-	}
-	ev.Node, ev.Local = h.env.Self, h.env.Clock.Now()
-	if h.env.Wall != nil {
-		ev.Wall = h.env.Wall.WallNow()
-	}
-	h.env.Observer.Observe(ev)
-}
+func (h *holder) observe(ev lease.Event) { holderkit.Observe(h.env, ev) }
 
 var (
 	_ lease.Holder  = (*holder)(nil)

@@ -1,13 +1,12 @@
 package redislock
 
 import (
-	"encoding/binary"
 	"fmt"
-	"math"
 	"strconv"
 	"time"
 
 	"github.com/leasesim/leasesim/lease"
+	"github.com/leasesim/leasesim/zoo/internal/holderkit"
 )
 
 // keyHolderBoots is the holder's durable boot counter: the high 32 bits of
@@ -23,11 +22,12 @@ type holder struct {
 	t             timing
 	bugs          bugs
 	server, store lease.Addr
-	boot          uint64
-	seq           uint32
-	sessions      map[string]*session   // by resource; looked up, never iterated
-	calls         map[uint64]*call      // commands awaiting a reply, by id; looked up, never iterated
-	writes        map[uint64]*writeCall // writes awaiting a reply, by id; looked up, never iterated
+	ids           *holderkit.RequestIDs
+	sessions      map[string]*session       // by resource; looked up, never iterated
+	calls         *holderkit.Pending[*call] // commands awaiting a reply
+	// The holder's client of the fenced store at store: Write and
+	// SideEffect are its.
+	*holderkit.FencedStore
 }
 
 var (
@@ -47,31 +47,13 @@ func newHolder(env lease.Env, cfg lease.Config, server, store lease.Addr, b bugs
 		return nil, fmt.Errorf("new redislock holder: %w", err)
 	}
 	h := &holder{env: env, net: net, t: t, bugs: b, server: server, store: store,
-		sessions: make(map[string]*session), calls: make(map[uint64]*call), writes: make(map[uint64]*writeCall)}
-	if h.boot, err = nextBoot(env.Store); err != nil {
+		sessions: make(map[string]*session)}
+	if h.ids, err = holderkit.NewRequestIDs(env.Store, keyHolderBoots, "redislock"); err != nil {
 		return nil, fmt.Errorf("new redislock holder: %w", err)
 	}
+	h.calls = holderkit.NewPending(env.Clock, t.requestTimeout, h.timedOut)
+	h.FencedStore = holderkit.NewFencedStore(env, store, t.requestTimeout, h.ids, h.Valid, h.fenced)
 	return h, nil
-}
-
-// nextBoot counts this boot in store, durably, and returns its number.
-func nextBoot(store lease.Storage) (uint64, error) {
-	var boot uint64
-	if b, ok := store.Get(keyHolderBoots); ok {
-		if len(b) != 8 {
-			panic(fmt.Sprintf("redislock: invariant durable-boots-format: %d bytes", len(b)))
-		}
-		boot = binary.BigEndian.Uint64(b)
-	}
-	boot++
-	if boot > math.MaxUint32 {
-		panic(fmt.Sprintf("redislock: invariant boots-fit-request-id: boot %d", boot))
-	}
-	store.Put(keyHolderBoots, binary.BigEndian.AppendUint64(nil, boot))
-	if err := store.Sync(); err != nil {
-		return 0, fmt.Errorf("persisting boot %d: %w", boot, err)
-	}
-	return boot, nil
 }
 
 // lockKey and fenceKey are the server keys of a resource: the lock itself
@@ -134,10 +116,18 @@ func (h *holder) Valid(resource string) (lease.Grant, bool) {
 	return s.grant(h.t.ttl), true
 }
 
+// Checkpoint is not supported: a Redis lock stores no state with the lock.
+// (An application would keep its progress in the fenced store.)
+func (h *holder) Checkpoint(resource string, _ []byte, done func(error)) {
+	if done != nil {
+		done(fmt.Errorf("checkpoint %q: checkpoints are not supported by a Redis lock: %w", resource, lease.ErrBadRequest))
+	}
+}
+
 // Deliver takes the fenced store's replies (leasesim's messages).
 func (h *holder) Deliver(_ lease.Addr, m lease.Message) {
 	if m.Kind == lease.KindWriteReply {
-		h.written(m)
+		h.FencedStore.Deliver(m)
 	}
 }
 
@@ -149,16 +139,7 @@ func (h *holder) DeliverAny(_ lease.Addr, m any) {
 }
 
 // observe stamps ev with the node and its clocks and reports it.
-func (h *holder) observe(ev lease.Event) {
-	if h.env.Observer == nil {
-		return
-	}
-	ev.Node, ev.Local = h.env.Self, h.env.Clock.Now()
-	if h.env.Wall != nil {
-		ev.Wall = h.env.Wall.WallNow()
-	}
-	h.env.Observer.Observe(ev)
-}
+func (h *holder) observe(ev lease.Event) { holderkit.Observe(h.env, ev) }
 
 // after arms f after d on the holder's clock.
 func (h *holder) after(d time.Duration, f func()) lease.Timer {

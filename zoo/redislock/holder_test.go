@@ -244,13 +244,15 @@ func TestHolderFencedWrite(t *testing.T) {
 // TestHolderWriteFailpoint: nothing leaves between the failpoint and its
 // continuation, and the write carries the time it really left.
 func TestHolderWriteFailpoint(t *testing.T) {
-	f := newFixture(t, bugs{})
+	n := newTestNode("h1")
 	var then func()
-	f.n.failpoint = func(name string, fn func()) {
+	n.failpoint = func(name string, fn func()) {
 		assert.Equal(t, lease.FailpointBeforeWrite, name)
 		then = fn
 	}
-	f.h.env = f.n.env()
+	h, err := newHolder(n.env(), testConfig, "grantor", "store", bugs{})
+	require.NoError(t, err)
+	f := &fixture{t: t, n: n, h: h}
 	f.hold()
 	f.h.Write("r", "k", []byte("v"), nil)
 	require.NotNil(t, then)

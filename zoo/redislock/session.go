@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/leasesim/leasesim/lease"
+	"github.com/leasesim/leasesim/zoo/internal/holderkit"
 )
 
 // phase is where a session is in locking its resource.
@@ -54,15 +55,9 @@ func (s *session) grant(ttl time.Duration) lease.Grant {
 // stop cancels the session's timers and forgets its request in flight, so
 // that a late reply or timer finds nothing to act on.
 func (s *session) stop() {
-	stopTimer(s.wait)
-	stopTimer(s.expiry)
+	holderkit.StopTimer(s.wait)
+	holderkit.StopTimer(s.expiry)
 	s.wait, s.expiry, s.inflight, s.believing = nil, nil, 0, false
-}
-
-func stopTimer(t lease.Timer) {
-	if t != nil {
-		t.Stop()
-	}
 }
 
 // attempt draws a fresh token: INCR fence:R.
@@ -113,7 +108,7 @@ func (h *holder) renew(s *session) {
 
 // scheduleRenew arms the next renewal a renew interval after sentAt.
 func (h *holder) scheduleRenew(s *session, sentAt time.Duration) {
-	stopTimer(s.wait)
+	holderkit.StopTimer(s.wait)
 	s.wait = h.after(sentAt+h.t.renewInterval-h.env.Clock.Now(), func() {
 		if !s.released && s.phase == phaseHeld && s.inflight == 0 {
 			h.renew(s)
@@ -130,7 +125,7 @@ func (h *holder) believeFrom(s *session, sentAt time.Duration) {
 	if until <= now || (s.believing && until <= s.until) {
 		return // the reply came too late to believe anything more
 	}
-	stopTimer(s.expiry)
+	holderkit.StopTimer(s.expiry)
 	s.expiry = h.after(until-now, func() { h.expire(s) })
 	if s.believing {
 		s.until = until
