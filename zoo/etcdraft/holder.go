@@ -74,7 +74,7 @@ func (h *holder) Acquire(resource string, opts lease.AcquireOptions) {
 		}
 		return
 	}
-	s := &session{resource: resource, onGrant: opts.OnGrant, onLost: opts.OnLost}
+	s := &session{Belief: holderkit.Belief{Resource: resource, OnGrant: opts.OnGrant, OnLost: opts.OnLost}}
 	h.sessions[resource] = s
 	h.grant(s)
 }
@@ -87,7 +87,7 @@ func (h *holder) Release(resource string) {
 		return
 	}
 	delete(h.sessions, resource)
-	believing, token, id := s.believing, s.token, s.lease
+	believing, token, id := s.Believing, s.Token, s.lease
 	s.stop()
 	s.released = true
 	if id != 0 {
@@ -101,10 +101,10 @@ func (h *holder) Release(resource string) {
 // Valid returns the grant while the holder believes it holds resource.
 func (h *holder) Valid(resource string) (lease.Grant, bool) {
 	s := h.sessions[resource]
-	if s == nil || !s.believing || h.env.Clock.Now() >= s.until {
+	if s == nil {
 		return lease.Grant{}, false
 	}
-	return s.grant(h.cfg.TTL), true
+	return s.Valid(h.env.Clock.Now(), h.cfg.TTL)
 }
 
 // Checkpoint is not supported: a lease carries no state in this store.

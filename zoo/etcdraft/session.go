@@ -25,44 +25,35 @@ const (
 
 // session is one resource's lease and key, from Acquire to Release.
 type session struct {
-	resource string
-	onGrant  func(lease.Grant)
-	onLost   func(resource string, token uint64, err error)
+	// Belief's Token is the key's create revision; 0 until the key is
+	// ours.
+	holderkit.Belief
 
 	phase phase
-	lease int64  // the lease granted; 0 while waiting or granting
-	token uint64 // the key's create revision; 0 until the key is ours
+	lease int64 // the lease granted; 0 while waiting or granting
 	// aliveAt is the send time of the last grant or keepalive the primary
 	// answered: the lease lives at least TTL after it on the primary's
 	// clock, so the holder may believe until aliveAt + validity.
-	aliveAt   time.Duration
-	believing bool
-	until     time.Duration
-	backoff   time.Duration
-	wait      lease.Timer // the next step (a grant, a create)
-	renew     lease.Timer // the next keepalive
-	expiry    lease.Timer // the end of belief
-	inflight  uint64      // the session's request in flight; 0 if none
-	kaDue     bool        // a keepalive is due once the request in flight is answered
-	released  bool
-}
-
-// grant is the session's belief as a lease.Grant.
-func (s *session) grant(ttl time.Duration) lease.Grant {
-	return lease.Grant{Resource: s.resource, Token: s.token, TTL: ttl, Deadline: s.until}
+	aliveAt  time.Duration
+	backoff  time.Duration
+	wait     lease.Timer // the next step (a grant, a create)
+	renew    lease.Timer // the next keepalive
+	inflight uint64      // the session's request in flight; 0 if none
+	kaDue    bool        // a keepalive is due once the request in flight is answered
+	released bool
 }
 
 // stop cancels the session's timers and forgets its request in flight.
 func (s *session) stop() {
 	holderkit.StopTimer(s.wait)
 	holderkit.StopTimer(s.renew)
-	holderkit.StopTimer(s.expiry)
-	s.wait, s.renew, s.expiry, s.inflight, s.believing, s.kaDue = nil, nil, nil, 0, false, false
+	s.Drop()
+	s.wait, s.renew, s.inflight, s.kaDue = nil, nil, 0, false
 }
 
 // grant asks for a lease of the configured TTL.
 func (h *holder) grant(s *session) {
-	s.phase, s.lease, s.token = phaseGrant, 0, 0
+	s.phase, s.lease, s.Token = phaseGrant, 0, 0
 	h.call(s, Request{Op: OpGrant, TTL: h.cfg.TTL}, func(r Reply, sentAt time.Duration) {
 		if r.Err != ErrNone || r.Lease <= 0 {
 			h.retry(s)
@@ -79,7 +70,7 @@ func (h *holder) grant(s *session) {
 // whose first reply was lost); a key of another lease means wait and try
 // again, keeping the lease alive.
 func (h *holder) create(s *session) {
-	req := Request{Op: OpCreate, Key: s.resource, Value: string(h.env.Self), Lease: s.lease}
+	req := Request{Op: OpCreate, Key: s.Resource, Value: string(h.env.Self), Lease: s.lease}
 	h.call(s, req, func(r Reply, _ time.Duration) {
 		switch {
 		case r.Err == ErrLeaseNotFound:
@@ -87,7 +78,7 @@ func (h *holder) create(s *session) {
 		case r.Err != ErrNone:
 			h.later(s, func() { h.create(s) })
 		case r.KeyLease == s.lease && r.CreateRevision > 0:
-			s.phase, s.token, s.backoff = phaseHeld, uint64(r.CreateRevision), 0
+			s.phase, s.Token, s.backoff = phaseHeld, uint64(r.CreateRevision), 0
 			h.believe(s)
 		default:
 			h.later(s, func() { h.waitFree(s) })
@@ -100,7 +91,7 @@ func (h *holder) create(s *session) {
 // predecessor's deletion (with a watch; reads polled with a growing
 // backoff keep the history small enough for P3).
 func (h *holder) waitFree(s *session) {
-	h.call(s, Request{Op: OpGet, Key: s.resource}, func(r Reply, _ time.Duration) {
+	h.call(s, Request{Op: OpGet, Key: s.Resource}, func(r Reply, _ time.Duration) {
 		if r.Err == ErrNone && (!r.OK || r.KeyLease == s.lease) {
 			h.create(s)
 			return
@@ -159,29 +150,16 @@ func (h *holder) resume(s *session) {
 // believe extends belief to aliveAt + validity; a session that did not
 // believe starts believing (a new grant).
 func (h *holder) believe(s *session) {
-	until, now := s.aliveAt+h.validity, h.env.Clock.Now()
-	if until <= now || (s.believing && until <= s.until) {
-		return
-	}
-	holderkit.StopTimer(s.expiry)
-	s.expiry = h.after(until-now, func() { h.expire(s) })
-	if s.believing {
-		s.until = until
-		h.observe(lease.Event{Kind: lease.EventRenew, Resource: s.resource, Token: s.token, Deadline: until})
-		return
-	}
-	s.believing, s.until = true, until
-	h.observe(lease.Event{Kind: lease.EventGrant, Resource: s.resource, Token: s.token, Deadline: until})
-	if s.onGrant == nil {
+	if !s.Extend(h.env, s.aliveAt+h.validity, func() { h.expire(s) }) || s.OnGrant == nil {
 		return
 	}
 	// The owner hears of the grant in a step of its own, at the same
 	// instant: its callback may write, reach a failpoint and crash the
 	// node, and the handler that got here may still have a request to send.
-	token := s.token
+	token := s.Token
 	h.after(0, func() {
-		if !s.released && s.believing && s.token == token && h.env.Clock.Now() < s.until {
-			s.onGrant(s.grant(h.cfg.TTL))
+		if !s.released && s.Believing && s.Token == token && h.env.Clock.Now() < s.Until {
+			s.OnGrant(s.Grant(h.cfg.TTL))
 		}
 	})
 }
@@ -190,23 +168,21 @@ func (h *holder) believe(s *session) {
 // session keeps its lease alive: a keepalive that succeeds believes again
 // (the key is attached to the lease, so it is still ours).
 func (h *holder) expire(s *session) {
-	if s.released || !s.believing || h.env.Clock.Now() < s.until {
+	if s.released {
 		return
 	}
-	s.believing = false
-	h.observe(lease.Event{Kind: lease.EventLost, Resource: s.resource, Token: s.token})
-	h.lost(s, s.token, fmt.Errorf("lease %d on %q, token %d: deadline passed without a keepalive: %w",
-		s.lease, s.resource, s.token, lease.ErrLeaseExpired))
+	s.Lapse(h.env, fmt.Errorf("lease %d on %q, token %d: deadline passed without a keepalive: %w",
+		s.lease, s.Resource, s.Token, lease.ErrLeaseExpired))
 }
 
 // leaseGone handles a keepalive that found the lease gone: the key went
 // with it. Belief ends, if it had not, and the session starts afresh.
 func (h *holder) leaseGone(s *session) {
-	believing, token, id := s.believing, s.token, s.lease
+	believing, token, id := s.Believing, s.Token, s.lease
 	h.retry(s)
 	if believing {
-		h.observe(lease.Event{Kind: lease.EventLost, Resource: s.resource, Token: token})
-		h.lost(s, token, fmt.Errorf("lease %d on %q, token %d: not found: %w", id, s.resource, token,
+		h.observe(lease.Event{Kind: lease.EventLost, Resource: s.Resource, Token: token})
+		s.Lost(token, fmt.Errorf("lease %d on %q, token %d: not found: %w", id, s.Resource, token,
 			lease.ErrLeaseExpired))
 	}
 }
@@ -216,16 +192,16 @@ func (h *holder) leaseGone(s *session) {
 func (h *holder) fenced(resource string, token uint64, err error) {
 	s := h.sessions[resource]
 	h.observe(lease.Event{Kind: lease.EventFenced, Resource: resource, Token: token, Err: err.Error()})
-	if s == nil || s.token != token || s.phase != phaseHeld {
+	if s == nil || s.Token != token || s.phase != phaseHeld {
 		return
 	}
-	believing := s.believing
+	believing := s.Believing
 	if s.lease != 0 {
 		h.send(Request{Op: OpRevoke, Lease: s.lease})
 	}
 	h.retry(s)
 	if believing {
-		h.lost(s, token, err)
+		s.Lost(token, err)
 	}
 }
 
@@ -236,7 +212,7 @@ func (h *holder) retry(s *session) {
 		return
 	}
 	s.stop()
-	s.phase, s.lease, s.token = phaseWaiting, 0, 0
+	s.phase, s.lease, s.Token = phaseWaiting, 0, 0
 	h.later(s, func() {
 		if s.phase == phaseWaiting {
 			h.grant(s)
@@ -256,11 +232,4 @@ func (h *holder) later(s *session, step func()) {
 			step()
 		}
 	})
-}
-
-// lost tells the session's owner that belief under token ended.
-func (h *holder) lost(s *session, token uint64, err error) {
-	if s.onLost != nil {
-		s.onLost(s.resource, token, err)
-	}
 }

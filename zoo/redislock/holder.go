@@ -81,7 +81,7 @@ func (h *holder) Acquire(resource string, opts lease.AcquireOptions) {
 		}
 		return
 	}
-	s := &session{resource: resource, onGrant: opts.OnGrant, onLost: opts.OnLost}
+	s := &session{Belief: holderkit.Belief{Resource: resource, OnGrant: opts.OnGrant, OnLost: opts.OnLost}}
 	h.sessions[resource] = s
 	h.attempt(s)
 }
@@ -94,7 +94,7 @@ func (h *holder) Release(resource string) {
 		return
 	}
 	delete(h.sessions, resource)
-	believing, token := s.believing, s.token
+	believing, token := s.Believing, s.Token
 	s.stop()
 	s.released = true
 	if s.value != "" {
@@ -110,10 +110,10 @@ func (h *holder) Release(resource string) {
 // clock has not reached that send time plus the validity.
 func (h *holder) Valid(resource string) (lease.Grant, bool) {
 	s := h.sessions[resource]
-	if s == nil || !s.believing || h.env.Clock.Now() >= s.until {
+	if s == nil {
 		return lease.Grant{}, false
 	}
-	return s.grant(h.t.ttl), true
+	return s.Valid(h.env.Clock.Now(), h.t.ttl)
 }
 
 // Checkpoint is not supported: a Redis lock stores no state with the lock.

@@ -29,41 +29,30 @@ const (
 
 // session is one resource's lock, from Acquire to Release.
 type session struct {
-	resource string
-	onGrant  func(lease.Grant)
-	onLost   func(resource string, token uint64, err error)
+	// Belief's Token is the token of the current attempt or hold; 0 while
+	// waiting.
+	holderkit.Belief
 
-	phase phase
-	token uint64 // the token of the current attempt or hold; 0 while waiting
-	value string // lockValue(token) from the SET on; "" while waiting
-	// believing: the holder believes it holds the lock until its clock
-	// reads until.
-	believing bool
-	until     time.Duration
-	backoff   time.Duration // the last backoff; 0 after a grant
-	wait      lease.Timer   // the next attempt or renewal
-	expiry    lease.Timer   // the end of belief
-	inflight  uint64        // id of the session's request in flight; 0 if none
-	released  bool
-}
-
-// grant is the session's belief as a lease.Grant.
-func (s *session) grant(ttl time.Duration) lease.Grant {
-	return lease.Grant{Resource: s.resource, Token: s.token, TTL: ttl, Deadline: s.until}
+	phase    phase
+	value    string        // lockValue(token) from the SET on; "" while waiting
+	backoff  time.Duration // the last backoff; 0 after a grant
+	wait     lease.Timer   // the next attempt or renewal
+	inflight uint64        // id of the session's request in flight; 0 if none
+	released bool
 }
 
 // stop cancels the session's timers and forgets its request in flight, so
 // that a late reply or timer finds nothing to act on.
 func (s *session) stop() {
 	holderkit.StopTimer(s.wait)
-	holderkit.StopTimer(s.expiry)
-	s.wait, s.expiry, s.inflight, s.believing = nil, nil, 0, false
+	s.Drop()
+	s.wait, s.inflight = nil, 0
 }
 
 // attempt draws a fresh token: INCR fence:R.
 func (h *holder) attempt(s *session) {
-	s.phase, s.token, s.value = phaseIncr, 0, ""
-	h.call(s, Command{Op: OpIncr, Key: fenceKey(s.resource)}, func(r Reply, _ time.Duration) {
+	s.phase, s.Token, s.value = phaseIncr, 0, ""
+	h.call(s, Command{Op: OpIncr, Key: fenceKey(s.Resource)}, func(r Reply, _ time.Duration) {
 		if r.Err != ErrNone || r.N <= 0 {
 			h.retry(s)
 			return
@@ -76,8 +65,8 @@ func (h *holder) attempt(s *session) {
 // NX PX ttl. If the reply is lost the SET may have taken effect, so the
 // session finds out with the touch script instead of giving up the key.
 func (h *holder) setNX(s *session, token uint64) {
-	s.phase, s.token, s.value = phaseSet, token, h.lockValue(token)
-	cmd := Command{Op: OpSetNXPX, Key: lockKey(s.resource), Value: s.value, TTL: h.t.ttl}
+	s.phase, s.Token, s.value = phaseSet, token, h.lockValue(token)
+	cmd := Command{Op: OpSetNXPX, Key: lockKey(s.Resource), Value: s.value, TTL: h.t.ttl}
 	h.call(s, cmd, func(r Reply, sentAt time.Duration) {
 		if r.Err != ErrNone || !r.OK {
 			h.retry(s)
@@ -95,7 +84,7 @@ func (h *holder) setNX(s *session, token uint64) {
 // renew extends the lock if it is still ours: the touch script, if GET
 // lock:R == value then PEXPIRE lock:R ttl. A timeout tries again at once.
 func (h *holder) renew(s *session) {
-	cmd := Command{Op: OpPExpireIfEqual, Key: lockKey(s.resource), Value: s.value, TTL: h.t.ttl}
+	cmd := Command{Op: OpPExpireIfEqual, Key: lockKey(s.Resource), Value: s.value, TTL: h.t.ttl}
 	h.call(s, cmd, func(r Reply, sentAt time.Duration) {
 		if r.Err != ErrNone || !(r.OK || h.bugs.extendIgnoresRefusal) {
 			h.notOurs(s)
@@ -121,21 +110,8 @@ func (h *holder) scheduleRenew(s *session, sentAt time.Duration) {
 // TTL from then on the server's clock. A session that did not believe
 // (it lapsed, or lost a SET's reply) believes again: a new grant.
 func (h *holder) believeFrom(s *session, sentAt time.Duration) {
-	until, now := sentAt+h.t.validity, h.env.Clock.Now()
-	if until <= now || (s.believing && until <= s.until) {
-		return // the reply came too late to believe anything more
-	}
-	holderkit.StopTimer(s.expiry)
-	s.expiry = h.after(until-now, func() { h.expire(s) })
-	if s.believing {
-		s.until = until
-		h.observe(lease.Event{Kind: lease.EventRenew, Resource: s.resource, Token: s.token, Deadline: until})
-		return
-	}
-	s.believing, s.until = true, until
-	h.observe(lease.Event{Kind: lease.EventGrant, Resource: s.resource, Token: s.token, Deadline: until})
-	if s.onGrant != nil {
-		s.onGrant(s.grant(h.t.ttl)) // last: the callback may release
+	if s.Extend(h.env, sentAt+h.t.validity, func() { h.expire(s) }) && s.OnGrant != nil {
+		s.OnGrant(s.Grant(h.t.ttl)) // last: the callback may release
 	}
 }
 
@@ -143,25 +119,23 @@ func (h *holder) believeFrom(s *session, sentAt time.Duration) {
 // session keeps renewing: if the key turns out to be still ours, it
 // believes again; if not, it locks afresh.
 func (h *holder) expire(s *session) {
-	if s.released || !s.believing || h.env.Clock.Now() < s.until {
+	if s.released {
 		return
 	}
-	s.believing = false
-	h.observe(lease.Event{Kind: lease.EventLost, Resource: s.resource, Token: s.token})
-	h.lost(s, s.token, fmt.Errorf("lock %q, token %d: deadline passed without a renewal: %w",
-		s.resource, s.token, lease.ErrLeaseExpired))
+	s.Lapse(h.env, fmt.Errorf("lock %q, token %d: deadline passed without a renewal: %w",
+		s.Resource, s.Token, lease.ErrLeaseExpired))
 }
 
 // notOurs handles a touch that found the key gone or someone else's: the
 // lock expired at the server. Belief ends, if it had not yet, and the
 // session locks afresh.
 func (h *holder) notOurs(s *session) {
-	believing, token := s.believing, s.token
+	believing, token := s.Believing, s.Token
 	h.retry(s)
 	if believing {
-		h.observe(lease.Event{Kind: lease.EventLost, Resource: s.resource, Token: token})
-		h.lost(s, token, fmt.Errorf("lock %q, token %d: the key is no longer ours: %w",
-			s.resource, token, lease.ErrLeaseExpired))
+		h.observe(lease.Event{Kind: lease.EventLost, Resource: s.Resource, Token: token})
+		s.Lost(token, fmt.Errorf("lock %q, token %d: the key is no longer ours: %w",
+			s.Resource, token, lease.ErrLeaseExpired))
 	}
 }
 
@@ -171,16 +145,16 @@ func (h *holder) notOurs(s *session) {
 // server forgot its counter).
 func (h *holder) fenced(resource string, token uint64, err error) {
 	s := h.sessions[resource]
-	if s == nil || s.token != token || s.phase != phaseHeld {
+	if s == nil || s.Token != token || s.phase != phaseHeld {
 		h.observe(lease.Event{Kind: lease.EventFenced, Resource: resource, Token: token, Err: err.Error()})
 		return
 	}
-	believing := s.believing
+	believing := s.Believing
 	h.unlock(s)
 	h.retry(s)
 	h.observe(lease.Event{Kind: lease.EventFenced, Resource: resource, Token: token, Err: err.Error()})
 	if believing {
-		h.lost(s, token, err)
+		s.Lost(token, err)
 	}
 }
 
@@ -191,7 +165,7 @@ func (h *holder) retry(s *session) {
 		return
 	}
 	s.stop()
-	s.phase, s.token, s.value = phaseWaiting, 0, ""
+	s.phase, s.Token, s.value = phaseWaiting, 0, ""
 	s.backoff = min(max(2*s.backoff, h.t.backoffMin), h.t.backoffMax)
 	half := s.backoff / 2
 	d := half + time.Duration(h.env.Rand.Int64N(int64(s.backoff-half)+1))
@@ -202,15 +176,8 @@ func (h *holder) retry(s *session) {
 	})
 }
 
-// lost tells the session's owner that belief under token ended.
-func (h *holder) lost(s *session, token uint64, err error) {
-	if s.onLost != nil {
-		s.onLost(s.resource, token, err)
-	}
-}
-
 // unlock sends the unlock script for the session's value, without waiting
 // for the reply.
 func (h *holder) unlock(s *session) {
-	h.send(Command{Op: OpDelIfEqual, Key: lockKey(s.resource), Value: s.value})
+	h.send(Command{Op: OpDelIfEqual, Key: lockKey(s.Resource), Value: s.value})
 }

@@ -104,3 +104,47 @@ func TestFencedStoreWrite(t *testing.T) {
 }
 
 func ptr[T any](v T) *T { return &v }
+
+// recorder records the events a node reports.
+type recorder []lease.Event
+
+func (r *recorder) Observe(ev lease.Event) { *r = append(*r, ev) }
+
+func TestBeliefGrantRenewLapse(t *testing.T) {
+	w := leasetest.NewWorld()
+	env := w.Env("h", 1)
+	var events recorder
+	env.Observer = &events
+	var lost []error
+	b := &Belief{Resource: "r", Token: 3, OnLost: func(_ string, token uint64, err error) {
+		assert.Equal(t, uint64(3), token)
+		lost = append(lost, err)
+	}}
+	errLapsed := errors.New("lapsed")
+	expire := func() { b.Lapse(env, errLapsed) }
+
+	assert.True(t, b.Extend(env, 10*time.Second, expire), "the first belief is a grant")
+	assert.False(t, b.Extend(env, 5*time.Second, expire), "an earlier deadline extends nothing")
+	assert.False(t, b.Extend(env, 12*time.Second, expire), "a later one is a renewal")
+	g, ok := b.Valid(env.Clock.Now(), time.Second)
+	assert.True(t, ok)
+	assert.Equal(t, lease.Grant{Resource: "r", Token: 3, TTL: time.Second, Deadline: 12 * time.Second}, g)
+
+	w.Advance(11 * time.Second)
+	assert.Empty(t, lost, "the first deadline was extended")
+	w.Advance(time.Second)
+	assert.Equal(t, []error{errLapsed}, lost)
+	_, ok = b.Valid(env.Clock.Now(), time.Second)
+	assert.False(t, ok)
+
+	var kinds []lease.EventKind
+	for _, ev := range events {
+		kinds = append(kinds, ev.Kind)
+	}
+	assert.Equal(t, []lease.EventKind{lease.EventGrant, lease.EventRenew, lease.EventLost}, kinds)
+
+	assert.True(t, b.Extend(env, 20*time.Second, expire))
+	b.Drop()
+	w.Advance(10 * time.Second)
+	assert.Len(t, lost, 1, "a dropped belief does not lapse")
+}
