@@ -25,8 +25,8 @@ type holder struct {
 	ids           *holderkit.RequestIDs
 	sessions      map[string]*session       // by resource; looked up, never iterated
 	calls         *holderkit.Pending[*call] // commands awaiting a reply
-	// The holder's client of the fenced store at store: Write and
-	// SideEffect are its.
+	// The holder's client of the fenced store at store: Write,
+	// SideEffect and Deliver (the store's replies) are its.
 	*holderkit.FencedStore
 }
 
@@ -74,11 +74,7 @@ func (h *holder) Acquire(resource string, opts lease.AcquireOptions) {
 	if h.sessions[resource] != nil {
 		return
 	}
-	if len(opts.Keys) > 0 {
-		if opts.OnLost != nil {
-			opts.OnLost(resource, 0, fmt.Errorf("acquire %q: attached registrations are not supported: %w",
-				resource, lease.ErrBadRequest))
-		}
+	if holderkit.RefuseRegistrations(resource, opts) {
 		return
 	}
 	s := &session{Belief: holderkit.Belief{Resource: resource, OnGrant: opts.OnGrant, OnLost: opts.OnLost}}
@@ -121,13 +117,6 @@ func (h *holder) Valid(resource string) (lease.Grant, bool) {
 func (h *holder) Checkpoint(resource string, _ []byte, done func(error)) {
 	if done != nil {
 		done(fmt.Errorf("checkpoint %q: checkpoints are not supported by a Redis lock: %w", resource, lease.ErrBadRequest))
-	}
-}
-
-// Deliver takes the fenced store's replies (leasesim's messages).
-func (h *holder) Deliver(_ lease.Addr, m lease.Message) {
-	if m.Kind == lease.KindWriteReply {
-		h.FencedStore.Deliver(m)
 	}
 }
 

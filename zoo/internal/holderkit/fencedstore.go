@@ -11,8 +11,8 @@ import (
 // FencedStore is a holder's client of leasesim's fenced store: its
 // writes, each under the token of the grant it believes in and awaiting
 // the store's reply under a timeout, and its unfenced side effects. A
-// holder embeds it for lease.Holder's Write and SideEffect, and hands it
-// the store's replies (Deliver).
+// holder embeds it for lease.Holder's Write and SideEffect and
+// lease.Node's Deliver (the store's replies).
 type FencedStore struct {
 	env    lease.Env
 	addr   lease.Addr
@@ -69,9 +69,14 @@ func (s *FencedStore) Write(resource, key string, value []byte, done func(error)
 	s.env.Failpoint(lease.FailpointBeforeWrite, send)
 }
 
-// Deliver takes the store's reply m (lease.KindWriteReply) to the write
-// that awaits it; a duplicate or a reply after the timeout finds none.
-func (s *FencedStore) Deliver(m lease.Message) {
+// Deliver takes the store's messages to the holder: a reply
+// (lease.KindWriteReply) goes to the write that awaits it, unless it is a
+// duplicate or came after the timeout. A holder that embeds FencedStore
+// gets it as its lease.Node's Deliver.
+func (s *FencedStore) Deliver(_ lease.Addr, m lease.Message) {
+	if m.Kind != lease.KindWriteReply {
+		return
+	}
 	w, ok := s.writes.Take(m.ReqID)
 	if !ok {
 		return

@@ -86,7 +86,7 @@ func TestFencedStoreWrite(t *testing.T) {
 				assert.Equal(t, errOther, got, "the outcome waits for the reply")
 			}
 			if tt.reply != nil {
-				s.Deliver(lease.Message{Kind: lease.KindWriteReply, ReqID: store[0].ReqID, Err: *tt.reply})
+				s.Deliver("store", lease.Message{Kind: lease.KindWriteReply, ReqID: store[0].ReqID, Err: *tt.reply})
 			}
 			w.Advance(time.Second)
 			if tt.want == nil {
