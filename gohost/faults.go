@@ -179,6 +179,7 @@ func (h *host) pause(ns *nodeState, d time.Duration, why string) chan struct{} {
 		ns.resume = make(chan struct{})
 		h.openWindow(history.FaultPause, ns.spec.Name, why, false)
 	}
+	h.notes(pauseModel)
 	h.note(Event{Kind: "pause", Node: ns.spec.Name, Detail: fmt.Sprintf("%s for %v", why, d)}, nil)
 	n, resume := ns.cur, ns.resume
 	h.later(h.now()+d, ns.spec.Name, func() {
@@ -188,6 +189,11 @@ func (h *host) pause(ns *nodeState, d time.Duration, why string) chan struct{} {
 	})
 	return resume
 }
+
+// pauseModel is what a run that paused a node says of the model it
+// applied (in Result.NotApplied, with the faults the host does not model).
+const pauseModel = "pause: applied as a pause of the node's I/O (reads, accepts and dials block; writes wait in " +
+	"the send buffer and leave at the resume); its code and timers kept running: not a stop of the world"
 
 // closedChan is a channel that is always closed.
 var closedChan = func() chan struct{} { c := make(chan struct{}); close(c); return c }()

@@ -166,6 +166,8 @@ func TestResetsAndLostReplies(t *testing.T) {
 		commits: 3,
 		trace: []string{`302ms failpoint-hit cli "on-reply" pause`,
 			"302ms stall deliver srv -> cli cli.1#1>srv:9< 5 bytes", "1.302s resume cli"},
+		notes: []string{"pause: applied as a pause of the node's I/O (reads, accepts and dials block; writes wait in " +
+			"the send buffer and leave at the resume); its code and timers kept running: not a stop of the world"},
 	}} {
 		t.Run(tc.name, func(t *testing.T) {
 			var log []string

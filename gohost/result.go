@@ -37,7 +37,8 @@ type Result struct {
 	// to time.Now (the note says whether the node's code used Node.Clock
 	// in this run); link loss is applied as connection resets (a stream
 	// cannot lose bytes silently); duplication and reordering are not
-	// applied (a connection delivers each byte once, in order).
+	// applied (a connection delivers each byte once, in order); a pause is
+	// a pause of the node's I/O, not a stop of the world.
 	NotApplied []string
 }
 

@@ -365,7 +365,7 @@ func writeGoRunText(a *app, r goRun) {
 	for _, part := range []struct {
 		title string
 		lines []string
-	}{{"Leaks", r.Leaks}, {"Problems", r.Problems}, {"Not applied (the goroutine host does not model these faults)", r.NotApplied}} {
+	}{{"Leaks", r.Leaks}, {"Problems", r.Problems}, {"Fault models (what the goroutine host applied differently, or not at all)", r.NotApplied}} {
 		if len(part.lines) > 0 {
 			fmt.Fprintf(w, "\n%s\n  %s\n", part.title, strings.Join(part.lines, "\n  "))
 		}

@@ -368,7 +368,7 @@ func writeGoSweepText(w io.Writer, s goSweep) {
 		fmt.Fprintf(w, "Leaks        %d runs with leaked goroutines; %d with problems of the host\n", s.Leaks, s.Problems)
 	}
 	if len(s.NotApplied) > 0 {
-		fmt.Fprintf(w, "Not applied  %s\n", strings.Join(s.NotApplied, "; "))
+		fmt.Fprintf(w, "Fault models %s\n", strings.Join(s.NotApplied, "; "))
 	}
 	fmt.Fprintf(w, "Report       %s\n", s.Report)
 	if len(s.Failures) == 0 {
