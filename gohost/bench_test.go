@@ -5,13 +5,13 @@ import (
 	"net"
 	"runtime"
 	"sync"
-	"syscall"
 	"testing"
 	"testing/synctest"
 	"time"
 
 	"github.com/leasesim/leasesim/faults"
 	"github.com/leasesim/leasesim/gohost"
+	"github.com/leasesim/leasesim/gohost/pipenet"
 	"github.com/leasesim/leasesim/history"
 )
 
@@ -88,7 +88,7 @@ func inTest(f func(t *testing.T)) bool {
 // plainWorkload runs the lock workload in the current bubble over
 // net.Pipe and returns the writes the store answered.
 func plainWorkload() int {
-	pn := &pipeNet{listeners: map[string]*pipeListener{}}
+	pn := pipenet.New()
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	var writes int
@@ -108,41 +108,11 @@ func plainWorkload() int {
 	return writes
 }
 
-// pipeNet is an in-memory network of net.Pipe connections.
-type pipeNet struct {
-	mu        sync.Mutex
-	listeners map[string]*pipeListener
-}
-
-type pipeListener struct {
-	addr  string
-	conns chan net.Conn
-	done  chan struct{}
-	once  sync.Once
-}
-
-func (l *pipeListener) Accept() (net.Conn, error) {
-	select {
-	case c := <-l.conns:
-		return c, nil
-	case <-l.done:
-		return nil, net.ErrClosed
-	}
-}
-
-func (l *pipeListener) Close() error   { l.once.Do(func() { close(l.done) }); return nil }
-func (l *pipeListener) Addr() net.Addr { return pipeAddr(l.addr) }
-
-type pipeAddr string
-
-func (pipeAddr) Network() string  { return "pipe" }
-func (a pipeAddr) String() string { return string(a) }
-
-// plainEnv is the lock service's env over pipeNet, recording nothing but
+// plainEnv is the lock service's env over a pipenet.Net, recording nothing but
 // a count of the store's writes.
 type plainEnv struct {
 	name   string
-	net    *pipeNet
+	net    *pipenet.Net
 	st     *gohost.Storage
 	writes *int
 	mu     *sync.Mutex
@@ -161,27 +131,9 @@ func (e *plainEnv) RecordWrite(gohost.Write) {
 }
 
 func (e *plainEnv) Listen(_, addr string) (net.Listener, error) {
-	l := &pipeListener{addr: e.name + addr, conns: make(chan net.Conn), done: make(chan struct{})}
-	e.net.mu.Lock()
-	e.net.listeners[l.addr] = l
-	e.net.mu.Unlock()
-	return l, nil
+	return e.net.Listen(e.name + addr), nil
 }
 
 func (e *plainEnv) Dial(ctx context.Context, _, addr string) (net.Conn, error) {
-	e.net.mu.Lock()
-	l := e.net.listeners[addr]
-	e.net.mu.Unlock()
-	if l == nil {
-		return nil, syscall.ECONNREFUSED
-	}
-	a, b := net.Pipe()
-	select {
-	case l.conns <- b:
-		return a, nil
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	case <-l.done:
-		return nil, syscall.ECONNREFUSED
-	}
+	return e.net.Dial(ctx, addr)
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/leasesim/leasesim/gohost"
+	"github.com/leasesim/leasesim/gohost/pipenet"
 	"github.com/leasesim/leasesim/history"
 	k8s "github.com/leasesim/leasesim/zoo/k8s"
 )
@@ -115,11 +116,11 @@ func inTest(f func(t *testing.T)) bool {
 // and returns the Lease requests the server answered.
 func plainElection(t *testing.T, seed uint64) int {
 	rand.Seed(int64(seed)) //nolint:staticcheck // client-go's jitter reads the global source (main_test.go's randseednop=0)
-	pn := &pipeNet{listeners: map[string]*pipeListener{}}
+	pn := pipenet.New()
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	counter := &countRecorder{}
-	l := pn.listen(k8s.APIServerName + k8s.APIPort)
+	l := pn.Listen(k8s.APIServerName + k8s.APIPort)
 	wg.Go(func() {
 		if err := k8s.ServeAPI(ctx, l, k8s.NewLeaseStore(gohost.NewStorage()), counter); err != nil {
 			t.Error(err)
@@ -151,11 +152,11 @@ func (c *countRecorder) Processed(gohost.OpRef, history.Payload) {
 	c.mu.Unlock()
 }
 
-// plainEnv is a candidate's Env over pipeNet, recording nothing; its
+// plainEnv is a candidate's Env over a pipenet.Net, recording nothing; its
 // calls carry refs so that the server counts them.
 type plainEnv struct {
 	name string
-	net  *pipeNet
+	net  *pipenet.Net
 	mu   sync.Mutex
 	ids  uint64
 }
@@ -175,57 +176,5 @@ func (e *plainEnv) Call(string, history.Payload) gohost.OpRef {
 }
 
 func (e *plainEnv) Dial(ctx context.Context, _, addr string) (net.Conn, error) {
-	e.net.mu.Lock()
-	l := e.net.listeners[addr]
-	e.net.mu.Unlock()
-	if l == nil {
-		return nil, syscall.ECONNREFUSED
-	}
-	a, b := net.Pipe()
-	select {
-	case l.conns <- b:
-		return a, nil
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	case <-l.done:
-		return nil, syscall.ECONNREFUSED
-	}
+	return e.net.Dial(ctx, addr)
 }
-
-// pipeNet is an in-memory network of net.Pipe connections.
-type pipeNet struct {
-	mu        sync.Mutex
-	listeners map[string]*pipeListener
-}
-
-func (n *pipeNet) listen(addr string) *pipeListener {
-	l := &pipeListener{addr: addr, conns: make(chan net.Conn), done: make(chan struct{})}
-	n.mu.Lock()
-	n.listeners[addr] = l
-	n.mu.Unlock()
-	return l
-}
-
-type pipeListener struct {
-	addr  string
-	conns chan net.Conn
-	done  chan struct{}
-	once  sync.Once
-}
-
-func (l *pipeListener) Accept() (net.Conn, error) {
-	select {
-	case c := <-l.conns:
-		return c, nil
-	case <-l.done:
-		return nil, net.ErrClosed
-	}
-}
-
-func (l *pipeListener) Close() error   { l.once.Do(func() { close(l.done) }); return nil }
-func (l *pipeListener) Addr() net.Addr { return pipeAddr(l.addr) }
-
-type pipeAddr string
-
-func (pipeAddr) Network() string  { return "pipe" }
-func (a pipeAddr) String() string { return string(a) }

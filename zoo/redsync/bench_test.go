@@ -8,12 +8,12 @@ import (
 	"runtime"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"testing/synctest"
 	"time"
 
 	"github.com/leasesim/leasesim/gohost"
+	"github.com/leasesim/leasesim/gohost/pipenet"
 	"github.com/leasesim/leasesim/history"
 )
 
@@ -88,7 +88,7 @@ func inTest(f func(t *testing.T)) bool {
 // plainWorkload runs the setup's Redis, a store and holders in the
 // current bubble over net.Pipe and returns the writes the store took.
 func plainWorkload(s Setup) int {
-	pn := &pipeNet{listeners: map[string]*pipeListener{}}
+	pn := pipenet.New()
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	var writes int
@@ -181,40 +181,10 @@ func (c *plainStoreClient) Close() {
 	}
 }
 
-// pipeNet is an in-memory network of net.Pipe connections.
-type pipeNet struct {
-	mu        sync.Mutex
-	listeners map[string]*pipeListener
-}
-
-type pipeListener struct {
-	addr  string
-	conns chan net.Conn
-	done  chan struct{}
-	once  sync.Once
-}
-
-func (l *pipeListener) Accept() (net.Conn, error) {
-	select {
-	case c := <-l.conns:
-		return c, nil
-	case <-l.done:
-		return nil, net.ErrClosed
-	}
-}
-
-func (l *pipeListener) Close() error   { l.once.Do(func() { close(l.done) }); return nil }
-func (l *pipeListener) Addr() net.Addr { return pipeAddr(l.addr) }
-
-type pipeAddr string
-
-func (pipeAddr) Network() string  { return "pipe" }
-func (a pipeAddr) String() string { return string(a) }
-
-// plainEnv is Env over pipeNet, recording nothing.
+// plainEnv is Env over a pipenet.Net, recording nothing.
 type plainEnv struct {
 	name string
-	net  *pipeNet
+	net  *pipenet.Net
 	st   *gohost.Storage
 	rnd  *rand.Rand
 }
@@ -233,27 +203,9 @@ func (e *plainEnv) Processed(gohost.OpRef, history.Payload)     {}
 func (e *plainEnv) Return(gohost.OpRef)                         {}
 
 func (e *plainEnv) Listen(_, addr string) (net.Listener, error) {
-	l := &pipeListener{addr: e.name + addr, conns: make(chan net.Conn), done: make(chan struct{})}
-	e.net.mu.Lock()
-	e.net.listeners[l.addr] = l
-	e.net.mu.Unlock()
-	return l, nil
+	return e.net.Listen(e.name + addr), nil
 }
 
 func (e *plainEnv) Dial(ctx context.Context, _, addr string) (net.Conn, error) {
-	e.net.mu.Lock()
-	l := e.net.listeners[addr]
-	e.net.mu.Unlock()
-	if l == nil {
-		return nil, syscall.ECONNREFUSED
-	}
-	a, b := net.Pipe()
-	select {
-	case l.conns <- b:
-		return a, nil
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	case <-l.done:
-		return nil, syscall.ECONNREFUSED
-	}
+	return e.net.Dial(ctx, addr)
 }
