@@ -1,12 +1,17 @@
 // Command etcdstories runs the zoo/etcd stories against real etcd, each N
 // times, and prints per story the verdicts of every run, the reproduction
-// rate and the run directories. Ctrl-C ends every process it started.
+// rate and the run directories. With -replay RUNDIR it replays one run:
+// that run's story with the schedule in RUNDIR/schedule.json, N times (real
+// time makes replay statistical: it reports how often the story
+// reproduced). Ctrl-C ends every process it started.
 //
 //	go run ./cmd/etcdstories [-n 20] [-story NAME] [-out DIR]
+//	go run ./cmd/etcdstories -replay RUNDIR [-n 20] [-out DIR]
 package main
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -16,6 +21,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/leasesim/leasesim/faults"
 	"github.com/leasesim/leasesim/zoo/etcd"
 )
 
@@ -23,7 +29,17 @@ func main() {
 	n := flag.Int("n", 20, "repetitions of each story")
 	only := flag.String("story", "", "run only this story (comma-separated)")
 	out := flag.String("out", "", "where the run directories go (default: a new directory under $TMPDIR)")
+	replay := flag.String("replay", "", "replay the run in this run directory (its story and schedule.json) N times")
 	flag.Parse()
+	if *replay != "" {
+		s, err := replayStory(*replay)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "etcdstories: -replay:", err)
+			os.Exit(2)
+		}
+		etcdStories = []etcd.Story{s}
+		*only = s.Name
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := run(ctx, *n, *only, *out); err != nil {
@@ -55,7 +71,7 @@ func run(ctx context.Context, n int, only, out string) error {
 	}
 	fmt.Printf("built etcdmember and etcdholder in %v\n", bin.BuildTime.Round(10*time.Millisecond))
 	var stories []etcd.Story
-	for _, s := range etcd.Stories() {
+	for _, s := range etcdStories {
 		if only == "" || contains(strings.Split(only, ","), s.Name) {
 			stories = append(stories, s)
 		}
@@ -83,6 +99,41 @@ func run(ctx context.Context, n int, only, out string) error {
 		fmt.Printf("  run directories: %s\n", filepath.Join(out, s.Name))
 	}
 	return nil
+}
+
+// etcdStories are the stories run picks from: all of them, or the one
+// -replay reads.
+var etcdStories = etcd.Stories()
+
+// replayStory returns the story of the run in dir (run.json's scenario)
+// with the schedule that run applied (schedule.json).
+func replayStory(dir string) (etcd.Story, error) {
+	raw, err := os.ReadFile(filepath.Join(dir, "run.json"))
+	if err != nil {
+		return etcd.Story{}, err
+	}
+	var run struct {
+		Scenario string `json:"scenario"`
+	}
+	if err := json.Unmarshal(raw, &run); err != nil {
+		return etcd.Story{}, fmt.Errorf("%s: %w", filepath.Join(dir, "run.json"), err)
+	}
+	s, ok := etcd.StoryNamed(run.Scenario)
+	if !ok {
+		return etcd.Story{}, fmt.Errorf("%s: no story named %q (stories: %s)", filepath.Join(dir, "run.json"), run.Scenario, names())
+	}
+	f, err := os.Open(filepath.Join(dir, "schedule.json"))
+	if err != nil {
+		return etcd.Story{}, err
+	}
+	defer f.Close()
+	sched, err := faults.Parse(f)
+	if err != nil {
+		return etcd.Story{}, fmt.Errorf("%s: %w", filepath.Join(dir, "schedule.json"), err)
+	}
+	s.Config.Schedule = sched
+	s.Doc += " (replaying " + dir + ")"
+	return s, nil
 }
 
 func contains(list []string, s string) bool {
