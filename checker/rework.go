@@ -50,25 +50,36 @@ type rework struct {
 	handoffs int
 }
 
-// measureRework sweeps units and grantor operations in true-time order (a
-// unit first at a tie: it was decided before).
+// measureRework sweeps units, belief starts and grantor operations in
+// true-time order (a belief start, then a unit, first at a tie: they were
+// decided before).
 func measureRework(h *history.History) rework {
 	s := reworkSweep{h: h, byID: make(map[string]*taskWork, len(h.Tasks)), ck: newCheckpointTracker()}
 	for i := range h.Tasks {
 		s.get(h.Tasks[i].ID).task = &h.Tasks[i]
 	}
 	s.indexBeliefs()
-	units := unitsInOrder(h.Units)
-	for _, op := range inProcessedOrder(h) {
-		for len(units) > 0 && h.Units[units[0]].At <= op.Processed {
-			s.rw.unit(s.get(h.Units[units[0]].Task), &h.Units[units[0]], s.ck)
-			units = units[1:]
+	units, starts := unitsInOrder(h.Units), beliefStartsInOrder(h.Beliefs)
+	upTo := func(t history.Time, all bool) {
+		for {
+			switch {
+			case len(starts) > 0 && (all || h.Beliefs[starts[0]].Start <= t) &&
+				(len(units) == 0 || h.Beliefs[starts[0]].Start <= h.Units[units[0]].At):
+				s.startRun(&h.Beliefs[starts[0]])
+				starts = starts[1:]
+			case len(units) > 0 && (all || h.Units[units[0]].At <= t):
+				s.rw.unit(s.get(h.Units[units[0]].Task), &h.Units[units[0]], s.ck)
+				units = units[1:]
+			default:
+				return
+			}
 		}
+	}
+	for _, op := range inProcessedOrder(h) {
+		upTo(op.Processed, false)
 		s.op(op)
 	}
-	for _, i := range units {
-		s.rw.unit(s.get(h.Units[i].Task), &h.Units[i], s.ck)
-	}
+	upTo(0, true)
 	slices.SortFunc(s.rw.tasks, func(a, b *taskWork) int { return cmp.Compare(a.id, b.id) })
 	return s.rw
 }
@@ -147,6 +158,32 @@ func (s *reworkSweep) op(op *history.Operation) {
 			tw.done = append(tw.done, op)
 		}
 	}
+}
+
+// startRun starts a run at a belief under a token no recorded grant
+// issued: a store whose grants are not acquire replies (the lessor store
+// grants by creating a key) hands over at the grant, so the progress
+// accepted then, not at the run's first unit, bounds what it re-executes.
+func (s *reworkSweep) startRun(b *history.BeliefInterval) {
+	tw := s.byID[b.Resource]
+	if tw == nil || tw.runOf(b.Token) >= 0 {
+		return
+	}
+	r := run{token: b.Token, fresh: true, handoff: tw.maxExec >= 0, lowest: -1, accepted: acceptedProgress(s.ck, tw.id)}
+	if r.handoff {
+		s.rw.handoffs++
+	}
+	tw.runs = append(tw.runs, r)
+}
+
+// beliefStartsInOrder returns the indexes of beliefs in order of start.
+func beliefStartsInOrder(bs []history.BeliefInterval) []int32 {
+	order := make([]int32, len(bs))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortStableFunc(order, func(a, b int32) int { return cmp.Compare(bs[a].Start, bs[b].Start) })
+	return order
 }
 
 // unitsInOrder returns the indexes of units in completion order.

@@ -26,6 +26,16 @@ const (
 	// If(CreateRevision(key) == 0).Then(Put(key, value, lease)).
 	OpCreate LessorOp = "create"
 	OpGetKey LessorOp = "get" // Range(key)
+	// OpTaskCheckpoint is a task checkpoint under a lock's fencing token:
+	// a transaction that puts key (attached to no lease) only while
+	// another key, the guard (the lock), exists with the token as its
+	// create revision, else LessorFenced; and only over a smaller value
+	// (values order a holder's checkpoints), else OK false, or OK true
+	// without a put when the value is there already (a retry):
+	// If(CreateRevision(guard) == token).Then(If(Value(key) < value).Then(
+	// Put(key, value))). It is named as leasesim's lease store names a
+	// checkpoint, so that the harness and P4-P6 see it as one.
+	OpTaskCheckpoint LessorOp = "checkpoint"
 )
 
 // LessorErr is how a lessor operation failed; "" is success.
@@ -39,6 +49,9 @@ const (
 	LessorLeaseNotFound LessorErr = "lease_not_found"
 	// LessorBadRequest: refused without effect; always legal.
 	LessorBadRequest LessorErr = "bad_request"
+	// LessorFenced: a checkpoint's comparison failed (the guard key is
+	// absent or has another create revision); nothing changed.
+	LessorFenced LessorErr = "fenced"
 )
 
 // LessorInput is a request to the lessor.
@@ -49,6 +62,10 @@ type LessorInput struct {
 	Value  string        // put, create
 	Lease  int64         // keepalive, revoke: the lease; put, create: the lease to attach (0: none)
 	TTL    time.Duration // grant: the TTL asked for
+	// Guard and Token are a fenced put's condition: the guard key's create
+	// revision must be Token.
+	Guard string
+	Token int64
 	// at is the true time the operation was processed, as a history
 	// records it (LessorWindowSpec's time); 0 for an input built by hand,
 	// whose time is then its output's ServerTime.
@@ -309,6 +326,14 @@ func lessorApply(s lessorState, in LessorInput, out LessorOutput) (lessorState, 
 		return s.put(in.Key, in.Value, in.Lease), LessorOK
 	case OpGetKey:
 		return s, LessorOK
+	case OpTaskCheckpoint:
+		if g, ok := s.key(in.Guard); !ok || s.keys[g].create != in.Token {
+			return s, LessorFenced // the comparison fails: nothing happens
+		}
+		if k, ok := s.key(in.Key); ok && s.keys[k].value >= in.Value {
+			return s, LessorOK // stored already (OK) or overtaken (not OK): nothing happens
+		}
+		return s.put(in.Key, in.Value, 0), LessorOK
 	}
 	return s, "?"
 }
@@ -328,9 +353,12 @@ func lessorReply(s, next lessorState, in LessorInput, out LessorOutput) string {
 		if i, _ := s.lease(in.Lease); out.TTL != s.leases[i].ttl {
 			return fmt.Sprintf("keepalive of lease %d returned ttl %v, but it was granted %v", in.Lease, out.TTL, s.leases[i].ttl)
 		}
-	case OpPut, OpCreate:
+	case OpPut, OpCreate, OpTaskCheckpoint:
 		put := next.rev != s.rev
-		if in.Op == OpCreate && out.OK != put {
+		if k, ok := s.key(in.Key); in.Op == OpTaskCheckpoint && ok && s.keys[k].value == in.Value {
+			put = true // stored already: acknowledged as put
+		}
+		if in.Op != OpPut && out.OK != put {
 			return fmt.Sprintf("create of %s %s, but the store is %s", quote(in.Key), okWord(out.OK, "put it", "did not"), s)
 		}
 		if out.Revision != next.rev {
@@ -377,6 +405,12 @@ func describeLessorOp(in LessorInput, out LessorOutput) string {
 		}
 	case OpGetKey:
 		call, result = quote(in.Key), fmt.Sprintf("%s at rev %d", describeLessorKey(out), out.Revision)
+	case OpTaskCheckpoint:
+		call = fmt.Sprintf("%s=%s if create(%s)=%d", quote(in.Key), quote(in.Value), quote(in.Guard), in.Token)
+		result = fmt.Sprintf("rev %d", out.Revision)
+		if !out.OK {
+			result = fmt.Sprintf("fenced, rev %d", out.Revision)
+		}
 	}
 	if out.Err != LessorOK {
 		result = string(out.Err)
@@ -505,6 +539,9 @@ func lessorComponents(n int, op func(i int) (LessorInput, LessorOutput)) []strin
 		if in.Key != "" {
 			names = append(names, "key/"+in.Key)
 		}
+		if in.Guard != "" {
+			names = append(names, "key/"+in.Guard)
+		}
 		if (in.Op == OpGetKey || in.Op == OpCreate) && out.KeyLease != 0 {
 			names = append(names, fmt.Sprintf("lease/%d", out.KeyLease))
 		}
@@ -552,7 +589,7 @@ func windowOutput(v any) LessorOutput {
 func historyLessorInput(o *history.Operation) LessorInput {
 	in := &o.Input
 	return LessorInput{Op: LessorOp(in.Kind), Client: clientOf(o), Key: in.Key, Value: in.Value,
-		Lease: int64(in.Lease), TTL: in.TTL, at: time.Duration(o.Processed)}
+		Lease: int64(in.Lease), TTL: in.TTL, Guard: in.Resource, Token: int64(in.Token), at: time.Duration(o.Processed)}
 }
 
 // historyLessorOutput reads a lessor reply.
@@ -723,6 +760,16 @@ func windowStep(s windowState, in LessorInput, out LessorOutput, rhoPPB int64) (
 	}
 	t = max(t, s.lastT)
 	s.lastT = t
+	if in.Op == OpTaskCheckpoint && (out.Err == LessorOK || out.Err == LessorFenced) {
+		if out.Revision < s.rev && out.Revision != 0 {
+			return s, fmt.Sprintf("%v returned revision %d, below %d", in.Op, out.Revision, s.rev)
+		}
+		next, why := s.fencedPut(in, out, t)
+		if why == "" {
+			next.rev = max(next.rev, out.Revision)
+		}
+		return next, why
+	}
 	switch out.Err {
 	case LessorOK, LessorLeaseNotFound:
 	case LessorBadRequest:
@@ -799,6 +846,9 @@ func windowStep(s windowState, in LessorInput, out LessorOutput, rhoPPB int64) (
 	case OpGetKey:
 		if out.OK {
 			s, why = s.found(in.Key, out.KeyLease, out.CreateRevision, out.Value, t)
+			if why == "" {
+				s, why = s.readPlain(in.Key, out)
+			}
 		} else {
 			s, why = s.absent(in.Key, t)
 		}
@@ -809,5 +859,80 @@ func windowStep(s windowState, in LessorInput, out LessorOutput, rhoPPB int64) (
 		return s, why
 	}
 	s.rev = max(s.rev, out.Revision)
+	return s, ""
+}
+
+// fencedPut accounts for a checkpoint's reply: it needs the guard key with
+// the token as its create revision, and may not be refused (fenced) while
+// that key's lease must still be live; it puts only over a smaller value
+// (OK false: a value not below it was there). The guard's lease is not in
+// the request, so a guard key the model has not seen is not added.
+func (s windowState) fencedPut(in LessorInput, out LessorOutput, t time.Duration) (windowState, string) {
+	g, ok := s.key(in.Guard)
+	var k lessorKey
+	if ok {
+		k = s.keys[g]
+	}
+	if out.Err == LessorFenced {
+		if ok && k.create == in.Token {
+			if s.mustLive(k.lease, t) {
+				return s, fmt.Sprintf("checkpoint on %s refused, but %s has create revision %d under lease %d, which "+
+					"must still be live", quote(in.Key), quote(in.Guard), in.Token, k.lease)
+			}
+			s = s.expire(k.lease) // the refusal shows the guard gone
+		}
+		return s, ""
+	}
+	switch {
+	case ok && k.create > in.Token:
+		return s, fmt.Sprintf("checkpoint on %s put under create revision %d of %s, but that key was replaced "+
+			"(create %d)", quote(in.Key), in.Token, quote(in.Guard), k.create)
+	case ok && k.create < in.Token:
+		if s.mustLive(k.lease, t) {
+			return s, fmt.Sprintf("checkpoint on %s put under create revision %d of %s, but it is attached to lease %d "+
+				"(create %d), which must still be live", quote(in.Key), in.Token, quote(in.Guard), k.lease, k.create)
+		}
+		s = s.expire(k.lease) // replaced by a create the history does not show
+	}
+	i, exists := s.key(in.Key)
+	if !out.OK {
+		return s, "" // overtaken: a put of a value not below this one, maybe one the history does not show
+	}
+	if exists && s.keys[i].value == in.Value {
+		return s, "" // stored already: an acknowledgement
+	}
+	if exists && s.keys[i].value > in.Value {
+		return s, fmt.Sprintf("checkpoint put %s over %s, which is not below it", quote(in.Value), quote(s.keys[i].value))
+	}
+	if out.Revision <= s.rev {
+		return s, fmt.Sprintf("checkpoint returned revision %d, but a put raises it above %d", out.Revision, s.rev)
+	}
+	s.keys = slices.Clone(s.keys)
+	if exists {
+		s.keys[i].value, s.keys[i].mod, s.keys[i].lease = in.Value, out.Revision, 0
+	} else {
+		s.keys = slices.Insert(s.keys, i, lessorKey{key: in.Key, value: in.Value, create: out.Revision, mod: out.Revision})
+	}
+	return s, ""
+}
+
+// readPlain checks a get of a key attached to no lease against the model's
+// last put of it: an older mod revision, or the same with another value, is
+// a stale read (a lost checkpoint); a newer one is a put whose reply the
+// history does not show.
+func (s windowState) readPlain(key string, out LessorOutput) (windowState, string) {
+	i, ok := s.key(key)
+	if !ok || s.keys[i].lease != 0 || out.ModRevision == 0 || s.keys[i].mod == 0 {
+		return s, ""
+	}
+	k := s.keys[i]
+	switch {
+	case out.ModRevision < k.mod || (out.ModRevision == k.mod && out.Value != k.value):
+		return s, fmt.Sprintf("get %s returned %s (mod %d), but it was put %s at mod %d", quote(key), quote(out.Value),
+			out.ModRevision, quote(k.value), k.mod)
+	case out.ModRevision > k.mod:
+		s.keys = slices.Clone(s.keys)
+		s.keys[i].value, s.keys[i].mod = out.Value, out.ModRevision
+	}
 	return s, ""
 }

@@ -172,3 +172,62 @@ func TestLessorDriftVariant(t *testing.T) {
 		})
 	}
 }
+
+// lfenced is a checkpoint: a fenced put of key=value under guard's create revision
+// token, answered at t with ok and revision rev.
+func lfenced(key, value, guard string, token int64, t float64, ok bool, rev int64) pair {
+	out := LessorOutput{OK: ok, Revision: rev, ServerTime: sec(t)}
+	if !ok {
+		out.Err = LessorFenced
+	}
+	return pair{LessorInput{Op: OpTaskCheckpoint, Key: key, Value: value, Guard: guard, Token: token}, out}
+}
+
+// lokfenced is a checkpoint under guard's token that a value not below
+// its own overtook: accepted, nothing put.
+func lokfenced(key, value, guard string, token int64, t float64, rev int64) pair {
+	return pair{LessorInput{Op: OpTaskCheckpoint, Key: key, Value: value, Guard: guard, Token: token},
+		LessorOutput{Revision: rev, ServerTime: sec(t)}}
+}
+
+// A fenced put is a task checkpoint under a lock's token: it puts only
+// while the lock's key has that create revision, and a read of the
+// checkpoint must see the latest put.
+func TestLessorCheckpoint(t *testing.T) {
+	held := []pair{lgrant(7, 10, 0), lput(OpCreate, "k", "a", 7, 1, true, 1, LessorOK)}
+	with := func(ps ...pair) []pair { return append(append([]pair{}, held...), ps...) }
+	t.Run("strict", func(t *testing.T) {
+		runCases(t, LessorSpec(), []specCase{
+			{"put under the token", with(lfenced("c", "s1", "k", 1, 2, true, 2), lget("c", 2, "s1", 2, 2, 0, 2)), ""},
+			{"refused under another token", with(lfenced("c", "s1", "k", 5, 2, false, 1), lget("c", 2, "", 0, 0, 0, 1)), ""},
+			{"put under another token", with(lfenced("c", "s1", "k", 5, 2, true, 2)), "checkpoint succeeded, but"},
+			{"refused under the token", with(lfenced("c", "s1", "k", 1, 2, false, 1)), "fenced"},
+			{"overtaken by a newer value", with(lfenced("c", "s2", "k", 1, 2, true, 2), lokfenced("c", "s1", "k", 1, 3, 2),
+				lget("c", 3, "s2", 2, 2, 0, 2)), ""},
+			{"put over a newer value", with(lfenced("c", "s2", "k", 1, 2, true, 2), lfenced("c", "s1", "k", 1, 3, true, 3)), "put it"},
+			{"a retry acknowledged", with(lfenced("c", "s2", "k", 1, 2, true, 2), lfenced("c", "s2", "k", 1, 3, true, 2)), ""},
+		})
+	})
+	const rho = 10_000_000
+	runCases(t, LessorWindowSpec(rho), []specCase{
+		{"put under the token, read back", with(lfenced("c", "s1", "k", 1, 2, true, 2), lfenced("c", "s2", "k", 1, 3, true, 3),
+			lget("c", 4, "s2", 2, 3, 0, 3)), ""},
+		{"a lost checkpoint", with(lfenced("c", "s1", "k", 1, 2, true, 2), lfenced("c", "s2", "k", 1, 3, true, 3),
+			lget("c", 4, "s1", 2, 2, 0, 3)), "but it was put \"s2\" at mod 3"},
+		{"a put whose reply is missing", with(lfenced("c", "s1", "k", 1, 2, true, 2), lget("c", 4, "s2", 2, 3, 0, 3)), ""},
+		{"refused while the token's lease must live", with(lfenced("c", "s1", "k", 1, 2, false, 1)), "must still be live"},
+		{"refused once the lease may have gone", with(lfenced("c", "s1", "k", 1, 12, false, 1),
+			lget("k", 13, "", 0, 0, 0, 2)), ""},
+		{"put under a token newer than a live key's", with(lfenced("c", "s1", "k", 5, 2, true, 2)), "must still be live"},
+		{"put under an older token", with(lfenced("c", "s1", "k", 0, 2, true, 2)), "that key was replaced"},
+		{"put under a replaced token", []pair{lgrant(7, 10, 0), lput(OpCreate, "k", "a", 7, 1, true, 1, LessorOK),
+			lgrant(8, 10, 11), lput(OpCreate, "k", "b", 8, 12, true, 3, LessorOK), lfenced("c", "s1", "k", 1, 13, true, 4)},
+			"that key was replaced"},
+		{"a late older checkpoint is overtaken", with(lfenced("c", "s2", "k", 1, 2, true, 2), lokfenced("c", "s1", "k", 1, 3, 2),
+			lget("c", 4, "s2", 2, 2, 0, 2)), ""},
+		{"a late older checkpoint overwrites", with(lfenced("c", "s2", "k", 1, 2, true, 2), lfenced("c", "s1", "k", 1, 3, true, 3)),
+			"not below it"},
+		{"a retry acknowledged", with(lfenced("c", "s2", "k", 1, 2, true, 2), lfenced("c", "s2", "k", 1, 3, true, 2)), ""},
+		{"put without raising the revision", with(lfenced("c", "s1", "k", 1, 2, true, 1)), "raises it above 1"},
+	})
+}

@@ -81,8 +81,8 @@ func TestMutantsCaught(t *testing.T) {
 	}{
 		{Name + "/follower-keepalive", "partition-heal", 1, 5},
 		{Name + "/revoke-after-stall", "leader-stall", 1, 3},
-		{Name + "/lease-reads-deposed-leader", "swarm", 3, 3},
-		{Name + "/no-promote-extension", "message-chaos", 29, 29},
+		{Name + "/lease-reads-deposed-leader", "leader-change-load", 3, 3},
+		{Name + "/no-promote-extension", "leader-change-load", 1, 1},
 	}
 	for _, tt := range tests {
 		t.Run(tt.mutant, func(t *testing.T) {

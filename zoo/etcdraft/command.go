@@ -15,6 +15,9 @@ const (
 	cmdRevoke
 	cmdCreate
 	cmdCheckpoint
+	// cmdCheckpointTxn puts key=value, attached to no lease, if guard's create
+	// revision is token: a task checkpoint.
+	cmdCheckpointTxn
 )
 
 // command is a lessor change proposed through the log. Client and ID name
@@ -31,6 +34,9 @@ type command struct {
 	// checkpoints are a checkpoint's remaining TTLs by lease (0: the
 	// full TTL, after a keepalive).
 	checkpoints []checkpoint
+	// guard and token are a fenced put's condition (encoded only for one).
+	guard string
+	token int64
 }
 
 type checkpoint struct {
@@ -51,6 +57,10 @@ func (c *command) encode(b []byte) []byte {
 	for _, cp := range c.checkpoints {
 		b = binary.AppendVarint(b, cp.lease)
 		b = binary.AppendVarint(b, int64(cp.remaining))
+	}
+	if c.kind == cmdCheckpointTxn {
+		b = appendString(b, c.guard)
+		b = binary.AppendVarint(b, c.token)
 	}
 	return b
 }
@@ -115,6 +125,9 @@ func decodeCommand(b []byte) (command, error) {
 	}
 	for range n {
 		c.checkpoints = append(c.checkpoints, checkpoint{lease: d.varint(), remaining: time.Duration(d.varint())})
+	}
+	if c.kind == cmdCheckpointTxn {
+		c.guard, c.token = d.string(), d.varint()
 	}
 	if d.err != nil {
 		return command{}, fmt.Errorf("decode command: %w", d.err)

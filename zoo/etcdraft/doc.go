@@ -39,12 +39,27 @@
 // clock, and a new primary only later). Requests follow redirects and move
 // to the next member on a timeout.
 //
+// Task checkpoints (checkpoint.go): a checkpoint is a transaction through
+// the log, If(CreateRevision(resource) == token) Then Put(resource +
+// "/checkpoint", value) attached to no lease, refused as fenced otherwise;
+// the value is the token and the request id in fixed-width hex before the
+// state, and the put happens only over a smaller value, so a holder's
+// late older checkpoint cannot overwrite a newer one. Once the key is
+// ours, and again when belief lapsed and a keepalive regains it, the
+// holder reads the checkpoint key (a ReadIndex get) before it believes,
+// so lease.Grant carries the latest State and CheckpointToken. A
+// checkpoint of ours read back without an answer (its proposer crashed)
+// is sent again and acknowledged as stored. A member answers a proposal
+// when it applies it, leader or not, as etcd's server does.
+//
 // Properties expected: P1 (a lease outlives every belief in it: a renewal
 // needs a quorum heartbeat after it arrived, and a new leader's deadline is
 // at least its promotion plus the TTL), P2 (tokens are create revisions,
 // and the fenced store refuses older ones), P4 (a lease whose holder died
 // expires within TTL plus the election timeout plus a failover, then
-// another holder creates the key), and P3 against the lessor
+// another holder creates the key), P6 (a worker re-executes no more than
+// the work since the last accepted checkpoint; P5 does not apply: it reads
+// acquire replies, and P3 judges the checkpoints), and P3 against the lessor
 // specification (model.LessorWindowSpec): every member's answers must be
 // linearizable, a lease must stay live until TTL×(1−rho) of true time
 // after its last keepalive, and it may outlive that after a leader change

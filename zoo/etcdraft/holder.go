@@ -28,6 +28,7 @@ type holder struct {
 	ids      *holderkit.RequestIDs
 	sessions map[string]*session // by resource; looked up, never iterated
 	calls    *holderkit.Pending[*call]
+	ckpts    *holderkit.Pending[*ckptCall] // checkpoints awaiting their replies
 	// The holder's client of the fenced store at store: Write,
 	// SideEffect and Deliver (the store's replies) are its.
 	*holderkit.FencedStore
@@ -56,6 +57,7 @@ func newHolder(env lease.Env, cfg lease.Config, members []lease.Addr, store leas
 		return nil, fmt.Errorf("new etcdraft holder: %w", err)
 	}
 	h.calls = holderkit.NewPending(env.Clock, cfg.RequestTimeout, h.timedOut)
+	h.ckpts = holderkit.NewPending(env.Clock, cfg.RequestTimeout, h.checkpointTimedOut)
 	h.FencedStore = holderkit.NewFencedStore(env, store, cfg.RequestTimeout, h.ids, h.Valid, h.fenced)
 	return h, nil
 }
@@ -100,19 +102,20 @@ func (h *holder) Valid(resource string) (lease.Grant, bool) {
 	if s == nil {
 		return lease.Grant{}, false
 	}
-	return s.Valid(h.env.Clock.Now(), h.cfg.TTL)
-}
-
-// Checkpoint is not supported: a lease carries no state in this store.
-func (h *holder) Checkpoint(resource string, _ []byte, done func(error)) {
-	if done != nil {
-		done(fmt.Errorf("checkpoint %q: checkpoints of task state are not supported: %w", resource, lease.ErrBadRequest))
+	g, ok := s.Valid(h.env.Clock.Now(), h.cfg.TTL)
+	if !ok {
+		return g, false
 	}
+	return s.grantOf(g), true
 }
 
 // DeliverAny takes the members' replies.
 func (h *holder) DeliverAny(_ lease.Addr, m any) {
-	if r, ok := m.(Reply); ok {
+	r, ok := m.(Reply)
+	switch {
+	case ok && r.Op == OpCheckpoint:
+		h.checkpointReplied(r)
+	case ok:
 		h.replied(r)
 	}
 }

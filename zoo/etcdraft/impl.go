@@ -143,8 +143,9 @@ func build(name, doc string, opts Options, b bugs) lease.Impl {
 		Spec:       Spec,
 		Members:    members,
 		Capabilities: lease.Capabilities{
+			Checkpoints: true,
 			SideEffects: true,
-			Failpoints:  []string{lease.FailpointBeforeWrite},
+			Failpoints:  []string{lease.FailpointBeforeWrite, lease.FailpointBeforeCheckpoint},
 		},
 	}
 }

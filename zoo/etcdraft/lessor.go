@@ -103,6 +103,26 @@ func (l *lessor) apply(index uint64, c command) result {
 			}
 		}
 		return result{}
+	case cmdCheckpointTxn:
+		if g, ok := l.keyIndex(c.guard); !ok || l.keys[g].create != c.token {
+			return result{err: ErrFenced} // the comparison fails, nothing changes
+		}
+		i, exists := l.keyIndex(c.key)
+		switch {
+		case exists && l.keys[i].value == c.value:
+			return result{ok: true, key: l.keys[i]} // stored already: a retry after an unknown outcome
+		case exists && l.keys[i].value > c.value:
+			return result{} // overtaken by a newer checkpoint under the token: accepted, nothing stored
+		}
+		l.rev++
+		if exists {
+			k := &l.keys[i]
+			k.value, k.mod, k.lease = c.value, l.rev, 0
+			return result{ok: true, key: *k}
+		}
+		k := keyRec{key: c.key, value: c.value, create: l.rev, mod: l.rev}
+		l.keys = slices.Insert(l.keys, i, k)
+		return result{ok: true, key: k}
 	}
 	return result{err: ErrBadRequest}
 }

@@ -229,17 +229,17 @@ func (m *member) promote(term uint64) {
 	m.nextCheckpoint = now + m.o.checkpointInterval
 }
 
-// demote ends the lessor's primacy: deadlines are forgotten, and requests
-// in flight are answered "not leader" (a proposal may still commit).
+// demote ends the lessor's primacy: deadlines are forgotten, and reads in
+// flight are answered "not leader". Proposals stay pending: as etcd's
+// server does, the member answers one when it applies it, leader or not
+// (one that never commits is never answered; the client times out), so a
+// change that committed is not reported as refused.
 func (m *member) demote() {
 	m.primary = false
 	clear(m.expiry)
 	clear(m.revoking)
 	clear(m.cpProposed)
 	m.nextCheckpoint = 0
-	for _, req := range m.pending {
-		m.notLeader(req)
-	}
 	for _, w := range m.reads {
 		m.notLeader(w.req)
 	}
@@ -249,7 +249,7 @@ func (m *member) demote() {
 	for _, req := range m.revokeWait {
 		m.notLeader(req)
 	}
-	m.pending, m.reads, m.waiting, m.revokeWait = m.pending[:0], m.reads[:0], m.waiting[:0], m.revokeWait[:0]
+	m.reads, m.waiting, m.revokeWait = m.reads[:0], m.waiting[:0], m.revokeWait[:0]
 }
 
 // quietLogger discards raft's logging but keeps its panics.

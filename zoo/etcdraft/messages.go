@@ -22,6 +22,13 @@ const (
 	OpRevoke    Op = "revoke"    // LeaseRevoke(id): through the log, deletes the keys attached
 	OpCreate    Op = "create"    // Txn(If(CreateRevision(key)==0).Then(Put(key, value, lease))): through the log
 	OpGet       Op = "get"       // Range(key): a linearizable read through ReadIndex
+	// OpCheckpoint is a task checkpoint:
+	// Txn(If(CreateRevision(guard)==token).Then(If(Value(key) < value).Then(
+	// Put(key, value)))), through the log; the key is attached to no lease
+	// (ErrFenced if the first comparison fails; OK false if the second
+	// does: a newer checkpoint of the holder overtook it). Named as leasesim's lease store names a
+	// checkpoint, so that the harness sees tasks complete.
+	OpCheckpoint Op = "checkpoint"
 )
 
 // opCode numbers the requests for digests.
@@ -37,6 +44,8 @@ func (o Op) opCode() uint64 {
 		return 4
 	case OpGet:
 		return 5
+	case OpCheckpoint:
+		return 6
 	}
 	return 0
 }
@@ -50,6 +59,9 @@ const (
 	// ErrLeaseNotFound: keepalive or revoke of a lease that does not
 	// exist, or a create attached to one (the lessor's lease_not_found).
 	ErrLeaseNotFound ReplyErr = "lease_not_found"
+	// ErrFenced: a checkpoint's comparison failed (the resource's key is
+	// gone or has another create revision); nothing changed.
+	ErrFenced ReplyErr = "fenced"
 	// ErrBadRequest: a malformed request; nothing changed.
 	ErrBadRequest ReplyErr = "bad_request"
 	// ErrNotLeader: the member is not the leader (Reply.Leader names the
@@ -71,6 +83,10 @@ type Request struct {
 	Value string
 	Lease int64         // keepalive, revoke: the lease; create: the lease to attach
 	TTL   time.Duration // grant
+	// Guard and Token are a fenced put's condition: the guard key's create
+	// revision must be Token.
+	Guard string
+	Token int64
 }
 
 // Reply is a member's answer to a Request, echoing its Op, Client and ID.
@@ -80,7 +96,7 @@ type Reply struct {
 	ID     uint64
 	Err    ReplyErr
 	Leader string // ErrNotLeader: the leader the member knows, "" if none
-	// OK: create put the key; get found it.
+	// OK: create or checkpoint put the key; get found it.
 	OK    bool
 	Lease int64         // grant: the new lease's id
 	TTL   time.Duration // grant, keepalive: the lease's TTL
@@ -99,7 +115,21 @@ type Reply struct {
 func (r Request) Describe() history.Part {
 	return history.Part{Client: r.Client, ID: r.ID, Payload: history.Payload{
 		Kind: string(r.Op), Key: r.Key, Value: r.Value, Lease: uint64(r.Lease), TTL: r.TTL,
+		Resource: r.Guard, Token: uint64(r.Token), State: r.state(),
 	}}
+}
+
+// state is a checkpoint's task state, as leasesim's checkpoint records it
+// (Payload.State); "" for any other request.
+func (r Request) state() string {
+	if r.Op != OpCheckpoint {
+		return ""
+	}
+	_, s, err := decodeCheckpoint(r.Value)
+	if err != nil {
+		return ""
+	}
+	return string(s)
 }
 
 // Describe returns the reply as its operation's output. Lease is the new
@@ -123,7 +153,7 @@ func (r Reply) Describe() history.Part {
 // Digest covers every field of the request (sim.Digester).
 func (r Request) Digest() uint64 {
 	return sim.Digest(r.Op.opCode(), sim.DigestString(r.Client), r.ID, sim.DigestString(r.Key),
-		sim.DigestString(r.Value), uint64(r.Lease), uint64(r.TTL))
+		sim.DigestString(r.Value), uint64(r.Lease), uint64(r.TTL), sim.DigestString(r.Guard), uint64(r.Token))
 }
 
 // Digest covers every field of the reply (sim.Digester).

@@ -24,12 +24,18 @@ func (m *member) request(req Request) {
 		return
 	}
 	switch req.Op {
-	case OpGrant, OpRevoke, OpCreate:
+	case OpGrant, OpRevoke, OpCreate, OpCheckpoint:
 		c := command{client: req.Client, id: req.ID, key: req.Key, value: req.Value, lease: req.Lease, ttl: req.TTL}
-		c.kind = map[Op]cmdKind{OpGrant: cmdGrant, OpRevoke: cmdRevoke, OpCreate: cmdCreate}[req.Op]
+		c.kind = map[Op]cmdKind{OpGrant: cmdGrant, OpRevoke: cmdRevoke, OpCreate: cmdCreate, OpCheckpoint: cmdCheckpointTxn}[req.Op]
+		if req.Op == OpCheckpoint {
+			c.guard, c.token = req.Guard, req.Token
+		}
 		if err := m.propose(&c); err != nil {
 			m.notLeader(req)
 			return
+		}
+		if len(m.pending) >= maxPending { // proposals that never committed, long timed out at their clients
+			m.pending = append(m.pending[:0], m.pending[len(m.pending)-maxPending/2:]...)
 		}
 		m.pending = append(m.pending, req)
 	case OpKeepAlive, OpGet:
@@ -259,6 +265,11 @@ func (m *member) revoked(id int64) {
 	}
 	m.revokeWait = m.revokeWait[:n]
 }
+
+// maxPending bounds the proposals a member awaits to apply: a proposal
+// that never commits (its leader was deposed) is never answered, so the
+// oldest half is dropped when the bound is reached.
+const maxPending = 1024
 
 // revokeRetry is how long the primary waits for an expired lease's revoke
 // to apply before it proposes it again (etcd's expiredLeaseRetryInterval).

@@ -19,6 +19,9 @@ const (
 	// phaseCreate: the lease is alive; the create of the resource's key
 	// attached to it is in flight, or waits for the key to be free.
 	phaseCreate
+	// phaseRestore: the key is ours under token; the read of the
+	// resource's checkpoint is in flight (or waits to be tried again).
+	phaseRestore
 	// phaseHeld: the key is ours under token; the lease is kept alive.
 	phaseHeld
 )
@@ -41,6 +44,14 @@ type session struct {
 	inflight uint64      // the session's request in flight; 0 if none
 	kaDue    bool        // a keepalive is due once the request in flight is answered
 	released bool
+	// state and stateToken are the resource's latest checkpoint, read
+	// when the key became ours (nil and 0 if none).
+	state      []byte
+	stateToken uint64
+	// acked is the greatest checkpoint value under Token the store
+	// acknowledged ("" if none): a greater one read back was stored
+	// without an answer (holder.acknowledge).
+	acked string
 }
 
 // stop cancels the session's timers and forgets its request in flight.
@@ -53,7 +64,7 @@ func (s *session) stop() {
 
 // grant asks for a lease of the configured TTL.
 func (h *holder) grant(s *session) {
-	s.phase, s.lease, s.Token = phaseGrant, 0, 0
+	s.phase, s.lease, s.Token, s.state, s.stateToken, s.acked = phaseGrant, 0, 0, nil, 0, ""
 	h.call(s, Request{Op: OpGrant, TTL: h.cfg.TTL}, func(r Reply, sentAt time.Duration) {
 		if r.Err != ErrNone || r.Lease <= 0 {
 			h.retry(s)
@@ -78,8 +89,8 @@ func (h *holder) create(s *session) {
 		case r.Err != ErrNone:
 			h.later(s, func() { h.create(s) })
 		case r.KeyLease == s.lease && r.CreateRevision > 0:
-			s.phase, s.Token, s.backoff = phaseHeld, uint64(r.CreateRevision), 0
-			h.believe(s)
+			s.Token, s.backoff = uint64(r.CreateRevision), 0
+			h.restore(s)
 		default:
 			h.later(s, func() { h.waitFree(s) })
 		}
@@ -132,8 +143,14 @@ func (h *holder) keepAlive(s *session) {
 		default:
 			s.aliveAt = max(s.aliveAt, sentAt)
 			h.scheduleKeepAlive(s)
-			if s.phase == phaseHeld {
+			switch {
+			case s.phase == phaseHeld && s.Believing:
 				h.believe(s)
+			case s.phase == phaseHeld:
+				// Belief lapsed and the key is still ours: a grant again,
+				// which must carry the latest checkpoint, not the one read
+				// when the key became ours.
+				h.restore(s)
 			}
 			h.resume(s)
 		}
@@ -142,8 +159,14 @@ func (h *holder) keepAlive(s *session) {
 
 // resume runs a step deferred while the keepalive was in flight.
 func (h *holder) resume(s *session) {
-	if s.phase == phaseCreate && s.inflight == 0 && s.wait == nil {
+	if s.inflight != 0 || s.wait != nil {
+		return
+	}
+	switch s.phase {
+	case phaseCreate:
 		h.waitFree(s)
+	case phaseRestore:
+		h.restore(s)
 	}
 }
 
@@ -159,7 +182,7 @@ func (h *holder) believe(s *session) {
 	token := s.Token
 	h.after(0, func() {
 		if !s.released && s.Believing && s.Token == token && h.env.Clock.Now() < s.Until {
-			s.OnGrant(s.Grant(h.cfg.TTL))
+			s.OnGrant(s.grantOf(s.Grant(h.cfg.TTL)))
 		}
 	})
 }
@@ -212,7 +235,7 @@ func (h *holder) retry(s *session) {
 		return
 	}
 	s.stop()
-	s.phase, s.lease, s.Token = phaseWaiting, 0, 0
+	s.phase, s.lease, s.Token, s.state, s.stateToken, s.acked = phaseWaiting, 0, 0, nil, 0, ""
 	h.later(s, func() {
 		if s.phase == phaseWaiting {
 			h.grant(s)
