@@ -31,7 +31,7 @@ type seedFlags struct {
 func (f *seedFlags) add(cmd *cobra.Command) {
 	cmd.Flags().StringVar(&f.scenario, "scenario", "swarm", "the scenario to run (see simrun list)")
 	cmd.Flags().StringVar(&f.seedArg, "seed", "1", "the seed: N, or random (drawn and printed first)")
-	cmd.Flags().StringVar(&f.impl, "impl", lease.Correct().Name, `the implementation: "correct" or "mutant/NAME" (see simrun list)`)
+	cmd.Flags().StringVar(&f.impl, "impl", lease.Correct().Name, `the implementation: "correct", "mutant/NAME", "zoo/NAME" or a zoo module's (see simrun list)`)
 	_ = cmd.RegisterFlagCompletionFunc("scenario", completeScenarios)
 	_ = cmd.RegisterFlagCompletionFunc("impl", completeImpls)
 }

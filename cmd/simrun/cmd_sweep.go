@@ -61,7 +61,7 @@ func (a *app) sweepCommand() *cobra.Command {
 	fl := cmd.Flags()
 	fl.StringVar(&f.scenario, "scenario", allScenarios, `the scenarios: "all", a name, or names separated by commas`)
 	fl.StringVar(&f.seeds, "seeds", "1-100", "the seeds: "+seedSetHelp)
-	fl.StringVar(&f.impl, "impl", lease.Correct().Name, `the implementation: "correct" or "mutant/NAME"`)
+	fl.StringVar(&f.impl, "impl", lease.Correct().Name, `the implementation: "correct", "mutant/NAME", "zoo/NAME" or a zoo module's (see simrun list)`)
 	fl.IntVar(&f.parallel, "parallel", 0, "runs at once (0: every core)")
 	fl.StringVar(&f.shard, "shard", "1/1", "run shard I of N of the seeds")
 	fl.StringVar(&f.out, "out", "", "write summary.json, sweep.html and failing runs' report directories into this directory")

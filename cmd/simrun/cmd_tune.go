@@ -71,7 +71,7 @@ func (a *app) tuneCommand() *cobra.Command {
 	fl.Float64Var(&f.rho, "rho", tune.DefaultRho, "the clock drift bound every config assumes")
 	fl.DurationVar(&f.margin, "margin", tune.DefaultMargin, "the holders' safety margin")
 	fl.IntVar(&f.parallel, "parallel", 0, "runs at once (0: every core)")
-	fl.StringVar(&f.impl, "impl", lease.Correct().Name, `the implementation: "correct" or "mutant/NAME"`)
+	fl.StringVar(&f.impl, "impl", lease.Correct().Name, `the implementation: "correct", "mutant/NAME", "zoo/NAME" or a zoo module's (see simrun list)`)
 	fl.BoolVar(&f.json, "json", false, "print the result as one JSON object")
 	fl.StringVar(&f.out, "out", "", "write tune.json and tune.html into this directory")
 	return cmd
