@@ -3,7 +3,6 @@ package gohost_test
 import (
 	"context"
 	"net"
-	"runtime"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -13,6 +12,7 @@ import (
 	"github.com/leasesim/leasesim/gohost"
 	"github.com/leasesim/leasesim/gohost/pipenet"
 	"github.com/leasesim/leasesim/history"
+	"github.com/leasesim/leasesim/internal/benchtest"
 )
 
 // benchDuration is the simulated length of one benchmark run: the lock
@@ -36,7 +36,7 @@ func BenchmarkLockWorkload(b *testing.B) {
 		seed := uint64(0)
 		for b.Loop() {
 			seed++
-			ok := inTest(func(t *testing.T) {
+			ok := benchtest.Run("LockWorkload", func(t *testing.T) {
 				res := gohost.Run(t, cfg, seed)
 				if err := res.Err(); err != nil {
 					t.Fatal(err)
@@ -52,7 +52,7 @@ func BenchmarkLockWorkload(b *testing.B) {
 	b.Run("synctest", func(b *testing.B) {
 		var writes int
 		for b.Loop() {
-			ok := inTest(func(t *testing.T) {
+			ok := benchtest.Run("LockWorkload", func(t *testing.T) {
 				synctest.Test(t, func(*testing.T) { writes += plainWorkload() })
 			})
 			if !ok {
@@ -66,23 +66,6 @@ func BenchmarkLockWorkload(b *testing.B) {
 func report(b *testing.B, writes int) {
 	b.ReportMetric(float64(writes)/float64(b.N), "writes/run")
 	b.ReportMetric(benchDuration.Seconds()*float64(b.N)/b.Elapsed().Seconds(), "sim-s/s")
-}
-
-// inTest runs f as a test, from a benchmark: synctest (and so gohost.Run)
-// needs a *testing.T, and Go 1.26 has none for benchmarks. As the sim and
-// scenarios benchmarks do, it goes through testing.RunTests, once per
-// call, at the benchmark's GOMAXPROCS.
-func inTest(f func(t *testing.T)) bool {
-	procs := runtime.GOMAXPROCS(0)
-	defer runtime.GOMAXPROCS(procs)
-	var once sync.Once
-	return testing.RunTests(func(string, string) (bool, error) { return true, nil },
-		[]testing.InternalTest{{Name: "LockWorkload", F: func(t *testing.T) {
-			once.Do(func() {
-				runtime.GOMAXPROCS(procs)
-				f(t)
-			})
-		}}})
 }
 
 // plainWorkload runs the lock workload in the current bubble over

@@ -3,7 +3,6 @@ package scenarios_test
 import (
 	"errors"
 	"math/rand/v2"
-	"runtime"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"github.com/leasesim/leasesim/checker"
+	"github.com/leasesim/leasesim/internal/benchtest"
 	"github.com/leasesim/leasesim/lease"
 	"github.com/leasesim/leasesim/lease/leasetest"
 	"github.com/leasesim/leasesim/scenarios"
@@ -70,30 +70,12 @@ func BenchmarkLeaseWorkload(b *testing.B) {
 	b.Run("synctest", func(b *testing.B) {
 		var writes atomic.Int64
 		for b.Loop() {
-			if !runInBubble(func(t *testing.T) { writes.Add(synctestWorkload(t)) }) {
+			if !benchtest.Run("LeaseWorkload", func(t *testing.T) { synctest.Test(t, func(t *testing.T) { writes.Add(synctestWorkload(t)) }) }) {
 				b.Fatal("the synctest workload failed")
 			}
 		}
 		b.ReportMetric(float64(writes.Load())/float64(b.N), "writes/run")
 	})
-}
-
-// runInBubble runs f in a testing/synctest bubble, from a benchmark. Go 1.26
-// has no synctest entry point for benchmarks, so, as sim's
-// BenchmarkSynctestHeartbeatStorm does, it runs one test through
-// testing.RunTests; a once-guard keeps -count from repeating it, and
-// GOMAXPROCS is restored after -cpu.
-func runInBubble(f func(t *testing.T)) bool {
-	procs := runtime.GOMAXPROCS(0)
-	defer runtime.GOMAXPROCS(procs)
-	var once sync.Once
-	return testing.RunTests(func(string, string) (bool, error) { return true, nil },
-		[]testing.InternalTest{{Name: "LeaseWorkload", F: func(t *testing.T) {
-			once.Do(func() {
-				runtime.GOMAXPROCS(procs)
-				synctest.Test(t, f)
-			})
-		}}})
 }
 
 // synctestWorkload runs the workload in the current bubble and returns the

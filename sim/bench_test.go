@@ -9,6 +9,7 @@ import (
 	"testing/synctest"
 	"time"
 
+	"github.com/leasesim/leasesim/internal/benchtest"
 	"github.com/leasesim/leasesim/sim"
 )
 
@@ -180,43 +181,32 @@ func BenchmarkBareHeapHeartbeatStorm(b *testing.B) {
 //
 // synctest.Test needs a *testing.T and Go 1.26 has no variant for
 // benchmarks (the experimental synctest.Run is gone). So the benchmark runs
-// one test through testing.RunTests, the exported entry point of the test
-// runner, and opens the bubble in it. Timing stays outside the bubble,
-// because inside it time.Now (and so the benchmark timer) is fake: the timer
-// covers creating the bubble and its goroutines, which is amortised over
-// b.N wakeups, as the kernel benchmark's figures cover its own event loop.
-// RunTests applies the -count and -cpu flags to the tests it is given; a
-// once-guard makes the storm run exactly once per call, at the benchmark's
-// own GOMAXPROCS, which is restored afterwards, so neither flag distorts the
-// figure.
+// one test through benchtest.Run and opens the bubble in it. Timing stays
+// outside the bubble, because inside it time.Now (and so the benchmark
+// timer) is fake: the timer covers creating the bubble and its goroutines,
+// which is amortised over b.N wakeups, as the kernel benchmark's figures
+// cover its own event loop.
 func BenchmarkSynctestHeartbeatStorm(b *testing.B) {
 	perNode := (b.N + stormNodes - 1) / stormNodes
 	wakeups := perNode * stormNodes
-	procs := runtime.GOMAXPROCS(0)
-	var once sync.Once
 	storm := func(t *testing.T) {
-		once.Do(func() {
-			runtime.GOMAXPROCS(procs)
-			synctest.Test(t, func(*testing.T) {
-				var wg sync.WaitGroup
-				for i := range stormNodes {
-					r := rand.New(rand.NewPCG(uint64(i), 1))
-					wg.Go(func() {
-						for range perNode {
-							time.Sleep(stormDelay(r))
-						}
-					})
-				}
-				wg.Wait()
-			})
+		synctest.Test(t, func(*testing.T) {
+			var wg sync.WaitGroup
+			for i := range stormNodes {
+				r := rand.New(rand.NewPCG(uint64(i), 1))
+				wg.Go(func() {
+					for range perNode {
+						time.Sleep(stormDelay(r))
+					}
+				})
+			}
+			wg.Wait()
 		})
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
-	ok := testing.RunTests(func(string, string) (bool, error) { return true, nil },
-		[]testing.InternalTest{{Name: "SynctestHeartbeatStorm", F: storm}})
+	ok := benchtest.Run("SynctestHeartbeatStorm", storm)
 	b.StopTimer()
-	runtime.GOMAXPROCS(procs)
 	if !ok {
 		b.Fatal("the synctest storm failed")
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"math/rand"
 	"net"
-	"runtime"
 	"sync"
 	"syscall"
 	"testing"
@@ -14,6 +13,7 @@ import (
 	"github.com/leasesim/leasesim/gohost"
 	"github.com/leasesim/leasesim/gohost/pipenet"
 	"github.com/leasesim/leasesim/history"
+	"github.com/leasesim/leasesim/internal/benchtest"
 	k8s "github.com/leasesim/leasesim/zoo/k8s"
 )
 
@@ -48,7 +48,7 @@ func BenchmarkElection(b *testing.B) {
 		cpu0 := cpuTime()
 		for b.Loop() {
 			seed++
-			ok := inTest(func(t *testing.T) {
+			ok := benchtest.Run("Election", func(t *testing.T) {
 				res := gohost.Run(t, cfg.Config(seed), seed)
 				if err := res.Err(); err != nil {
 					t.Fatal(err)
@@ -67,7 +67,7 @@ func BenchmarkElection(b *testing.B) {
 		cpu0 := cpuTime()
 		for b.Loop() {
 			seed++
-			ok := inTest(func(t *testing.T) {
+			ok := benchtest.Run("Election", func(t *testing.T) {
 				synctest.Test(t, func(*testing.T) { requests += plainElection(t, seed) })
 			})
 			if !ok {
@@ -95,21 +95,6 @@ func cpuTime() time.Duration {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
-// inTest runs f as a test, from a benchmark: synctest (and gohost.Run)
-// needs a *testing.T (as gohost's own benchmark does).
-func inTest(f func(t *testing.T)) bool {
-	procs := runtime.GOMAXPROCS(0)
-	defer runtime.GOMAXPROCS(procs)
-	var once sync.Once
-	return testing.RunTests(func(string, string) (bool, error) { return true, nil },
-		[]testing.InternalTest{{Name: "Election", F: func(t *testing.T) {
-			once.Do(func() {
-				runtime.GOMAXPROCS(procs)
-				f(t)
-			})
-		}}})
 }
 
 // plainElection runs the election in the current bubble over net.Pipe

@@ -5,7 +5,6 @@ import (
 	"context"
 	"math/rand/v2"
 	"net"
-	"runtime"
 	"strings"
 	"sync"
 	"testing"
@@ -15,6 +14,7 @@ import (
 	"github.com/leasesim/leasesim/gohost"
 	"github.com/leasesim/leasesim/gohost/pipenet"
 	"github.com/leasesim/leasesim/history"
+	"github.com/leasesim/leasesim/internal/benchtest"
 )
 
 // benchDuration is the simulated length of one benchmark run: the
@@ -38,7 +38,7 @@ func BenchmarkContention(b *testing.B) {
 		seed := uint64(0)
 		for b.Loop() {
 			seed++
-			if !inTest(func(t *testing.T) {
+			if !benchtest.Run("Contention", func(t *testing.T) {
 				res := gohost.Run(t, cfg, seed)
 				if err := res.Err(); err != nil {
 					t.Fatal(err)
@@ -57,7 +57,7 @@ func BenchmarkContention(b *testing.B) {
 	b.Run("synctest", func(b *testing.B) {
 		var writes int
 		for b.Loop() {
-			if !inTest(func(t *testing.T) { synctest.Test(t, func(*testing.T) { writes += plainWorkload(benchSetup()) }) }) {
+			if !benchtest.Run("Contention", func(t *testing.T) { synctest.Test(t, func(*testing.T) { writes += plainWorkload(benchSetup()) }) }) {
 				b.Fatal("the synctest run failed")
 			}
 		}
@@ -68,21 +68,6 @@ func BenchmarkContention(b *testing.B) {
 func report(b *testing.B, writes int) {
 	b.ReportMetric(float64(writes)/float64(b.N), "writes/run")
 	b.ReportMetric(benchDuration.Seconds()*float64(b.N)/b.Elapsed().Seconds(), "sim-s/s")
-}
-
-// inTest runs f as a test from a benchmark (synctest, and so gohost.Run,
-// needs a *testing.T), as gohost's own benchmark does.
-func inTest(f func(t *testing.T)) bool {
-	procs := runtime.GOMAXPROCS(0)
-	defer runtime.GOMAXPROCS(procs)
-	var once sync.Once
-	return testing.RunTests(func(string, string) (bool, error) { return true, nil },
-		[]testing.InternalTest{{Name: "Contention", F: func(t *testing.T) {
-			once.Do(func() {
-				runtime.GOMAXPROCS(procs)
-				f(t)
-			})
-		}}})
 }
 
 // plainWorkload runs the setup's Redis, a store and holders in the
