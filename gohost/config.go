@@ -82,6 +82,15 @@ type HistoryConfig struct {
 // before it reports a stall.
 const DefaultWatchdog = 10 * time.Second
 
+// nodeNames returns the nodes' names, in order: what schedules name.
+func (cfg *Config) nodeNames() []string {
+	names := make([]string, len(cfg.Nodes))
+	for i, n := range cfg.Nodes {
+		names[i] = n.Name
+	}
+	return names
+}
+
 // validate reports the first thing that makes cfg unusable.
 func (cfg *Config) validate() error {
 	if cfg.Duration <= 0 {
@@ -90,7 +99,6 @@ func (cfg *Config) validate() error {
 	if len(cfg.Nodes) == 0 {
 		return errors.New("gohost: nodes: none")
 	}
-	names := make([]string, len(cfg.Nodes))
 	seen := make(map[string]bool, len(cfg.Nodes))
 	for i, n := range cfg.Nodes {
 		switch {
@@ -102,7 +110,6 @@ func (cfg *Config) validate() error {
 			return fmt.Errorf("gohost: nodes[%d] (%s): no Run function", i, n.Name)
 		}
 		seen[n.Name] = true
-		names[i] = n.Name
 	}
 	if cfg.Latency.Kind != "" {
 		if err := cfg.Latency.Validate(); err != nil {
@@ -115,7 +122,7 @@ func (cfg *Config) validate() error {
 	if cfg.Schedule.Version == 0 {
 		cfg.Schedule.Version = faults.Version
 	}
-	if err := cfg.Schedule.Validate(names); err != nil {
+	if err := cfg.Schedule.Validate(cfg.nodeNames()); err != nil {
 		return fmt.Errorf("gohost: schedule: %w", err)
 	}
 	return nil

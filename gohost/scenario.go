@@ -77,10 +77,6 @@ func Execute(t *testing.T, sc Scenario, seed uint64, opts Options) *Outcome {
 // else Config's schedule with the nemesis's draw for seed merged in.
 func (sc Scenario) plan(seed uint64, override *faults.Schedule) (Config, error) {
 	cfg := sc.Config(seed)
-	names := make([]string, len(cfg.Nodes))
-	for i, n := range cfg.Nodes {
-		names[i] = n.Name
-	}
 	if override != nil {
 		cfg.Schedule = *override
 		return cfg, nil
@@ -97,7 +93,7 @@ func (sc Scenario) plan(seed uint64, override *faults.Schedule) (Config, error) 
 	if plan.HealAt == 0 {
 		plan.HealAt = sc.Nemesis.Phase
 	}
-	merged, err := faults.Merge(plan, sc.Nemesis.Draw(r).Events, names)
+	merged, err := faults.Merge(plan, sc.Nemesis.Draw(r).Events, cfg.nodeNames())
 	if err != nil {
 		return cfg, fmt.Errorf("fault plan: %w", err)
 	}

@@ -47,11 +47,8 @@ func Shrink(t *testing.T, sc Scenario, seed uint64, maxAttempts int) (*Shrunk, e
 	if !fails(out.Schedule) {
 		return nil, fmt.Errorf("%w: %s of scenario %s seed %d", ErrNotReproducible, target.Property, sc.Name, seed)
 	}
-	names := make([]string, len(sc.Config(seed).Nodes))
-	for i, n := range sc.Config(seed).Nodes {
-		names[i] = n.Name
-	}
-	small, stats := faults.Shrink(out.Schedule, fails, faults.ShrinkOptions{Nodes: names, MaxAttempts: maxAttempts})
+	cfg := sc.Config(seed)
+	small, stats := faults.Shrink(out.Schedule, fails, faults.ShrinkOptions{Nodes: cfg.nodeNames(), MaxAttempts: maxAttempts})
 	res := &Shrunk{Target: target, Original: out.Schedule, Schedule: small, Stats: stats}
 	// The last failing run may have been a larger candidate: run the
 	// smallest once more for its hash.
