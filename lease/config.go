@@ -46,6 +46,11 @@ type Config struct {
 	// (default SplitGrantorHolds). It sets GrantorHold and HolderValidity,
 	// and the expiry policy P3 judges the grantor by.
 	DriftSplit DriftSplit
+	// ElectionTimeout is a replicated store's election timeout; zero means
+	// the implementation's own default. Only an implementation that
+	// declares Capabilities.ElectionTimeout reads it; a harness must not
+	// set it for another.
+	ElectionTimeout time.Duration
 }
 
 // WithDefaults returns c with zero fields set to their defaults. Defaults
@@ -115,6 +120,8 @@ func (c Config) validateRanges() error {
 		return fmt.Errorf("checkpoint interval %v must not be negative", c.CheckpointInterval)
 	case c.CheckpointEveryUnits < 0:
 		return fmt.Errorf("checkpoint every units %d must not be negative", c.CheckpointEveryUnits)
+	case c.ElectionTimeout < 0:
+		return fmt.Errorf("election timeout %v must not be negative", c.ElectionTimeout)
 	case c.RequestTimeout <= 0:
 		return fmt.Errorf("request timeout %v must be positive", c.RequestTimeout)
 	case int(c.DriftSplit) >= len(driftSplitNames):

@@ -190,6 +190,9 @@ type Capabilities struct {
 	SideEffects bool
 	// Failpoints are the Env.Failpoint names the implementation reaches.
 	Failpoints []string
+	// ElectionTimeout: the implementation is a replicated store that reads
+	// Config.ElectionTimeout. A harness offers that knob to no other.
+	ElectionTimeout bool
 }
 
 // OrCorrect returns impl, or Correct() for the zero Impl: how a harness

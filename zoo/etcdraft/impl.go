@@ -21,7 +21,9 @@ type Options struct {
 	Members int
 	// Tick is a raft tick on each member's clock (default 100ms, etcd's
 	// heartbeat interval); ElectionTicks (default 10) and HeartbeatTicks
-	// (default 1) are raft's, so the election timeout is 1s.
+	// (default 1) are raft's, so the election timeout is 1s. A run's
+	// lease.Config.ElectionTimeout, when set, gives ElectionTicks instead
+	// (a whole number of ticks: `simrun tune --election-timeout`).
 	Tick                          time.Duration
 	ElectionTicks, HeartbeatTicks int
 	// LeaseBasedReads answers keepalives and reads after raft's
@@ -68,6 +70,13 @@ func (o Options) settings(cfg lease.Config, b bugs) (settings, error) {
 	}
 	if s.tick == 0 {
 		s.tick = 100 * time.Millisecond
+	}
+	if cfg.ElectionTimeout > 0 { // the run's knob (Capabilities.ElectionTimeout) overrides the option
+		if cfg.ElectionTimeout%s.tick != 0 {
+			return s, fmt.Errorf("etcdraft: election timeout %v is not a whole number of %v ticks: %w",
+				cfg.ElectionTimeout, s.tick, lease.ErrInvalidConfig)
+		}
+		s.electionTicks = int(cfg.ElectionTimeout / s.tick)
 	}
 	if s.electionTicks == 0 {
 		s.electionTicks = 10
@@ -146,6 +155,8 @@ func build(name, doc string, opts Options, b bugs) lease.Impl {
 			Checkpoints: true,
 			SideEffects: true,
 			Failpoints:  []string{lease.FailpointBeforeWrite, lease.FailpointBeforeCheckpoint},
+			// Config.ElectionTimeout sets the election ticks (Options).
+			ElectionTimeout: true,
 		},
 	}
 }
