@@ -98,6 +98,14 @@ func parseGroups(detail string) [][]string {
 // sent after the cut (a crashed holder restarted, or an isolated one
 // reconnected, and took its own lease back), whichever came first. A cut
 // with neither before the run ended is unresolved.
+//
+// A grant is a successful acquire, when the grantor processed it; a belief
+// under a token that no recorded acquire issued is a grant at the
+// belief's start (a store whose grants are not acquire replies: the
+// lessor grants a lease and creates a key, an expiring-key store sets
+// one), as the rework metric reads it. On leasesim's lease store every
+// belief's token comes from an acquire, so its figures are those of the
+// acquire replies alone.
 func failovers(h *history.History) (samples []time.Duration, unresolved int) {
 	cuts := cutsFromGrantor(h)
 	if len(cuts) == 0 {
@@ -105,6 +113,7 @@ func failovers(h *history.History) (samples []time.Duration, unresolved int) {
 	}
 	grants := newGrants(h)
 	own := ownGrants(h)
+	addBeliefGrants(h, grants, own)
 	for i := range h.Beliefs {
 		b := &h.Beliefs[i]
 		at, ok := firstCut(cuts, b)
@@ -197,4 +206,43 @@ func nextGrant(gs []newGrant, at history.Time, holder string) (history.Time, boo
 		}
 	}
 	return 0, false
+}
+
+// addBeliefGrants adds the grants that only beliefs show: each belief
+// under a token no recorded acquire on its resource issued is a grant
+// processed, and requested, at its start: new unless it is under the
+// same holder, incarnation and token as the resource's previous such
+// belief (a belief regained by a renewal). grants stays in time order.
+func addBeliefGrants(h *history.History, grants map[string][]newGrant, own map[[2]string][]ownGrant) {
+	issued := make(map[resourceToken]bool)
+	for _, op := range inProcessedOrder(h) {
+		if isAcquireOK(h, op) {
+			issued[resourceToken{resource: op.Input.Resource, token: op.Output.Token}] = true
+		}
+	}
+	latest := make(map[string]grantID)
+	added := make(map[string]bool)
+	for _, i := range beliefStartsInOrder(h.Beliefs) {
+		b := &h.Beliefs[i]
+		if issued[resourceToken{resource: b.Resource, token: b.Token}] {
+			continue
+		}
+		key := [2]string{b.Resource, b.Holder}
+		own[key] = append(own[key], ownGrant{call: b.Start, at: b.Start})
+		id := grantID{holder: b.Holder, incarnation: b.Incarnation, token: b.Token}
+		if prev, ok := latest[b.Resource]; ok && prev == id {
+			continue
+		}
+		latest[b.Resource] = id
+		grants[b.Resource] = append(grants[b.Resource], newGrant{at: b.Start, holder: b.Holder})
+		added[b.Resource] = true
+	}
+	for res := range added {
+		slices.SortStableFunc(grants[res], func(a, b newGrant) int { return cmp.Compare(a.at, b.at) })
+	}
+	for key, gs := range own {
+		if added[key[0]] {
+			slices.SortStableFunc(gs, func(a, b ownGrant) int { return cmp.Compare(a.at, b.at) })
+		}
+	}
 }
