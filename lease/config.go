@@ -48,8 +48,8 @@ type Config struct {
 	DriftSplit DriftSplit
 	// ElectionTimeout is a replicated store's election timeout; zero means
 	// the implementation's own default. Only an implementation that
-	// declares Capabilities.ElectionTimeout reads it; a harness must not
-	// set it for another.
+	// declares Capabilities.ElectionTick reads it; a harness must not set
+	// it for another.
 	ElectionTimeout time.Duration
 }
 

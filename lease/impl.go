@@ -190,9 +190,11 @@ type Capabilities struct {
 	SideEffects bool
 	// Failpoints are the Env.Failpoint names the implementation reaches.
 	Failpoints []string
-	// ElectionTimeout: the implementation is a replicated store that reads
-	// Config.ElectionTimeout. A harness offers that knob to no other.
-	ElectionTimeout bool
+	// ElectionTick, when positive, says the implementation is a replicated
+	// store that reads Config.ElectionTimeout, counted in whole ticks of
+	// this length, more than one (a heartbeat takes one). A harness offers
+	// that knob to no other implementation.
+	ElectionTick time.Duration
 }
 
 // OrCorrect returns impl, or Correct() for the zero Impl: how a harness

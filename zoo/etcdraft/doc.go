@@ -9,7 +9,7 @@
 // aimed at "grantor" hit the first leader. A member ticks raft every 100 ms
 // of its own drifting clock (election timeout 1 s, heartbeat 100 ms,
 // CheckQuorum and PreVote on; the store declares
-// lease.Capabilities.ElectionTimeout, so a run's
+// lease.Capabilities.ElectionTick, so a run's
 // lease.Config.ElectionTimeout, a whole number of ticks, replaces the 1 s:
 // `simrun tune --election-timeout 500ms,1s,2s`), persists each Ready's snapshot, entries and
 // hard state to its durable storage and syncs before sending, and compacts

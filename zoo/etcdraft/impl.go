@@ -68,10 +68,8 @@ func (o Options) settings(cfg lease.Config, b bugs) (settings, error) {
 	if s.members == 0 {
 		s.members = 3
 	}
-	if s.tick == 0 {
-		s.tick = 100 * time.Millisecond
-	}
-	if cfg.ElectionTimeout > 0 { // the run's knob (Capabilities.ElectionTimeout) overrides the option
+	s.tick = o.tick()
+	if cfg.ElectionTimeout > 0 { // the run's knob (Capabilities.ElectionTick) overrides the option
 		if cfg.ElectionTimeout%s.tick != 0 {
 			return s, fmt.Errorf("etcdraft: election timeout %v is not a whole number of %v ticks: %w",
 				cfg.ElectionTimeout, s.tick, lease.ErrInvalidConfig)
@@ -101,6 +99,14 @@ func (o Options) settings(cfg lease.Config, b bugs) (settings, error) {
 		return s, fmt.Errorf("etcdraft: checkpoint interval %v: %w", s.checkpointInterval, lease.ErrInvalidConfig)
 	}
 	return s, nil
+}
+
+// tick is Options.Tick, or its default of 100ms.
+func (o Options) tick() time.Duration {
+	if o.Tick == 0 {
+		return 100 * time.Millisecond
+	}
+	return o.Tick
 }
 
 // electionTimeout is the election timeout on a member's clock: what a new
@@ -156,7 +162,7 @@ func build(name, doc string, opts Options, b bugs) lease.Impl {
 			SideEffects: true,
 			Failpoints:  []string{lease.FailpointBeforeWrite, lease.FailpointBeforeCheckpoint},
 			// Config.ElectionTimeout sets the election ticks (Options).
-			ElectionTimeout: true,
+			ElectionTick: opts.tick(),
 		},
 	}
 }
