@@ -40,6 +40,8 @@
 //	fault       kind, nodes, start_ns, end_ns, detail                 evidence
 //	task        id, units, unit_time_ns, arrival_ns, done_ns          P4, P6
 //	premise     name, held, detail                                    every verdict
+//	leader      server, members, term, start_ns, end_ns, extension_ns,
+//	            checkpoint_interval_ns, check_period_ns               P3 (replicated store)
 //	end         at_ns, max_drift_ppb, store_syncs                     P1, metrics
 //
 // An operation's input and output are a Payload: a kind ("acquire",
@@ -80,6 +82,12 @@
 //     property, never a verdict on its own.
 //   - premise: something the scenario's story needed to happen, and
 //     whether it did; one that did not makes the run unknown.
+//   - leader: an interval in which a member of a replicated lease store
+//     led (raft's leader), with what the store declared about its leases'
+//     timing: the extension a new leader adds to every lease, how often the
+//     leader checkpoints remaining TTLs through the log, how often it
+//     looks for expired leases. P3 bounds from it how long a lease may
+//     outlive its last renewal across leader changes (model.LessorBound).
 //   - end: when the run ended and what is only known then: the largest
 //     drift seen (beyond rho_ppb, P1's assumption is exceeded) and the
 //     lease store's durable writes. A file without it was cut short, and
@@ -94,8 +102,8 @@
 // fills them while a run goes on (the event host's recorder, an adapter)
 // and as the checkers read them: the header's spec and lease
 // configuration, the operations, beliefs, units, tasks, effects,
-// sightings, fault windows (their kinds named as FaultKinds lists them)
-// and premises, and what the end record says. The package imports nothing
+// sightings, fault windows (their kinds named as FaultKinds lists them),
+// premises and leader terms, and what the end record says. The package imports nothing
 // of leasesim but internal/strictjson, so neither do the checkers that
 // read it. Recording never changes the run, so the trace hash is the same
 // with checking on or off.

@@ -40,6 +40,9 @@ type History struct {
 	// Premises are what the scenario's story needed to happen, each with
 	// whether it did; a premise that did not hold makes the run unknown.
 	Premises []PremiseRecord
+	// Leaders are the terms in which a replicated store's members led,
+	// in the order they began (empty for a store of one grantor).
+	Leaders []LeaderTerm
 	// HealAt is when the fault phase ended; End is when the run ended.
 	HealAt, End Time
 }

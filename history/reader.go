@@ -177,11 +177,12 @@ var decoders = map[Type]func([]byte) (Event, error){
 	TypeFault:      decode[faultWire],
 	TypeTask:       decode[taskWire],
 	TypePremise:    decode[premiseWire],
+	TypeLeader:     decode[leaderWire],
 }
 
 // eventTypes are the event types in the order messages list them.
 var eventTypes = []Type{TypeOperation, TypeBelief, TypeAction, TypeWrite, TypeCheckpoint, TypeUnit,
-	TypeEffect, TypeSighting, TypeFault, TypeTask, TypePremise, TypeEnd}
+	TypeEffect, TypeSighting, TypeFault, TypeTask, TypePremise, TypeLeader, TypeEnd}
 
 func typeList() string {
 	q := make([]string, len(eventTypes))

@@ -43,6 +43,8 @@ func everyEvent() []history.Event {
 		&history.BeliefInterval{Holder: "h2", Resource: "lock", Token: 5, Start: 61, End: 62, Reason: history.EndRun,
 			LastAct: 61, Inferred: true},
 		&history.PremiseRecord{Name: "failpoint-hit", Held: false, Detail: "the armed failpoint was never reached"},
+		&history.LeaderTerm{Server: "g", Members: []string{"g", "g2", "g3"}, Term: 2, Start: 5, End: 45,
+			Extension: 1000, CheckpointInterval: 2500, CheckPeriod: 100},
 	}
 }
 
@@ -139,7 +141,7 @@ func TestReaderRejects(t *testing.T) {
 		{"not an object", []string{header, `[1]`}, `h.jsonl:2:1: want an object, got an array`},
 		{"trailing data", []string{header, op + ` {}`}, `h.jsonl:2:95: invalid character '{' after top-level value`},
 		{"unknown type", []string{header, `{"type":"opertion"}`},
-			`h.jsonl:2: field "type": unknown record type "opertion" (want "operation", "belief", "action", "write", "checkpoint", "unit", "effect", "sighting", "fault", "task", "premise", "end")`},
+			`h.jsonl:2: field "type": unknown record type "opertion" (want "operation", "belief", "action", "write", "checkpoint", "unit", "effect", "sighting", "fault", "task", "premise", "leader", "end")`},
 		{"type of the wrong type", []string{header, `{"type":7}`}, `h.jsonl:2: field "type": want a string, got a number`},
 		{"second header", []string{header, header}, `h.jsonl:2: field "type": a second header: only the first line is a header`},
 		{"unknown field", []string{header, `{"type":"action","holder":"h","resource":"r","token":1,"at_ns":1,"tokn":2}`},
@@ -185,6 +187,12 @@ func TestReaderRejects(t *testing.T) {
 			`h.jsonl:2: field "last_act_ns": 7 is after end_ns 6`},
 		{"invalid utf-8", []string{header, "{\"type\":\"action\",\"holder\":\"\xff\"}"}, `h.jsonl:2:28: field "holder": invalid UTF-8`},
 		{"premise without held", []string{header, `{"type":"premise","name":"paused"}`}, `h.jsonl:2: field "held": missing`},
+		{"leader without term", []string{header, `{"type":"leader","server":"g","start_ns":1,"end_ns":2}`},
+			`h.jsonl:2: field "term": missing`},
+		{"leader not a member", []string{header, `{"type":"leader","server":"g","members":["g2","g3"],"term":2,"start_ns":1,"end_ns":2}`},
+			`h.jsonl:2: field "members": the leader "g" is not one of them`},
+		{"negative extension", []string{header, `{"type":"leader","server":"g","term":2,"start_ns":1,"end_ns":2,"extension_ns":-1}`},
+			`h.jsonl:2: field "extension_ns": must not be negative, got -1`},
 		{"cut short", []string{header, op}, `h.jsonl:2: the history stops without an "end" record: it was cut short`},
 		{"after the end", []string{header, end, op}, `h.jsonl:3: a record after the "end" record`},
 		{"end before an event", []string{header, `{"type":"fault","kind":"pause","start_ns":5,"end_ns":500}`, end},

@@ -123,7 +123,7 @@ func Events(h *history.History, m Meta) (history.Header, []history.Event, histor
 		head.Resources = resourcesOf(h)
 	}
 	events := make([]history.Event, 0, len(h.Ops)+len(h.Beliefs)+len(h.Units)+len(h.Tasks)+len(h.Effects)+
-		len(h.Sightings)+len(h.Faults)+len(h.Premises))
+		len(h.Sightings)+len(h.Faults)+len(h.Premises)+len(h.Leaders))
 	events = appendEvents(events, h.Ops)
 	events = appendEvents(events, h.Beliefs)
 	events = appendEvents(events, h.Units)
@@ -132,6 +132,7 @@ func Events(h *history.History, m Meta) (history.Header, []history.Event, histor
 	events = appendEvents(events, h.Sightings)
 	events = appendEvents(events, h.Faults)
 	events = appendEvents(events, h.Premises)
+	events = appendEvents(events, h.Leaders)
 	events = append(events, Derived(h.Ops, head.FencedServers)...)
 	end := history.RunEnd{At: h.End, MaxDriftPPB: h.MaxDriftPPB, StoreSyncs: h.GrantorSyncs}
 	return head, events, end

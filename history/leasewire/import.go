@@ -197,6 +197,8 @@ func (b *builder) add(e history.Event, line int) error {
 		h.Faults = append(h.Faults, *e)
 	case *history.PremiseRecord:
 		h.Premises = append(h.Premises, *e)
+	case *history.LeaderTerm:
+		h.Leaders = append(h.Leaders, *e)
 	default:
 		return b.errAt(line, "type", fmt.Errorf("record type %q is not read by leasesim's checkers", e.Type()))
 	}
