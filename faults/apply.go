@@ -15,12 +15,19 @@ import (
 // A link change that the kernel refuses while the run is under way (it keeps
 // at most 65535 distinct link configurations) stops the run through w.Stop
 // with an error naming the event.
-func (s Schedule) Apply(w *sim.World) error {
+func (s Schedule) Apply(w *sim.World) error { return s.ApplyWith(w, Roles{}) }
+
+// ApplyWith is Apply with roles resolved by r: an event whose node is a
+// role (RoleLeader) acts on the node that holds the role when the event
+// acts, or does not act if none does (r.Unapplied is told). Without
+// r.Holder a role is a validation error.
+func (s Schedule) ApplyWith(w *sim.World, r Roles) error {
 	nodes := w.Nodes()
-	names := make([]string, len(nodes))
+	names := make([]string, len(nodes), len(nodes)+1)
 	for i, n := range nodes {
 		names[i] = n.Name()
 	}
+	names = append(names, r.Names()...)
 	if err := s.Validate(names); err != nil {
 		return err
 	}
@@ -37,7 +44,12 @@ func (s Schedule) Apply(w *sim.World) error {
 		}
 	}
 	for _, i := range order {
-		w.At(sim.Time(s.Events[i].At), s.Events[i].action(w, i))
+		e := s.Events[i]
+		if IsRole(e.Node) {
+			w.At(sim.Time(e.At), e.roleAction(w, i, r))
+			continue
+		}
+		w.At(sim.Time(e.At), e.action(w, i))
 	}
 	w.At(sim.Time(s.HealAt), func() { HealPhase(w) })
 	return nil

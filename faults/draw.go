@@ -100,7 +100,7 @@ func (d *drawer) fault(k Kind, at time.Duration) {
 			d.add(Event{At: at, Kind: k, Node: d.n.Targets[i], Duration: d.edge(d.n.PauseMax)})
 		}
 	case KindCrash:
-		if i, ok := d.upTarget(at); ok {
+		if i, ok := d.upTarget(at); ok && !IsRole(d.n.Targets[i]) {
 			d.add(Event{At: at, Kind: k, Node: d.n.Targets[i]})
 			d.restartLater(i, at)
 		}
@@ -181,6 +181,9 @@ func (d *drawer) failpoint(at time.Duration) {
 		e.Action, e.Duration = ActionPause, d.edge(d.n.PauseMax)
 		d.add(e)
 		return
+	}
+	if IsRole(e.Node) {
+		return // a role is never crashed: its restart could not name the same node
 	}
 	e.Action = ActionCrash
 	d.add(e)

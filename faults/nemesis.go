@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -36,7 +37,9 @@ const (
 // A Nemesis is configuration, a plain value; Draw does not change it.
 type Nemesis struct {
 	// Targets are the nodes that process and clock faults (pause, crash,
-	// drift, step, failpoint) may hit.
+	// drift, step, failpoint) may hit. A role (RoleLeader) among them is
+	// the node that holds it when the fault acts; it is never crashed (a
+	// crash drawn for it, or a crash failpoint, is not drawn).
 	Targets []string
 	// Partitionable are the nodes partitions, isolation, bridges and link
 	// changes may involve.
@@ -89,7 +92,7 @@ func (n Nemesis) Validate() error {
 		field string
 		names []string
 	}{{"Targets", n.Targets}, {"Partitionable", n.Partitionable}, {"Failpoints", n.Failpoints}} {
-		if err := checkNames(l.field, l.names); err != nil {
+		if err := checkNames(l.field, l.names, l.field == "Targets"); err != nil {
 			return err
 		}
 	}
@@ -137,14 +140,19 @@ func nemesisError(field string, err error) error {
 	return &ValidationError{Index: -1, Field: field, Err: err}
 }
 
-// checkNames rejects empty, duplicate and wildcard names.
-func checkNames(field string, names []string) error {
+// checkNames rejects empty, duplicate and wildcard names, and roles
+// unless roles is set (then only known ones).
+func checkNames(field string, names []string, roles bool) error {
 	seen := make(map[string]bool, len(names))
 	for i, name := range names {
 		f := fmt.Sprintf("%s[%d]", field, i)
 		switch {
 		case name == "" || name == AnyNode:
 			return nemesisError(f, fmt.Errorf("invalid name %q", name))
+		case IsRole(name) && !roles:
+			return nemesisError(f, fmt.Errorf("the role %s may be only a target of process and clock faults", name))
+		case IsRole(name) && !slices.Contains(roleNames, name):
+			return nemesisError(f, fmt.Errorf("unknown role %q (want one of %s)", name, strings.Join(roleNames, ", ")))
 		case seen[name]:
 			return nemesisError(f, fmt.Errorf("%q is listed twice", name))
 		}
@@ -177,7 +185,7 @@ func (n Nemesis) lacks(k Kind) string {
 	case KindPause:
 		return need(targets && n.PauseMax > 0, "Targets and PauseMax")
 	case KindCrash:
-		return need(targets, "Targets")
+		return need(slices.ContainsFunc(n.Targets, func(t string) bool { return !IsRole(t) }), "a Target that is a node (a role is never crashed)")
 	case KindFailpoint:
 		return need(targets && len(n.Failpoints) > 0, "Targets and Failpoints")
 	case KindHeal, KindLinkReset, KindRestart:

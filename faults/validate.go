@@ -16,7 +16,9 @@ const MaxDrift = 1.0
 // are named nodes, as a *ValidationError naming the event, its kind and the
 // field. It checks, in this order: the version, heal_at and the number of
 // events; then every event on its own (a known kind, at >= 0 and before
-// heal_at, the fields its kind requires and no others, known nodes, positive
+// heal_at, the fields its kind requires and no others, roles (RoleLeader)
+// only where nodes lists them and as the node of a kind that allows one,
+// known nodes, positive
 // pause durations, drift above -1, no node in two groups, a bridge outside
 // both groups, a valid link configuration); then the events in the order
 // they act, rejecting contradictions: crashing a crashed node, restarting
@@ -71,7 +73,34 @@ func (e Event) check(known map[string]bool, healAt time.Duration) *ValidationErr
 			return bad(f, "not used by %s events", e.Kind)
 		}
 	}
+	if err := e.checkRoles(known); err != nil {
+		return err
+	}
 	return e.checkKind(known)
+}
+
+// checkRoles checks every role e names (see RoleLeader): a known one,
+// resolved by the host, as the node of a kind that allows it.
+func (e Event) checkRoles(known map[string]bool) *ValidationError {
+	check := func(field, name string) *ValidationError {
+		if !IsRole(name) {
+			return nil
+		}
+		return checkRole(field, name, e.Kind, known)
+	}
+	for _, f := range []struct{ field, name string }{{"node", e.Node}, {"from", e.From}, {"to", e.To}, {"bridge", e.Bridge}} {
+		if err := check(f.field, f.name); err != nil {
+			return err
+		}
+	}
+	for i, g := range e.Groups {
+		for j, n := range g {
+			if err := check(fmt.Sprintf("groups[%d][%d]", i, j), n); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // setFields names the kind-specific fields of e that are not zero.
