@@ -13,7 +13,9 @@ import (
 
 func TestValidateRoles(t *testing.T) {
 	nodes := []string{"a", "b", RoleLeader}
-	one := func(e Event) Schedule { return Schedule{Version: Version, Events: []Event{e}, HealAt: 10 * time.Second} }
+	one := func(e Event) Schedule {
+		return Schedule{Version: Version, Events: []Event{e}, HealAt: 10 * time.Second}
+	}
 	pause := Event{At: time.Second, Kind: KindPause, Node: RoleLeader, Duration: time.Second}
 	tests := []struct {
 		name  string
