@@ -53,7 +53,7 @@ type tuneUnknown struct {
 // work and store writes per second, the table of every configuration,
 // and the failing runs with their replay commands.
 func WriteTuneHTML(w io.Writer, res tune.Result) error {
-	page := tunePage{R: res, Glance: tuneGlance(res), Goal: tuneGoal(res), Columns: tuneColumns, Rows: tuneRows(res),
+	page := tunePage{R: res, Glance: tuneGlance(res), Goal: tuneGoal(res), Columns: tuneColumnsOf(res), Rows: tuneRows(res),
 		Scatter: newScatter(res), Lines: newFailoverLines(res), Heat: newHeatGroups(res), Seeds: tuneSeeds(res),
 		Failing: plural(res.ViolatingRuns, "run"), CSS: pageCSS, MarkPareto: markPareto, MarkChoice: markRecommended}
 	switch {

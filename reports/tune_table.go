@@ -2,6 +2,7 @@ package reports
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -21,6 +22,20 @@ const (
 var tuneColumns = []string{"ttl", "renew", "checkpoint", "failover p99", "reexec", "store w/s", "task p99",
 	"false exp", "fenced", "renew fail", "violations"}
 
+// tuneColumnsOf are res's columns: tuneColumns, with "election" after
+// "checkpoint" when the grid had an election-timeout axis.
+func tuneColumnsOf(res tune.Result) []string {
+	if !hasElectionAxis(res) {
+		return tuneColumns
+	}
+	return slices.Insert(slices.Clone(tuneColumns), 3, "election")
+}
+
+// hasElectionAxis reports whether res's grid had election timeouts.
+func hasElectionAxis(res tune.Result) bool {
+	return slices.ContainsFunc(res.Configs, func(c tune.ConfigResult) bool { return c.ElectionTimeout != "" })
+}
+
 // tuneRow is one configuration as the tables show it: its cells as text,
 // in tuneColumns order, or its parameters and why it is invalid.
 type tuneRow struct {
@@ -37,6 +52,7 @@ type tuneRow struct {
 // tuneRows builds the table rows of a tuning result, in grid order.
 func tuneRows(res tune.Result) []tuneRow {
 	rows := make([]tuneRow, len(res.Configs))
+	election := hasElectionAxis(res)
 	for i, c := range res.Configs {
 		r := tuneRow{Marks: tuneMarks(c), Pareto: c.Pareto, Recommended: c.Recommended, Violating: c.ViolatingRuns > 0,
 			Title: c.Label}
@@ -44,6 +60,9 @@ func tuneRows(res tune.Result) []tuneRow {
 			r.Title += "\n" + c.Replay
 		}
 		r.Cells = []string{c.TTL, c.Renew, c.Checkpoint}
+		if election {
+			r.Cells = append(r.Cells, c.ElectionTimeout)
+		}
 		switch {
 		case !c.Valid:
 			r.Invalid = c.InvalidReason

@@ -33,7 +33,7 @@ func (o TextOptions) WriteTuneText(w io.Writer, res tune.Result) error {
 		t.printf("%s\n", o.paint(ansiBold+ansiRed, "PARTIAL: interrupted; the configs did not all run on every seed"))
 	}
 	t.printf("\n")
-	o.writeTuneTable(t, tuneRows(res))
+	o.writeTuneTable(t, tuneColumnsOf(res), tuneRows(res))
 	t.printf("\n%s Pareto frontier over (p99 failover, re-executed fraction, store writes/s)   %s recommended\n",
 		markPareto, markRecommended)
 	t.printf("Counts are totals over the %s of each config; store writes are per second of workload.\n\n",
@@ -48,9 +48,9 @@ func (o TextOptions) WriteTuneText(w io.Writer, res tune.Result) error {
 }
 
 // writeTuneTable writes the rows in aligned columns.
-func (o TextOptions) writeTuneTable(t *textWriter, rows []tuneRow) {
-	widths := make([]int, len(tuneColumns))
-	for i, h := range tuneColumns {
+func (o TextOptions) writeTuneTable(t *textWriter, columns []string, rows []tuneRow) {
+	widths := make([]int, len(columns))
+	for i, h := range columns {
 		widths[i] = utf8.RuneCountInString(h)
 	}
 	for _, r := range rows {
@@ -58,7 +58,7 @@ func (o TextOptions) writeTuneTable(t *textWriter, rows []tuneRow) {
 			widths[i] = max(widths[i], utf8.RuneCountInString(c))
 		}
 	}
-	t.printf("  %s\n", o.paint(ansiDim, strings.TrimRight(alignCells(tuneColumns, widths), " ")))
+	t.printf("  %s\n", o.paint(ansiDim, strings.TrimRight(alignCells(columns, widths), " ")))
 	for _, r := range rows {
 		var line string
 		switch {

@@ -18,7 +18,8 @@ const (
 	DefaultMargin = 50 * time.Millisecond
 )
 
-// MaxConfigs bounds the grid: TTLs × renews × checkpoints.
+// MaxConfigs bounds the grid: TTLs × renews × checkpoints (× election
+// timeouts).
 const MaxConfigs = 10_000
 
 // Config says what to tune: a workload, the grid of lease configurations
@@ -37,6 +38,12 @@ type Config struct {
 	TTLs        []time.Duration
 	Renews      []Renew
 	Checkpoints []Checkpoint
+	// ElectionTimeouts, when not empty, is a fourth axis, innermost: the
+	// election timeouts of a replicated store (lease.Config's). Only an
+	// implementation that declares lease.Capabilities.ElectionTick takes
+	// it (CheckElectionTimeouts); empty leaves every run at the
+	// implementation's default.
+	ElectionTimeouts []time.Duration
 	// Rho and Margin go into every lease configuration as given (zero is
 	// a valid drift bound and a valid margin); DefaultRho and
 	// DefaultMargin are the built-in scenarios' values.
@@ -135,9 +142,9 @@ func (cfg Config) validate() error {
 		return invalidf("renews", "empty: give at least one renew interval")
 	case len(cfg.Checkpoints) == 0:
 		return invalidf("checkpoints", "empty: give at least one checkpoint policy")
-	case len(cfg.TTLs)*len(cfg.Renews)*len(cfg.Checkpoints) > MaxConfigs:
-		return invalidf("ttls", "%d × %d × %d configs exceed the limit of %d", len(cfg.TTLs), len(cfg.Renews),
-			len(cfg.Checkpoints), MaxConfigs)
+	case cfg.gridSize() > MaxConfigs:
+		return invalidf("ttls", "%d × %d × %d × %d configs exceed the limit of %d", len(cfg.TTLs), len(cfg.Renews),
+			len(cfg.Checkpoints), max(len(cfg.ElectionTimeouts), 1), MaxConfigs)
 	case math.IsNaN(cfg.Rho) || cfg.Rho < 0 || cfg.Rho >= 0.5:
 		return invalidf("rho", "must lie in [0, 0.5), got %v", cfg.Rho)
 	case cfg.Margin < 0:
@@ -150,7 +157,7 @@ func (cfg Config) validate() error {
 	if err := cfg.Seeds.Validate(); err != nil {
 		return invalidf("seeds", "%v", err)
 	}
-	if runs := cfg.Seeds.Count(); runs > sweep.MaxRuns/(len(cfg.TTLs)*len(cfg.Renews)*len(cfg.Checkpoints)) {
+	if runs := cfg.Seeds.Count(); runs > sweep.MaxRuns/cfg.gridSize() {
 		return invalidf("seeds", "%d seeds on every config exceed %d runs", runs, sweep.MaxRuns)
 	}
 	if _, err := ParseObjective(string(cfg.Objective)); err != nil {
@@ -182,7 +189,38 @@ func (cfg Config) validateGrid() error {
 				i+1, maxEveryUnits)
 		}
 	}
+	if err := CheckElectionTimeouts(cfg.Impl, cfg.ElectionTimeouts); err != nil {
+		return &InputError{Field: "election_timeouts", Msg: err.Error()}
+	}
 	return nil
+}
+
+// CheckElectionTimeouts reports why impl cannot run with the election
+// timeouts ds, or nil: an implementation that does not declare
+// lease.Capabilities.ElectionTick has none to set (it would ignore the
+// knob, and every value would measure the same store), and one that does
+// counts it in whole ticks, more than one.
+func CheckElectionTimeouts(impl lease.Impl, ds []time.Duration) error {
+	if len(ds) == 0 {
+		return nil
+	}
+	tick := impl.Capabilities.ElectionTick
+	if tick <= 0 {
+		return invalidf("", "%s has no election timeout to set (only a replicated store that declares one takes it, "+
+			"such as zoo/etcdraft)", impl.OrCorrect().Name)
+	}
+	for i, d := range ds {
+		if d <= tick || d%tick != 0 {
+			return invalidf("", "value %d: %v: %s counts its election timeout in whole ticks of %v, more than one "+
+				"(%v, %v, …)", i+1, d, impl.Name, tick, 2*tick, 3*tick)
+		}
+	}
+	return nil
+}
+
+// gridSize is how many configurations the grid holds.
+func (cfg Config) gridSize() int {
+	return len(cfg.TTLs) * len(cfg.Renews) * len(cfg.Checkpoints) * max(len(cfg.ElectionTimeouts), 1)
 }
 
 func (c Constraints) validate() error {

@@ -13,7 +13,18 @@
 // "30s", or "none", which [ParseCheckpoint] reads), plus the drift bound
 // rho and the safety margin (DefaultRho and DefaultMargin are the
 // built-in scenarios' 1% and 50ms). Each combination becomes a
-// lease.Config. One that cannot be valid — a renew interval at or above
+// lease.Config.
+//
+// A replicated store adds a fourth axis, innermost: its election timeouts
+// (Config.ElectionTimeouts, lease.Config.ElectionTimeout). Only an
+// implementation that declares lease.Capabilities.ElectionTick takes it,
+// in whole ticks of that length, more than one ([CheckElectionTimeouts]);
+// any other refuses it, since it would ignore the knob and every value
+// would measure the same store. Without the axis each run uses the
+// implementation's default, and neither the labels, the JSON, the replay
+// commands nor the table mention it.
+//
+// One that cannot be valid — a renew interval at or above
 // TTL×(1−rho)−margin, so that a holder would stop believing before it
 // renews, or any other reason lease.Config.Validate gives — is reported
 // with its reason and not run.
@@ -37,7 +48,9 @@
 // Per configuration, over all its runs ([Metrics]): failover time (p50,
 // p99, max, mean; from a holder's crash to the next new grant of its task
 // to another worker, processed at the grantor, as package checker
-// defines it), re-executed units and their fraction, duplicate unfenced
+// defines it: an acquire reply on leasesim's store; on a store whose
+// grants are not acquire replies, such as the lessor's create of the key,
+// the new holder's belief), re-executed units and their fraction, duplicate unfenced
 // side effects, false expirations, ErrFenced replies, renewal failures,
 // lease-store writes per second of workload, task completion latency
 // (p50, p99), unfinished tasks, and verdicts that could not be given.

@@ -17,30 +17,41 @@ type point struct {
 }
 
 // grid returns every configuration of res, TTL outermost, then renew
-// interval, then checkpoint policy, each checked: one that cannot be a
-// valid lease configuration is marked invalid with the reason, and does
-// not run.
+// interval, then checkpoint policy, then election timeout (when that axis
+// is used), each checked: one that cannot be a valid lease configuration
+// is marked invalid with the reason, and does not run.
 func (cfg Config) grid(res Result) []point {
-	points := make([]point, 0, len(cfg.TTLs)*len(cfg.Renews)*len(cfg.Checkpoints))
+	elections := cfg.ElectionTimeouts
+	if len(elections) == 0 {
+		elections = []time.Duration{0} // the implementation's default, not an axis
+	}
+	points := make([]point, 0, cfg.gridSize())
 	for _, ttl := range cfg.TTLs {
 		for _, renew := range cfg.Renews {
 			for _, ckpt := range cfg.Checkpoints {
-				points = append(points, cfg.point(res, ttl, renew, ckpt))
+				for _, election := range elections {
+					points = append(points, cfg.point(res, ttl, renew, ckpt, election))
+				}
 			}
 		}
 	}
 	return points
 }
 
-// point builds and checks one configuration.
-func (cfg Config) point(res Result, ttl time.Duration, renew Renew, ckpt Checkpoint) point {
+// point builds and checks one configuration; election is zero when the
+// grid has no election-timeout axis.
+func (cfg Config) point(res Result, ttl time.Duration, renew Renew, ckpt Checkpoint, election time.Duration) point {
 	lc := lease.Config{TTL: ttl, RenewInterval: renew.For(ttl), Rho: cfg.Rho, Margin: cfg.Margin,
-		CheckpointEveryUnits: ckpt.EveryUnits, CheckpointInterval: ckpt.Interval}
+		CheckpointEveryUnits: ckpt.EveryUnits, CheckpointInterval: ckpt.Interval, ElectionTimeout: election}
 	r := ConfigResult{
 		Label: Label(ttl, renew, ckpt), TTL: ttl.String(), TTLNs: ttl,
 		Renew: renew.String(), RenewInterval: lc.RenewInterval,
 		Checkpoint: ckpt.String(), CheckpointEveryUnits: ckpt.EveryUnits, CheckpointInterval: ckpt.Interval,
 		Violations: []Violation{}, Unknown: map[string]int{},
+	}
+	if election > 0 {
+		r.Label += " election=" + election.String()
+		r.ElectionTimeout, r.ElectionTimeoutNs = election.String(), election
 	}
 	r.InvalidReason = invalidReason(lc)
 	r.Valid = r.InvalidReason == ""
@@ -67,7 +78,8 @@ func invalidReason(lc lease.Config) string {
 	return ""
 }
 
-// Label names a configuration: "ttl=5s renew=ttl/3 checkpoint=5u".
+// Label names a configuration: "ttl=5s renew=ttl/3 checkpoint=5u"; a
+// grid with election timeouts adds " election=1s".
 func Label(ttl time.Duration, renew Renew, ckpt Checkpoint) string {
 	return fmt.Sprintf("ttl=%v renew=%v checkpoint=%v", ttl, renew, ckpt)
 }
@@ -75,7 +87,8 @@ func Label(ttl time.Duration, renew Renew, ckpt Checkpoint) string {
 // ReplayCommand returns the simrun command that runs configuration c of
 // the tuning run res on seeds first to last: `simrun tune --workload FILE
 // --ttl 5s --renew ttl/3 --checkpoint 5u --rho 0.01 --margin 50ms --seeds
-// 17-17` (with --impl for another implementation than the correct one),
+// 17-17` (with --election-timeout when the grid had that axis, and --impl
+// for another implementation than the correct one),
 // named as the CLI was invoked (package repro). It reproduces the runs
 // exactly: a failing run prints the same trace hash again.
 func (res Result) ReplayCommand(c ConfigResult, first, last uint64) string {
@@ -113,8 +126,11 @@ func (res Result) RunArgs(c ConfigResult, seed uint64) []string {
 // configArgs are the flags that name configuration c of res, the same for
 // simrun tune and simrun run.
 func (res Result) configArgs(c ConfigResult) []string {
-	return []string{"--workload", res.Workload, "--ttl", c.TTL, "--renew", c.Renew, "--checkpoint", c.Checkpoint,
-		"--rho", strconv.FormatFloat(res.Rho, 'g', -1, 64), "--margin", res.Margin.String()}
+	args := []string{"--workload", res.Workload, "--ttl", c.TTL, "--renew", c.Renew, "--checkpoint", c.Checkpoint}
+	if c.ElectionTimeout != "" {
+		args = append(args, "--election-timeout", c.ElectionTimeout)
+	}
+	return append(args, "--rho", strconv.FormatFloat(res.Rho, 'g', -1, 64), "--margin", res.Margin.String())
 }
 
 // implArgs names the implementation, unless it is the correct one.

@@ -36,7 +36,8 @@ type Result struct {
 	Constraints Constraints `json:"constraints"`
 
 	// Configs are the grid's configurations, TTL outermost, then renew
-	// interval, then checkpoint policy, each in the order given.
+	// interval, then checkpoint policy, then election timeout (when the
+	// grid has that axis), each in the order given.
 	Configs []ConfigResult `json:"configs"`
 	// ValidConfigs counts the configurations that ran; ParetoConfigs those
 	// on the Pareto frontier.
@@ -79,6 +80,10 @@ type ConfigResult struct {
 	Checkpoint           string        `json:"checkpoint"`
 	CheckpointEveryUnits int           `json:"checkpoint_every_units"`
 	CheckpointInterval   time.Duration `json:"checkpoint_interval_ns"`
+	// ElectionTimeout is the replicated store's election timeout ("1s"),
+	// set only when the grid had that axis (Config.ElectionTimeouts).
+	ElectionTimeout   string        `json:"election_timeout,omitempty"`
+	ElectionTimeoutNs time.Duration `json:"election_timeout_ns,omitempty"`
 
 	// Valid says the configuration is a usable lease configuration; if
 	// not, InvalidReason says why and it did not run.

@@ -138,16 +138,21 @@ func OneConfig(cfg Config) (One, error) {
 	if err != nil {
 		return One{}, err
 	}
-	if len(cfg.TTLs) != 1 || len(cfg.Renews) != 1 || len(cfg.Checkpoints) != 1 {
-		return One{}, invalidf("ttls", "one configuration takes one TTL, one renew interval and one checkpoint policy, "+
-			"got %d × %d × %d", len(cfg.TTLs), len(cfg.Renews), len(cfg.Checkpoints))
+	if len(cfg.TTLs) != 1 || len(cfg.Renews) != 1 || len(cfg.Checkpoints) != 1 || len(cfg.ElectionTimeouts) > 1 {
+		return One{}, invalidf("ttls", "one configuration takes one TTL, one renew interval, one checkpoint policy "+
+			"and at most one election timeout, got %d × %d × %d × %d", len(cfg.TTLs), len(cfg.Renews),
+			len(cfg.Checkpoints), len(cfg.ElectionTimeouts))
+	}
+	var election time.Duration
+	if len(cfg.ElectionTimeouts) == 1 {
+		election = cfg.ElectionTimeouts[0]
 	}
 	plan, err := workload.Inspect(cfg.Open)
 	if err != nil {
 		return One{}, fmt.Errorf("tune: %w", err)
 	}
 	res := cfg.newResult(plan)
-	p := cfg.point(res, cfg.TTLs[0], cfg.Renews[0], cfg.Checkpoints[0])
+	p := cfg.point(res, cfg.TTLs[0], cfg.Renews[0], cfg.Checkpoints[0], election)
 	if !p.res.Valid {
 		return One{}, invalidf("renews", "%s: %s", p.res.Label, p.res.InvalidReason)
 	}

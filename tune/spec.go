@@ -136,6 +136,18 @@ func ParseTTLs(s string) ([]time.Duration, error) {
 	return ParseList(s, ParseTTL)
 }
 
+// ParseElectionTimeouts reads a comma-separated list of election timeouts
+// ("500ms,1s,2s"): positive durations.
+func ParseElectionTimeouts(s string) ([]time.Duration, error) {
+	return ParseList(s, func(v string) (time.Duration, error) {
+		d, err := time.ParseDuration(strings.TrimSpace(v))
+		if err != nil || d <= 0 {
+			return 0, invalidf("", "%q: want a positive duration such as 1s", v)
+		}
+		return d, nil
+	})
+}
+
 // ParseRate reads a rate limit in writes per second: "200/s" or "200".
 func ParseRate(s string) (float64, error) {
 	v := strings.TrimSuffix(strings.TrimSpace(s), "/s")

@@ -65,6 +65,7 @@ type runFlags struct {
 	unknown              unknownPolicy
 	// One tuning configuration on a workload, instead of --scenario.
 	workload, ttl, renew, checkpoint string
+	election                         string
 	rho                              float64
 	margin                           time.Duration
 }
@@ -98,6 +99,7 @@ func (a *app) runCommand() *cobra.Command {
 	fl.StringVar(&f.ttl, "ttl", "", "with --workload: the TTL (5s)")
 	fl.StringVar(&f.renew, "renew", "ttl/3", "with --workload: the renew interval, a duration or a fraction of the TTL (ttl/3)")
 	fl.StringVar(&f.checkpoint, "checkpoint", "", "with --workload: the checkpoint policy, every N units (5u), an interval (30s) or none")
+	fl.StringVar(&f.election, "election-timeout", "", "with --workload: a replicated store's election timeout (1s)")
 	fl.Float64Var(&f.rho, "rho", tune.DefaultRho, "with --workload: the clock drift bound the configuration assumes")
 	fl.DurationVar(&f.margin, "margin", tune.DefaultMargin, "with --workload: the holders' safety margin")
 	return cmd
@@ -122,7 +124,7 @@ type runTarget struct {
 func (a *app) target(cmd *cobra.Command, f *runFlags) (runTarget, error) {
 	fl := cmd.Flags()
 	if f.workload == "" {
-		for _, name := range []string{"ttl", "renew", "checkpoint", "rho", "margin"} {
+		for _, name := range []string{"ttl", "renew", "checkpoint", "election-timeout", "rho", "margin"} {
 			if fl.Changed(name) {
 				return runTarget{}, usagef(cmd, "--%s: only with --workload FILE", name)
 			}
@@ -151,6 +153,9 @@ func (a *app) target(cmd *cobra.Command, f *runFlags) (runTarget, error) {
 		return runTarget{}, err
 	}
 	cfg.Impl = impl
+	if cfg.ElectionTimeouts, err = electionTimeouts(cmd, f.election, impl); err != nil {
+		return runTarget{}, err
+	}
 	one, err := tune.OneConfig(cfg)
 	switch {
 	case errors.Is(err, tune.ErrInvalid):

@@ -20,6 +20,7 @@ import (
 
 type tuneFlags struct {
 	workload, ttl, renew, checkpoint, seeds, impl string
+	election                                      string
 	objective, maxWrites, maxReexec, maxFailover  string
 	rho                                           float64
 	margin                                        time.Duration
@@ -31,7 +32,7 @@ type tuneFlags struct {
 func (a *app) tuneCommand() *cobra.Command {
 	var f tuneFlags
 	cmd := &cobra.Command{
-		Use: "tune --workload FILE [--ttl LIST] [--renew LIST] [--checkpoint LIST] [--seeds SEEDS] [--objective NAME] " +
+		Use: "tune --workload FILE [--ttl LIST] [--renew LIST] [--checkpoint LIST] [--election-timeout LIST] [--seeds SEEDS] [--objective NAME] " +
 			"[--max-store-writes R/s] [--max-reexecuted P%] [--max-failover-p99 D] [--rho F] [--margin D] [--parallel N] " +
 			"[--impl NAME] [--json] [--out DIR]",
 		Short: "choose TTL, renew interval and checkpoint policy for a workload, from evidence",
@@ -45,6 +46,8 @@ func (a *app) tuneCommand() *cobra.Command {
 			"  --ttl         durations: 2s,5s,10s\n" +
 			"  --renew       durations (1s) or fractions of the TTL (ttl/3)\n" +
 			"  --checkpoint  every N units (5u), an interval (30s), or none\n" +
+			"  --election-timeout  durations: 500ms,1s,2s; only for an implementation that has one (a replicated\n" +
+			"                store such as zoo/etcdraft); without it each runs at its default\n" +
 			"  --seeds       seed N, a range A-B, a list 1-5,9, or random[:N] (as every command reads seeds)\n" +
 			"  --objective   p99-failover (default), reexecuted, store-writes or task-latency-p99\n\n" +
 			"A config that cannot be valid (renew >= TTL×(1−rho)−margin) is listed as invalid and not run.\n" +
@@ -62,6 +65,7 @@ func (a *app) tuneCommand() *cobra.Command {
 	fl.StringVar(&f.ttl, "ttl", "2s,5s,10s,20s", "TTLs, separated by commas")
 	fl.StringVar(&f.renew, "renew", "ttl/3", "renew intervals: durations or fractions of the TTL (ttl/3), separated by commas")
 	fl.StringVar(&f.checkpoint, "checkpoint", "2u,5u,10u,none", "checkpoint policies: every N units (5u), an interval (30s) or none")
+	fl.StringVar(&f.election, "election-timeout", "", "election timeouts of a replicated store (500ms,1s,2s); only for an --impl that has one")
 	fl.StringVar(&f.seeds, "seeds", "1-10", "the seeds every config runs on: "+seedSetHelp)
 	fl.StringVar(&f.objective, "objective", string(tune.ObjectiveFailoverP99), "what the recommendation minimises: "+
 		"p99-failover, reexecuted, store-writes or task-latency-p99")
@@ -103,6 +107,9 @@ func (a *app) tuneConfig(cmd *cobra.Command, f tuneFlags) (tune.Config, error) {
 	if cfg.Impl, err = lookupImpl(f.impl); err != nil {
 		return cfg, usageErr(cmd, err)
 	}
+	if cfg.ElectionTimeouts, err = electionTimeouts(cmd, f.election, cfg.Impl); err != nil {
+		return cfg, err
+	}
 	if cfg.Constraints, err = f.constraints(cmd); err != nil {
 		return cfg, err
 	}
@@ -115,6 +122,27 @@ func (a *app) tuneConfig(cmd *cobra.Command, f tuneFlags) (tune.Config, error) {
 		return cfg, usagef(cmd, "--parallel: must not be negative, got %d", f.parallel)
 	}
 	return cfg, nil
+}
+
+// electionTimeouts reads --election-timeout (empty: not an axis). An
+// implementation that does not declare the knob refuses it: it would
+// ignore it, and every value would measure the same store.
+func electionTimeouts(cmd *cobra.Command, flag string, impl lease.Impl) ([]time.Duration, error) {
+	if flag == "" {
+		return nil, nil
+	}
+	if impl.Capabilities.ElectionTick <= 0 {
+		return nil, usagef(cmd, "--election-timeout: --impl %s has no election timeout to set "+
+			"(only a replicated store that declares one takes it, such as zoo/etcdraft)", impl.Name)
+	}
+	ds, err := tune.ParseElectionTimeouts(flag)
+	if err == nil {
+		err = tune.CheckElectionTimeouts(impl, ds)
+	}
+	if err != nil {
+		return nil, usagef(cmd, "--election-timeout: %w", err)
+	}
+	return ds, nil
 }
 
 // constraints reads the --max-* flags; an empty one sets no limit.

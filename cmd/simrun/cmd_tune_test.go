@@ -53,6 +53,18 @@ func TestTuneBadInputExitsTwo(t *testing.T) {
 		{"margin negative", smallTune("--margin", "-1s"), []string{"--margin: must not be negative"}},
 		{"parallel negative", smallTune("--parallel", "-1"), []string{"--parallel: must not be negative"}},
 		{"impl unknown", smallTune("--impl", "nope"), []string{`--impl: unknown implementation "nope"`}},
+		{"election timeout, correct impl", smallTune("--election-timeout", "1s"),
+			[]string{"--election-timeout: --impl correct has no election timeout to set", "zoo/etcdraft"}},
+		{"election timeout, a mutant", smallTune("--election-timeout", "1s", "--impl", "mutant/silent-keepalive-death"),
+			[]string{"--election-timeout: --impl mutant/silent-keepalive-death has no election timeout"}},
+		{"election timeout malformed", smallTune("--election-timeout", "soon", "--impl", "zoo/etcdraft"),
+			[]string{`--election-timeout: "soon": want a positive duration`}},
+		{"election timeout zero", smallTune("--election-timeout", "0s", "--impl", "zoo/etcdraft"),
+			[]string{`--election-timeout: "0s"`}},
+		{"election timeout repeated", smallTune("--election-timeout", "1s,1000ms", "--impl", "zoo/etcdraft"),
+			[]string{"--election-timeout:", "repeats value 1"}},
+		{"election timeout not whole ticks", smallTune("--election-timeout", "1s,150ms", "--impl", "zoo/etcdraft"),
+			[]string{"--election-timeout: value 2: 150ms: zoo/etcdraft counts its election timeout in whole ticks of 100ms"}},
 		{"stray argument", append(smallTune(), "extra"), []string{`unknown command "extra"`}},
 		{"no valid config", smallTune("--ttl", "60ms", "--renew", "ttl/3"), []string{"--ttl, --renew", "none of the 2 configs is valid", "renew 20ms >= TTL×(1−rho)−margin"}},
 	}
@@ -142,4 +154,59 @@ func TestTuneViolationReplays(t *testing.T) {
 	assert.Regexp(t, `(?m)^Trace\s+`+hash[1]+`$`, again.stdout, "the replay is exact")
 	assert.Contains(t, again.stdout, replay[1], "run prints the same line to replay it")
 	assert.FileExists(t, filepath.Join(dir, reports.ReportFile))
+}
+
+// The replicated store takes an election-timeout axis: its failover is
+// measured (from the dead holder's crash to the next holder's belief, the
+// store's grants being creates, not acquire replies), the table and the
+// JSON carry the axis, and a configuration's run replays with it.
+func TestTuneElectionTimeoutAxis(t *testing.T) {
+	args := []string{"tune", "--workload", steadyBatch, "--impl", "zoo/etcdraft", "--ttl", "2s", "--checkpoint", "5u",
+		"--election-timeout", "500ms,2s", "--seeds", "1-2"}
+	r := simrun(t, append(args, "--json")...)
+	require.Equal(t, exitOK, r.code, "stderr: %s", r.stderr)
+	var res tune.Result
+	oneJSONObject(t, r.stdout, &res)
+	require.Len(t, res.Configs, 2)
+	for i, want := range []string{"500ms", "2s"} {
+		c := res.Configs[i]
+		assert.Equal(t, "ttl=2s renew=ttl/3 checkpoint=5u election="+want, c.Label)
+		assert.Equal(t, want, c.ElectionTimeout)
+		assert.Positive(t, c.Metrics.Failovers, "%s: the lessor store's failovers are measured", c.Label)
+		assert.Positive(t, c.Metrics.FailoverP99, c.Label)
+		assert.Contains(t, c.Replay, "--election-timeout "+want)
+	}
+	assert.Contains(t, r.stdout, `"election_timeout_ns"`)
+
+	text := simrun(t, args...)
+	require.Equal(t, exitOK, text.code, "stderr: %s", text.stderr)
+	assert.Regexp(t, `(?m)^  ttl\s+renew\s+checkpoint\s+election\s+failover p99`, text.stdout)
+	assert.Regexp(t, `(?m)^..2s\s+ttl/3\s+5u\s+500ms\s+\d`, text.stdout, "a measured p99 failover, not -")
+
+	// One configuration runs again as simrun run, with the axis's value.
+	res.Workload = steadyBatch
+	again := simrun(t, res.RunArgs(res.Configs[1], 1)...)
+	require.Equal(t, exitOK, again.code, "stderr: %s", again.stderr)
+	assert.Contains(t, again.stdout, "--election-timeout 2s")
+}
+
+// simrun run takes --election-timeout only with --workload, and only for
+// an implementation that has one.
+func TestRunElectionTimeoutRefused(t *testing.T) {
+	tests := []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"without a workload", []string{"run", "--election-timeout", "1s"}, "--election-timeout: only with --workload FILE"},
+		{"correct impl", []string{"run", "--workload", steadyBatch, "--ttl", "2s", "--checkpoint", "5u", "--election-timeout", "1s"},
+			"--election-timeout: --impl correct has no election timeout to set"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := simrun(t, tt.args...)
+			assert.Equal(t, exitUsage, r.code, "stderr: %s", r.stderr)
+			assert.Contains(t, r.stderr, tt.want)
+		})
+	}
 }
