@@ -132,7 +132,8 @@ func (r *recorder) addOp(op opRec) int32 {
 func (r *recorder) finish() {
 	nodes := r.w.Nodes()
 	text := string(r.msgs.text) // one string that every value and state is cut from
-	ops := make([]history.Operation, len(r.ops))
+	// Zero: a new table, or a released outcome's (recorder_scratch.go).
+	ops := takeOps(len(r.ops))
 	for i := range r.ops { // each operation is written in place, field by field: it is large
 		rec := &r.ops[i]
 		op := &ops[i]

@@ -4,6 +4,8 @@ import (
 	"math/bits"
 	"sync"
 	"unsafe"
+
+	"github.com/leasesim/leasesim/history"
 )
 
 // recorderScratch is the memory of a recorder's compact tables, which a
@@ -55,4 +57,34 @@ func (r *recorder) putScratch() {
 	if size <= maxScratch {
 		scratchPool.Put(s)
 	}
+}
+
+// opsPool holds the operation tables of histories whose outcomes were
+// released (Outcome.Release), cleared, for later runs' histories.
+var opsPool sync.Pool // of *[]history.Operation
+
+// maxRecycledOps is the largest operation table, in bytes, that a released
+// outcome hands on: a large one would sit in memory through the next run
+// (a large run's history is built once, and its run costs far more than
+// the allocation).
+const maxRecycledOps = 8 << 20
+
+// takeOps returns a zero table of n operations: a released one if the pool
+// has one large enough, else a new one.
+func takeOps(n int) []history.Operation {
+	if p, _ := opsPool.Get().(*[]history.Operation); p != nil && cap(*p) >= n {
+		return (*p)[:n]
+	}
+	return make([]history.Operation, n)
+}
+
+// putOps hands ops on, cleared (whole, so that it keeps no string of its
+// run alive), unless it is large.
+func putOps(ops []history.Operation) {
+	if cap(ops) == 0 || cap(ops)*int(unsafe.Sizeof(history.Operation{})) > maxRecycledOps {
+		return
+	}
+	ops = ops[:cap(ops)]
+	clear(ops)
+	opsPool.Put(&ops)
 }

@@ -2,10 +2,14 @@ package scenarios
 
 import (
 	"encoding/json"
+	"runtime/debug"
 	"testing"
+	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/leasesim/leasesim/history"
 )
 
 // A run's history does not depend on the runs before it in the process,
@@ -27,4 +31,57 @@ func TestRecorderScratchLeavesNoTrace(t *testing.T) {
 		require.Equal(t, want, history(small, 1))
 	}
 	assert.Equal(t, big, history(Swarm(), 2))
+}
+
+// A released outcome's operation table is reused by the next run's history
+// (takeOps), and that history is the one a new table gives: the same run
+// records the same history, and the same verdicts, after a larger or a
+// smaller released run.
+func TestReleasedOutcomeLeavesNoTrace(t *testing.T) {
+	type run struct {
+		history []byte
+		checks  []byte
+	}
+	execute := func(sc Scenario, seed uint64, release bool) run {
+		out, err := Execute(sc, seed, Options{})
+		require.NoError(t, err)
+		h, err := json.Marshal(out.History)
+		require.NoError(t, err)
+		c, err := json.Marshal(out.Checks)
+		require.NoError(t, err)
+		if release {
+			out.Release()
+			assert.Nil(t, out.History, "a released outcome has no history")
+		}
+		return run{h, c}
+	}
+	small := ThunderingHerd()
+	small.Contenders = 3
+	want, big := execute(small, 1, false), execute(Swarm(), 2, false)
+	for range 3 {
+		execute(Swarm(), 2, true)
+		require.Equal(t, want, execute(small, 1, true), "after a larger released run")
+		require.Equal(t, big, execute(Swarm(), 2, true), "after a smaller released run")
+	}
+}
+
+// takeOps reuses a released table large enough, whole and cleared, and
+// allocates when none is.
+func TestTakeOpsReusesReleasedTables(t *testing.T) {
+	// No collection may empty the pool meanwhile; earlier tests' tables go.
+	defer debug.SetGCPercent(debug.SetGCPercent(-1))
+	for opsPool.Get() != nil {
+	}
+	ops := make([]history.Operation, 10)
+	ops[7].Client, ops[7].Input.Kind = "h1", "acquire"
+	putOps(ops[:8])
+	got := takeOps(9)
+	require.Len(t, got, 9)
+	assert.Same(t, &ops[0], &got[0], "the released table is reused")
+	assert.Equal(t, make([]history.Operation, 9), got, "cleared")
+	assert.NotSame(t, &ops[0], &takeOps(3)[0], "a table is taken once")
+	putOps(make([]history.Operation, 4))
+	assert.Len(t, takeOps(5), 5, "a table too small is not used")
+	putOps(make([]history.Operation, maxRecycledOps/int(unsafe.Sizeof(history.Operation{}))+1))
+	assert.Nil(t, opsPool.Get(), "a large table is not kept")
 }
