@@ -19,14 +19,17 @@ type builder struct {
 	sc      Scenario
 	extra   lease.Observer
 	queue   *taskQueue
+	leaders *leaders // a replicated store's members: roles and leader terms (roles.go)
 	bootErr error
 }
 
 func (b *builder) addNodes() {
-	for _, name := range lease.MemberAddrs(GrantorNode, b.impl.Members) {
+	b.leaders = newLeaders(b.w, b.impl.Members)
+	for i, name := range lease.MemberAddrs(GrantorNode, b.impl.Members) {
 		b.w.AddNode(string(name), func(n *sim.Node) {
 			g, err := b.impl.NewGrantor(b.env(n), b.cfg)
 			if b.booted(n, err) {
+				b.leaders.boot(i, n, g)
 				serve(n, b.rec, g)
 			}
 		})
@@ -103,6 +106,7 @@ func (b *builder) finish(h *history.History, plan faults.Schedule, res sim.Resul
 	}
 	b.rec.beliefs.finish(crashes)
 	h.Faults = faultWindows(faults.Windows(log, res.Now))
+	h.Leaders = b.leaders.finish()
 	h.HealAt, h.End = history.Time(plan.HealAt), history.Time(res.Now)
 	if g, ok := b.w.Lookup(GrantorNode); ok {
 		h.GrantorSyncs = g.Storage().Syncs()

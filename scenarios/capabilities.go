@@ -73,9 +73,8 @@ func Supports(sc Scenario, impl lease.Impl) error {
 	for _, fp := range need.Failpoints {
 		miss(true, reaches(impl, fp), "failpoint "+fp, "the schedule arms "+fp)
 	}
-	if n := sc.membersNeeded(); n > max(impl.Members, 1) {
-		miss(true, false, fmt.Sprintf("a replicated lease store of %d members", n),
-			fmt.Sprintf("the schedule acts on %s, a store's %s member (lease.Impl.Members)", member(n), ordinal(n)))
+	if n, why := sc.membersNeeded(); n > max(impl.Members, 1) {
+		miss(true, false, fmt.Sprintf("a replicated lease store of %d members", n), why)
 	}
 	if len(e.Missing) == 0 {
 		return nil

@@ -33,6 +33,7 @@ func Catalog() []Scenario {
 		LeaderChangeUnderLoad(),
 		MemberDrift(),
 		MemberDriftBeyond(),
+		LeaderChurn(),
 	}
 }
 

@@ -36,7 +36,7 @@ func TestCatalog(t *testing.T) {
 		"swarm":            expectEveryTaskDone,
 	}
 	names := scenarios.Names()
-	require.Len(t, names, 20)
+	require.Len(t, names, 21)
 	for _, sc := range scenarios.Catalog() {
 		t.Run(sc.Name, func(t *testing.T) {
 			require.NotEmpty(t, sc.Doc, "a one-line description for simrun list")

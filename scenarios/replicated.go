@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/leasesim/leasesim/faults"
+	"github.com/leasesim/leasesim/history"
 	"github.com/leasesim/leasesim/lease"
 	"github.com/leasesim/leasesim/sim"
 )
@@ -26,10 +27,12 @@ func replicatedLoad() LockLoad {
 	return LockLoad{Stagger: 500 * time.Millisecond, WriteEvery: 250 * time.Millisecond}
 }
 
-// membersNeeded is how many members the scenario's schedule names: 1 if
-// it names none beyond GrantorNode.
-func (s Scenario) membersNeeded() int {
-	need := 1
+// membersNeeded is how many members the scenario's schedule names (1 if
+// it names none beyond GrantorNode), and why: a further member by name, or
+// the leader as a role (faults.RoleLeader), which needs three, so that a
+// new leader is elected while the paused one is away.
+func (s Scenario) membersNeeded() (int, string) {
+	need, why := 1, ""
 	names := func(e faults.Event) []string {
 		out := []string{e.Node, e.From, e.To, e.Bridge}
 		for _, g := range e.Groups {
@@ -39,12 +42,17 @@ func (s Scenario) membersNeeded() int {
 	}
 	for _, e := range s.Faults.Events {
 		for _, n := range names(e) {
-			if base, i, ok := lease.ParseMember(lease.Addr(n), 9); ok && i > 0 && base == GrantorNode {
-				need = max(need, i+1)
+			if base, i, ok := lease.ParseMember(lease.Addr(n), 9); ok && i > 0 && base == GrantorNode && i+1 > need {
+				need = i + 1
+				why = fmt.Sprintf("the schedule acts on %s, a store's %s member (lease.Impl.Members)", n, ordinal(need))
+			}
+			if faults.IsRole(n) && need < 3 {
+				need = 3
+				why = fmt.Sprintf("the schedule acts on %s, a replicated store's leader, which the others replace (lease.Impl.Members)", n)
 			}
 		}
 	}
-	return need
+	return need, why
 }
 
 // LeaderChanged: a member other than GrantorNode (the first leader)
@@ -263,4 +271,83 @@ func memberDrift(rho float64) []faults.Event {
 	// the pre-vote and vote take a round trip more.
 	return append(evs, faults.Event{At: 20 * time.Second, Kind: faults.KindPause, Node: GrantorNode,
 		Duration: 3500 * time.Millisecond})
+}
+
+// LeaderChurn pauses whoever leads every 4.5 s while a dead holder's lease
+// should run out (etcd #17132).
+func LeaderChurn() Scenario {
+	var evs []faults.Event
+	for at := churnStart; at < churnEnd; at += churnEvery {
+		evs = append(evs, faults.Event{At: at, Kind: faults.KindPause, Node: faults.RoleLeader, Duration: churnPause})
+	}
+	evs = append(evs, faults.Event{At: 12 * time.Second, Kind: faults.KindCrash, Node: "h1"})
+	return Scenario{
+		Name: "leader-churn",
+		Doc:  "replicated store: leadership moves every 4.5 s while a crashed holder's lease must run out (etcd #17132)",
+		Story: "A three-member store; h1 takes the lock and h2, h3 wait for it. From 5 s on, every 4.5 s the member " +
+			"that leads at that instant stalls for 2.5 s, long enough for the others to elect a new leader. At 12 s h1 " +
+			"crashes holding the lock. Each new leader restores every lease at the remaining TTL its predecessors " +
+			"checkpointed (every TTL/2) plus the election timeout, so with terms shorter than TTL plus the election " +
+			"timeout, but longer than a checkpoint interval plus it, the dead holder's lease still shrinks term by term " +
+			"and is revoked after a few leader changes, and the lock passes on. A store that stops checkpointing after " +
+			"the first leader (etcd PR #13491) restores the full TTL in every term and keeps the dead lease alive as long " +
+			"as leadership keeps moving: P3 bounds how long a lease may outlive its last keepalive across leader changes.",
+		Config:     baseConfig(),
+		Contenders: 3,
+		Lock:       replicatedLoad(),
+		Faults:     faults.Schedule{Events: evs},
+		Premises:   []Premise{LeaderChangesWhileDeadLeaseLive("h1", 2)},
+		Duration:   80 * time.Second,
+		HealAt:     60 * time.Second,
+	}
+}
+
+// The leader-churn schedule: pauses of the leader from churnStart until
+// churnEnd, one every churnEvery, each churnPause long. churnEvery lies
+// between the checkpoint interval plus the election timeout (3.5 s) and
+// the TTL plus it (6 s); churnPause outlasts the longest election timeout
+// (2 s) a follower may draw.
+const (
+	churnStart = 5 * time.Second
+	churnEnd   = 58 * time.Second
+	churnEvery = 4500 * time.Millisecond
+	churnPause = 2500 * time.Millisecond
+)
+
+// LeaderChangesWhileDeadLeaseLive: holder crashed while it believed it
+// held a lease, and at least atLeast new leader terms began after its
+// crash and before another holder came to hold the resource (or the run
+// ended).
+func LeaderChangesWhileDeadLeaseLive(holder string, atLeast int) Premise {
+	return Premise{
+		Name: fmt.Sprintf("leadership moved %d times while %s's lease outlived it", atLeast, holder),
+		held: func(v premiseView) (bool, string) {
+			var died history.Time = -1
+			var resource string
+			for _, b := range v.h.Beliefs {
+				if b.Holder == holder && b.Reason == history.EndCrash {
+					died, resource = b.End, b.Resource
+					break
+				}
+			}
+			if died < 0 {
+				return false, holder + " never crashed while it held a lease"
+			}
+			next := v.h.End
+			for _, b := range v.h.Beliefs {
+				if b.Resource == resource && b.Holder != holder && b.Start > died && b.Start < next {
+					next = b.Start
+				}
+			}
+			n := 0
+			for _, l := range v.h.Leaders {
+				if l.Start > died && l.Start <= next {
+					n++
+				}
+			}
+			detail := fmt.Sprintf("%s crashed holding %s at %v; %d new leaders until %v", holder, resource,
+				time.Duration(died), n, time.Duration(next))
+			return n >= atLeast, detail
+		},
+	}
 }

@@ -52,10 +52,14 @@ type Outcome struct {
 	// the nemesis's draw, or Options.Schedule.
 	Schedule faults.Schedule
 	// Faults is what acted, in order.
-	Faults  []sim.FaultRecord
-	History *history.History
-	Checks  []checker.Result
-	Metrics checker.Metrics
+	Faults []sim.FaultRecord
+	// Unapplied are the events of Schedule aimed at a role that no node
+	// held when they were due (faults.RoleLeader while no member led):
+	// they did not act, and Faults does not show them.
+	Unapplied []faults.Event
+	History   *history.History
+	Checks    []checker.Result
+	Metrics   checker.Metrics
 	// Coverage counts the rare behaviours this run reached (checker.Cover),
 	// zero when Options.Check.Skip; a sweep adds them up and flags those no
 	// run reached.
@@ -134,7 +138,7 @@ func Execute(sc Scenario, seed uint64, opts Options) (out *Outcome, err error) {
 	if err != nil {
 		return nil, err
 	}
-	if err := plan.Apply(w); err != nil {
+	if err := plan.ApplyWith(w, b.leaders.roles()); err != nil {
 		return nil, fmt.Errorf("scenario %s: schedule: %w", sc.Name, err)
 	}
 	res, crash := runGuarded(w, sim.Time(sc.Duration))
@@ -157,6 +161,9 @@ func Execute(sc Scenario, seed uint64, opts Options) (out *Outcome, err error) {
 	}
 	out = &Outcome{Scenario: sc.Name, Impl: impl.Name, Seed: seed, Adapted: adapted, Sim: res, Schedule: plan,
 		Faults: slices.Clone(w.Faults()), History: h}
+	if b.leaders != nil {
+		out.Unapplied = b.leaders.unapplied
+	}
 	out.Checks = checker.Check(h, opts.Check)
 	if crash != "" {
 		out.Checks = append(out.Checks, checker.Result{Property: PanicProperty, Name: "no panic", Status: checker.Violated,
@@ -263,13 +270,14 @@ func (sc Scenario) plan(w *sim.World, override *faults.Schedule, nodes []string)
 
 // NodesFor returns the names of the scenario's nodes when it runs against
 // impl: Nodes, with the lease store's further members (grantor2, …) for a
-// replicated store (lease.Impl.Members). Schedules against impl name these.
+// replicated store (lease.Impl.Members), and then the role such a store's
+// leader is (faults.RoleLeader). Schedules against impl name these.
 func (sc Scenario) NodesFor(impl lease.Impl) []string {
 	nodes := sc.Nodes()
 	for _, m := range lease.MemberAddrs(GrantorNode, impl.Members)[1:] {
 		nodes = append(nodes, string(m))
 	}
-	return nodes
+	return append(nodes, roleNodes(impl)...)
 }
 
 // nemesis returns the scenario's nemesis with its defaults filled in: it
@@ -281,12 +289,12 @@ func (sc Scenario) nemesis(nodes []string) faults.Nemesis {
 	cfg := sc.Config.WithDefaults()
 	nem.Phase = sc.HealAt
 	if len(nem.Targets) == 0 {
-		nem.Targets = nodes
+		nem.Targets = nodesOnly(nodes) // a role is a target only where the scenario names it
 	} else {
 		nem.Targets = withMembers(nem.Targets, nodes)
 	}
 	if len(nem.Partitionable) == 0 {
-		nem.Partitionable = nodes
+		nem.Partitionable = nodesOnly(nodes)
 	} else {
 		nem.Partitionable = withMembers(nem.Partitionable, nodes)
 	}

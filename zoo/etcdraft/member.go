@@ -41,6 +41,10 @@ type member struct {
 	cpProposed     map[int64]time.Duration // checkpoints proposed by this primary, not yet applied; looked up, never iterated
 	revokeWait     []Request               // keepalives of expired leases awaiting their revoke, oldest first
 
+	// onLeadership, when a host registered it (OnLeadership), is told of
+	// each promotion and demotion of the lessor.
+	onLeadership func(term uint64, leading bool)
+
 	pending []Request  // proposals this member awaits to apply, oldest first
 	reads   []readWait // ReadIndex requests awaiting their read state, by context (index), oldest first
 	waiting []readWait // reads whose index is not applied yet, in order
@@ -227,6 +231,9 @@ func (m *member) promote(term uint64) {
 		m.expiry[l.id] = now + rem + extend
 	}
 	m.nextCheckpoint = now + m.o.checkpointInterval
+	if m.onLeadership != nil {
+		m.onLeadership(term, true)
+	}
 }
 
 // demote ends the lessor's primacy: deadlines are forgotten, and reads in
@@ -236,6 +243,9 @@ func (m *member) promote(term uint64) {
 // change that committed is not reported as refused.
 func (m *member) demote() {
 	m.primary = false
+	if m.onLeadership != nil {
+		m.onLeadership(m.primaryTerm, false)
+	}
 	clear(m.expiry)
 	clear(m.revoking)
 	clear(m.cpProposed)
@@ -250,6 +260,34 @@ func (m *member) demote() {
 		m.notLeader(req)
 	}
 	m.reads, m.waiting, m.revokeWait = m.reads[:0], m.waiting[:0], m.revokeWait[:0]
+}
+
+// Leading reports whether the member leads now (raft's leader, its lessor
+// primary) and in which term: a host resolves faults.RoleLeader with it.
+func (m *member) Leading() (term uint64, leading bool) {
+	return m.primaryTerm, m.leader && m.primary
+}
+
+// OnLeadership registers f, called (on the simulated path) each time the
+// member's lessor is promoted (leading) or demoted: a host records the
+// history's leader terms from it.
+func (m *member) OnLeadership(f func(term uint64, leading bool)) { m.onLeadership = f }
+
+// LeaderDeclaration is what the store declares about how its leader times
+// leases, for the history's leader terms: its members, the extension a new
+// leader adds to every lease (the configured election timeout), how often
+// the leader checkpoints remaining TTLs (0 without checkpoints) and how
+// often it looks for expired leases (a tick), each on its own clock. A
+// mutant declares its configuration, not its bug.
+func (m *member) LeaderDeclaration() (members []string, extension, checkpointInterval, checkPeriod time.Duration) {
+	members = make([]string, len(m.peers))
+	for i, p := range m.peers {
+		members[i] = string(p)
+	}
+	if m.o.checkpoints {
+		checkpointInterval = m.o.checkpointInterval
+	}
+	return members, m.o.electionTimeout(), checkpointInterval, m.o.tick
 }
 
 // quietLogger discards raft's logging but keeps its panics.
