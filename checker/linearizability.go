@@ -18,7 +18,8 @@ import (
 // linearizable against the lease store's specification (opts.Spec, or the
 // one the history names: leasesim's lease store, model.LeaseStoreSpec,
 // with expiry on the grantor's clock readings carried in its replies, by
-// default), and the fenced resource's against the fenced register
+// default; the lessor's bounded by the history's leader terms:
+// model.WithLeaderTerms), and the fenced resource's against the fenced register
 // (model.FencedRegisterSpec), both partitioned as the specification says
 // (by resource, by key).
 //
@@ -58,7 +59,7 @@ func Linearizability(h *history.History, opts Options) Result {
 	store := opts.Spec
 	if store.Model.Step == nil {
 		var err error
-		if store, err = model.SpecFor(h.Spec, h.Lease); err != nil {
+		if store, err = model.SpecFor(h.Spec, h.Lease, model.WithLeaderTerms(h.Leaders, h.Faults)); err != nil {
 			return Result{Property: "P3", Name: name, Status: Unknown,
 				Summary: "no specification to check the lease store against: " + err.Error()}
 		}

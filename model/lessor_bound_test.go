@@ -4,6 +4,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/anishathalye/porcupine"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -116,4 +117,67 @@ func TestLessorBoundChurn(t *testing.T) {
 	}
 	_, ok = NewLessorBound(terms, nil, 10_000_000).GoneBy(2*time.Second, 5*time.Second)
 	assert.False(t, ok, "without checkpoints no term is long enough to revoke it")
+}
+
+// TestBoundedSpec: a get that finds a key attached to a lease long after
+// the leader terms must have seen it revoked is illegal under the bounded
+// specification, legal under the window alone, and legal when a keepalive
+// renewed the lease in between.
+func TestBoundedSpec(t *testing.T) {
+	const s = time.Second
+	terms := []history.LeaderTerm{{Server: "g1", Members: []string{"g1", "g2", "g3"}, Term: 2, Start: 0,
+		End: history.Time(60 * s), Extension: s, CheckpointInterval: 2500 * time.Millisecond, CheckPeriod: 100 * time.Millisecond}}
+	op := func(client string, call, processed time.Duration, in, out history.Payload) porcupine.Operation {
+		o := &history.Operation{Client: client, Server: "g1", Call: history.Time(call), Processed: history.Time(processed),
+			Return: history.Time(processed + time.Millisecond), Input: in, Output: out}
+		return porcupine.Operation{ClientId: len(client), Input: o, Call: int64(call), Output: &o.Output,
+			Return: int64(o.Return)}
+	}
+	grant := op("h1", s, s+time.Millisecond, history.Payload{Kind: "grant", TTL: 5 * s},
+		history.Payload{Kind: "grant_reply", Lease: 7, TTL: 5 * s})
+	create := op("h1", 2*s, 2*s+time.Millisecond, history.Payload{Kind: "create", Key: "lock", Value: "h1", Lease: 7},
+		history.Payload{Kind: "create_reply", OK: true, Revision: 1})
+	get := func(at time.Duration) porcupine.Operation {
+		return op("h22", at, at+time.Millisecond, history.Payload{Kind: "get", Key: "lock"},
+			history.Payload{Kind: "get_reply", OK: true, Value: "h1", Lease: 7, Token: 1, Version: "1", Revision: 1})
+	}
+	keepalive := op("h1", 5*s, 5*s+time.Millisecond, history.Payload{Kind: "keepalive", Lease: 7},
+		history.Payload{Kind: "keepalive_reply", TTL: 5 * s})
+	spec := LessorWindowSpec(10_000_000)
+	bounded := Bounded(spec, NewLessorBound(terms, nil, 10_000_000))
+	tests := []struct {
+		name string
+		spec Spec
+		ops  []porcupine.Operation
+		want bool // linearizable
+	}{
+		{"within the bound", bounded, []porcupine.Operation{grant, create, get(5 * s)}, true},
+		{"past the bound", bounded, []porcupine.Operation{grant, create, get(30 * s)}, false},
+		{"the window alone does not bound it", spec, []porcupine.Operation{grant, create, get(30 * s)}, true},
+		{"renewed in between", bounded, []porcupine.Operation{grant, create, keepalive, get(9 * s)}, true},
+		{"a keepalive past the bound", bounded, []porcupine.Operation{grant, create,
+			op("h1", 9*s, 9*s+time.Millisecond, history.Payload{Kind: "keepalive", Lease: 7},
+				history.Payload{Kind: "keepalive_reply", TTL: 5 * s})}, false},
+		{"renewed, then past the bound", bounded, []porcupine.Operation{grant, create, keepalive, get(30 * s)}, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := porcupine.CheckOperations(tt.spec.Model, tt.ops); got != tt.want {
+				var st any = tt.spec.Model.Init()
+				for _, o := range tt.ops {
+					t.Log(tt.spec.Explain(st, o.Input, o.Output))
+					_, st = tt.spec.Model.Step(st, o.Input, o.Output)
+				}
+				t.Fatalf("linearizable %v, want %v", got, tt.want)
+			}
+		})
+	}
+	var s0 any = bounded.Model.Init()
+	for _, o := range []porcupine.Operation{grant, create} {
+		_, s0 = bounded.Model.Step(s0, o.Input, o.Output)
+	}
+	assert.Contains(t, bounded.Explain(s0, get(30*s).Input, get(30*s).Output),
+		"lease 7 outlived its bound 6.411616163s after 0 leader changes: renewed at 1.001s")
+	assert.Equal(t, spec.Name, bounded.Name)
+	assert.Equal(t, spec.Name, Bounded(spec, NewLessorBound(nil, nil, 0)).Name)
 }

@@ -40,7 +40,14 @@ func Specs() []SpecInfo {
 // that policy. An empty name is "lease-store". A specification of Specs
 // that has no reader of history operations yet, or a name Specs does not
 // list, is an error that says so.
-func SpecFor(name string, l history.Lease) (Spec, error) {
+//
+// Options add what a history knows beyond the name and the lease
+// configuration (WithLeaderTerms).
+func SpecFor(name string, l history.Lease, opts ...SpecOption) (Spec, error) {
+	var o specOptions
+	for _, opt := range opts {
+		opt(&o)
+	}
 	base, variant, _ := strings.Cut(name, "/")
 	switch base {
 	case "", LeaseSpec(HoldRho(0)).Name:
@@ -52,7 +59,8 @@ func SpecFor(name string, l history.Lease) (Spec, error) {
 	case CASRecordSpec().Name:
 		return CASRecordSpec(), nil
 	case LessorSpec().Name:
-		return LessorWindowSpec(max(l.RhoPPB, lessorDrift(variant))), nil
+		rho := max(l.RhoPPB, lessorDrift(variant))
+		return Bounded(LessorWindowSpec(rho), NewLessorBound(o.leaders, o.faults, rho)), nil
 	}
 	names := make([]string, 0, len(Specs()))
 	for _, s := range Specs() {
@@ -62,6 +70,23 @@ func SpecFor(name string, l history.Lease) (Spec, error) {
 		names = append(names, s.Name)
 	}
 	return Spec{}, fmt.Errorf("model: no specification named %q (want one of %s)", name, strings.Join(names, ", "))
+}
+
+// SpecOption is what a history tells SpecFor beyond a specification's
+// name and the lease configuration.
+type SpecOption func(*specOptions)
+
+type specOptions struct {
+	leaders []history.LeaderTerm
+	faults  []history.FaultWindow
+}
+
+// WithLeaderTerms gives SpecFor a replicated store's leader terms and the
+// run's fault windows (History.Leaders, History.Faults): the lessor
+// specification then bounds how long a lease outlives its last renewal
+// (Bounded, LessorBound). Other specifications ignore them.
+func WithLeaderTerms(terms []history.LeaderTerm, faults []history.FaultWindow) SpecOption {
+	return func(o *specOptions) { o.leaders, o.faults = terms, faults }
 }
 
 // LessorDriftVariant names the lessor specification for a run whose
