@@ -42,9 +42,9 @@ func Run(ctx context.Context, cfg Config, progress func(Progress)) (Result, erro
 	if err != nil {
 		return Result{}, err
 	}
-	plan, err := workload.Inspect(cfg.Open)
+	plan, err := inspect(cfg)
 	if err != nil {
-		return Result{}, fmt.Errorf("tune: %w", err)
+		return Result{}, err
 	}
 	res := cfg.newResult(plan)
 	points := cfg.grid(res)
@@ -147,9 +147,9 @@ func OneConfig(cfg Config) (One, error) {
 	if len(cfg.ElectionTimeouts) == 1 {
 		election = cfg.ElectionTimeouts[0]
 	}
-	plan, err := workload.Inspect(cfg.Open)
+	plan, err := inspect(cfg)
 	if err != nil {
-		return One{}, fmt.Errorf("tune: %w", err)
+		return One{}, err
 	}
 	res := cfg.newResult(plan)
 	p := cfg.point(res, cfg.TTLs[0], cfg.Renews[0], cfg.Checkpoints[0], election)
@@ -161,6 +161,20 @@ func OneConfig(cfg Config) (One, error) {
 		return One{}, fmt.Errorf("tune: %s: %w", p.res.Label, err)
 	}
 	return One{Scenario: sc, Impl: cfg.Impl, Config: p.res, Result: res}, nil
+}
+
+// inspect reads cfg's workload once and returns its plan for the lease
+// store under test (workload.Plan.ForStore): a pause of the store's
+// leader pauses the grantor of a store of one.
+func inspect(cfg Config) (workload.Plan, error) {
+	plan, err := workload.Inspect(cfg.Open)
+	if err == nil {
+		plan, err = plan.ForStore(cfg.Impl.Members)
+	}
+	if err != nil {
+		return workload.Plan{}, fmt.Errorf("tune: %w", err)
+	}
+	return plan, nil
 }
 
 // runPoint runs one configuration on every seed.

@@ -41,6 +41,8 @@
 //	{"type":"restart","at":"5m10s","worker":"w2"}
 //	{"type":"pause","at":"7m","worker":"w1","duration":"800ms"}
 //	{"type":"deploy","at":"10m","spacing":"20s","down":"5s"}
+//	{"type":"pause","at":"12m","member":"@leader","duration":"6s"}
+//	{"type":"crash","at":"14m","member":"grantor2"}
 //
 // The event types:
 //
@@ -54,6 +56,16 @@
 //     worker gets one restart_after later.
 //   - pause: the worker freezes for duration (a stop-the-world GC, a VM
 //     migration); its clocks run on.
+//   - crash, restart and pause may strike the lease store instead: member
+//     (in place of worker) names one of its members as a replicated
+//     store's are named, "grantor", "grantor2" … "grantor9", or, for a
+//     pause only, "@leader": whichever member leads when the pause
+//     begins (faults.RoleLeader). A crashed member restarts as a worker
+//     does. Which members exist depends on the implementation under
+//     test, so Plan.ForStore checks them once it is known: a member the
+//     store lacks is an error naming its line and the member field; on a
+//     store of one grantor "@leader" is that grantor (the one node that
+//     grants), so one file runs against every implementation.
 //   - deploy: a rolling restart: worker i (from 1) crashes at
 //     at + (i−1)×spacing and restarts down later.
 //

@@ -4,15 +4,18 @@ import (
 	"strconv"
 	"time"
 	"unicode/utf8"
+
+	"github.com/leasesim/leasesim/lease"
+	"github.com/leasesim/leasesim/scenarios"
 )
 
 // eventFields are the JSON fields of each event type, in the order they
 // are written.
 var eventFields = map[Type][]string{
 	TypeTask:    {"type", "at", "id", "units", "unit_time", "unit_time_dist"},
-	TypeCrash:   {"type", "at", "worker"},
-	TypeRestart: {"type", "at", "worker"},
-	TypePause:   {"type", "at", "worker", "duration"},
+	TypeCrash:   {"type", "at", "worker", "member"},
+	TypeRestart: {"type", "at", "worker", "member"},
+	TypePause:   {"type", "at", "worker", "member", "duration"},
 	TypeDeploy:  {"type", "at", "spacing", "down"},
 }
 
@@ -58,8 +61,17 @@ func decodeEvent(o *object, typ Type) (Event, *fieldError) {
 	case TypeTask:
 		return decodeTask(o, e)
 	case TypeCrash, TypeRestart, TypePause:
-		if e.Worker, ok, err = o.str("worker"); err != nil || !ok {
-			return e, orMissing("worker", err)
+		if e.Worker, _, err = o.str("worker"); err != nil {
+			return e, err
+		}
+		if e.Member, _, err = o.str("member"); err != nil {
+			return e, err
+		}
+		switch {
+		case o.has("worker") && o.has("member"):
+			return e, badf("member", "set either worker or member, not both")
+		case !o.has("worker") && !o.has("member"):
+			return e, badf("worker", "missing (or give member, a lease store member)")
 		}
 		if typ == TypePause {
 			if e.Duration, ok, err = o.duration("duration"); err != nil || !ok {
@@ -133,9 +145,9 @@ func checkEvent(e Event, h Header) *fieldError {
 	case TypeTask:
 		return checkTask(e)
 	case TypeCrash, TypeRestart:
-		return checkWorker(e.Worker, h.Workers)
+		return checkTarget(e, h.Workers)
 	case TypePause:
-		if err := checkWorker(e.Worker, h.Workers); err != nil {
+		if err := checkTarget(e, h.Workers); err != nil {
 			return err
 		}
 		return checkPositive("duration", e.Duration)
@@ -199,6 +211,27 @@ func checkPositive(field string, d time.Duration) *fieldError {
 	return nil
 }
 
+// checkTarget checks the node a crash, restart or pause acts on: a known
+// worker, or a store member (RoleLeader only for a pause).
+func checkTarget(e Event, workers int) *fieldError {
+	switch {
+	case e.Worker != "" && e.Member != "":
+		return badf("member", "set either worker or member, not both")
+	case e.Member == "":
+		return checkWorker(e.Worker, workers)
+	case e.Member == RoleLeader && e.Type != TypePause:
+		return badf("member", "%s names the leader only for a pause (a crash's restart could not name the same "+
+			"member): crash a member by name, %q to %q", RoleLeader, memberName(1), memberName(MaxMembers))
+	case e.Member != RoleLeader && memberIndex(e.Member) == 0:
+		return badf("member", "unknown store member %s (want %s, or %q to %q)", quote(e.Member), RoleLeader,
+			memberName(1), memberName(MaxMembers))
+	}
+	return nil
+}
+
+// memberName returns the name of the store's i-th member, from 1.
+func memberName(i int) string { return string(lease.MemberAddrs(scenarios.GrantorNode, i)[i-1]) }
+
 func checkWorker(name string, workers int) *fieldError {
 	switch {
 	case name == "":
@@ -218,6 +251,7 @@ func (e Event) setFields() []string {
 	}{
 		{"id", e.ID != ""}, {"units", e.Units != 0}, {"unit_time", e.UnitTime != 0},
 		{"unit_time_dist", e.UnitTimeDist != nil}, {"worker", e.Worker != ""},
+		{"member", e.Member != ""},
 		{"duration", e.Duration != 0}, {"spacing", e.Spacing != 0}, {"down", e.Down != 0},
 	} {
 		if f.set {

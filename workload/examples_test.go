@@ -53,6 +53,15 @@ var examples = []workload.GenParams{
 		},
 		DeployEvery: 4 * time.Minute, DeploySpacing: 30 * time.Second, DeployDown: 15 * time.Second,
 	},
+	{
+		Name: "leader-failover", Workers: 4, Duration: 10 * time.Minute,
+		TasksPerMinute: 30, UnitsMin: 20, UnitsMax: 60, UnitTime: 250 * time.Millisecond,
+		Env: workload.Env{
+			Latency:      ptr(sim.UniformDist(time.Millisecond, 5*time.Millisecond)),
+			RestartAfter: 30 * time.Second,
+		},
+		CrashEvery: time.Minute, LeaderPauseEvery: time.Minute, LeaderPause: 6 * time.Second,
+	},
 }
 
 func ptr[T any](v T) *T { return &v }
@@ -93,7 +102,12 @@ func TestExamplesRunClean(t *testing.T) {
 	for _, p := range examples {
 		t.Run(p.Name, func(t *testing.T) {
 			t.Parallel()
-			sc, err := workload.Scenario(examplePath(p.Name), exampleConfig())
+			open := workload.File(examplePath(p.Name))
+			plan, err := workload.Inspect(open)
+			require.NoError(t, err)
+			plan, err = plan.ForStore(1) // leasesim's one grantor: a leader pause pauses it
+			require.NoError(t, err)
+			sc, err := plan.Scenario(open, exampleConfig())
 			require.NoError(t, err)
 			for seed := uint64(1); seed <= 2; seed++ {
 				out, err := scenarios.Execute(sc, seed, scenarios.Options{})

@@ -11,8 +11,8 @@ import (
 )
 
 // explicit collects a file's fault events as fault events on the worker
-// nodes, each remembering the line it came from, so that a contradiction
-// found later can be reported at its line.
+// nodes and the store's members, each remembering the line it came from,
+// so that a contradiction found later can be reported at its line.
 type explicit struct {
 	events []sourced
 }
@@ -37,11 +37,11 @@ func (x *explicit) add(e Event, line, workers int) error {
 	}
 	switch e.Type {
 	case TypeCrash:
-		return push(faults.Event{At: e.At, Kind: faults.KindCrash, Node: e.Worker})
+		return push(faults.Event{At: e.At, Kind: faults.KindCrash, Node: e.target()})
 	case TypeRestart:
-		return push(faults.Event{At: e.At, Kind: faults.KindRestart, Node: e.Worker})
+		return push(faults.Event{At: e.At, Kind: faults.KindRestart, Node: e.target()})
 	case TypePause:
-		return push(faults.Event{At: e.At, Kind: faults.KindPause, Node: e.Worker, Duration: e.Duration})
+		return push(faults.Event{At: e.At, Kind: faults.KindPause, Node: e.target(), Duration: e.Duration})
 	case TypeDeploy:
 		for i := 1; i <= workers; i++ {
 			at := e.At + time.Duration(i-1)*e.Spacing
@@ -58,9 +58,9 @@ func (x *explicit) add(e Event, line, workers int) error {
 
 // schedule returns the events as a schedule that heals at healAt: sorted by
 // time, with a restart restartAfter after every crash that is not followed
-// by a restart of the same worker, without the events at or after healAt,
+// by a restart of the same worker or member, without the events at or after healAt,
 // and validated, so that a contradiction is reported at its line.
-func (x *explicit) schedule(h Header, healAt time.Duration) (faults.Schedule, error) {
+func (x *explicit) schedule(h Header, healAt time.Duration) (faults.Schedule, []sourced, error) {
 	byTime := func(a, b sourced) int {
 		return cmp.Or(cmp.Compare(a.ev.At, b.ev.At), cmp.Compare(a.seq, b.seq))
 	}
@@ -73,26 +73,52 @@ func (x *explicit) schedule(h Header, healAt time.Duration) (faults.Schedule, er
 	for _, e := range x.events {
 		s.Events = append(s.Events, e.ev)
 	}
-	nodes := make([]string, h.Workers)
-	for i := range nodes {
-		nodes[i] = WorkerName(i + 1)
-	}
-	if err := s.Validate(nodes); err != nil {
-		var verr *faults.ValidationError
-		if errors.As(err, &verr) && verr.Index >= 0 {
-			src := x.events[verr.Index]
-			field := verr.Field
-			if field == "node" {
-				field = "worker"
-			}
-			return faults.Schedule{}, &LineError{Line: src.line, Subject: src.subject, Field: field, Err: verr.Err}
-		}
-		return faults.Schedule{}, &LineError{Err: fmt.Errorf("fault schedule: %w", err)}
+	if err := validateAt(s, x.events, faultNodes(h.Workers, MaxMembers, true)); err != nil {
+		return faults.Schedule{}, nil, err
 	}
 	if len(s.Events) == 0 {
 		s.Events = nil
 	}
-	return s, nil
+	return s, x.events, nil
+}
+
+// faultNodes returns the nodes a file's faults may name: the workers, the
+// store's members up to members, and RoleLeader if leader.
+func faultNodes(workers, members int, leader bool) []string {
+	nodes := make([]string, 0, workers+members+1)
+	for i := 1; i <= workers; i++ {
+		nodes = append(nodes, WorkerName(i))
+	}
+	for i := 1; i <= members; i++ {
+		nodes = append(nodes, memberName(i))
+	}
+	if leader {
+		nodes = append(nodes, RoleLeader)
+	}
+	return nodes
+}
+
+// validateAt validates s, whose events came from srcs (one each, in
+// order), against nodes, and reports a contradiction at the line of the
+// event it lies in, naming the event's worker or member field.
+func validateAt(s faults.Schedule, srcs []sourced, nodes []string) error {
+	err := s.Validate(nodes)
+	if err == nil {
+		return nil
+	}
+	var verr *faults.ValidationError
+	if errors.As(err, &verr) && verr.Index >= 0 && verr.Index < len(srcs) {
+		src := srcs[verr.Index]
+		field := verr.Field
+		if field == "node" {
+			field = "worker"
+			if src.ev.Node == RoleLeader || memberIndex(src.ev.Node) > 0 {
+				field = "member"
+			}
+		}
+		return &LineError{Line: src.line, Subject: src.subject, Field: field, Err: verr.Err}
+	}
+	return &LineError{Err: fmt.Errorf("fault schedule: %w", err)}
 }
 
 // addRestarts adds a restart after every crash whose worker's next event
@@ -100,7 +126,7 @@ func (x *explicit) schedule(h Header, healAt time.Duration) (faults.Schedule, er
 // worker at the same instant, so "crash, then pause when it is back up"
 // reads as meant.
 func (x *explicit) addRestarts(after time.Duration, workers int) {
-	next := make([]int, workers+1) // per worker: index of its last crash not yet followed, or -1
+	next := make([]int, workers+MaxMembers+1) // per worker, then member: index of its last crash not yet followed, or -1
 	for i := range next {
 		next[i] = -1
 	}
@@ -114,7 +140,7 @@ func (x *explicit) addRestarts(after time.Duration, workers int) {
 		added = append(added, r)
 	}
 	for i, e := range x.events {
-		w := workerIndex(e.ev.Node, workers)
+		w := nodeSlot(e.ev.Node, workers)
 		if c := next[w]; c >= 0 && e.ev.Kind != faults.KindRestart {
 			restart(x.events[c], &x.events[i])
 		}
@@ -129,4 +155,16 @@ func (x *explicit) addRestarts(after time.Duration, workers int) {
 		}
 	}
 	x.events = append(x.events, added...)
+}
+
+// nodeSlot numbers the nodes a file's faults name: worker i is i, store
+// member i is workers+i, and anything else (RoleLeader) is 0.
+func nodeSlot(node string, workers int) int {
+	if i := workerIndex(node, workers); i > 0 {
+		return i
+	}
+	if i := memberIndex(node); i > 0 {
+		return workers + i
+	}
+	return 0
 }

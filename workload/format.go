@@ -4,6 +4,9 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/leasesim/leasesim/faults"
+	"github.com/leasesim/leasesim/lease"
+	"github.com/leasesim/leasesim/scenarios"
 	"github.com/leasesim/leasesim/sim"
 )
 
@@ -107,8 +110,8 @@ type GCPause struct {
 // Type; the others stay zero:
 //
 //   - task: ID, Units, and either UnitTime or UnitTimeDist;
-//   - crash, restart: Worker;
-//   - pause: Worker, Duration;
+//   - crash, restart: Worker or Member;
+//   - pause: Worker or Member, Duration;
 //   - deploy: Spacing, Down.
 type Event struct {
 	// Type says what happens.
@@ -127,6 +130,13 @@ type Event struct {
 	UnitTimeDist *sim.Dist
 	// Worker names the worker a crash, restart or pause acts on: "w1".."wN".
 	Worker string
+	// Member, instead of Worker, names the lease store's member a crash,
+	// restart or pause acts on: "grantor", "grantor2", … (the names
+	// lease.MemberAddrs gives a store of several members), or, for a
+	// pause only, RoleLeader, whichever member leads when the pause
+	// begins. Which members exist depends on the implementation under
+	// test: see Plan.ForStore.
+	Member string
 	// Duration is how long a pause lasts.
 	Duration time.Duration
 	// Spacing is the time between two workers' crashes in a deploy: worker
@@ -147,11 +157,40 @@ func (e Event) String() string {
 		}
 		return fmt.Sprintf("%v task %q %d×%v", e.At, e.ID, e.Units, e.UnitTime)
 	case TypePause:
-		return fmt.Sprintf("%v pause %s for %v", e.At, e.Worker, e.Duration)
+		return fmt.Sprintf("%v pause %s for %v", e.At, e.target(), e.Duration)
 	case TypeDeploy:
 		return fmt.Sprintf("%v deploy spacing %v down %v", e.At, e.Spacing, e.Down)
 	}
-	return fmt.Sprintf("%v %s %s", e.At, e.Type, e.Worker)
+	return fmt.Sprintf("%v %s %s", e.At, e.Type, e.target())
+}
+
+// target is the node a crash, restart or pause acts on: its worker or its
+// store member.
+func (e Event) target() string {
+	if e.Member != "" {
+		return e.Member
+	}
+	return e.Worker
+}
+
+// RoleLeader, as an event's member, names whichever member of the lease
+// store leads when the event acts (faults.RoleLeader). On a store of one
+// grantor it is that grantor.
+const RoleLeader = faults.RoleLeader
+
+// MaxMembers bounds the store members a file can name: "grantor" and
+// "grantor2".."grantor9".
+const MaxMembers = 9
+
+// memberIndex returns i (from 1) for a store member's name as
+// lease.MemberAddrs gives it ("grantor" is 1, "grantor2" is 2, up to
+// MaxMembers), or 0.
+func memberIndex(name string) int {
+	base, i, ok := lease.ParseMember(lease.Addr(name), MaxMembers)
+	if !ok || string(base) != scenarios.GrantorNode {
+		return 0
+	}
+	return i + 1
 }
 
 // WorkerName returns the name of worker i, counted from 1: "w1", "w2", …

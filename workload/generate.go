@@ -47,6 +47,17 @@ type GenParams struct {
 	// and each stays down DeployDown. A deploy that would not end before
 	// Duration is left out.
 	DeployEvery, DeploySpacing, DeployDown time.Duration
+
+	// CrashEvery, when positive, crashes one worker every CrashEvery (the
+	// first at CrashEvery), in turn w1, w2, …; each comes back
+	// Env.RestartAfter later (the reader adds the restart).
+	CrashEvery time.Duration
+	// LeaderPauseEvery, when positive, pauses the lease store's leader
+	// (RoleLeader) for LeaderPause every LeaderPauseEvery (the first at
+	// LeaderPauseEvery), after any worker crash at the same instant: with
+	// CrashEvery equal, every crash strikes while the store elects a new
+	// leader. A pause that would not end before Duration is left out.
+	LeaderPauseEvery, LeaderPause time.Duration
 }
 
 // Validate reports the first parameter that makes p unusable, by its
@@ -80,6 +91,16 @@ func (p GenParams) Validate() error {
 		return bad("deploy_every", "deploy_every and deploy_spacing must not be negative")
 	case p.DeployEvery > 0 && p.DeployDown <= 0:
 		return bad("deploy_down", "must be positive when deploys are on, got %v", p.DeployDown)
+	case p.CrashEvery < 0:
+		return bad("crash_every", "must not be negative, got %v", p.CrashEvery)
+	case p.CrashEvery > 0 && time.Duration(p.Workers)*p.CrashEvery <= p.Env.restartAfter():
+		return bad("crash_every", "%v on %d workers crashes a worker again before its restart_after %v has passed",
+			p.CrashEvery, p.Workers, p.Env.restartAfter())
+	case p.LeaderPauseEvery < 0:
+		return bad("leader_pause_every", "must not be negative, got %v", p.LeaderPauseEvery)
+	case p.LeaderPauseEvery > 0 && (p.LeaderPause <= 0 || p.LeaderPause >= p.LeaderPauseEvery):
+		return bad("leader_pause", "must be positive and shorter than leader_pause_every %v, got %v",
+			p.LeaderPauseEvery, p.LeaderPause)
 	}
 	expected := p.TasksPerMinute * p.Duration.Minutes()
 	if p.BurstEvery > 0 {
@@ -96,7 +117,8 @@ func (p GenParams) Validate() error {
 }
 
 // Generate writes a synthetic workload drawn from r: Poisson arrivals
-// and bursts (to the millisecond), task sizes, and rolling deploys, merged in time order and
+// and bursts (to the millisecond), task sizes, rolling deploys, worker
+// crashes and leader pauses, merged in time order and
 // written as they are drawn, so memory does not grow with the duration
 // (one burst at a time is held).
 // Arrivals, burst spreads and sizes each draw from a PRNG of their own,
@@ -125,19 +147,20 @@ func Generate(p GenParams, r *rand.Rand, w io.Writer) error {
 	return out.Flush()
 }
 
-// generator merges three streams of events in time order: Poisson
-// arrivals, bursts and deploys.
+// generator merges the streams of events in time order: Poisson
+// arrivals, bursts, deploys, worker crashes and leader pauses.
 type generator struct {
 	p                       GenParams
 	arrivals, bursts, sizes *rand.Rand
 	pareto                  *sim.Dist
 	tasks                   int
+	crashes                 int
 }
 
 func (g *generator) run(out *Writer) error {
 	p := g.p
 	const never = time.Duration(1<<63 - 1)
-	nextArrival, nextBurst, nextDeploy := never, never, never
+	nextArrival, nextBurst, nextDeploy, nextCrash, nextPause := never, never, never, never, never
 	if p.TasksPerMinute > 0 {
 		nextArrival = exponential(g.arrivals, meanGap(time.Minute, p.TasksPerMinute))
 	}
@@ -146,6 +169,12 @@ func (g *generator) run(out *Writer) error {
 	}
 	if p.DeployEvery > 0 {
 		nextDeploy = p.DeployEvery
+	}
+	if p.CrashEvery > 0 {
+		nextCrash = p.CrashEvery
+	}
+	if p.LeaderPauseEvery > 0 {
+		nextPause = p.LeaderPauseEvery
 	}
 	deployLength := time.Duration(p.Workers-1)*p.DeploySpacing + p.DeployDown
 	var pending []time.Duration // the current burst's arrivals still to write
@@ -158,7 +187,7 @@ func (g *generator) run(out *Writer) error {
 		if len(pending) > 0 {
 			inBurst = pending[0]
 		}
-		at := min(nextArrival, inBurst, nextDeploy)
+		at := min(nextArrival, inBurst, nextDeploy, nextCrash, nextPause)
 		if at >= p.Duration {
 			return nil
 		}
@@ -169,6 +198,15 @@ func (g *generator) run(out *Writer) error {
 				err = out.Write(Event{Type: TypeDeploy, At: at, Spacing: p.DeploySpacing, Down: p.DeployDown})
 			}
 			nextDeploy += p.DeployEvery
+		case nextCrash:
+			err = out.Write(Event{Type: TypeCrash, At: at, Worker: WorkerName(g.crashes%p.Workers + 1)})
+			g.crashes++
+			nextCrash += p.CrashEvery
+		case nextPause:
+			if at+p.LeaderPause < p.Duration {
+				err = out.Write(Event{Type: TypePause, At: at, Member: RoleLeader, Duration: p.LeaderPause})
+			}
+			nextPause += p.LeaderPauseEvery
 		case inBurst:
 			err = g.task(out, at)
 			pending = pending[1:]

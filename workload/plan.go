@@ -7,6 +7,8 @@ import (
 	"hash/maphash"
 	"io"
 	"os"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/leasesim/leasesim/faults"
@@ -41,12 +43,19 @@ type Plan struct {
 	// WorkMax is the longest task: units × its largest unit time.
 	WorkMax time.Duration
 	// Faults are the file's crashes, restarts, pauses and deploys as a
-	// fault schedule on the workers "w1".."wN", with HealAt = Duration:
+	// fault schedule on the workers "w1".."wN" and the store's members
+	// (Event.Member: "grantor", "grantor2", …, or RoleLeader, which a
+	// store of one grantor does not resolve: see ForStore), with HealAt =
+	// Duration:
 	// deploys expanded into a crash and a restart per worker, a restart
 	// added RestartAfter after every crash that the file does not follow
 	// with a restart of its own, and events at or after Duration left out
 	// (the heal phase restarts and resumes every worker there).
 	Faults faults.Schedule
+
+	// sources says where each of Faults.Events came from, for ForStore's
+	// errors.
+	sources []sourced
 }
 
 // Inspect reads a workload once, checks all of it, and returns its plan.
@@ -101,13 +110,51 @@ func Inspect(open Opener) (Plan, error) {
 		return Plan{}, &LineError{Line: 1, Subject: "header", Field: "duration",
 			Err: errors.New("missing, and every event is at 0s: give the workload a duration")}
 	}
-	if p.Faults, err = x.schedule(p.Header, p.Duration); err != nil {
+	if p.Faults, p.sources, err = x.schedule(p.Header, p.Duration); err != nil {
 		return Plan{}, err
 	}
 	if err := p.checkRandomLoad(); err != nil {
 		return Plan{}, err
 	}
 	return p, nil
+}
+
+// ForStore returns the plan as it runs against a lease store of members
+// members (lease.Impl.Members; 0 counts as 1), which a harness calls once
+// it knows the implementation under test:
+//
+//   - on a store of one grantor, a pause of RoleLeader pauses that
+//     grantor, the one node that grants: the same file then runs against
+//     every implementation, and a replicated store's leader failure is a
+//     grantor failure for the others;
+//   - on a replicated store, RoleLeader stays, for the run to resolve
+//     when the pause begins;
+//   - an event on a member the store does not have ("grantor3" on a store
+//     of one or two) is bad input, a *LineError naming its line and the
+//     member field, as is a pause of RoleLeader that, resolved to the
+//     grantor, contradicts the file's crashes of the grantor.
+func (p Plan) ForStore(members int) (Plan, error) {
+	members = max(members, 1)
+	out := p
+	out.Faults.Events = slices.Clone(p.Faults.Events)
+	for i, e := range out.Faults.Events {
+		if i >= len(p.sources) {
+			break // a Plan not made by Inspect: nothing to say where
+		}
+		switch n := memberIndex(e.Node); {
+		case e.Node == RoleLeader && members == 1:
+			out.Faults.Events[i].Node = memberName(1)
+		case n > members:
+			src := p.sources[i]
+			return Plan{}, &LineError{Line: src.line, Subject: src.subject, Field: "member",
+				Err: fmt.Errorf("%s is not a member of the lease store under test, which has %d (%s)", e.Node, members,
+					strings.Join(faultNodes(0, members, false), ", "))}
+		}
+	}
+	if err := validateAt(out.Faults, p.sources, faultNodes(p.Header.Workers, members, members > 1)); err != nil {
+		return Plan{}, err
+	}
+	return out, nil
 }
 
 // idSet finds duplicate task ids in a small, fixed amount of memory per

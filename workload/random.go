@@ -44,6 +44,9 @@ func newDrawer(p Plan) *drawer {
 	}
 	for _, e := range p.Faults.Events {
 		i := workerIndex(e.Node, p.Header.Workers) - 1
+		if i < 0 {
+			continue // a store member's fault: the environment's draw is the workers'
+		}
 		switch e.Kind {
 		case faults.KindCrash:
 			d.down[i] = append(d.down[i], span{e.At, p.Duration})

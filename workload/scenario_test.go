@@ -79,6 +79,12 @@ func TestInspectErrors(t *testing.T) {
 		{"an explicit restart after the implicit one", []string{`{"type":"crash","at":"1m","worker":"w2"}`,
 			`{"type":"pause","at":"2m","worker":"w2","duration":"1s"}`, `{"type":"restart","at":"3m","worker":"w2"}`},
 			`workload: line 4: restart: worker: "w2" is not crashed at 3m0s`},
+		{"crash of a crashed member", []string{`{"type":"crash","at":"1s","member":"grantor2"}`,
+			`{"type":"crash","at":"5s","member":"grantor2"}`},
+			`workload: line 3: crash: member: "grantor2" is already crashed at 5s`},
+		{"pause of a crashed member", []string{`{"type":"crash","at":"1s","member":"grantor"}`,
+			`{"type":"pause","at":"2s","member":"grantor","duration":"1s"}`},
+			`workload: line 3: pause: member: "grantor" is crashed at 2s and cannot be paused`},
 		{"no duration and nothing after 0s", []string{`{"type":"task","at":"0s","id":"t1","units":2,"unit_time":"1s"}`},
 			`workload: line 1: header: duration: missing, and every event is at 0s: give the workload a duration`},
 	} {

@@ -116,6 +116,7 @@ type (
 		UnitTime     sim.Duration  `json:"unit_time,omitempty"`
 		UnitTimeDist *distJSON     `json:"unit_time_dist,omitempty"`
 		Worker       string        `json:"worker,omitempty"`
+		Member       string        `json:"member,omitempty"`
 		Duration     sim.Duration  `json:"duration,omitempty"`
 		Spacing      *sim.Duration `json:"spacing,omitempty"`
 		Down         sim.Duration  `json:"down,omitempty"`
@@ -149,7 +150,7 @@ func distWire(d *sim.Dist) *distJSON {
 
 func eventWire(e Event) eventJSON {
 	j := eventJSON{Type: e.Type, At: sim.Duration(e.At), ID: e.ID, Units: e.Units, UnitTime: sim.Duration(e.UnitTime),
-		UnitTimeDist: distWire(e.UnitTimeDist), Worker: e.Worker, Duration: sim.Duration(e.Duration), Down: sim.Duration(e.Down)}
+		UnitTimeDist: distWire(e.UnitTimeDist), Worker: e.Worker, Member: e.Member, Duration: sim.Duration(e.Duration), Down: sim.Duration(e.Down)}
 	if e.Type == TypeDeploy {
 		spacing := sim.Duration(e.Spacing)
 		j.Spacing = &spacing

@@ -26,6 +26,8 @@ func TestTuneBadInputExitsTwo(t *testing.T) {
 	badWorkload := writeFile(t, "bad.jsonl", `{"type":"header","version":1,"name":"w","workers":2,"duration":"1m"}`+"\n"+
 		`{"type":"task","at":"1s","id":"t1","units":0,"unit_time":"1s"}`+"\n")
 	notJSON := writeFile(t, "notjson.jsonl", "hello\n")
+	thirdMember := writeFile(t, "member.jsonl", `{"type":"header","version":1,"name":"w","workers":2,"duration":"1m"}`+"\n"+
+		`{"type":"task","at":"1s","id":"t1","units":2,"unit_time":"1s"}`+"\n"+`{"type":"crash","at":"2s","member":"grantor3"}`+"\n")
 	tests := []struct {
 		name string
 		args []string
@@ -35,6 +37,8 @@ func TestTuneBadInputExitsTwo(t *testing.T) {
 		{"missing workload", []string{"tune", "--workload", "/no/such/workload.jsonl"}, []string{"--workload /no/such/workload.jsonl", "no such file"}},
 		{"bad workload field", []string{"tune", "--workload", badWorkload}, []string{"--workload " + badWorkload, "line 2", `task "t1"`, "units: must be positive"}},
 		{"workload not JSON", []string{"tune", "--workload", notJSON}, []string{notJSON, "line 1"}},
+		{"workload names a member the store lacks", []string{"tune", "--workload", thirdMember, "--ttl", "5s", "--checkpoint", "5u"},
+			[]string{"--workload " + thirdMember, "line 3: crash: member: grantor3 is not a member of the lease store under test, which has 1 (grantor)"}},
 		{"ttl not a duration", smallTune("--ttl", "x"), []string{`--ttl: "x"`}},
 		{"ttl empty", smallTune("--ttl", ""), []string{"--ttl: empty"}},
 		{"ttl repeated", smallTune("--ttl", "5s,5000ms"), []string{"--ttl:", "repeats value 1"}},

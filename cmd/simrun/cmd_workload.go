@@ -53,7 +53,9 @@ func (a *app) workloadGenCommand() *cobra.Command {
 			"(--burst-size every --burst-every, spread over --burst-spread), task sizes from --units-min to\n" +
 			"--units-max (uniform, or Pareto with --units-alpha), a unit time (--unit-time, or --unit-time-dist for\n" +
 			"each run to draw from), the environment (--latency, --loss, GC pauses with --gc-*, random crashes\n" +
-			"with --crash-per-hour) and rolling deploys (--deploy-every). The same flags and seed give the same\n" +
+			"with --crash-per-hour), rolling deploys (--deploy-every), a worker crash in turn every --crash-every\n" +
+			"and pauses of the lease store's leader (--leader-pause for every --leader-pause-every; a store of one\n" +
+			"grantor pauses its grantor). The same flags and seed give the same\n" +
 			"bytes. A distribution is fixed:D, uniform:MIN:MAX or pareto:MIN:MAX:ALPHA.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return a.workloadGen(cmd, f) },
@@ -82,6 +84,9 @@ func (a *app) workloadGenCommand() *cobra.Command {
 	fl.DurationVar(&f.p.DeployEvery, "deploy-every", 0, "time between rolling deploys (0: none)")
 	fl.DurationVar(&f.p.DeploySpacing, "deploy-spacing", 30*time.Second, "time between two workers' restarts in a deploy")
 	fl.DurationVar(&f.p.DeployDown, "deploy-down", 15*time.Second, "how long each worker is down in a deploy")
+	fl.DurationVar(&f.p.CrashEvery, "crash-every", 0, "crash one worker, in turn, this often (0: never); each is down --restart-after")
+	fl.DurationVar(&f.p.LeaderPauseEvery, "leader-pause-every", 0, "pause the lease store's leader this often (0: never)")
+	fl.DurationVar(&f.p.LeaderPause, "leader-pause", 5*time.Second, "how long each leader pause lasts")
 	fl.Uint64Var(&f.seed, "seed", 1, "the seed the workload is drawn from")
 	fl.StringVarP(&f.out, "output", "o", "", "write the workload to this file (default: stdout)")
 	return cmd
@@ -112,6 +117,9 @@ func (f genFlags) params(cmd *cobra.Command) (workload.GenParams, error) {
 	}
 	if p.DeployEvery == 0 {
 		p.DeploySpacing, p.DeployDown = 0, 0
+	}
+	if p.LeaderPauseEvery == 0 {
+		p.LeaderPause = 0
 	}
 	if err := p.Validate(); err != nil {
 		return p, usageErr(cmd, genFlagError(err))
@@ -144,6 +152,7 @@ var genFields = []struct{ field, flag string }{
 	{"units_min", "--units-min"}, {"units_max", "--units-max"}, {"units_alpha", "--units-alpha"},
 	{"unit_time_dist", "--unit-time-dist"}, {"unit_time", "--unit-time"}, {"units", "--units-max"},
 	{"deploy_every", "--deploy-every"}, {"deploy_spacing", "--deploy-spacing"}, {"deploy_down", "--deploy-down"},
+	{"crash_every", "--crash-every"}, {"leader_pause_every", "--leader-pause-every"}, {"leader_pause", "--leader-pause"},
 	{"workers", "--workers"}, {"duration", "--duration"}, {"name", "--name"},
 }
 
