@@ -26,6 +26,12 @@
 // data, a failing one can be replayed from a file and cut down by a
 // shrinker.
 //
+// An event's node may be a role instead: [RoleLeader] ("@leader") is
+// whichever node leads a replicated lease store when the event acts. The
+// host resolves it ([Roles], [Schedule.ApplyWith]) and lists it among the
+// nodes it validates against; an event whose role no node holds does not
+// act. The kernel knows no roles.
+//
 // [Windows] reads the kernel's fault log back as intervals, so that checkers
 // and reports can say which faults were in force at a given time.
 //
