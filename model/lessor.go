@@ -68,8 +68,10 @@ type LessorInput struct {
 	Token int64
 	// at is the true time the operation was processed, as a history
 	// records it (LessorWindowSpec's time); 0 for an input built by hand,
-	// whose time is then its output's ServerTime.
-	at time.Duration
+	// whose time is then its output's ServerTime. call is when the request
+	// was sent (Operation.Call): LessorWindowSpec's earliest time at which
+	// it may have taken effect.
+	at, call time.Duration
 }
 
 // LessorOutput is the server's reply.
@@ -589,7 +591,8 @@ func windowOutput(v any) LessorOutput {
 func historyLessorInput(o *history.Operation) LessorInput {
 	in := &o.Input
 	return LessorInput{Op: LessorOp(in.Kind), Client: clientOf(o), Key: in.Key, Value: in.Value,
-		Lease: int64(in.Lease), TTL: in.TTL, Guard: in.Resource, Token: int64(in.Token), at: time.Duration(o.Processed)}
+		Lease: int64(in.Lease), TTL: in.TTL, Guard: in.Resource, Token: int64(in.Token), at: time.Duration(o.Processed),
+		call: time.Duration(o.Call)}
 }
 
 // historyLessorOutput reads a lessor reply.
@@ -686,6 +689,15 @@ func (s windowState) expire(id int64) windowState {
 	return s
 }
 
+// expired ends lease id as an operation that shows it expired (not
+// revoked): that operation took effect at the end of its window or later.
+func (s windowState) expired(id int64) windowState {
+	if i, ok := s.lease(id); ok {
+		s.lastT = max(s.lastT, s.leases[i].liveUntil)
+	}
+	return s.expire(id)
+}
+
 // keepLive (re)starts lease id's window at t, adding the lease if the
 // history never showed its grant (its proposer may have crashed before it
 // answered).
@@ -719,7 +731,7 @@ func (s windowState) found(key string, lease, create int64, value string, t time
 			return s, fmt.Sprintf("%s is attached to lease %d (create %d), which must still be live, but the reply "+
 				"shows lease %d (create %d)", quote(key), k.lease, k.create, lease, create)
 		}
-		s = s.expire(k.lease)
+		s = s.expired(k.lease)
 	}
 	if lease != 0 && s.gone(lease) {
 		return s, fmt.Sprintf("%s is attached to lease %d, which had expired or been revoked", quote(key), lease)
@@ -739,7 +751,7 @@ func (s windowState) absent(key string, t time.Duration) (windowState, string) {
 	if k.lease == 0 || s.mustLive(k.lease, t) {
 		return s, fmt.Sprintf("%s is absent, but it is attached to lease %d, which must still be live", quote(key), k.lease)
 	}
-	return s.expire(k.lease), ""
+	return s.expired(k.lease), ""
 }
 
 // notFound accounts for a reply that says lease id is not found.
@@ -748,19 +760,59 @@ func (s windowState) notFound(id int64, t time.Duration) (windowState, string) {
 		i, _ := s.lease(id)
 		return s, fmt.Sprintf("lease %d was not found at %v, but it must stay live until %v", id, t, s.leases[i].liveUntil)
 	}
-	return s.expire(id), ""
+	return s.expired(id), ""
+}
+
+// windowTimes returns when an operation may have taken effect: from its
+// call (lo) to when its member answered (hi). A change through the log
+// commits in between; a read returns the state committed at some instant
+// in between (its ReadIndex round confirms one after the call; a member
+// paused before replying answers long after it); a renewal acts at hi.
+// An input built by hand has one time, its reply's ServerTime.
+func windowTimes(in LessorInput, out LessorOutput) (lo, hi time.Duration) {
+	if in.at == 0 {
+		return out.ServerTime, out.ServerTime
+	}
+	return min(in.call, in.at), in.at
 }
 
 // windowStep applies one operation to s: the next state, and "" if the
-// operation is legal in s, or why not.
+// operation is legal in s, or why not. Along a linearization operations
+// take effect in order of time: s.lastT is the earliest instant at which
+// the last one placed may have taken effect, and an operation answered
+// before it cannot come after it. Checks that a lease must still be live
+// use the latest instant (when the member answered), and a lease's window
+// runs from when its leader renewed it (a keepalive's answer; a grant's
+// call), never from the place linearization gives it.
 func windowStep(s windowState, in LessorInput, out LessorOutput, rhoPPB int64) (windowState, string) {
-	t := in.at
-	if t == 0 {
-		t = out.ServerTime
+	lo, t := windowTimes(in, out)
+	checkpoint := in.Op == OpTaskCheckpoint && (out.Err == LessorOK || out.Err == LessorFenced)
+	switch out.Err {
+	case LessorOK, LessorLeaseNotFound:
+	case LessorBadRequest:
+		return s, "" // refused without effect
+	default:
+		if checkpoint {
+			break
+		}
+		// Any other refusal (a replica that is not, or no longer, the
+		// leader) leaves the request's fate open: it may still commit. A
+		// revoke may so end its lease from its call on; a grant or a create
+		// that commits shows when a later reply names its lease or key.
+		if i, ok := s.lease(in.Lease); ok && in.Op == OpLeaseRevoke && s.leases[i].liveUntil > lo {
+			s.leases = slices.Clone(s.leases)
+			s.leases[i].liveUntil = lo
+		}
+		return s, ""
 	}
-	t = max(t, s.lastT)
-	s.lastT = t
-	if in.Op == OpTaskCheckpoint && (out.Err == LessorOK || out.Err == LessorFenced) {
+	if t < s.lastT {
+		return s, fmt.Sprintf("%v answered at %v, but an operation placed before it took effect at %v", in.Op, t, s.lastT)
+	}
+	s.lastT = max(s.lastT, lo)
+	if in.Op == OpKeepAlive && out.Err == LessorOK {
+		s.lastT = t // a renewal acts when the leader answers it
+	}
+	if checkpoint {
 		if out.Revision < s.rev && out.Revision != 0 {
 			return s, fmt.Sprintf("%v returned revision %d, below %d", in.Op, out.Revision, s.rev)
 		}
@@ -769,21 +821,6 @@ func windowStep(s windowState, in LessorInput, out LessorOutput, rhoPPB int64) (
 			next.rev = max(next.rev, out.Revision)
 		}
 		return next, why
-	}
-	switch out.Err {
-	case LessorOK, LessorLeaseNotFound:
-	case LessorBadRequest:
-		return s, "" // refused without effect
-	default:
-		// Any other refusal (a replica that is not, or no longer, the
-		// leader) leaves the request's fate open: it may still commit. A
-		// revoke may so end its lease from now on; a grant or a create that
-		// commits shows when a later reply names its lease or key.
-		if i, ok := s.lease(in.Lease); ok && in.Op == OpLeaseRevoke && s.leases[i].liveUntil > t {
-			s.leases = slices.Clone(s.leases)
-			s.leases[i].liveUntil = t
-		}
-		return s, ""
 	}
 	if out.Revision < s.rev && out.Revision != 0 {
 		return s, fmt.Sprintf("%v returned revision %d, below %d", in.Op, out.Revision, s.rev)
@@ -798,7 +835,7 @@ func windowStep(s windowState, in LessorInput, out LessorOutput, rhoPPB int64) (
 			return s, fmt.Sprintf("grant returned lease %d ttl %v, but a new lease needs a fresh id above 0 and a TTL: %s",
 				out.Lease, out.TTL, s)
 		}
-		s = s.keepLive(out.Lease, out.TTL, t, rhoPPB)
+		s = s.keepLive(out.Lease, out.TTL, lo, rhoPPB) // the primary starts it when it applies the grant
 	case OpKeepAlive:
 		if out.Err == LessorLeaseNotFound {
 			s, why = s.notFound(in.Lease, t)
@@ -810,7 +847,10 @@ func windowStep(s windowState, in LessorInput, out LessorOutput, rhoPPB int64) (
 		s = s.keepLive(in.Lease, out.TTL, t, rhoPPB)
 	case OpLeaseRevoke:
 		if out.Err == LessorLeaseNotFound {
-			s, why = s.notFound(in.Lease, t)
+			// Not a sign of early expiry: a client sends a revoke again
+			// (the same request) when no member answered it, and an
+			// earlier delivery may have revoked the lease.
+			s = s.expire(in.Lease)
 			break
 		}
 		if s.gone(in.Lease) {
@@ -839,7 +879,7 @@ func windowStep(s windowState, in LessorInput, out LessorOutput, rhoPPB int64) (
 		}
 		if in.Lease != 0 {
 			if _, ok := s.lease(in.Lease); !ok {
-				s = s.keepLive(in.Lease, 0, t, rhoPPB) // granted where the history does not show it
+				s = s.keepLive(in.Lease, 0, lo, rhoPPB) // granted where the history does not show it
 			}
 		}
 		s, why = s.found(in.Key, in.Lease, out.Revision, in.Value, t)
@@ -879,7 +919,7 @@ func (s windowState) fencedPut(in LessorInput, out LessorOutput, t time.Duration
 				return s, fmt.Sprintf("checkpoint on %s refused, but %s has create revision %d under lease %d, which "+
 					"must still be live", quote(in.Key), quote(in.Guard), in.Token, k.lease)
 			}
-			s = s.expire(k.lease) // the refusal shows the guard gone
+			s = s.expired(k.lease) // the refusal shows the guard gone
 		}
 		return s, ""
 	}
@@ -892,7 +932,7 @@ func (s windowState) fencedPut(in LessorInput, out LessorOutput, t time.Duration
 			return s, fmt.Sprintf("checkpoint on %s put under create revision %d of %s, but it is attached to lease %d "+
 				"(create %d), which must still be live", quote(in.Key), in.Token, quote(in.Guard), k.lease, k.create)
 		}
-		s = s.expire(k.lease) // replaced by a create the history does not show
+		s = s.expired(k.lease) // replaced by a create the history does not show
 	}
 	i, exists := s.key(in.Key)
 	if !out.OK {

@@ -2,9 +2,11 @@ package model
 
 import (
 	"math/rand/v2"
+	"strconv"
 	"testing"
 	"time"
 
+	"github.com/anishathalye/porcupine"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
@@ -230,4 +232,160 @@ func TestLessorCheckpoint(t *testing.T) {
 		{"a retry acknowledged", with(lfenced("c", "s2", "k", 1, 2, true, 2), lfenced("c", "s2", "k", 1, 3, true, 2)), ""},
 		{"put without raising the revision", with(lfenced("c", "s1", "k", 1, 2, true, 1)), "raises it above 1"},
 	})
+}
+
+// hop is a history operation for LessorWindowSpec: client's request in to
+// server, sent at call, answered (processed) at processed, returned at
+// ret (seconds), with reply out.
+func hop(client, server string, call, processed, ret float64, in, out history.Payload) porcupine.Operation {
+	o := &history.Operation{Client: client, Server: server, Call: history.Time(sec(call)),
+		Processed: history.Time(sec(processed)), Return: history.Time(sec(ret)), Input: in, Output: out}
+	return porcupine.Operation{ClientId: int(client[len(client)-1] - '0'), Input: o, Output: &o.Output,
+		Call: int64(o.Call), Return: int64(o.Return)}
+}
+
+func hgrant(lease uint64) (history.Payload, history.Payload) {
+	return history.Payload{Kind: "grant", TTL: 5 * time.Second},
+		history.Payload{Kind: "grant_reply", TTL: 5 * time.Second, Lease: lease}
+}
+
+func hcreate(key, value string, lease uint64, rev int64) (history.Payload, history.Payload) {
+	return history.Payload{Kind: "create", Key: key, Value: value, Lease: lease},
+		history.Payload{Kind: "create_reply", Value: value, Token: uint64(rev), Lease: lease, Revision: rev,
+			Version: strconv.FormatInt(rev, 10), OK: true}
+}
+
+func hlease(kind string, lease uint64, err string) (history.Payload, history.Payload) {
+	out := history.Payload{Kind: kind + "_reply", Err: err}
+	if kind == "keepalive" && err == "" {
+		out.TTL = 5 * time.Second
+	}
+	return history.Payload{Kind: kind, Lease: lease}, out
+}
+
+func hgetAbsent(key string, rev int64) (history.Payload, history.Payload) {
+	return history.Payload{Kind: "get", Key: key}, history.Payload{Kind: "get_reply", Revision: rev}
+}
+
+func hgetFound(key, value string, lease uint64, create int64) (history.Payload, history.Payload) {
+	return history.Payload{Kind: "get", Key: key}, history.Payload{Kind: "get_reply", Value: value, Token: uint64(create),
+		Lease: lease, Revision: create, Version: strconv.FormatInt(create, 10), OK: true}
+}
+
+// swarmSeed162 is the part of zoo/etcdraft's swarm seed 162 (before task
+// checkpoints) that P3 judged: grantor3, paused from 110.6 s to 122.9 s,
+// answered h3's get of 109.1 s on resuming, with the key as it was before
+// h1 created it again at 119.3 s; h3's lease 165, last kept alive by the
+// leader at 120.32 s, was found expired at 126.24 s, after its window of
+// 4.95 s. The get can only go before h1's create, the keepalive after it.
+func swarmSeed162(notFoundAt float64) []porcupine.Operation {
+	in, out := hgrant(34)
+	ops := []porcupine.Operation{hop("h1", "grantor3", 90.9, 90.91, 90.92, in, out)}
+	in, out = hcreate("lock", "h1", 34, 13)
+	ops = append(ops, hop("h1", "grantor3", 90.927, 90.936, 90.938, in, out))
+	in, out = hgrant(165)
+	ops = append(ops, hop("h3", "grantor3", 103.157, 103.165, 103.168, in, out))
+	in, out = hcreate("lock", "h3", 165, 13)
+	out.Value, out.Lease, out.OK = "h1", 34, false // found h1's key
+	ops = append(ops, hop("h3", "grantor3", 103.169, 103.177, 103.180, in, out))
+	in, out = hgetFound("lock", "h1", 34, 13)
+	ops = append(ops, hop("h3", "grantor3", 109.116, 122.910, 126.218, in, out))
+	in, out = hgrant(185)
+	ops = append(ops, hop("h1", "grantor", 119.264, 119.276, 119.280, in, out))
+	in, out = hcreate("lock", "h1", 185, 15)
+	ops = append(ops, hop("h1", "grantor", 119.280, 119.290, 119.293, in, out))
+	in, out = hlease("keepalive", 165, "")
+	ops = append(ops, hop("h3", "grantor", 120.313, 120.321, 120.324, in, out))
+	in, out = hlease("keepalive", 165, "lease_not_found")
+	return append(ops, hop("h3", "grantor", notFoundAt-0.006, notFoundAt, notFoundAt+0.005, in, out))
+}
+
+// thunderingHerdSeed77 is zoo/etcdraft's thundering-herd seed 77 (before
+// task checkpoints) around lease 25: h12 released the lock at 43.51 s;
+// its revoke reached the leader, which was isolated at 43.515 s and
+// answered it not_leader at 45.0 s (the reply never returned), but the
+// revoke had committed: the next leader's get at 44.538 s finds the key
+// gone, inside the window of the keepalive of 42.22 s. revokeCall is when
+// h12 sent the revoke.
+func thunderingHerdSeed77(revokeCall float64) []porcupine.Operation {
+	in, out := hgrant(25)
+	ops := []porcupine.Operation{hop("h2", "grantor", 0.55, 0.559, 0.561, in, out)}
+	in, out = hcreate("lock", "h2", 25, 41)
+	ops = append(ops, hop("h2", "grantor", 41.5008, 41.5066, 41.5101, in, out))
+	in, out = hlease("keepalive", 25, "")
+	ops = append(ops, hop("h2", "grantor", 42.2167, 42.2242, 42.2275, in, out))
+	in, out = hlease("revoke", 25, "not_leader")
+	ops = append(ops, hop("h2", "grantor", revokeCall, max(45, revokeCall+0.01), 120, in, out))
+	in, out = hgetAbsent("lock", 42)
+	return append(ops, hop("h5", "grantor3", 44.5298, 44.5381, 44.5416, in, out))
+}
+
+// grantorRestartSeed178 is zoo/etcdraft's grantor-restart seed 178: w2
+// finished task t1 and revoked lease 5 at 6.13 s; the leader crashed at
+// 6.137 s with the revoke committed but not answered, and the next leader
+// deleted t1 (w1's get at 7.58 s finds it gone, inside the window of the
+// keepalive of 5.084 s). The holder sends the revoke again, as the same
+// request: one answer not_leader, then lease_not_found. revoke is the kind
+// of w2's last two requests ("": none, as before the holder sent it again).
+func grantorRestartSeed178(kind string) []porcupine.Operation {
+	in, out := hgrant(5)
+	ops := []porcupine.Operation{hop("w2", "grantor", 0.0763, 0.0857, 0.0880, in, out)}
+	in, out = hcreate("t1", "w2", 5, 2)
+	ops = append(ops, hop("w2", "grantor", 0.0880, 0.0986, 0.1020, in, out))
+	in, out = hlease("keepalive", 5, "")
+	ops = append(ops, hop("w2", "grantor", 5.0763, 5.0840, 5.0888, in, out))
+	in, out = hgetAbsent("t1", 8)
+	ops = append(ops, hop("w1", "grantor2", 7.5695, 7.5789, 7.5834, in, out))
+	if kind == "" {
+		return ops
+	}
+	in, out = hlease(kind, 5, "not_leader")
+	ops = append(ops, hop("w2", "grantor2", 6.1303, 6.9653, 6.9681, in, out))
+	in, out = hlease(kind, 5, "lease_not_found")
+	return append(ops, hop("w2", "grantor2", 6.1303, 7.8190, 7.8239, in, out))
+}
+
+// staleRead is a revoke of lease 7 that took effect at 1.01 s, whose reply
+// came late (3 s), and a get of its key sent at getCall that still shows
+// it: linearizable by calls and returns alone, but the get's state is
+// older than its call when the revoke took effect before it.
+func staleRead(getCall float64) []porcupine.Operation {
+	in, out := hgrant(7)
+	ops := []porcupine.Operation{hop("a1", "grantor", 0, 0.01, 0.02, in, out)}
+	in, out = hcreate("k", "a", 7, 1)
+	ops = append(ops, hop("a1", "grantor", 0.02, 0.03, 0.04, in, out))
+	in, out = hlease("revoke", 7, "")
+	out.Revision = 2
+	ops = append(ops, hop("b2", "grantor", 1, 1.01, 3, in, out))
+	in, out = hgetFound("k", "a", 7, 1)
+	return append(ops, hop("c3", "grantor2", getCall, 2.5, 2.6, in, out))
+}
+
+// LessorWindowSpec times each operation within its call and its answer:
+// a renewal acts when the leader answers it, so its window is never moved
+// later by the place a linearization gives it (swarm 162); a change
+// through the log or a read takes effect between its call and its answer,
+// so a refused revoke may have ended its lease from its call on (herd 77)
+// and a read cannot show a state older than its call (stale reads).
+func TestLessorWindowHistories(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		ops  []porcupine.Operation
+		want porcupine.CheckResult
+	}{
+		{"swarm 162: a late-answered read does not move a later renewal", swarmSeed162(126.237), porcupine.Ok},
+		{"swarm 162: not found inside the renewal's window", swarmSeed162(125.2), porcupine.Illegal},
+		{"herd 77: a revoke refused late may have taken effect at its call", thunderingHerdSeed77(43.5101), porcupine.Ok},
+		{"herd 77: a revoke sent after the read cannot explain it", thunderingHerdSeed77(44.6), porcupine.Illegal},
+		{"grantor-restart 178: the revoke sent again is in the history", grantorRestartSeed178("revoke"), porcupine.Ok},
+		{"grantor-restart 178: a key gone without a revoke in the history", grantorRestartSeed178(""), porcupine.Illegal},
+		{"grantor-restart 178: a keepalive not found is early expiry", grantorRestartSeed178("keepalive"), porcupine.Illegal},
+		{"a read sent before the revoke took effect may show the key", staleRead(0.5), porcupine.Ok},
+		{"a read sent after the revoke took effect may not", staleRead(2), porcupine.Illegal},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			res, info := porcupine.CheckOperationsVerbose(LessorWindowSpec(10_000_000).Model, tc.ops, 0)
+			assert.Equal(t, tc.want, res, "%v", info)
+		})
+	}
 }
