@@ -43,7 +43,7 @@ func (h *holder) issue(c *call) {
 func (h *holder) replied(r Reply) {
 	c, ok := h.calls.Get(r.ID)
 	if !ok || c.req.Op != r.Op {
-		return // a duplicate, a late reply, or the reply to a revoke nobody awaits
+		return // a duplicate or a late reply
 	}
 	h.calls.Take(r.ID)
 	if c.s.released || c.s.inflight != r.ID {
@@ -92,4 +92,51 @@ func (h *holder) memberIndex(addr string) int {
 		}
 	}
 	return -1
+}
+
+// revokeCall is a revoke the holder sends again, as the same request,
+// until a member answers it or the lease would have expired anyway.
+type revokeCall struct {
+	req   Request
+	until time.Duration // the holder's reading after which it stops trying
+}
+
+// revoke revokes lease id, which deletes the keys attached to it. The
+// request is sent again (with the same id) to the next member when no
+// member answers it, or to the leader a member names: a revoke whose
+// proposer crashed after it committed is then answered by the next leader
+// (not found), so the history shows it, not only its effect (a key gone
+// inside its lease's window). The holder does not wait for it.
+func (h *holder) revoke(id int64) {
+	req := Request{Op: OpRevoke, Lease: id, Client: string(h.env.Self), ID: h.ids.Next()}
+	h.sendRevoke(&revokeCall{req: req, until: h.env.Clock.Now() + h.cfg.TTL})
+}
+
+func (h *holder) sendRevoke(c *revokeCall) {
+	h.revokes.Add(c.req.ID, c)
+	h.net.SendAny(h.members[h.target], c.req)
+}
+
+// revokeReplied takes a member's answer to a revoke: a redirect sends it
+// again, to the leader named or (after a backoff) to the next member.
+func (h *holder) revokeReplied(r Reply) {
+	c, ok := h.revokes.Take(r.ID)
+	if !ok || r.Err != ErrNotLeader || h.env.Clock.Now() >= c.until {
+		return
+	}
+	if i := h.memberIndex(r.Leader); i >= 0 {
+		h.target = i
+		h.sendRevoke(c)
+		return
+	}
+	h.target = (h.target + 1) % len(h.members)
+	h.after(h.cfg.BackoffMin, func() { h.sendRevoke(c) })
+}
+
+// revokeTimedOut sends a revoke no member answered to the next member.
+func (h *holder) revokeTimedOut(_ uint64, c *revokeCall) {
+	h.target = (h.target + 1) % len(h.members)
+	if h.env.Clock.Now() < c.until {
+		h.sendRevoke(c)
+	}
 }

@@ -81,7 +81,7 @@ func TestMutantsCaught(t *testing.T) {
 	}{
 		{Name + "/follower-keepalive", "partition-heal", 1, 5},
 		{Name + "/revoke-after-stall", "leader-stall", 1, 3},
-		{Name + "/lease-reads-deposed-leader", "leader-change-load", 3, 3},
+		{Name + "/lease-reads-deposed-leader", "leader-change-load", 1, 1},
 		{Name + "/no-promote-extension", "leader-change-load", 1, 1},
 		{Name + "/checkpoint-first-leader-only", "leader-churn", 1, 1},
 	}

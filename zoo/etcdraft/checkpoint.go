@@ -120,18 +120,37 @@ func (h *holder) checkpointReplied(r Reply) {
 // leadership after it committed): the store acknowledges a value already
 // there, so the history shows it accepted, as a task's completion is its
 // accepted "done" checkpoint. It is the same request (its id is in the
-// value); the answer is not awaited.
-func (h *holder) acknowledge(s *session, token uint64, stored string) {
+// value). It reports whether it asked; if so the session waits
+// (phaseAck) and believes once the store answers: believing first would
+// let the owner, seeing its task done, release the lease, and the revoke
+// could reach the log first and fence the acknowledgement (grantor-restart
+// seed 236: the task never completed). A request that no leader answers
+// reads the checkpoint again.
+func (h *holder) acknowledge(s *session, token uint64, stored string) bool {
 	if token != s.Token || stored <= s.acked || len(stored) < 32 {
-		return
+		return false
 	}
 	id, err := strconv.ParseUint(stored[16:32], 16, 64)
 	if err != nil {
-		return
+		return false
 	}
-	s.acked = stored
-	h.net.SendAny(h.members[h.target], Request{Op: OpCheckpoint, Client: string(h.env.Self), ID: id,
-		Key: checkpointKey(s.Resource), Value: stored, Guard: s.Resource, Token: int64(token)})
+	prev := s.acked
+	s.acked, s.phase = stored, phaseAck
+	h.sendCheckpoint(&ckptCall{resource: s.Resource, token: token, req: Request{Op: OpCheckpoint,
+		Client: string(h.env.Self), ID: id, Key: checkpointKey(s.Resource), Value: stored, Guard: s.Resource,
+		Token: int64(token)}, done: func(err error) {
+		if s.released || s.Token != token || s.phase != phaseAck {
+			return // released, or fenced (the session started afresh)
+		}
+		if err != nil {
+			s.acked, s.phase = prev, phaseRestore
+			h.later(s, func() { h.restore(s) })
+			return
+		}
+		s.phase, s.backoff = phaseHeld, 0
+		h.believe(s)
+	}})
+	return true
 }
 
 // checkpointTimedOut gives up on a checkpoint whose reply has not come and
@@ -159,7 +178,9 @@ func (h *holder) restore(s *session) {
 				panic("etcdraft: invariant checkpoint-format: " + err.Error())
 			}
 			s.state, s.stateToken = state, token
-			h.acknowledge(s, token, r.Value)
+			if h.acknowledge(s, token, r.Value) {
+				return
+			}
 		}
 		s.phase, s.backoff = phaseHeld, 0
 		h.believe(s)

@@ -22,15 +22,19 @@ const (
 
 // command is a lessor change proposed through the log. Client and ID name
 // the request it answers ("" for the leader's own: an expiry's revoke, a
-// checkpoint).
+// checkpoint), and proposer the member that proposed it, the one that
+// answers it: as etcd's proposer waits on its own proposal's id, a request
+// that two members proposed (a client sent it again) is answered by each
+// from its own entry.
 type command struct {
-	kind   cmdKind
-	client string
-	id     uint64
-	key    string
-	value  string
-	lease  int64
-	ttl    time.Duration
+	kind     cmdKind
+	client   string
+	id       uint64
+	proposer uint64 // raft id
+	key      string
+	value    string
+	lease    int64
+	ttl      time.Duration
 	// checkpoints are a checkpoint's remaining TTLs by lease (0: the
 	// full TTL, after a keepalive).
 	checkpoints []checkpoint
@@ -49,6 +53,7 @@ func (c *command) encode(b []byte) []byte {
 	b = append(b, byte(c.kind))
 	b = appendString(b, c.client)
 	b = binary.AppendUvarint(b, c.id)
+	b = binary.AppendUvarint(b, c.proposer)
 	b = appendString(b, c.key)
 	b = appendString(b, c.value)
 	b = binary.AppendVarint(b, c.lease)
@@ -117,7 +122,7 @@ func decodeCommand(b []byte) (command, error) {
 	}
 	c := command{kind: cmdKind(b[0])}
 	d := decoder{b: b[1:]}
-	c.client, c.id, c.key, c.value = d.string(), d.uvarint(), d.string(), d.string()
+	c.client, c.id, c.proposer, c.key, c.value = d.string(), d.uvarint(), d.uvarint(), d.string(), d.string()
 	c.lease, c.ttl = d.varint(), time.Duration(d.varint())
 	n := d.uvarint()
 	if n > uint64(len(d.b)) {

@@ -29,6 +29,7 @@ type holder struct {
 	sessions map[string]*session // by resource; looked up, never iterated
 	calls    *holderkit.Pending[*call]
 	ckpts    *holderkit.Pending[*ckptCall] // checkpoints awaiting their replies
+	revokes  *holderkit.Pending[*revokeCall]
 	// The holder's client of the fenced store at store: Write,
 	// SideEffect and Deliver (the store's replies) are its.
 	*holderkit.FencedStore
@@ -58,6 +59,7 @@ func newHolder(env lease.Env, cfg lease.Config, members []lease.Addr, store leas
 	}
 	h.calls = holderkit.NewPending(env.Clock, cfg.RequestTimeout, h.timedOut)
 	h.ckpts = holderkit.NewPending(env.Clock, cfg.RequestTimeout, h.checkpointTimedOut)
+	h.revokes = holderkit.NewPending(env.Clock, cfg.RequestTimeout, h.revokeTimedOut)
 	h.FencedStore = holderkit.NewFencedStore(env, store, cfg.RequestTimeout, h.ids, h.Valid, h.fenced)
 	return h, nil
 }
@@ -77,7 +79,7 @@ func (h *holder) Acquire(resource string, opts lease.AcquireOptions) {
 	h.grant(s)
 }
 
-// Release stops believing at once and revokes the lease (best effort),
+// Release stops believing at once and revokes the lease (holder.revoke),
 // which deletes the key.
 func (h *holder) Release(resource string) {
 	s := h.sessions[resource]
@@ -89,7 +91,7 @@ func (h *holder) Release(resource string) {
 	s.stop()
 	s.released = true
 	if id != 0 {
-		h.send(Request{Op: OpRevoke, Lease: id})
+		h.revoke(id)
 	}
 	if believing {
 		h.observe(lease.Event{Kind: lease.EventRelease, Resource: resource, Token: token})
@@ -115,6 +117,8 @@ func (h *holder) DeliverAny(_ lease.Addr, m any) {
 	switch {
 	case ok && r.Op == OpCheckpoint:
 		h.checkpointReplied(r)
+	case ok && r.Op == OpRevoke:
+		h.revokeReplied(r)
 	case ok:
 		h.replied(r)
 	}

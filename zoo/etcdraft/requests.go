@@ -25,7 +25,8 @@ func (m *member) request(req Request) {
 	}
 	switch req.Op {
 	case OpGrant, OpRevoke, OpCreate, OpCheckpoint:
-		c := command{client: req.Client, id: req.ID, key: req.Key, value: req.Value, lease: req.Lease, ttl: req.TTL}
+		c := command{client: req.Client, id: req.ID, proposer: m.id, key: req.Key, value: req.Value, lease: req.Lease,
+			ttl: req.TTL}
 		c.kind = map[Op]cmdKind{OpGrant: cmdGrant, OpRevoke: cmdRevoke, OpCreate: cmdCreate, OpCheckpoint: cmdCheckpointTxn}[req.Op]
 		if req.Op == OpCheckpoint {
 			c.guard, c.token = req.Guard, req.Token
@@ -180,7 +181,7 @@ func (m *member) apply(ents []raftpb.Entry) {
 
 // answer replies to the request c came from, if this member proposed it.
 func (m *member) answer(c command, res result) {
-	if c.client == "" {
+	if c.client == "" || c.proposer != m.id {
 		return
 	}
 	for i, req := range m.pending {

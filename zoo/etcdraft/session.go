@@ -24,6 +24,10 @@ const (
 	phaseRestore
 	// phaseHeld: the key is ours under token; the lease is kept alive.
 	phaseHeld
+	// phaseAck: as phaseHeld, but belief waits for the store to
+	// acknowledge a checkpoint of ours read back without its answer
+	// (holder.acknowledge).
+	phaseAck
 )
 
 // session is one resource's lease and key, from Acquire to Release.
@@ -215,12 +219,12 @@ func (h *holder) leaseGone(s *session) {
 func (h *holder) fenced(resource string, token uint64, err error) {
 	s := h.sessions[resource]
 	h.observe(lease.Event{Kind: lease.EventFenced, Resource: resource, Token: token, Err: err.Error()})
-	if s == nil || s.Token != token || s.phase != phaseHeld {
+	if s == nil || s.Token != token || (s.phase != phaseHeld && s.phase != phaseAck) {
 		return
 	}
 	believing := s.Believing
 	if s.lease != 0 {
-		h.send(Request{Op: OpRevoke, Lease: s.lease})
+		h.revoke(s.lease)
 	}
 	h.retry(s)
 	if believing {
