@@ -92,7 +92,7 @@ func (r *recorder) deliveredAny(to *sim.Node, payload any) {
 		return // a reply that reaches a later incarnation never returns to its caller
 	}
 	c := &f.reqs[i]
-	r.ops[c.unreturned[0]].ret = history.Time(r.w.Now())
+	r.ops.at(c.unreturned[0]).ret = history.Time(r.w.Now())
 	c.unreturned = c.unreturned[1:]
 }
 

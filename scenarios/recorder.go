@@ -17,9 +17,10 @@ import (
 //
 // While the run goes it records compactly: an operation is a small record
 // without pointers (opRec) naming its request and its reply, whose
-// messages are kept without pointers too (msgRec: strings interned, values
-// copied into one buffer). The history's operations, with their payloads
-// (leasewire.PayloadInto), are built once, at their final size, when the
+// messages are kept encoded in a few bytes without pointers (strings
+// interned, values copied into one buffer: recorder_msg.go). The history's
+// operations, with their payloads (leasewire.PayloadInto), are built once,
+// at their final size, when the
 // run has stopped (finish): each is large, so growing a table of them
 // while the run goes would copy, clear and scan them several times over.
 //
@@ -31,9 +32,9 @@ type recorder struct {
 	w        *sim.World
 	h        *history.History
 	calls    callIndex // requests sent, by key, as indices into requests (recorder_calls.go)
-	requests []call
-	msgs     msgTable // the requests' and replies' messages (recorder_msg.go)
-	ops      []opRec  // the operations in the order the history lists them
+	requests chunked[call]
+	msgs     msgTable       // the requests' and replies' messages (recorder_msg.go)
+	ops      chunked[opRec] // the operations in the order the history lists them
 	beliefs  beliefTracker
 	foreign  foreignOps // the operations of an implementation's own protocol (foreign_ops.go)
 }
@@ -86,28 +87,30 @@ func (r *recorder) sent(from, to *sim.Node, m lease.Message) {
 	}
 	if m.Kind.IsRequest() {
 		key := opKey{client: from.ID(), reqID: m.ReqID, sentAt: m.SentAt}
-		if slot, seen := r.calls.reserve(r.requests, key); !seen {
-			r.calls.fill(slot, int32(len(r.requests)))
-			r.requests = append(doubled(r.requests), call{at: history.Time(r.w.Now()), reqID: m.ReqID, sentAt: m.SentAt,
-				client: from.ID(), reply: m.Kind.Reply(), in: r.msgs.add(&m), first: -1, head: -1, tail: -1})
+		if slot, seen := r.calls.reserve(&r.requests, key); !seen {
+			r.calls.fill(slot, r.requests.add(call{at: history.Time(r.w.Now()), reqID: m.ReqID, sentAt: m.SentAt,
+				client: from.ID(), reply: m.Kind.Reply(), in: r.msgs.add(&m), first: -1, head: -1, tail: -1}))
 		}
 		return
 	}
 	// A reply: the server processed a request. Each processing is one Op,
 	// so a request the network duplicated and the server ran twice is two.
 	key := opKey{client: to.ID(), reqID: m.ReqID, sentAt: m.SentAt}
-	i, ok := r.calls.lookup(r.requests, key)
-	if !ok || r.requests[i].reply != m.Kind {
+	i, ok := r.calls.lookup(&r.requests, key)
+	if !ok {
+		return
+	}
+	c := r.requests.at(i)
+	if c.reply != m.Kind {
 		return // not a reply to a recorded request
 	}
-	c := &r.requests[i]
 	now := history.Time(r.w.Now())
 	op := r.addOp(opRec{processed: now, ret: history.Never, req: i, out: r.msgs.add(&m), server: from.ID()})
 	if c.first < 0 {
 		c.first = op
 	}
 	if c.tail >= 0 {
-		r.ops[c.tail].next = op
+		r.ops.at(c.tail).next = op
 	} else {
 		c.head = op
 	}
@@ -123,8 +126,7 @@ func (r *recorder) sent(from, to *sim.Node, m lease.Message) {
 // addOp appends op to the operations and returns its index.
 func (r *recorder) addOp(op opRec) int32 {
 	op.next = -1
-	r.ops = append(doubled(r.ops), op)
-	return int32(len(r.ops) - 1)
+	return r.ops.add(op)
 }
 
 // finish builds the history's operations, once the run has stopped, and
@@ -133,16 +135,16 @@ func (r *recorder) finish() {
 	nodes := r.w.Nodes()
 	text := string(r.msgs.text) // one string that every value and state is cut from
 	// Zero: a new table, or a released outcome's (recorder_scratch.go).
-	ops := takeOps(len(r.ops))
-	for i := range r.ops { // each operation is written in place, field by field: it is large
-		rec := &r.ops[i]
+	ops := takeOps(int(r.ops.n))
+	for i := range int32(len(ops)) { // each operation is written in place, field by field: it is large
+		rec := r.ops.at(i)
 		op := &ops[i]
 		if rec.req < 0 {
 			*op = r.foreign.ops[rec.out]
 			op.Return = rec.ret
 			continue
 		}
-		c := &r.requests[rec.req]
+		c := r.requests.at(rec.req)
 		op.Server, op.Client = nodes[rec.server].Name(), nodes[c.client].Name()
 		op.Processed, op.Call, op.Return = rec.processed, c.at, rec.ret
 		op.Incarnation, op.ID = leasewire.SplitReqID(c.reqID)
@@ -155,7 +157,7 @@ func (r *recorder) finish() {
 	}
 	r.h.Ops = ops
 	r.putScratch()
-	r.ops, r.msgs, r.requests, r.calls, r.foreign = nil, msgTable{}, nil, callIndex{}, foreignOps{}
+	r.ops, r.msgs, r.requests, r.calls, r.foreign = chunked[opRec]{}, msgTable{}, chunked[call]{}, callIndex{}, foreignOps{}
 }
 
 // doubled returns s with room for at least one more element: its capacity
@@ -169,23 +171,29 @@ func doubled[S ~[]E, E any](s S) S {
 	return slices.Grow(s, max(len(s), 64))
 }
 
-// chunked is a table that grows by whole chunks, so that no element is
-// copied or moved once added, and none of its memory is allocated twice.
+// chunkSize is the number of elements in each chunk of the recorder's
+// tables (chunked, and the message table: recorder_msg.go).
+const chunkSize = 256
+
+// chunked is a table that grows by whole chunks of chunkSize elements, so
+// that no element is copied or moved once added, none of its memory is
+// allocated twice, and it holds no spare room beyond its last chunk. Its
+// chunks are small and all of one size: a table that doubles leaves holes of
+// every size behind it as it grows, and a large run's (hundreds of
+// thousands of requests) then made the heap's address space, and the
+// process's resident set, half as large again as the heap it used.
 type chunked[E any] struct {
 	chunks [][]E
 	n      int32
 }
 
-// chunkSize is the number of elements in each of a chunked table's chunks.
-const chunkSize = 256
-
 // add appends e and returns its index.
 func (t *chunked[E]) add(e E) int32 {
 	c := int(t.n / chunkSize)
 	if c == len(t.chunks) {
-		t.chunks = append(t.chunks, make([]E, 0, chunkSize))
+		t.chunks = append(t.chunks, make([]E, chunkSize))
 	}
-	t.chunks[c] = append(t.chunks[c], e)
+	t.chunks[c][t.n%chunkSize] = e
 	t.n++
 	return t.n - 1
 }
@@ -203,13 +211,14 @@ func (r *recorder) delivered(from, to *sim.Node, m lease.Message) {
 	if m.Kind.IsRequest() {
 		return
 	}
-	i, ok := r.calls.lookup(r.requests, opKey{client: to.ID(), reqID: m.ReqID, sentAt: m.SentAt})
+	i, ok := r.calls.lookup(&r.requests, opKey{client: to.ID(), reqID: m.ReqID, sentAt: m.SentAt})
 	if !ok {
 		return
 	}
-	if c := &r.requests[i]; c.head >= 0 {
-		r.ops[c.head].ret = history.Time(r.w.Now())
-		c.head = r.ops[c.head].next
+	if c := r.requests.at(i); c.head >= 0 {
+		head := r.ops.at(c.head)
+		head.ret = history.Time(r.w.Now())
+		c.head = head.next
 		if c.head < 0 {
 			c.tail = -1
 		}

@@ -21,21 +21,21 @@ func (x *callIndex) hash(k opKey) int {
 
 // find returns the slot that holds k (found), or the empty slot where k
 // belongs.
-func (x *callIndex) find(reqs []call, k opKey) (slot int, found bool) {
+func (x *callIndex) find(reqs *chunked[call], k opKey) (slot int, found bool) {
 	mask := len(x.slots) - 1
 	for s := x.hash(k); ; s = (s + 1) & mask {
 		i := x.slots[s]
 		if i == 0 {
 			return s, false
 		}
-		if c := &reqs[i-1]; c.reqID == k.reqID && c.sentAt == k.sentAt && c.client == k.client {
+		if c := reqs.at(i - 1); c.reqID == k.reqID && c.sentAt == k.sentAt && c.client == k.client {
 			return s, true
 		}
 	}
 }
 
 // lookup returns the index of k's request.
-func (x *callIndex) lookup(reqs []call, k opKey) (int32, bool) {
+func (x *callIndex) lookup(reqs *chunked[call], k opKey) (int32, bool) {
 	if x.n == 0 {
 		return 0, false
 	}
@@ -45,7 +45,7 @@ func (x *callIndex) lookup(reqs []call, k opKey) (int32, bool) {
 
 // reserve reports whether a request with key k is indexed and, if not,
 // returns the slot where fill indexes it (valid until the next reserve).
-func (x *callIndex) reserve(reqs []call, k opKey) (slot int, found bool) {
+func (x *callIndex) reserve(reqs *chunked[call], k opKey) (slot int, found bool) {
 	if 2*(x.n+1) > len(x.slots) {
 		x.grow(reqs)
 	}
@@ -59,7 +59,7 @@ func (x *callIndex) fill(slot int, i int32) {
 }
 
 // grow doubles the table (from 64 slots) and indexes every request again.
-func (x *callIndex) grow(reqs []call) {
+func (x *callIndex) grow(reqs *chunked[call]) {
 	old := x.slots
 	size := max(2*len(old), 64)
 	x.slots, x.shift = make([]int32, size), uint(64-bits.TrailingZeros(uint(size)))
@@ -68,7 +68,7 @@ func (x *callIndex) grow(reqs []call) {
 		if i == 0 {
 			continue
 		}
-		c := &reqs[i-1]
+		c := reqs.at(i - 1)
 		s := x.hash(opKey{client: c.client, reqID: c.reqID, sentAt: c.sentAt})
 		for x.slots[s] != 0 {
 			s = (s + 1) & mask

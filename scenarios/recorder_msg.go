@@ -1,6 +1,8 @@
 package scenarios
 
 import (
+	"encoding/binary"
+	"slices"
 	"time"
 
 	"github.com/leasesim/leasesim/history"
@@ -8,29 +10,48 @@ import (
 	"github.com/leasesim/leasesim/lease"
 )
 
-// msgRec is a message the recorder keeps until it builds the history: the
-// fields of a lease.Message that its payload is made of (leasewire.Payload),
-// without a pointer. Its strings are interned (msgTable.strs), and its
-// value and state are copied into one text buffer (msgTable.text), so the
-// garbage collector never scans a recorded message, and keeping one is a
-// copy of 80 bytes.
-type msgRec struct {
-	token, stateToken     uint64
-	ttl, clock, remaining time.Duration
-	text                  int    // where its value, then its state, start in msgTable.text
-	value, state          uint32 // their lengths
-	resource, key, prefix int32  // interned
-	holder                int32  // interned: a request's Client, a reply's Holder
-	keys                  int32  // 1 + its index in msgTable.keys; 0 when it has none
-	kind                  lease.Kind
-	err                   lease.ErrCode
+// The recorder keeps each message it will build a payload from (the fields
+// of a lease.Message that leasewire.Payload reads) encoded in a few bytes
+// without a pointer: its kind and error, a bitmap of the fields it has, and
+// those fields as varints, its strings interned (msgTable.strs) and its
+// value and state copied into one text buffer (msgTable.text). Most of a
+// message's fields are zero, so a recorded message takes about 15 bytes
+// rather than a struct's 80: the tables a large run holds when its history
+// is built (and which raise its peak memory) are that much smaller, and the
+// garbage collector never scans them.
+
+// The fields a recorded message has, in the order they are encoded.
+const (
+	hasToken = 1 << iota
+	hasStateToken
+	hasTTL
+	hasClock
+	hasRemaining
+	hasText // offset in msgTable.text, value length, state length
+	hasResource
+	hasKey
+	hasPrefix
+	hasHolder // a request's Client, a reply's Holder
+	hasKeys   // 1 + its index in msgTable.keys
+)
+
+// msgChunk holds up to chunkSize recorded messages, encoded one after the
+// other in data; end[i] is where message i's encoding ends.
+type msgChunk struct {
+	end  [chunkSize]uint16 // a message takes at most maxMsgLen bytes, so a chunk's data fits
+	data []byte
 }
+
+// maxMsgLen bounds a message's encoding: kind, error, a two-byte bitmap and
+// eleven fields of at most ten bytes.
+const maxMsgLen = 4 + 11*binary.MaxVarintLen64
 
 // msgTable holds the recorded messages.
 type msgTable struct {
-	msgs chunked[msgRec]
-	text []byte
-	strs strTable
+	chunks []*msgChunk
+	n      int32 // messages recorded
+	text   []byte
+	strs   strTable
 	// keys are the rare messages' registrations (a lease's, a list's), kept
 	// as sent: a message is immutable once sent.
 	keys [][]lease.KV
@@ -38,43 +59,146 @@ type msgTable struct {
 
 // add keeps m and returns its index.
 func (t *msgTable) add(m *lease.Message) int32 {
-	rec := msgRec{token: m.Token, stateToken: m.CheckpointToken, ttl: m.TTL, clock: m.GrantorTime,
-		remaining: m.Remaining, text: len(t.text), value: uint32(len(m.Value)), state: uint32(len(m.State)),
-		resource: t.strs.id(m.Resource), key: t.strs.id(m.Key), prefix: t.strs.id(m.Prefix), kind: m.Kind, err: m.Err}
-	if m.Kind.IsRequest() {
-		rec.holder = t.strs.id(string(m.Client))
-	} else {
-		rec.holder = t.strs.id(string(m.Holder))
+	c := int(t.n / chunkSize)
+	if c == len(t.chunks) {
+		t.chunks = append(t.chunks, &msgChunk{data: make([]byte, 0, chunkSize*16)})
+	} else if t.n%chunkSize == 0 { // a chunk a finished run handed on (recorder_scratch.go)
+		t.chunks[c].data = t.chunks[c].data[:0]
 	}
-	if len(m.Value)+len(m.State) > 0 {
+	ch := t.chunks[c]
+	holder := m.Holder
+	if m.Kind.IsRequest() {
+		holder = m.Client
+	}
+	resource, key, prefix, holderID := t.strs.id(m.Resource), t.strs.id(m.Key), t.strs.id(m.Prefix), t.strs.id(string(holder))
+	fields := has(m.Token != 0, hasToken) | has(m.CheckpointToken != 0, hasStateToken) | has(m.TTL != 0, hasTTL) |
+		has(m.GrantorTime != 0, hasClock) | has(m.Remaining != 0, hasRemaining) |
+		has(len(m.Value)+len(m.State) > 0, hasText) | has(resource != 0, hasResource) | has(key != 0, hasKey) |
+		has(prefix != 0, hasPrefix) | has(holderID != 0, hasHolder) | has(len(m.Keys) > 0, hasKeys)
+	n := len(ch.data)
+	if cap(ch.data)-n < maxMsgLen {
+		ch.data = slices.Grow(ch.data, maxMsgLen)
+	}
+	b := ch.data[n : n+maxMsgLen]
+	b[0], b[1] = byte(m.Kind), byte(m.Err)
+	w := 2 + binary.PutUvarint(b[2:], fields)
+	if fields&hasToken != 0 {
+		w += binary.PutUvarint(b[w:], m.Token)
+	}
+	if fields&hasStateToken != 0 {
+		w += binary.PutUvarint(b[w:], m.CheckpointToken)
+	}
+	if fields&hasTTL != 0 {
+		w += binary.PutVarint(b[w:], int64(m.TTL))
+	}
+	if fields&hasClock != 0 {
+		w += binary.PutVarint(b[w:], int64(m.GrantorTime))
+	}
+	if fields&hasRemaining != 0 {
+		w += binary.PutVarint(b[w:], int64(m.Remaining))
+	}
+	if fields&hasText != 0 {
+		w += binary.PutUvarint(b[w:], uint64(len(t.text)))
+		w += binary.PutUvarint(b[w:], uint64(len(m.Value)))
+		w += binary.PutUvarint(b[w:], uint64(len(m.State)))
 		t.text = append(doubled(t.text), m.Value...)
 		t.text = append(t.text, m.State...)
 	}
-	if len(m.Keys) > 0 {
-		t.keys = append(t.keys, m.Keys)
-		rec.keys = int32(len(t.keys))
+	for _, id := range [...]int32{resource, key, prefix, holderID} {
+		if id != 0 {
+			w += binary.PutUvarint(b[w:], uint64(id))
+		}
 	}
-	return t.msgs.add(rec)
+	if fields&hasKeys != 0 {
+		t.keys = append(t.keys, m.Keys)
+		w += binary.PutUvarint(b[w:], uint64(len(t.keys)))
+	}
+	ch.data = ch.data[:n+w]
+	ch.end[t.n%chunkSize] = uint16(n + w)
+	t.n++
+	return t.n - 1
+}
+
+// has returns bit if cond holds, else 0.
+func has(cond bool, bit uint64) uint64 {
+	if cond {
+		return bit
+	}
+	return 0
+}
+
+// msgReader reads a recorded message's fields in the order add wrote them.
+type msgReader []byte
+
+func (r *msgReader) uvarint() uint64 {
+	if b := *r; b[0] < 0x80 { // most are one byte: interned ids, lengths, small tokens
+		*r = b[1:]
+		return uint64(b[0])
+	}
+	v, n := binary.Uvarint(*r)
+	*r = (*r)[n:]
+	return v
+}
+
+func (r *msgReader) varint() int64 {
+	v, n := binary.Varint(*r)
+	*r = (*r)[n:]
+	return v
 }
 
 // payloadInto sets *p, a zero payload, to message i as the history's
 // payload (leasewire.PayloadInto), its value and state cut from text (the
 // table's text as a string).
 func (t *msgTable) payloadInto(p *history.Payload, i int32, text string) {
-	rec := t.msgs.at(i)
-	m := lease.Message{Kind: rec.kind, Err: rec.err, Token: rec.token, CheckpointToken: rec.stateToken, TTL: rec.ttl,
-		GrantorTime: rec.clock, Remaining: rec.remaining, Resource: t.strs.strs[rec.resource], Key: t.strs.strs[rec.key],
-		Prefix: t.strs.strs[rec.prefix]}
-	if m.Kind.IsRequest() {
-		m.Client = lease.Addr(t.strs.strs[rec.holder])
-	} else {
-		m.Holder = lease.Addr(t.strs.strs[rec.holder])
+	ch, k := t.chunks[i/chunkSize], i%chunkSize
+	begin := 0
+	if k > 0 {
+		begin = int(ch.end[k-1])
 	}
-	if rec.keys > 0 {
-		m.Keys = t.keys[rec.keys-1]
+	enc := ch.data[begin:ch.end[k]]
+	m := lease.Message{Kind: lease.Kind(enc[0]), Err: lease.ErrCode(enc[1])}
+	r := msgReader(enc[2:])
+	fields := r.uvarint()
+	if fields&hasToken != 0 {
+		m.Token = r.uvarint()
 	}
-	value := text[rec.text : rec.text+int(rec.value)]
-	state := text[rec.text+int(rec.value) : rec.text+int(rec.value)+int(rec.state)]
+	if fields&hasStateToken != 0 {
+		m.CheckpointToken = r.uvarint()
+	}
+	if fields&hasTTL != 0 {
+		m.TTL = time.Duration(r.varint())
+	}
+	if fields&hasClock != 0 {
+		m.GrantorTime = time.Duration(r.varint())
+	}
+	if fields&hasRemaining != 0 {
+		m.Remaining = time.Duration(r.varint())
+	}
+	var value, state string
+	if fields&hasText != 0 {
+		at, nv, ns := int(r.uvarint()), int(r.uvarint()), int(r.uvarint())
+		value, state = text[at:at+nv], text[at+nv:at+nv+ns]
+	}
+	if fields&hasResource != 0 {
+		m.Resource = t.strs.strs[r.uvarint()]
+	}
+	if fields&hasKey != 0 {
+		m.Key = t.strs.strs[r.uvarint()]
+	}
+	if fields&hasPrefix != 0 {
+		m.Prefix = t.strs.strs[r.uvarint()]
+	}
+	if fields&hasHolder != 0 {
+		holder := lease.Addr(t.strs.strs[r.uvarint()])
+		if m.Kind.IsRequest() {
+			m.Client = holder
+		} else {
+			m.Holder = holder
+		}
+	}
+	if fields&hasKeys != 0 {
+		m.Keys = t.keys[r.uvarint()-1]
+	}
 	leasewire.PayloadInto(p, &m, value, state)
 }
 

@@ -15,9 +15,9 @@ import (
 // Only small tables are handed on (maxScratch), and the pool lets them go
 // when the collector finds them unused.
 type recorderScratch struct {
-	requests []call
-	ops      []opRec
-	chunks   [][]msgRec
+	requests [][]call
+	ops      [][]opRec
+	chunks   []*msgChunk
 	text     []byte
 	slots    []int32
 }
@@ -31,11 +31,8 @@ func (r *recorder) takeScratch() {
 	if s == nil {
 		return
 	}
-	for i := range s.chunks {
-		s.chunks[i] = s.chunks[i][:0]
-	}
 	clear(s.slots)
-	r.requests, r.ops, r.msgs.msgs.chunks, r.msgs.text = s.requests[:0], s.ops[:0], s.chunks, s.text[:0]
+	r.requests.chunks, r.ops.chunks, r.msgs.chunks, r.msgs.text = s.requests, s.ops, s.chunks, s.text[:0]
 	r.calls = callIndex{slots: s.slots}
 	if len(s.slots) > 0 {
 		r.calls.shift = uint(64 - bits.TrailingZeros(uint(len(s.slots))))
@@ -50,10 +47,13 @@ const maxScratch = 2 << 20
 // putScratch hands r's tables on, once the history is built from them,
 // unless they are large.
 func (r *recorder) putScratch() {
-	s := &recorderScratch{requests: r.requests, ops: r.ops, chunks: r.msgs.msgs.chunks, text: r.msgs.text,
+	s := &recorderScratch{requests: r.requests.chunks, ops: r.ops.chunks, chunks: r.msgs.chunks, text: r.msgs.text,
 		slots: r.calls.slots}
-	size := cap(s.requests)*int(unsafe.Sizeof(call{})) + cap(s.ops)*int(unsafe.Sizeof(opRec{})) +
-		len(s.chunks)*chunkSize*int(unsafe.Sizeof(msgRec{})) + cap(s.text) + 4*cap(s.slots)
+	size := (len(s.requests)*int(unsafe.Sizeof(call{}))+len(s.ops)*int(unsafe.Sizeof(opRec{})))*chunkSize +
+		cap(s.text) + 4*cap(s.slots)
+	for _, c := range s.chunks {
+		size += int(unsafe.Sizeof(*c)) + cap(c.data)
+	}
 	if size <= maxScratch {
 		scratchPool.Put(s)
 	}
