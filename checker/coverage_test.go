@@ -76,3 +76,27 @@ func TestCoverEarlierIncarnation(t *testing.T) {
 	h.Ops[1].Incarnation, h.Ops[1].ID = 1, 9 // incarnation 1, processed after
 	assert.Contains(t, Cover(h).Reached(), "earlier-incarnation")
 }
+
+// A request processed twice or more counts once, whatever the order of its
+// operations; the same id from another client or incarnation is another
+// request.
+func TestProcessedTwice(t *testing.T) {
+	op := func(client string, inc, id uint64) history.Operation {
+		return history.Operation{Client: client, Incarnation: inc, ID: id}
+	}
+	for _, tc := range []struct {
+		name string
+		ops  []history.Operation
+		want int
+	}{
+		{"none", nil, 0},
+		{"distinct", []history.Operation{op("h1", 1, 1), op("h2", 1, 1), op("h1", 2, 1), op("h1", 1, 2)}, 0},
+		{"twice apart", []history.Operation{op("h1", 1, 1), op("h2", 1, 1), op("h1", 1, 1)}, 1},
+		{"three times", []history.Operation{op("h1", 1, 7), op("h1", 1, 7), op("h1", 1, 7)}, 1},
+		{"two requests", []history.Operation{op("h2", 3, 1), op("h1", 1, 1), op("h2", 3, 1), op("h1", 1, 1)}, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.want, processedTwice(tc.ops))
+		})
+	}
+}

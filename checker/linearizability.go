@@ -133,7 +133,7 @@ type linHistory struct {
 	// one order, if its specification has a Replayer; scratch is
 	// legalAsProcessed's order.
 	replayer [2]model.Replayer
-	scratch  []porcupine.Operation
+	scratch  []int32 // indices into a partition
 }
 
 func newLinHistory(h *history.History, store model.Spec) *linHistory {

@@ -55,9 +55,14 @@ func (l *linHistory) legalAsProcessed(part []porcupine.Operation) bool {
 	if len(part) == 0 {
 		return true
 	}
-	l.scratch = append(l.scratch[:0], part...)
-	order := l.scratch
-	slices.SortFunc(order, l.compareProcessed)
+	// The order is of indices: a copy of the operations (72 bytes each)
+	// would be the largest allocation of checking a large history.
+	order := l.scratch[:0]
+	for i := range int32(len(part)) {
+		order = append(order, i)
+	}
+	l.scratch = order
+	slices.SortFunc(order, func(a, b int32) int { return l.compareProcessed(part[a], part[b]) })
 	// A partition holds one model's operations: its Replayer, if it has
 	// one, walks them with the same verdicts and no state per step.
 	reg := 0
@@ -66,15 +71,16 @@ func (l *linHistory) legalAsProcessed(part []porcupine.Operation) bool {
 	}
 	if r := l.replayer[reg]; r != nil {
 		r.Reset()
-		for _, op := range order {
-			if !r.Step(op.Input, op.Output) {
+		for _, i := range order {
+			if !r.Step(part[i].Input, part[i].Output) {
 				return false
 			}
 		}
 		return true
 	}
 	state := l.model.Init()
-	for _, op := range order {
+	for _, i := range order {
+		op := &part[i]
 		var legal bool
 		if legal, state = l.model.Step(state, op.Input, op.Output); !legal {
 			return false

@@ -43,44 +43,76 @@ func orderByGrantorTime(ops []porcupine.Operation) int64 {
 // distinct readings on its resource, 0 for fenced-register operations.
 func narrowByGrantorTime(ops []porcupine.Operation) []int {
 	ranks := make([]int, len(ops))
-	byResource := make(map[string][]int) // looked up and visited in any order: resources are independent
-	for i, op := range ops {
-		if in := &inputOf(op.Input).Input; !isRegisterOp(in.Kind) {
-			byResource[in.Resource] = append(byResource[in.Resource], i)
+	// Each resource's operations, gathered by a counting sort (resources in
+	// the order they first appear; they are independent): a history's
+	// operations are mostly on a few resources, and a table per resource
+	// grown by appending would allocate each several times over.
+	ids := make(map[string]int32) // looked up, never iterated
+	var starts []int32            // per resource, then where its operations start in byResource
+	res := make([]int32, len(ops))
+	for i := range ops {
+		in := &inputOf(ops[i].Input).Input
+		if isRegisterOp(in.Kind) {
+			res[i] = -1
+			continue
+		}
+		id, ok := ids[in.Resource]
+		if !ok {
+			id = int32(len(starts))
+			ids[in.Resource] = id
+			starts = append(starts, 0)
+		}
+		res[i] = id
+		starts[id]++
+	}
+	most, total := int32(0), int32(0)
+	for r, n := range starts {
+		starts[r], total, most = total, total+n, max(most, n)
+	}
+	starts = append(starts, total)
+	byResource := make([]int32, total)
+	next := slices.Clone(starts)
+	for i, r := range res {
+		if r >= 0 {
+			byResource[next[r]] = int32(i)
+			next[r]++
 		}
 	}
-	g := func(i int) time.Duration { return outputOf(ops[i].Output).Clock }
-	var groups [][]int // runs of equal readings, earliest first; reused per resource
-	var lo, hi []int64 // the latest call at an earlier reading; the earliest return at a later one
-	for _, idx := range byResource {
-		slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(g(a), g(b)) })
-		groups = groups[:0]
-		for start, i := 0, 1; i <= len(idx); i++ {
-			if i == len(idx) || g(idx[i]) != g(idx[start]) {
-				groups, start = append(groups, idx[start:i]), i
+	g := func(i int32) time.Duration { return outputOf(ops[i].Output).Clock }
+	ends := make([]int32, 0, most) // where each run of equal readings ends in a resource's operations, earliest first
+	lo := make([]int64, 0, most)   // per run: the latest call at an earlier reading
+	for r := range len(starts) - 1 {
+		idx := byResource[starts[r]:starts[r+1]]
+		slices.SortStableFunc(idx, func(a, b int32) int { return cmp.Compare(g(a), g(b)) })
+		ends, lo = ends[:0], lo[:0]
+		latest := int64(math.MinInt64)
+		for start, i := int32(0), int32(1); i <= int32(len(idx)); i++ {
+			if i < int32(len(idx)) && g(idx[i]) == g(idx[start]) {
+				continue
 			}
-		}
-		lo, hi = slices.Grow(lo[:0], len(groups))[:len(groups)], slices.Grow(hi[:0], len(groups))[:len(groups)]
-		lo[0], hi[len(groups)-1] = math.MinInt64, math.MaxInt64
-		for k := 1; k < len(groups); k++ {
-			lo[k] = lo[k-1]
-			for _, i := range groups[k-1] {
-				lo[k] = max(lo[k], ops[i].Call)
+			ends, lo = append(ends, i), append(lo, latest)
+			for _, j := range idx[start:i] {
+				latest = max(latest, ops[j].Call)
 			}
+			start = i
 		}
-		for k := len(groups) - 2; k >= 0; k-- {
-			hi[k] = hi[k+1]
-			for _, i := range groups[k+1] {
-				hi[k] = min(hi[k], ops[i].Return)
+		// Latest first, the earliest return at a later reading, from the
+		// returns as they were before this pass narrowed them.
+		earliest := int64(math.MaxInt64)
+		for k := len(ends) - 1; k >= 0; k-- {
+			start := int32(0)
+			if k > 0 {
+				start = ends[k-1]
 			}
-		}
-		for k, group := range groups {
+			group, first := idx[start:ends[k]], int64(math.MaxInt64)
 			for _, i := range group {
+				first = min(first, ops[i].Return)
 				ranks[i] = k
-				if call, ret := max(ops[i].Call, lo[k]), min(ops[i].Return, hi[k]); call <= ret {
+				if call, ret := max(ops[i].Call, lo[k]), min(ops[i].Return, earliest); call <= ret {
 					ops[i].Call, ops[i].Return = call, ret
 				}
 			}
+			earliest = min(earliest, first)
 		}
 	}
 	return ranks
