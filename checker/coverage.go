@@ -1,9 +1,6 @@
 package checker
 
 import (
-	"cmp"
-	"slices"
-
 	"github.com/leasesim/leasesim/history"
 )
 
@@ -152,16 +149,17 @@ func Cover(h *history.History) Coverage {
 }
 
 // processedTwice counts the requests (client, incarnation, id) that a
-// server processed more than once. It sorts the keys, clients numbered,
-// rather than counting them in a map: a history has one per operation,
-// and a map of them took more memory than the rest of checking.
+// server processed more than once. Its keys number the clients rather than
+// hold their names: a history has one per operation, and a map keyed by
+// names took more memory than the rest of checking.
 func processedTwice(ops []history.Operation) int {
 	type reqKey struct {
 		client          int32
 		incarnation, id uint64
 	}
-	clients := make(map[string]int32) // looked up, never iterated
-	keys := make([]reqKey, len(ops))
+	clients := make(map[string]int32)        // looked up, never iterated
+	seen := make(map[reqKey]uint8, len(ops)) // looked up, never iterated
+	n := 0
 	for i := range ops {
 		op := &ops[i]
 		id, ok := clients[op.Client]
@@ -169,15 +167,12 @@ func processedTwice(ops []history.Operation) int {
 			id = int32(len(clients))
 			clients[op.Client] = id
 		}
-		keys[i] = reqKey{id, op.Incarnation, op.ID}
-	}
-	slices.SortFunc(keys, func(a, b reqKey) int {
-		return cmp.Or(cmp.Compare(a.client, b.client), cmp.Compare(a.incarnation, b.incarnation), cmp.Compare(a.id, b.id))
-	})
-	n := 0
-	for i := 1; i < len(keys); i++ {
-		if keys[i] == keys[i-1] && (i == 1 || keys[i-1] != keys[i-2]) {
-			n++
+		k := reqKey{id, op.Incarnation, op.ID}
+		if times := seen[k]; times < 2 {
+			seen[k] = times + 1
+			if times == 1 {
+				n++
+			}
 		}
 	}
 	return n
