@@ -70,10 +70,16 @@ var opsPool sync.Pool // of *[]history.Operation
 const maxRecycledOps = 8 << 20
 
 // takeOps returns a zero table of n operations: a released one if the pool
-// has one large enough, else a new one.
+// has one large enough, else a new one. A new table that may be handed on
+// has a quarter more room than it needs, so that the next run's history,
+// which may be somewhat longer (another seed), fits in it too.
 func takeOps(n int) []history.Operation {
 	if p, _ := opsPool.Get().(*[]history.Operation); p != nil && cap(*p) >= n {
 		return (*p)[:n]
+	}
+	size := int(unsafe.Sizeof(history.Operation{}))
+	if room := n + n/4; room*size <= maxRecycledOps {
+		return make([]history.Operation, n, room)
 	}
 	return make([]history.Operation, n)
 }
