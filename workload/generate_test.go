@@ -125,6 +125,37 @@ func TestGenerateWritesAValidWorkload(t *testing.T) {
 	require.Len(t, plan.Faults.Events, 11*3*2, "11 deploys of 3 workers, a crash and a restart each")
 }
 
+// TestGenerateCrashesAndLeaderPauses: a worker crash in turn every
+// CrashEvery, and a leader pause every LeaderPauseEvery after a crash at
+// the same instant; a pause that would outlast the workload is left out;
+// the tasks are those of the same seed without them.
+func TestGenerateCrashesAndLeaderPauses(t *testing.T) {
+	plain := genParams()
+	p := plain
+	p.Duration = 10 * time.Minute
+	plain.Duration = p.Duration
+	p.CrashEvery, p.LeaderPauseEvery, p.LeaderPause = 3*time.Minute, 3*time.Minute, time.Minute
+	_, a, err := readAll(bytes.NewReader(generate(t, plain, 7)))
+	require.NoError(t, err)
+	_, b, err := readAll(bytes.NewReader(generate(t, p, 7)))
+	require.NoError(t, err)
+	var tasks []workload.Event
+	var faults []string
+	for _, e := range b {
+		if e.Type == workload.TypeTask {
+			tasks = append(tasks, e)
+			continue
+		}
+		faults = append(faults, e.String())
+	}
+	require.Equal(t, a, tasks)
+	require.Equal(t, []string{
+		"3m0s crash w1", "3m0s pause @leader for 1m0s",
+		"6m0s crash w2", "6m0s pause @leader for 1m0s",
+		"9m0s crash w3", // its pause would end at the workload's end
+	}, faults)
+}
+
 func TestGenParamsValidate(t *testing.T) {
 	for _, tt := range []struct {
 		change func(*workload.GenParams)
@@ -140,6 +171,12 @@ func TestGenParamsValidate(t *testing.T) {
 		{func(p *workload.GenParams) { p.UnitsMax = 1 }, "workload: gen: units_min: want 1 <= units_min <= units_max <= 1048576, got 5 and 1"},
 		{func(p *workload.GenParams) { p.UnitTime = 0 }, `workload: gen: unit_time: must be positive, got 0s`},
 		{func(p *workload.GenParams) { p.DeployEvery = time.Minute }, "workload: gen: deploy_down: must be positive when deploys are on, got 0s"},
+		{func(p *workload.GenParams) { p.CrashEvery = -time.Second }, "workload: gen: crash_every: must not be negative, got -1s"},
+		{func(p *workload.GenParams) { p.CrashEvery = 3 * time.Second },
+			"workload: gen: crash_every: 3s on 3 workers crashes a worker again before its restart_after 10s has passed"},
+		{func(p *workload.GenParams) { p.LeaderPauseEvery = time.Minute },
+			"workload: gen: leader_pause: must be positive and shorter than leader_pause_every 1m0s, got 0s"},
+		{func(p *workload.GenParams) { p.LeaderPauseEvery = -time.Minute }, "workload: gen: leader_pause_every: must not be negative, got -1m0s"},
 		{func(p *workload.GenParams) { p.TasksPerMinute = 1e6; p.Duration = 24 * time.Hour }, "workload: gen: tasks_per_minute: about 1440000000 tasks exceed the limit of 10000000"},
 	} {
 		p := genParams()
