@@ -32,10 +32,13 @@ test: zoo-modules
 
 ## bench: benchmarks, each BENCHCOUNT times, printed with ratios (of medians) against baselines measured
 ## in the same run: the kernel against a bare heap and synctest, a scenario's event against the kernel's,
-## and the lease workload on leasesim against the same workload as goroutines under testing/synctest.
+## the lease workload on leasesim against the same workload as goroutines under testing/synctest, the
+## 500-contender herd's peak memory and a catalogue sweep's throughput.
 bench:
 	{ $(GO) test -run '^$$' -bench . -benchmem -count $(BENCHCOUNT) ./sim/ && \
 	  $(GO) test -run '^$$' -bench 'Scenario|LeaseWorkload' -benchtime 30x -benchmem -count $(BENCHCOUNT) ./scenarios/ && \
+	  $(GO) test -run '^$$' -bench 'Herd500' -benchmem -count $(BENCHCOUNT) ./scenarios/ && \
+	  $(GO) test -run '^$$' -bench 'Sweep' -benchtime 1x -count $(BENCHCOUNT) ./sweep/ && \
 	  $(GO) test -run '^$$' -bench . -benchmem -count $(BENCHCOUNT) ./checker/ ; } | $(GO) run ./internal/benchratio
 
 ## fuzz: each parser's fuzz target for FUZZTIME (the schedule, workload and history readers, seed sets,

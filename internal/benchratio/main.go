@@ -46,6 +46,10 @@ const (
 	// testing/synctest (./scenarios).
 	leaseSim      = "LeaseWorkload/leasesim"
 	leaseSynctest = "LeaseWorkload/synctest"
+	// The 500-contender herd's memory (./scenarios) and a catalogue sweep's
+	// throughput under simrun's GC policy (./sweep).
+	herd500 = "Herd500"
+	sweep   = "Sweep"
 )
 
 // results maps a benchmark name (without "Benchmark" and the -GOMAXPROCS
@@ -169,7 +173,31 @@ func ratioRows(r results) []row {
 		rows = append(rows, row{name: "kernel message storm", value: value})
 	}
 	rows = append(rows, checkingRows(r)...)
-	return append(rows, perEventRows(r, kernel, haveKernel)...)
+	rows = append(rows, perEventRows(r, kernel, haveKernel)...)
+	return append(rows, scaleRows(r)...)
+}
+
+// scaleRows reports the 500-contender herd's peak memory against the heap
+// its outcome (nearly all of it the history) keeps, and how long a sweep
+// of the catalogue over seeds 1-1000 takes at the measured rate.
+func scaleRows(r results) []row {
+	var rows []row
+	if peak, ok := r.metric(herd500, "peak-RSS-MB"); ok {
+		rows = append(rows, row{"herd-500 peak resident set", fmt.Sprintf("%.0f MB", peak), "< 120 MB", verdict(peak < 120)})
+		if history, ok := r.metric(herd500, "outcome-MB"); ok && history > 0 {
+			ratio := peak / history
+			rows = append(rows, row{"herd-500 peak / its history's heap", fmt.Sprintf("%.1fx (%.0f / %.0f MB)", ratio, peak, history),
+				"<= 2x", verdict(ratio <= 2)})
+		}
+	}
+	if secs, ok := r.metric(sweep, "s/1000-seeds"); ok {
+		value := fmt.Sprintf("%.1f s", secs)
+		if rate, ok := r.metric(sweep, "runs/s"); ok {
+			value += fmt.Sprintf(" (%.0f runs/s)", rate)
+		}
+		rows = append(rows, row{"sweep --scenario all --seeds 1-1000, 2 workers", value, "<= 25 s", verdict(secs <= 25)})
+	}
+	return rows
 }
 
 // perEventRows reports what one kernel event of the default scenario costs,
