@@ -436,8 +436,8 @@ func describeLessorOp(in LessorInput, out LessorOutput) string {
 // that a lease is not expired before its TTL since the last keepalive; it
 // may outlive it after a leader change (by the election timeout, the
 // election, and the revoke's way through the log), which this
-// specification does not bound (P4 checks that a dead holder's lease
-// does go). A refusal other than LessorBadRequest (a replica that is not
+// specification does not bound: Bounded adds that bound where the history
+// records the leader terms (LessorBound). A refusal other than LessorBadRequest (a replica that is not
 // the leader) may still take effect. What is found decides: a keepalive answered "not found", a
 // create that put over the key, or a get that did not find it expire the
 // lease then, with its keys. Revisions must not go back, and a put's

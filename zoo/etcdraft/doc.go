@@ -66,7 +66,8 @@
 // specification (model.LessorWindowSpec): every member's answers must be
 // linearizable, a lease must stay live until TTL×(1−rho) of true time
 // after its last keepalive, and it may outlive that after a leader change
-// (not bounded by P3; P4 sees that it goes).
+// only as far as model.LessorBound allows, from the leader terms the
+// members report (model.Bounded; P4 also sees that it goes).
 //
 // Mutants (Mutants) reproduce etcd's lease bugs; RESULTS.md says which
 // scenario catches each and how often.
