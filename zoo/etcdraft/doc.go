@@ -27,8 +27,11 @@
 // timeout (etcd's Promote). Remaining TTLs are checkpointed through the
 // log every TTL/2 and reset by a keepalive (etcd's LeaseCheckpoint).
 // Keepalives and reads are answered by the leader after a ReadIndex round
-// (raft's ReadOnlySafe), so a deposed leader cannot renew; a member that
-// does not lead redirects to the leader it knows.
+// (raft's ReadOnlySafe), so a deposed leader cannot renew; a keepalive
+// whose round ended more than half an election timeout after it started
+// (the leader was paused in between) is refused, since its proof of
+// leadership is stale. A member that does not lead redirects to the
+// leader it knows.
 //
 // The holder: per resource it grants a lease of the configured TTL,
 // creates the resource's key attached to it if absent (the fencing token

@@ -56,6 +56,7 @@ type member struct {
 type readWait struct {
 	index uint64
 	req   Request
+	at    time.Duration // the member's clock when it started the ReadIndex round
 }
 
 var (

@@ -41,7 +41,7 @@ func (m *member) request(req Request) {
 		m.pending = append(m.pending, req)
 	case OpKeepAlive, OpGet:
 		m.readSeq++
-		m.reads = append(m.reads, readWait{index: m.readSeq, req: req})
+		m.reads = append(m.reads, readWait{index: m.readSeq, req: req, at: m.env.Clock.Now()})
 		ctx := readCtx(m.readSeq)
 		m.rn.ReadIndex(ctx)
 	default:
@@ -67,7 +67,7 @@ func (m *member) readReady(rs raft.ReadState) {
 	for i, w := range m.reads {
 		if w.index == seq {
 			m.reads = append(m.reads[:i], m.reads[i+1:]...)
-			m.waiting = append(m.waiting, readWait{index: rs.Index, req: w.req})
+			m.waiting = append(m.waiting, readWait{index: rs.Index, req: w.req, at: w.at})
 			return
 		}
 	}
@@ -84,7 +84,7 @@ func (m *member) serveReads() {
 		}
 		switch w.req.Op {
 		case OpKeepAlive:
-			m.keepAlive(w.req)
+			m.keepAlive(w.req, w.at)
 		case OpGet:
 			m.get(w.req)
 		}
@@ -95,14 +95,16 @@ func (m *member) serveReads() {
 // keepAlive renews a lease at the primary, as etcd's Lessor.Renew: a
 // lease whose deadline has passed is not found (its revoke is on its way);
 // with checkpointing, a checkpointed remaining TTL is reset to the full
-// TTL through the log.
-func (m *member) keepAlive(req Request) {
-	if !m.leader || !m.primary {
+// TTL through the log. asked is the member's clock when the keepalive's
+// ReadIndex round started: a round that ended later than keepAliveFresh
+// after it proves nothing about now, and the keepalive is refused.
+func (m *member) keepAlive(req Request, asked time.Duration) {
+	now := m.env.Clock.Now()
+	if !m.leader || !m.primary || now-asked >= m.keepAliveFresh() {
 		m.notLeader(req)
 		return
 	}
 	l := m.st.lease(req.Lease)
-	now := m.env.Clock.Now()
 	if l == nil {
 		m.reply(Reply{Op: req.Op, Client: req.Client, ID: req.ID, Err: ErrLeaseNotFound})
 		return
@@ -121,6 +123,18 @@ func (m *member) keepAlive(req Request) {
 	}
 	m.reply(Reply{Op: req.Op, Client: req.Client, ID: req.ID, TTL: l.ttl})
 }
+
+// keepAliveFresh bounds how long after starting a keepalive's ReadIndex
+// round the leader may still renew. The followers' acknowledgements prove
+// it led when they were sent, after the round started; each follower then
+// refuses votes for an election timeout on its own clock (CheckQuorum's
+// lease, less a tick). A leader paused between the acknowledgements and
+// its answer (leader-change-load seeds 352, 541: the acknowledgements queue
+// while it is paused and are stepped first when it resumes) may have been
+// deposed meanwhile and its lease revoked by the new leader; renewing then
+// would answer a renewal after the revoke committed. Half the election
+// timeout leaves room for the tick and for drift.
+func (m *member) keepAliveFresh() time.Duration { return m.o.electionTimeout() / 2 }
 
 // keepAliveStale is the follower-keepalive bug: a follower answers from
 // its own applied state, which may lag the leader's.
