@@ -147,6 +147,14 @@ func (h *holder) keepAlive(s *session) {
 		default:
 			s.aliveAt = max(s.aliveAt, sentAt)
 			h.scheduleKeepAlive(s)
+			if s.Believing && h.env.Clock.Now() >= s.Until {
+				// The deadline passed but its timer has not run yet (it
+				// is due at this instant, after a pause): belief ended
+				// (the owner may have seen Valid fail and dropped its
+				// work), so it lapses now and the key is granted again
+				// below rather than silently renewed (swarm seed 986).
+				h.expire(s)
+			}
 			switch {
 			case s.phase == phaseHeld && s.Believing:
 				h.believe(s)
