@@ -18,8 +18,10 @@ import (
 // the harness's fenced store in leasesim's has one history.
 type foreignOps struct {
 	calls map[foreignKey]int32 // by request, into reqs; looked up, never iterated
-	reqs  []foreignCall
-	ops   []history.Operation // the operations, each named by one of the recorder's opRecs
+	reqs  chunked[foreignCall]
+	// ops are the operations, each named by one of the recorder's opRecs;
+	// chunked, so that a growing run never copies these large records.
+	ops chunked[history.Operation]
 }
 
 // foreignKey is a request: its client node and incarnation, and the id the
@@ -55,8 +57,7 @@ func (r *recorder) sentAny(from, to *sim.Node, payload any) {
 		}
 		key := foreignKey{client: from.ID(), incarnation: from.Incarnation(), id: p.ID}
 		if _, seen := f.calls[key]; !seen { // a retransmission keeps its first call
-			f.calls[key] = int32(len(f.reqs))
-			f.reqs = append(f.reqs, foreignCall{at: now, input: p.Payload, server: to.ID()})
+			f.calls[key] = f.reqs.add(foreignCall{at: now, input: p.Payload, server: to.ID()})
 		}
 		return
 	}
@@ -68,10 +69,10 @@ func (r *recorder) sentAny(from, to *sim.Node, payload any) {
 	if !ok {
 		return // not a reply to a recorded request
 	}
-	c := &f.reqs[i]
-	f.ops = append(f.ops, history.Operation{Client: to.Name(), Incarnation: inc, Server: from.Name(),
+	c := f.reqs.at(i)
+	out := f.ops.add(history.Operation{Client: to.Name(), Incarnation: inc, Server: from.Name(),
 		ID: p.ID, Call: c.at, Processed: now, Input: c.input, Output: p.Payload})
-	op := r.addOp(opRec{processed: now, ret: history.Never, req: -1, out: int32(len(f.ops) - 1), server: from.ID()})
+	op := r.addOp(opRec{processed: now, ret: history.Never, req: -1, out: out, server: from.ID()})
 	c.unreturned = append(c.unreturned, op)
 }
 
@@ -88,10 +89,10 @@ func (r *recorder) deliveredAny(to *sim.Node, payload any) {
 	}
 	f := &r.foreign
 	i, inc, ok := f.call(to, p.ID)
-	if !ok || inc != to.Incarnation() || len(f.reqs[i].unreturned) == 0 {
+	if !ok || inc != to.Incarnation() || len(f.reqs.at(i).unreturned) == 0 {
 		return // a reply that reaches a later incarnation never returns to its caller
 	}
-	c := &f.reqs[i]
+	c := f.reqs.at(i)
 	r.ops.at(c.unreturned[0]).ret = history.Time(r.w.Now())
 	c.unreturned = c.unreturned[1:]
 }

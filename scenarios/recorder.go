@@ -140,7 +140,7 @@ func (r *recorder) finish() {
 		rec := r.ops.at(i)
 		op := &ops[i]
 		if rec.req < 0 {
-			*op = r.foreign.ops[rec.out]
+			*op = *r.foreign.ops.at(rec.out)
 			op.Return = rec.ret
 			continue
 		}
