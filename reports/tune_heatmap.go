@@ -81,7 +81,7 @@ func newHeatGroup(res tune.Result, hm heatMetric) heatGroup {
 		g.Scale = fmt.Sprintf("light is low (%s), dark is high (%s)", formatHeat(hm, lo), formatHeat(hm, hi))
 	}
 	for _, r := range renews {
-		m := heatMap{Title: "renew " + r, Width: heatLeft + heatCellW*float64(len(ckpts)) + 4,
+		m := heatMap{Title: r, Width: heatLeft + heatCellW*float64(len(ckpts)) + 4,
 			Height: heatTop + heatCellH*float64(len(ttls)) + 4}
 		for j, ck := range ckpts {
 			m.Cols = append(m.Cols, axisTick{Pos: heatLeft + heatCellW*(float64(j)+0.5), Label: ck})
@@ -90,7 +90,7 @@ func newHeatGroup(res tune.Result, hm heatMetric) heatGroup {
 			m.Rows = append(m.Rows, axisTick{Pos: heatTop + heatCellH*(float64(i)+0.5), Label: ttl.String()})
 		}
 		for _, c := range res.Configs {
-			if c.Renew != r {
+			if tuneSeries(c) != r {
 				continue
 			}
 			i, j := slices.Index(ttls, c.TTLNs), slices.Index(ckpts, c.Checkpoint)

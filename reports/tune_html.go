@@ -48,8 +48,9 @@ type tuneUnknown struct {
 // self-contained page (inline CSS and SVG, no script, no network) with the
 // recommendation and its explanation, store load against re-executed
 // work (the frontier filled, the recommendation ringed), p99 failover
-// against TTL (a line per renew interval), heat maps over the grid (TTL ×
-// checkpoint policy, one per renew interval) of p99 failover, re-executed
+// against TTL (a line per renew interval, and per election timeout when
+// the grid has that axis), heat maps over the grid (TTL × checkpoint
+// policy, one per such series) of p99 failover, re-executed
 // work and store writes per second, the table of every configuration,
 // and the failing runs with their replay commands.
 func WriteTuneHTML(w io.Writer, res tune.Result) error {

@@ -130,7 +130,7 @@ func newFailoverLines(res tune.Result) linePlot {
 		if !c.Valid || c.Runs == 0 || c.Metrics.Failovers == 0 {
 			continue
 		}
-		k := [2]int{slices.Index(renews, c.Renew), slices.Index(ttls, c.TTLNs)}
+		k := [2]int{slices.Index(renews, tuneSeries(c)), slices.Index(ttls, c.TTLNs)}
 		v := c.Metrics.FailoverP99.Seconds()
 		e := cells[k]
 		if e == nil {
@@ -146,7 +146,7 @@ func newFailoverLines(res tune.Result) linePlot {
 	}
 	p := linePlot{Frame: newFrame(0, xhi, 0, yhi, "TTL (s)", "p99 failover (s)", "", "")}
 	for i, r := range renews {
-		s := lineSeries{Name: "renew " + r, Color: grantPalette[i%len(grantPalette)], LegendY: p.Frame.Y1 + 14 + 16*float64(i)}
+		s := lineSeries{Name: r, Color: grantPalette[i%len(grantPalette)], LegendY: p.Frame.Y1 + 14 + 16*float64(i)}
 		for j, ttl := range ttls {
 			e := cells[[2]int{i, j}]
 			if e == nil {
@@ -154,7 +154,7 @@ func newFailoverLines(res tune.Result) linePlot {
 			}
 			mean := e.sum / float64(e.n)
 			pt := linePoint{X: p.Frame.xs.at(ttl.Seconds()), Y: p.Frame.ys.at(mean), YMin: p.Frame.ys.at(e.lo), YMax: p.Frame.ys.at(e.hi),
-				Title: fmt.Sprintf("ttl=%v renew=%s: p99 failover %s (mean of %d checkpoint policies; %s – %s)",
+				Title: fmt.Sprintf("ttl=%v %s: p99 failover %s (mean of %d checkpoint policies; %s – %s)",
 					ttl, r, formatSeconds(mean), e.n, formatSeconds(e.lo), formatSeconds(e.hi))}
 			cmd := "L"
 			if len(s.Points) == 0 {
@@ -168,19 +168,30 @@ func newFailoverLines(res tune.Result) linePlot {
 	return p
 }
 
-// tuneAxes returns the grid's renew intervals and TTLs, in grid order and
-// ascending, as the configurations name them.
-func tuneAxes(res tune.Result) (renews []string, ttls []time.Duration) {
+// tuneAxes returns the grid's series, one per renew interval and election
+// timeout (tuneSeries), and its TTLs, in grid order and ascending: the
+// plots draw a line or a heat map per series.
+func tuneAxes(res tune.Result) (series []string, ttls []time.Duration) {
 	for _, c := range res.Configs {
-		if !slices.Contains(renews, c.Renew) {
-			renews = append(renews, c.Renew)
+		if s := tuneSeries(c); !slices.Contains(series, s) {
+			series = append(series, s)
 		}
 		if !slices.Contains(ttls, c.TTLNs) {
 			ttls = append(ttls, c.TTLNs)
 		}
 	}
 	slices.Sort(ttls)
-	return renews, ttls
+	return series, ttls
+}
+
+// tuneSeries names the series a configuration belongs to: "renew ttl/3",
+// and " · election 1s" when the grid has an election-timeout axis, so that
+// no two configurations of one series share a TTL and checkpoint policy.
+func tuneSeries(c tune.ConfigResult) string {
+	if c.ElectionTimeout != "" {
+		return "renew " + c.Renew + " · election " + c.ElectionTimeout
+	}
+	return "renew " + c.Renew
 }
 
 // checkpointAxis returns the grid's checkpoint policies, in grid order.
