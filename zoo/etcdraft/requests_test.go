@@ -18,11 +18,12 @@ type anyNet struct{ out []any }
 func (n *anyNet) Send(_ lease.Addr, m lease.Message) { n.out = append(n.out, m) }
 func (n *anyNet) SendAny(_ lease.Addr, m any)        { n.out = append(n.out, m) }
 
-// replies returns and forgets the Replies sent so far.
-func (n *anyNet) replies() []Reply {
-	var out []Reply
+// takeSent returns the messages of type T sent so far, and forgets every
+// message sent.
+func takeSent[T any](n *anyNet) []T {
+	var out []T
 	for _, m := range n.out {
-		if r, ok := m.(Reply); ok {
+		if r, ok := m.(T); ok {
 			out = append(out, r)
 		}
 	}
@@ -66,7 +67,7 @@ func TestKeepAliveAfterStaleReadIndex(t *testing.T) {
 
 			m.serveReads()
 
-			got := net.replies()
+			got := takeSent[Reply](net)
 			require.Len(t, got, 1)
 			assert.Equal(t, tc.want, got[0].Err)
 			assert.Empty(t, m.waiting)

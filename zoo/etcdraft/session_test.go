@@ -12,18 +12,6 @@ import (
 	"github.com/leasesim/leasesim/lease/leasetest"
 )
 
-// requests returns and forgets the Requests sent so far.
-func (n *anyNet) requests() []Request {
-	var out []Request
-	for _, m := range n.out {
-		if r, ok := m.(Request); ok {
-			out = append(out, r)
-		}
-	}
-	n.out = nil
-	return out
-}
-
 // TestKeepAliveAfterLapsedDeadline: a keepalive answered after the
 // holder's deadline passed, while the deadline's timer has not run yet
 // (both come due at once when a pause ends), ends belief and grants again
@@ -48,7 +36,7 @@ func TestKeepAliveAfterLapsedDeadline(t *testing.T) {
 	// answer replies to the one request the holder sent, which must be op.
 	answer := func(op Op, r Reply) {
 		t.Helper()
-		sent := net.requests()
+		sent := takeSent[Request](net)
 		require.Len(t, sent, 1)
 		require.Equal(t, op, sent[0].Op)
 		r.Op, r.Client, r.ID = op, sent[0].Client, sent[0].ID
