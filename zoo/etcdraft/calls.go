@@ -50,15 +50,9 @@ func (h *holder) replied(r Reply) {
 		return
 	}
 	c.s.inflight = 0
-	if r.Err == ErrNotLeader {
-		if i := h.memberIndex(r.Leader); i >= 0 && c.redirects < maxRedirects {
-			h.target = i
-			c.redirects++
-			h.issue(c)
-			return
-		} else if i < 0 {
-			h.target = (h.target + 1) % len(h.members)
-		}
+	if r.Err == ErrNotLeader && h.followLeader(r.Leader, &c.redirects) {
+		h.issue(c)
+		return
 	}
 	c.onReply(r, c.sentAt)
 	h.keepAliveIfDue(c.s)
@@ -71,7 +65,7 @@ func (h *holder) timedOut(id uint64, c *call) {
 		return
 	}
 	c.s.inflight = 0
-	h.target = (h.target + 1) % len(h.members)
+	h.nextMember()
 	c.onTimeout()
 	h.keepAliveIfDue(c.s)
 }
@@ -83,6 +77,29 @@ func (h *holder) keepAliveIfDue(s *session) {
 		h.keepAlive(s)
 	}
 }
+
+// followLeader takes a member's "not leader" answer naming leader: it
+// aims the holder at that member and reports true, counting the redirect
+// in *redirects (nil: no limit) while they stay under maxRedirects; when the
+// answer names no member it moves on to the next one, and reports false.
+func (h *holder) followLeader(leader string, redirects *int) bool {
+	i := h.memberIndex(leader)
+	if i < 0 {
+		h.nextMember()
+		return false
+	}
+	if redirects != nil {
+		if *redirects >= maxRedirects {
+			return false
+		}
+		*redirects++
+	}
+	h.target = i
+	return true
+}
+
+// nextMember aims the holder at the next member.
+func (h *holder) nextMember() { h.target = (h.target + 1) % len(h.members) }
 
 // memberIndex returns the index of the member at addr, or -1.
 func (h *holder) memberIndex(addr string) int {
@@ -124,18 +141,16 @@ func (h *holder) revokeReplied(r Reply) {
 	if !ok || r.Err != ErrNotLeader || h.env.Clock.Now() >= c.until {
 		return
 	}
-	if i := h.memberIndex(r.Leader); i >= 0 {
-		h.target = i
+	if h.followLeader(r.Leader, nil) {
 		h.sendRevoke(c)
 		return
 	}
-	h.target = (h.target + 1) % len(h.members)
 	h.after(h.cfg.BackoffMin, func() { h.sendRevoke(c) })
 }
 
 // revokeTimedOut sends a revoke no member answered to the next member.
 func (h *holder) revokeTimedOut(_ uint64, c *revokeCall) {
-	h.target = (h.target + 1) % len(h.members)
+	h.nextMember()
 	if h.env.Clock.Now() < c.until {
 		h.sendRevoke(c)
 	}

@@ -91,13 +91,9 @@ func (h *holder) checkpointReplied(r Reply) {
 	}
 	switch {
 	case r.Err == ErrNotLeader:
-		if i := h.memberIndex(r.Leader); i >= 0 && c.redirects < maxRedirects {
-			h.target = i
-			c.redirects++
+		if h.followLeader(r.Leader, &c.redirects) {
 			h.sendCheckpoint(c)
 			return
-		} else if i < 0 {
-			h.target = (h.target + 1) % len(h.members)
 		}
 		c.done(fmt.Errorf("checkpoint %q under token %d: no leader answered: %w", c.resource, c.token, lease.ErrTimeout))
 	case r.Err == ErrFenced:
@@ -156,7 +152,7 @@ func (h *holder) acknowledge(s *session, token uint64, stored string) bool {
 // checkpointTimedOut gives up on a checkpoint whose reply has not come and
 // moves on to the next member.
 func (h *holder) checkpointTimedOut(_ uint64, c *ckptCall) {
-	h.target = (h.target + 1) % len(h.members)
+	h.nextMember()
 	c.done(fmt.Errorf("checkpoint %q under token %d: %w", c.resource, c.token, lease.ErrTimeout))
 }
 
