@@ -36,7 +36,7 @@ func Bounded(spec Spec, b LessorBound) Spec {
 		if !ok {
 			return false, state
 		}
-		return true, s.renewed(next, input, output)
+		return true, s.renewed(b, next, input, output)
 	}
 	m.Equal = func(x, y any) bool {
 		a, c := x.(boundState), y.(boundState)
@@ -72,15 +72,19 @@ type boundState struct {
 	renewals []renewal // sorted by lease
 }
 
-// renewal is when a lease was last renewed, for how long.
+// renewal is when a lease was last renewed, for how long, and the bound
+// that gives (LessorBound.GoneBy, worked out once per renewal, not per
+// step that reads it).
 type renewal struct {
 	lease   int64
 	at, ttl time.Duration
+	gone    time.Duration
+	bounded bool
 }
 
 // renewed returns s with inner as its specification state and the
-// renewal the operation made, if it made one.
-func (s boundState) renewed(inner, input, output any) boundState {
+// renewal the operation made, if it made one, bounded by b.
+func (s boundState) renewed(b LessorBound, inner, input, output any) boundState {
 	s.inner = inner
 	in, out := windowInput(input), windowOutput(output)
 	var r renewal
@@ -95,6 +99,7 @@ func (s boundState) renewed(inner, input, output any) boundState {
 	if r.at == 0 || r.ttl <= 0 {
 		return s // an input built by hand: no true time
 	}
+	r.gone, r.bounded = b.GoneBy(r.at, r.ttl)
 	i, found := slices.BinarySearchFunc(s.renewals, r.lease, func(x renewal, id int64) int { return compareInt(x.lease, id) })
 	s.renewals = slices.Clone(s.renewals)
 	switch {
@@ -129,11 +134,10 @@ func (b LessorBound) outlived(s boundState, input, output any) string {
 		return ""
 	}
 	r := s.renewals[i]
-	gone, ok := b.GoneBy(r.at, r.ttl)
 	call := time.Duration(op.Call)
-	if !ok || call <= gone {
+	if !r.bounded || call <= r.gone {
 		return ""
 	}
 	return fmt.Sprintf("lease %d outlived its bound %v after %d leader changes: renewed at %v (TTL %v), it was still "+
-		"live for a %v called at %v (%s)", lease, gone, b.LeaderChanges(r.at, gone), r.at, r.ttl, in.Op, call, b)
+		"live for a %v called at %v (%s)", lease, r.gone, b.LeaderChanges(r.at, r.gone), r.at, r.ttl, in.Op, call, b)
 }
