@@ -23,14 +23,7 @@ import (
 //
 //	LEASESIM_SEEDS=1-200 go test -run TestMeasure -v -timeout 60m .
 func TestMeasure(t *testing.T) {
-	spec := os.Getenv("LEASESIM_SEEDS")
-	if spec == "" {
-		t.Skip("set LEASESIM_SEEDS=1-200 to measure")
-	}
-	var lo, hi uint64
-	if _, err := fmt.Sscanf(spec, "%d-%d", &lo, &hi); err != nil || lo == 0 || hi < lo {
-		t.Fatalf("LEASESIM_SEEDS=%q: want FROM-TO", spec)
-	}
+	lo, hi := measureSeeds(t)
 	props := []string{"P1", "P2", "P3", "P4", "P5", "P6", "premise"}
 	for _, sc := range allScenarios() {
 		counts := map[string]map[checker.Status]int{}
@@ -91,14 +84,7 @@ func TestMeasure(t *testing.T) {
 // over the seeds LEASESIM_SEEDS names, each verified, and prints how many
 // diverged: why the scenarios run with ScenarioTiming (doc.go).
 func TestMeasureDefaultTiming(t *testing.T) {
-	spec := os.Getenv("LEASESIM_SEEDS")
-	if spec == "" {
-		t.Skip("set LEASESIM_SEEDS=1-200 to measure")
-	}
-	var lo, hi uint64
-	if _, err := fmt.Sscanf(spec, "%d-%d", &lo, &hi); err != nil || lo == 0 || hi < lo {
-		t.Fatalf("LEASESIM_SEEDS=%q: want FROM-TO", spec)
-	}
+	lo, hi := measureSeeds(t)
 	timing := k8s.DefaultTiming
 	var cands []k8s.NamedCandidate
 	for i, name := range []string{"c1", "c2", "c3"} {
@@ -151,4 +137,18 @@ func firstViolation(first map[string]uint64) uint64 {
 		}
 	}
 	return s
+}
+
+// measureSeeds reads the seeds LEASESIM_SEEDS names (FROM-TO), and skips
+// the test without it.
+func measureSeeds(t *testing.T) (lo, hi uint64) {
+	t.Helper()
+	spec := os.Getenv("LEASESIM_SEEDS")
+	if spec == "" {
+		t.Skip("set LEASESIM_SEEDS=1-200 to measure")
+	}
+	if _, err := fmt.Sscanf(spec, "%d-%d", &lo, &hi); err != nil || lo == 0 || hi < lo {
+		t.Fatalf("LEASESIM_SEEDS=%q: want FROM-TO", spec)
+	}
+	return lo, hi
 }
