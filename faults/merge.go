@@ -11,35 +11,46 @@ import (
 // contradicts the plan (crashing a node the explicit schedule has already
 // crashed, say) is dropped; an invalid explicit event is an error.
 func Merge(plan Schedule, drawn []Event, nodes []string) (Schedule, error) {
-	type entry struct {
-		ev    Event
-		drawn bool
-	}
-	entries := make([]entry, 0, len(plan.Events)+len(drawn))
-	for _, ev := range plan.Events {
-		entries = append(entries, entry{ev: ev})
-	}
-	for _, ev := range drawn {
-		entries = append(entries, entry{ev: ev, drawn: true})
-	}
-	slices.SortStableFunc(entries, func(a, b entry) int { return cmp.Compare(a.ev.At, b.ev.At) })
-	for {
-		plan.Events = plan.Events[:0:0]
-		for _, e := range entries {
-			plan.Events = append(plan.Events, e.ev)
+	// order lists the events, explicit then drawn, in a stable time order;
+	// an index of len(plan.Events) or more is drawn.
+	explicit := len(plan.Events)
+	at := func(i int) int64 {
+		if i < explicit {
+			return int64(plan.Events[i].At)
 		}
+		return int64(drawn[i-explicit].At)
+	}
+	order := make([]int, explicit+len(drawn))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(at(a), at(b)) })
+	events := plan.Events[:0:0] // never plan.Events' array: it is the caller's
+	if len(order) > 0 {
+		events = make([]Event, len(order))
+	}
+	isDrawn := make([]bool, len(order))
+	for k, i := range order {
+		if i < explicit {
+			events[k] = plan.Events[i]
+		} else {
+			events[k], isDrawn[k] = drawn[i-explicit], true
+		}
+	}
+	plan.Events = events
+	for {
 		err := plan.Validate(nodes)
 		var verr *ValidationError
 		if err == nil || !errors.As(err, &verr) || verr.Index < 0 {
 			return plan, err
 		}
 		culprit := verr.Index
-		if !entries[culprit].drawn {
+		if !isDrawn[culprit] {
 			// An explicit event contradicts something drawn earlier on the
 			// same node: drop the latest such drawn event.
 			culprit = -1
 			for i := verr.Index - 1; i >= 0; i-- {
-				if entries[i].drawn && entries[i].ev.Node == entries[verr.Index].ev.Node {
+				if isDrawn[i] && plan.Events[i].Node == plan.Events[verr.Index].Node {
 					culprit = i
 					break
 				}
@@ -48,6 +59,7 @@ func Merge(plan Schedule, drawn []Event, nodes []string) (Schedule, error) {
 				return plan, err
 			}
 		}
-		entries = slices.Delete(entries, culprit, culprit+1)
+		plan.Events = slices.Delete(plan.Events, culprit, culprit+1)
+		isDrawn = slices.Delete(isDrawn, culprit, culprit+1)
 	}
 }

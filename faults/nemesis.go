@@ -230,6 +230,9 @@ func (n Nemesis) Draw(r *rand.Rand) Schedule {
 		starts[i] = time.Duration(r.Int64N(int64(n.Phase)))
 	}
 	slices.Sort(starts)
+	if len(starts) > 0 { // no draw leaves Events nil, as JSON decodes it
+		d.events = make([]Event, 0, 2*len(starts)) // a fault and, for most, the event that ends it
+	}
 	for _, at := range starts {
 		d.fault(enabled[r.IntN(len(enabled))], at)
 	}

@@ -68,10 +68,8 @@ func (e Event) check(known map[string]bool, healAt time.Duration) *ValidationErr
 	if e.At >= healAt {
 		return bad("at", "%v is at or after heal_at %v: no fault may act after the heal phase", e.At, healAt)
 	}
-	for _, f := range e.setFields() {
-		if !e.Kind.uses(f) {
-			return bad(f, "not used by %s events", e.Kind)
-		}
+	if f := e.unusedField(); f != "" {
+		return bad(f, "not used by %s events", e.Kind)
 	}
 	if err := e.checkRoles(known); err != nil {
 		return err
@@ -95,7 +93,7 @@ func (e Event) checkRoles(known map[string]bool) *ValidationError {
 	}
 	for i, g := range e.Groups {
 		for j, n := range g {
-			if err := check(fmt.Sprintf("groups[%d][%d]", i, j), n); err != nil {
+			if err := check(groupField(i, j), n); err != nil {
 				return err
 			}
 		}
@@ -103,27 +101,38 @@ func (e Event) checkRoles(known map[string]bool) *ValidationError {
 	return nil
 }
 
-// setFields names the kind-specific fields of e that are not zero.
-func (e Event) setFields() []string {
-	var set []string
-	add := func(name string, isSet bool) {
-		if isSet {
-			set = append(set, name)
+// unusedField names the first kind-specific field of e that is set but not
+// used by e's kind, or returns "" when there is none. Validation runs on
+// every schedule a run draws, so it allocates nothing on success.
+func (e Event) unusedField() string {
+	set := [...]struct {
+		name  string
+		isSet bool
+	}{
+		{"node", e.Node != ""},
+		{"from", e.From != ""},
+		{"to", e.To != ""},
+		{"groups", len(e.Groups) > 0},
+		{"bridge", e.Bridge != ""},
+		{"duration", e.Duration != 0},
+		{"drift", e.Drift != 0},
+		{"step", e.Step != 0},
+		{"link", e.Link != nil},
+		{"failpoint", e.Failpoint != ""},
+		{"action", e.Action != ""},
+	}
+	for _, f := range set {
+		if f.isSet && !e.Kind.uses(f.name) {
+			return f.name
 		}
 	}
-	add("node", e.Node != "")
-	add("from", e.From != "")
-	add("to", e.To != "")
-	add("groups", len(e.Groups) > 0)
-	add("bridge", e.Bridge != "")
-	add("duration", e.Duration != 0)
-	add("drift", e.Drift != 0)
-	add("step", e.Step != 0)
-	add("link", e.Link != nil)
-	add("failpoint", e.Failpoint != "")
-	add("action", e.Action != "")
-	return set
+	return ""
 }
+
+// groupField names the j-th node of the i-th group, for an error. Only
+// errors call it: formatting it for every node would cost each valid
+// schedule an allocation per node.
+func groupField(i, j int) string { return fmt.Sprintf("groups[%d][%d]", i, j) }
 
 // checkKind checks the fields e's kind requires.
 func (e Event) checkKind(known map[string]bool) *ValidationError {
@@ -240,15 +249,15 @@ func checkGroups(groups [][]string, bridge string, known map[string]bool) *Valid
 			return bad(fmt.Sprintf("groups[%d]", i), "empty group")
 		}
 		for j, n := range g {
-			field := fmt.Sprintf("groups[%d][%d]", i, j)
-			if err := checkNode(field, n, known); err != nil {
+			if err := checkNode("", n, known); err != nil {
+				err.Field = groupField(i, j)
 				return err
 			}
 			if bridge != "" && n == bridge {
-				return bad(field, "the bridge node %q must not be inside a group", n)
+				return bad(groupField(i, j), "the bridge node %q must not be inside a group", n)
 			}
 			if k, dup := where[n]; dup {
-				return bad(field, "node %q is already in groups[%d]", n, k)
+				return bad(groupField(i, j), "node %q is already in groups[%d]", n, k)
 			}
 			where[n] = i
 		}

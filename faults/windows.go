@@ -43,6 +43,9 @@ const open sim.Time = -1
 // end (or at its start, if that is later).
 func Windows(log []sim.FaultRecord, end sim.Time) []Window {
 	var out []Window
+	if len(log) > 0 {
+		out = make([]Window, 0, len(log)) // at most a window per record
+	}
 	t := tracker{out: &out}
 	for _, rec := range log {
 		t.record(rec)
