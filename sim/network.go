@@ -112,6 +112,7 @@ type Network struct {
 	size     int    // node count the per-pair tables are sized for
 	links    []link // links[0] is the default link
 	configs  []LinkConfig
+	details  []string // per configuration: its fault record's detail, once formatted
 	linkOf   []uint16 // per ordered pair: index into links
 	inFlight []int32  // per ordered pair
 	blocked  []uint64 // per ordered pair: one bit, set when a partition cuts it
@@ -123,6 +124,7 @@ func (n *Network) init(w *World, def LinkConfig) {
 	n.rand = w.Rand("network")
 	n.links = []link{compileLink(def, w.cfg.Limits.InFlight)}
 	n.configs = []LinkConfig{def}
+	n.details = []string{""}
 }
 
 // ensure sizes the per-pair tables for the current number of nodes.
@@ -200,19 +202,31 @@ func (n *Network) SetLink(from, to NodeID, c LinkConfig) error {
 		}
 		n.links = append(n.links, compileLink(c, n.w.cfg.Limits.InFlight))
 		n.configs = append(n.configs, c)
+		n.details = append(n.details, "")
 		idx = len(n.links) - 1
 	}
 	n.linkOf[n.pair(from, to)] = uint16(idx)
-	n.w.fault(FaultLink, from, to, int64(c.Latency.Max), fmt.Sprintf("latency %s %v..%v loss %g dup %g reorder %g",
-		c.Latency.Kind, c.Latency.Min, c.Latency.Max, c.Loss, c.Duplicate, c.Reorder))
+	n.w.fault(FaultLink, from, to, int64(c.Latency.Max), n.detail(idx))
 	return nil
+}
+
+// detail returns the fault record's detail of configuration idx. A link
+// event on every node sets the same configuration on each pair, so it is
+// formatted once.
+func (n *Network) detail(idx int) string {
+	if n.details[idx] == "" {
+		c := n.configs[idx]
+		n.details[idx] = fmt.Sprintf("latency %s %v..%v loss %g dup %g reorder %g",
+			c.Latency.Kind, c.Latency.Min, c.Latency.Max, c.Loss, c.Duplicate, c.Reorder)
+	}
+	return n.details[idx]
 }
 
 // ResetLinks returns every link to the default configuration.
 func (n *Network) ResetLinks() {
 	n.ensure()
 	clear(n.linkOf)
-	n.links, n.configs = n.links[:1], n.configs[:1]
+	n.links, n.configs, n.details = n.links[:1], n.configs[:1], n.details[:1]
 	n.w.fault(FaultLinkReset, -1, -1, 0, "all links back to default")
 }
 
