@@ -136,15 +136,20 @@ var kindCheckpoint = lease.KindCheckpoint.String()
 // them: the kind by its name, the node and then the peer.
 func faultWindows(ws []faults.Window) []history.FaultWindow {
 	out := make([]history.FaultWindow, len(ws))
+	names := make([]string, 0, 2*len(ws)) // every window's Nodes, carved from one array
 	for i, w := range ws {
 		out[i] = history.FaultWindow{Kind: w.Kind.String(), Start: history.Time(w.Start), End: history.Time(w.End),
 			Detail: w.Detail}
+		start := len(names)
 		switch {
 		case w.Peer != "":
-			out[i].Nodes = []string{w.Node, w.Peer}
+			names = append(names, w.Node, w.Peer)
 		case w.Node != "":
-			out[i].Nodes = []string{w.Node}
+			names = append(names, w.Node)
+		default:
+			continue
 		}
+		out[i].Nodes = names[start:len(names):len(names)]
 	}
 	return out
 }
