@@ -5,9 +5,19 @@ import (
 	"testing"
 
 	"github.com/leasesim/leasesim/checker"
+	"github.com/leasesim/leasesim/internal/batchgc"
 	"github.com/leasesim/leasesim/lease"
 	"github.com/leasesim/leasesim/scenarios"
 )
+
+// checkModes are a scenario run with every checker and without them.
+var checkModes = []struct {
+	name string
+	opts scenarios.Options
+}{
+	{"checked", scenarios.Options{}},
+	{"unchecked", scenarios.Options{Check: checker.Options{Skip: true}}},
+}
 
 // BenchmarkScenario runs each built-in scenario, seed after seed, and
 // reports its acceleration (simulated seconds per wall second), with the
@@ -18,17 +28,25 @@ import (
 // releases it (Outcome.Release).
 func BenchmarkScenario(b *testing.B) {
 	for _, sc := range scenarios.CatalogFor(lease.Correct()) {
-		for _, mode := range []struct {
-			name string
-			opts scenarios.Options
-		}{
-			{"checked", scenarios.Options{}},
-			{"unchecked", scenarios.Options{Check: checker.Options{Skip: true}}},
-		} {
+		for _, mode := range checkModes {
 			b.Run(sc.Name+"/"+mode.name, func(b *testing.B) {
 				benchmarkPerEvent(b, sc, mode.opts)
 			})
 		}
+	}
+}
+
+// BenchmarkScenarioBatchGC runs swarm, checked and not, as
+// BenchmarkScenario does but under simrun's garbage collector policy
+// (internal/batchgc): what a run costs from the CLI, where BenchmarkScenario
+// measures what it costs in a Go test at the default GOGC.
+func BenchmarkScenarioBatchGC(b *testing.B) {
+	defer batchgc.Apply()()
+	sc := scenarios.Swarm()
+	for _, mode := range checkModes {
+		b.Run(sc.Name+"/"+mode.name, func(b *testing.B) {
+			benchmarkPerEvent(b, sc, mode.opts)
+		})
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/leasesim/leasesim/internal/batchgc"
 	"github.com/leasesim/leasesim/scenarios"
 )
 
@@ -19,8 +20,27 @@ import (
 // while it ran (peak-RSS-MB: Linux's high-water mark, reset when the
 // benchmark starts, so earlier benchmarks do not count) and the heap one
 // outcome keeps alive, nearly all of it the history (outcome-MB). Peak
-// memory should stay within about twice what the history needs.
+// memory should stay within about twice what the history needs. It runs
+// under simrun's garbage collector policy (batch-gc, internal/batchgc) and
+// under Go's default GOGC (default-gc, what a Go test of the herd gets).
 func BenchmarkHerd500(b *testing.B) {
+	for _, gc := range []struct {
+		name  string
+		apply func() (restore func())
+	}{
+		{"batch-gc", batchgc.Apply},
+		{"default-gc", func() func() { return func() {} }},
+	} {
+		b.Run(gc.name, func(b *testing.B) {
+			defer gc.apply()()
+			benchmarkHerd500(b)
+		})
+	}
+}
+
+// benchmarkHerd500 is BenchmarkHerd500 under the collector's current
+// settings.
+func benchmarkHerd500(b *testing.B) {
 	sc := scenarios.ThunderingHerd()
 	sc.Name, sc.Contenders = "thundering-herd-500", 500
 	runtime.GC()

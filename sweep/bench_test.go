@@ -2,7 +2,6 @@ package sweep_test
 
 import (
 	"context"
-	"runtime/debug"
 	"testing"
 
 	"github.com/leasesim/leasesim/internal/batchgc"
@@ -16,10 +15,10 @@ import (
 // sweep --scenario all --parallel 2` does, and reports runs per wall second
 // (runs/s) and the wall seconds the issue's 12,000-run sweep (seeds 1-1000)
 // would take at that rate (s/1000-seeds). One op is one sweep. It runs
-// under simrun's GOGC (internal/batchgc), which makes a sweep about twice as
-// fast as the default does.
+// under simrun's GC policy (internal/batchgc), which makes a sweep about
+// twice as fast as the default GOGC does.
 func BenchmarkSweep(b *testing.B) {
-	defer debug.SetGCPercent(debug.SetGCPercent(batchgc.GCPercent))
+	defer batchgc.Apply()()
 	cfg := sweep.Config{Scenarios: scenarios.CatalogFor(lease.Correct()), Seeds: sweep.Seeds{First: 1, Last: 20},
 		Parallel: 2}
 	var runs int

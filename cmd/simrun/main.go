@@ -11,6 +11,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/leasesim/leasesim/internal/batchgc"
 	"github.com/leasesim/leasesim/internal/repro"
 )
 
@@ -26,7 +27,7 @@ func main() {
 	// Every printed simrun line names the CLI as it was invoked
 	// (bin/simrun, ./simrun, simrun), so that it runs as pasted.
 	repro.SetProgram(os.Args[0])
-	setGCPolicy()
+	batchgc.Apply() // the GC policy for batch work, unless GOGC or GOMEMLIMIT is set
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 

@@ -1,0 +1,69 @@
+package batchgc_test
+
+import (
+	"runtime"
+	"runtime/debug"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/leasesim/leasesim/internal/batchgc"
+)
+
+// gcPercent reads GOGC without changing it.
+func gcPercent() int {
+	p := debug.SetGCPercent(-1)
+	debug.SetGCPercent(p)
+	return p
+}
+
+// The policy applies unless the environment sets GOGC or GOMEMLIMIT, and
+// restore puts back what was there.
+func TestApplyAndRestore(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(1 << 40))
+
+	t.Setenv("GOGC", "")
+	t.Setenv("GOMEMLIMIT", "")
+	restore := batchgc.Apply()
+	assert.LessOrEqual(t, gcPercent(), batchgc.MaxGCPercent)
+	assert.GreaterOrEqual(t, gcPercent(), batchgc.MinGCPercent)
+	assert.Equal(t, int64(batchgc.MemoryLimit), debug.SetMemoryLimit(-1))
+	restore()
+	assert.Equal(t, 100, gcPercent())
+	assert.Equal(t, int64(1<<40), debug.SetMemoryLimit(-1))
+
+	t.Setenv("GOGC", "150")
+	t.Setenv("GOMEMLIMIT", "1GiB")
+	restore = batchgc.Apply()
+	assert.Equal(t, 100, gcPercent(), "the environment's GOGC wins")
+	assert.Equal(t, int64(1<<40), debug.SetMemoryLimit(-1), "the environment's GOMEMLIMIT wins")
+	restore()
+}
+
+// GOGC follows the live heap: at MaxGCPercent while it is small, at
+// MinGCPercent once it is past the threshold.
+func TestGOGCFollowsTheLiveHeap(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	t.Setenv("GOGC", "")
+	defer batchgc.Apply()()
+
+	settle := func(want int) int {
+		// The tuner runs after a collection, in the finalizer goroutine.
+		for range 100 {
+			runtime.GC()
+			runtime.Gosched()
+			if gcPercent() == want {
+				break
+			}
+		}
+		return gcPercent()
+	}
+	assert.Equal(t, batchgc.MaxGCPercent, settle(batchgc.MaxGCPercent), "a small live heap")
+	big := make([]byte, batchgc.Threshold)
+	for i := range big {
+		big[i] = byte(i)
+	}
+	assert.Equal(t, batchgc.MinGCPercent, settle(batchgc.MinGCPercent), "a live heap past the threshold")
+	runtime.KeepAlive(big)
+}
