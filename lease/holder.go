@@ -19,10 +19,10 @@ type holder struct {
 	grantorAddr  Addr
 	resourceAddr Addr
 	sessions     map[string]*session
-	pending      map[uint64]*pending // outstanding requests by ReqID
-	free         []*pending          // recycled pendings, at most maxFreePendings
-	epoch        uint64              // incarnation, from storage
-	seq          uint32              // low half of the next ReqID
+	pending      pendingSet // outstanding requests by ReqID
+	free         []*pending // recycled pendings, at most maxFreePendings
+	epoch        uint64     // incarnation, from storage
+	seq          uint32     // low half of the next ReqID
 	closed       bool
 	slab         slab // the copies of written values and checkpoint states
 }
@@ -48,7 +48,6 @@ func NewHolder(env Env, cfg Config, grantor, resource Addr) (Holder, error) {
 		grantorAddr:  grantor,
 		resourceAddr: resource,
 		sessions:     make(map[string]*session),
-		pending:      make(map[uint64]*pending),
 	}
 	if err := h.nextEpoch(); err != nil {
 		return nil, fmt.Errorf("new holder: %w", err)
@@ -135,13 +134,13 @@ func (h *holder) valid(resource string) (Grant, bool) {
 // nobody waits for (a late or duplicated reply) is released if the holder no
 // longer wants the resource; anything else unexpected is ignored.
 func (h *holder) Deliver(_ Addr, m Message) {
-	p := h.pending[m.ReqID]
+	p := h.pending.get(m.ReqID)
 	if p == nil || p.kind != m.Kind {
 		if m.Kind == KindAcquireReply && m.Err == CodeOK && h.sessions[m.Resource] == nil {
 			h.sendRelease(m.Resource, m.Token)
 		}
 		return
 	}
-	delete(h.pending, m.ReqID)
+	h.pending.remove(p)
 	h.replied(p, m)
 }

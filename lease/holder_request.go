@@ -103,9 +103,12 @@ func (p *pending) sendMessage(m Message) {
 		p.start = h.env.now()
 	}
 	m = h.stamp(m)
+	if p.id != 0 { // the set orders by p.id: a registered id must never change
+		violated("pending-sent-once", "request %#x re-sent as %#x", p.id, m.ReqID)
+	}
 	p.kind = m.Kind.Reply()
 	p.id = m.ReqID
-	h.pending[p.id] = p
+	h.pending.add(p)
 	p.timer = h.env.afterFunc(p.timer, h.cfg.RequestTimeout, p.onTimer)
 	h.env.send(p.to, m)
 }
@@ -113,10 +116,9 @@ func (p *pending) sendMessage(m Message) {
 // timedOut runs when no reply came within RequestTimeout.
 func (p *pending) timedOut() {
 	h := p.h
-	if h.pending[p.id] != p {
+	if !h.pending.remove(p) {
 		return
 	}
-	delete(h.pending, p.id)
 	q := p.reqContext // the timer has fired: p may be reused by what the handler sends
 	h.release(p)
 	q.onTimeout()
