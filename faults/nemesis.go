@@ -145,16 +145,16 @@ func nemesisError(field string, err error) error {
 func checkNames(field string, names []string, roles bool) error {
 	seen := make(map[string]bool, len(names))
 	for i, name := range names {
-		f := fmt.Sprintf("%s[%d]", field, i)
+		f := func() string { return fmt.Sprintf("%s[%d]", field, i) } // for an error only
 		switch {
 		case name == "" || name == AnyNode:
-			return nemesisError(f, fmt.Errorf("invalid name %q", name))
+			return nemesisError(f(), fmt.Errorf("invalid name %q", name))
 		case IsRole(name) && !roles:
-			return nemesisError(f, fmt.Errorf("the role %s may be only a target of process and clock faults", name))
+			return nemesisError(f(), fmt.Errorf("the role %s may be only a target of process and clock faults", name))
 		case IsRole(name) && !slices.Contains(roleNames, name):
-			return nemesisError(f, fmt.Errorf("unknown role %q (want one of %s)", name, strings.Join(roleNames, ", ")))
+			return nemesisError(f(), fmt.Errorf("unknown role %q (want one of %s)", name, strings.Join(roleNames, ", ")))
 		case seen[name]:
-			return nemesisError(f, fmt.Errorf("%q is listed twice", name))
+			return nemesisError(f(), fmt.Errorf("%q is listed twice", name))
 		}
 		seen[name] = true
 	}

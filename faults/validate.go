@@ -93,7 +93,10 @@ func (e Event) checkRoles(known map[string]bool) *ValidationError {
 	}
 	for i, g := range e.Groups {
 		for j, n := range g {
-			if err := check(groupField(i, j), n); err != nil {
+			if !IsRole(n) {
+				continue
+			}
+			if err := checkRole(groupField(i, j), n, e.Kind, known); err != nil {
 				return err
 			}
 		}
