@@ -33,11 +33,13 @@ test: zoo-modules
 ## bench: benchmarks, each BENCHCOUNT times, printed with ratios (of medians) against baselines measured
 ## in the same run: the kernel against a bare heap and synctest, a scenario's event against the kernel's,
 ## the lease workload on leasesim against the same workload as goroutines under testing/synctest, the
-## 500-contender herd's peak memory and a catalogue sweep's throughput.
+## 500-contender herd's peak memory (under simrun's GC policy and Go's default), the swarm's cost per event
+## as its duration, holders, workers and tasks grow, and a catalogue sweep's throughput.
 bench:
 	{ $(GO) test -run '^$$' -bench . -benchmem -count $(BENCHCOUNT) ./sim/ && \
 	  $(GO) test -run '^$$' -bench 'Scenario|LeaseWorkload' -benchtime 30x -benchmem -count $(BENCHCOUNT) ./scenarios/ && \
 	  $(GO) test -run '^$$' -bench 'Herd500' -benchmem -count $(BENCHCOUNT) ./scenarios/ && \
+	  $(GO) test -run '^$$' -bench 'SwarmScaling' -benchtime 2x -benchmem -count $(BENCHCOUNT) ./scenarios/ && \
 	  $(GO) test -run '^$$' -bench 'Sweep' -benchtime 1x -count $(BENCHCOUNT) ./sweep/ && \
 	  $(GO) test -run '^$$' -bench . -benchmem -count $(BENCHCOUNT) ./checker/ ; } | $(GO) run ./internal/benchratio
 

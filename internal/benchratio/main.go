@@ -182,7 +182,8 @@ func ratioRows(r results) []row {
 	}
 	rows = append(rows, checkingRows(r)...)
 	rows = append(rows, perEventRows(r, kernel, haveKernel)...)
-	return append(rows, scaleRows(r)...)
+	rows = append(rows, scaleRows(r)...)
+	return append(rows, scalingRows(r)...)
 }
 
 // scaleRows reports the 500-contender herd's peak memory against the heap
