@@ -90,13 +90,7 @@ type RecordOutput struct {
 // fields of the object, and that versions never come back (it checks only
 // that an update changes the version).
 func CASRecord() porcupine.Model {
-	return porcupine.Model{
-		Partition: func(ops []porcupine.Operation) [][]porcupine.Operation {
-			return groupBy(ops, func(op porcupine.Operation) string { return recordInput(op.Input).Name })
-		},
-		PartitionEvent: func(events []porcupine.Event) [][]porcupine.Event {
-			return partitionEvents(events, func(v any) string { return recordInput(v).Name })
-		},
+	return partitionedBy(porcupine.Model{
 		Init: func() any { return recordState{} },
 		Step: func(state, input, output any) (bool, any) {
 			next, why := recordStep(state.(recordState), recordInput(input), recordOutput(output))
@@ -111,15 +105,18 @@ func CASRecord() porcupine.Model {
 			return describeRecordOp(recordInput(input), recordOutput(output))
 		},
 		DescribeState: func(state any) string { return state.(recordState).String() },
-	}
+	}, recordName)
 }
+
+// recordName is CASRecord's partition key: a RecordInput's record name.
+func recordName(input any) string { return recordInput(input).Name }
 
 // CASRecordSpec is CASRecord with its name and Explain.
 func CASRecordSpec() Spec {
 	return Spec{Name: "cas-record", Model: CASRecord(), Explain: func(state, input, output any) string {
 		_, why := recordStep(state.(recordState), recordInput(input), recordOutput(output))
 		return why
-	}}
+	}, Key: recordName}
 }
 
 func recordInput(v any) RecordInput {

@@ -91,13 +91,7 @@ type KeyOutput struct {
 // specification then rejects the history, as it should), and that INCR
 // values are strings.
 func ExpiringKey() porcupine.Model {
-	return porcupine.Model{
-		Partition: func(ops []porcupine.Operation) [][]porcupine.Operation {
-			return groupBy(ops, func(op porcupine.Operation) string { return keyInput(op.Input).Key })
-		},
-		PartitionEvent: func(events []porcupine.Event) [][]porcupine.Event {
-			return partitionEvents(events, func(v any) string { return keyInput(v).Key })
-		},
+	return partitionedBy(porcupine.Model{
 		Init: func() any { return keyState{} },
 		Step: func(state, input, output any) (bool, any) {
 			next, why := keyStep(state.(keyState), keyInput(input), keyOutput(output))
@@ -110,15 +104,18 @@ func ExpiringKey() porcupine.Model {
 		},
 		DescribeOperation: func(input, output any) string { return describeKeyOp(keyInput(input), keyOutput(output)) },
 		DescribeState:     func(state any) string { return state.(keyState).String() },
-	}
+	}, keyOf)
 }
+
+// keyOf is ExpiringKey's partition key: a KeyInput's key.
+func keyOf(input any) string { return keyInput(input).Key }
 
 // ExpiringKeySpec is ExpiringKey with its name and Explain.
 func ExpiringKeySpec() Spec {
 	return Spec{Name: "expiring-key", Model: ExpiringKey(), Explain: func(state, input, output any) string {
 		_, why := keyStep(state.(keyState), keyInput(input), keyOutput(output))
 		return why
-	}}
+	}, Key: keyOf}
 }
 
 func keyInput(v any) KeyInput {

@@ -184,10 +184,11 @@ func (p LeasePolicy) restart() RestartRule {
 // legal), the grantor's TTL bounds, attached registrations and listing
 // across resources.
 func Lease(policy LeasePolicy) porcupine.Model {
-	return leaseModel(leaseSpec{policy: policy}, leaseOp, func(op porcupine.Operation) string {
-		return leaseInput(op.Input).Resource
-	}, func(v any) string { return leaseInput(v).Resource })
+	return leaseModel(leaseSpec{policy: policy}, leaseOp, leaseResource)
 }
+
+// leaseResource is Lease's partition key: a LeaseInput's resource.
+func leaseResource(input any) string { return leaseInput(input).Resource }
 
 // LeaseSpec is Lease with its name and Explain.
 func LeaseSpec(policy LeasePolicy) Spec {
@@ -195,17 +196,16 @@ func LeaseSpec(policy LeasePolicy) Spec {
 	return Spec{Name: "lease-store", Model: Lease(policy), Explain: func(state, input, output any) string {
 		_, why := sp.step(state.(leaseState), leaseInput(input), leaseOutput(output))
 		return why
-	}, Replay: func() Replayer { return &leaseReplayer{sp: sp, op: leaseOp} }}
+	}, Replay: func() Replayer { return &leaseReplayer{sp: sp, op: leaseOp} }, Key: leaseResource}
 }
 
 // leaseModel builds the lease-store model over any representation of
-// operations: op converts an (input, output) pair to the neutral types.
+// operations: op converts an (input, output) pair to the neutral types,
+// resource reads an input's resource, the partition key.
 func leaseModel(sp leaseSpec, op func(input, output any) (LeaseInput, LeaseOutput, string),
-	opResource func(porcupine.Operation) string, callResource func(any) string) porcupine.Model {
-	return porcupine.Model{
-		Partition:      func(ops []porcupine.Operation) [][]porcupine.Operation { return groupBy(ops, opResource) },
-		PartitionEvent: func(events []porcupine.Event) [][]porcupine.Event { return partitionEvents(events, callResource) },
-		Init:           func() any { return leaseState{} },
+	resource func(input any) string) porcupine.Model {
+	return partitionedBy(porcupine.Model{
+		Init: func() any { return leaseState{} },
 		Step: func(state, input, output any) (bool, any) {
 			in, out, why := op(input, output)
 			if why != "" {
@@ -222,7 +222,7 @@ func leaseModel(sp leaseSpec, op func(input, output any) (LeaseInput, LeaseOutpu
 			return describeLeaseOp(in, out)
 		},
 		DescribeState: func(state any) string { return state.(leaseState).String() },
-	}
+	}, resource)
 }
 
 // leaseOp reads a neutral operation.

@@ -21,6 +21,22 @@ type Spec struct {
 	// Replay, if not nil, returns a Replayer of the model: a cheaper way
 	// to walk one partition in one order, with Model.Step's verdicts.
 	Replay func() Replayer
+	// Key, if not nil, is what Model.Partition groups operations by, read
+	// from an operation's input: a partition holds one key's operations in
+	// their order, the partitions in sorted key order (partitionedBy). A
+	// checker can then partition a history without building porcupine
+	// operations. Nil when the partitions are not by a key (Lessor).
+	Key func(input any) string
+}
+
+// partitionedBy sets m's Partition and PartitionEvent to group operations
+// by key, read from their inputs, and returns m.
+func partitionedBy(m porcupine.Model, key func(input any) string) porcupine.Model {
+	m.Partition = func(ops []porcupine.Operation) [][]porcupine.Operation {
+		return groupBy(ops, func(op porcupine.Operation) string { return key(op.Input) })
+	}
+	m.PartitionEvent = func(events []porcupine.Event) [][]porcupine.Event { return partitionEvents(events, key) }
+	return m
 }
 
 // partitionEvents groups events by the key of their call; a return goes

@@ -35,10 +35,12 @@ const replySuffix = "_reply"
 // reading, StateToken the handed-over checkpoint's token. A reply whose
 // kind does not answer the request's is illegal.
 func LeaseStore(policy LeasePolicy) porcupine.Model {
-	return leaseModel(leaseSpec{policy: policy}, historyLeaseOp,
-		func(op porcupine.Operation) string { return operationOf(op.Input).Input.Resource },
-		func(v any) string { return operationOf(v).Input.Resource })
+	return leaseModel(leaseSpec{policy: policy}, historyLeaseOp, historyResource)
 }
+
+// historyResource is LeaseStore's and FencedRegister's partition key: the
+// resource an operation's request names.
+func historyResource(input any) string { return operationOf(input).Input.Resource }
 
 // LeaseStoreSpec is LeaseStore with its name ("lease-store") and Explain.
 func LeaseStoreSpec(policy LeasePolicy) Spec {
@@ -50,15 +52,13 @@ func LeaseStoreSpec(policy LeasePolicy) Spec {
 		}
 		_, why = sp.step(state.(leaseState), in, out)
 		return why
-	}, Replay: func() Replayer { return &leaseReplayer{sp: sp, op: historyLeaseOp} }}
+	}, Replay: func() Replayer { return &leaseReplayer{sp: sp, op: historyLeaseOp} }, Key: historyResource}
 }
 
 // FencedRegister returns Register over the history's operations: write and
 // read requests to a fenced store and their replies.
 func FencedRegister() porcupine.Model {
-	return registerModel(historyRegisterOp,
-		func(op porcupine.Operation) string { return operationOf(op.Input).Input.Resource },
-		func(v any) string { return operationOf(v).Input.Resource })
+	return registerModel(historyRegisterOp, historyResource)
 }
 
 // FencedRegisterSpec is FencedRegister with its name ("fenced-register")
@@ -71,7 +71,7 @@ func FencedRegisterSpec() Spec {
 		}
 		_, why = registerStep(state.(registerState), in, out)
 		return why
-	}, Replay: func() Replayer { return &registerReplayer{op: historyRegisterOp} }}
+	}, Replay: func() Replayer { return &registerReplayer{op: historyRegisterOp} }, Key: historyResource}
 }
 
 // historyLeaseOp reads a lease-store operation.

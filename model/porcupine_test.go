@@ -5,6 +5,9 @@ import (
 
 	"github.com/anishathalye/porcupine"
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/leasesim/leasesim/history"
 )
 
 // timed is a step with its call and return times.
@@ -83,4 +86,49 @@ func TestPartitionsAreSortedByResource(t *testing.T) {
 		assert.Equal(t, []porcupine.Event{events[1], events[3]}, evParts[0])
 		assert.Equal(t, []porcupine.Event{events[0], events[2]}, evParts[1])
 	}
+}
+
+// A specification's Key is what its Partition groups by: one key per
+// partition, the partitions in sorted key order, each keeping the
+// operations' order; a lessor has no Key (its partitions follow leases).
+func TestSpecKeyIsThePartition(t *testing.T) {
+	keys := []string{"b", "a", "b", "c", "a"}
+	ops := func(input func(key string) any) []porcupine.Operation {
+		out := make([]porcupine.Operation, len(keys))
+		for i, k := range keys {
+			out[i] = porcupine.Operation{ClientId: i, Input: input(k)}
+		}
+		return out
+	}
+	historyOp := func(k string) any { return &history.Operation{Input: history.Payload{Kind: "write", Resource: k}} }
+	tests := []struct {
+		name string
+		spec Spec
+		ops  []porcupine.Operation
+	}{
+		{"lease-store over history operations", LeaseStoreSpec(testPolicy), ops(historyOp)},
+		{"fenced register over history operations", FencedRegisterSpec(), ops(historyOp)},
+		{"lease-store", LeaseSpec(testPolicy), ops(func(k string) any { return LeaseInput{Resource: k} })},
+		{"fenced register", RegisterSpec(), ops(func(k string) any { return RegisterInput{Resource: k} })},
+		{"expiring key", ExpiringKeySpec(), ops(func(k string) any { return KeyInput{Key: k} })},
+		{"cas record", CASRecordSpec(), ops(func(k string) any { return RecordInput{Name: k} })},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			require.NotNil(t, tc.spec.Key)
+			var got [][]int // client ids per partition
+			var gotKeys []string
+			for _, part := range tc.spec.Model.Partition(tc.ops) {
+				var ids []int
+				for _, op := range part {
+					ids = append(ids, op.ClientId)
+					assert.Equal(t, tc.spec.Key(part[0].Input), tc.spec.Key(op.Input))
+				}
+				got, gotKeys = append(got, ids), append(gotKeys, tc.spec.Key(part[0].Input))
+			}
+			assert.Equal(t, [][]int{{1, 4}, {0, 2}, {3}}, got)
+			assert.Equal(t, []string{"a", "b", "c"}, gotKeys)
+		})
+	}
+	assert.Nil(t, LessorSpec().Key)
 }

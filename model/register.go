@@ -64,27 +64,27 @@ type RegisterOutput struct {
 // effects, which are not operations of the register, and who was issued
 // which token (P2 checks that).
 func Register() porcupine.Model {
-	return registerModel(registerOp, func(op porcupine.Operation) string { return registerInput(op.Input).Resource },
-		func(v any) string { return registerInput(v).Resource })
+	return registerModel(registerOp, registerResource)
 }
+
+// registerResource is Register's partition key: a RegisterInput's resource.
+func registerResource(input any) string { return registerInput(input).Resource }
 
 // RegisterSpec is Register with its name and Explain.
 func RegisterSpec() Spec {
 	return Spec{Name: "fenced-register", Model: Register(), Explain: func(state, input, output any) string {
 		_, why := registerStep(state.(registerState), registerInput(input), registerOutput(output))
 		return why
-	}, Replay: func() Replayer { return &registerReplayer{op: registerOp} }}
+	}, Replay: func() Replayer { return &registerReplayer{op: registerOp} }, Key: registerResource}
 }
 
 // registerModel builds the register model over any representation of
 // operations: op converts an (input, output) pair to the neutral types, or
 // says why it is not a register operation.
 func registerModel(op func(input, output any) (RegisterInput, RegisterOutput, string),
-	opResource func(porcupine.Operation) string, callResource func(any) string) porcupine.Model {
-	return porcupine.Model{
-		Partition:      func(ops []porcupine.Operation) [][]porcupine.Operation { return groupBy(ops, opResource) },
-		PartitionEvent: func(events []porcupine.Event) [][]porcupine.Event { return partitionEvents(events, callResource) },
-		Init:           func() any { return registerState{} },
+	resource func(input any) string) porcupine.Model {
+	return partitionedBy(porcupine.Model{
+		Init: func() any { return registerState{} },
 		Step: func(state, input, output any) (bool, any) {
 			in, out, why := op(input, output)
 			if why != "" {
@@ -100,7 +100,7 @@ func registerModel(op func(input, output any) (RegisterInput, RegisterOutput, st
 			return describeRegisterOp(in, out)
 		},
 		DescribeState: func(state any) string { return state.(registerState).String() },
-	}
+	}, resource)
 }
 
 func registerOp(input, output any) (RegisterInput, RegisterOutput, string) {
