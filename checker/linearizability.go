@@ -64,10 +64,15 @@ func Linearizability(h *history.History, opts Options) Result {
 				Summary: "no specification to check the lease store against: " + err.Error()}
 		}
 	}
-	l := newLinHistory(h, store)
+	p, ops := newAsProcessed(h, store), newP3Ops(h)
 	v := newVerdict(h, "P3")
 	okSummary := fmt.Sprintf("%d %s and %d fenced-resource operations on %d resources are linearizable",
-		l.stores, store.Name, len(l.ops)-l.stores, l.resources)
+		ops.stores, store.Name, len(ops.idx)-ops.stores, ops.resources)
+	const witness = " (witness: the servers' processing order)"
+	if p.witnessed(ops) {
+		return v.result(name, okSummary+witness)
+	}
+	l := newLinHistory(p, ops)
 	var search, decided []porcupine.Operation // what porcupine must decide; what the grantor's readings decided
 	witnessed := true
 	for _, part := range l.model.Partition(l.ops) {
@@ -82,7 +87,7 @@ func Linearizability(h *history.History, opts Options) Result {
 		}
 	}
 	if witnessed {
-		return v.result(name, okSummary+" (witness: the servers' processing order)")
+		return v.result(name, okSummary+witness)
 	}
 	timeout := cmp.Or(opts.LinearizabilityTimeout, DefaultLinearizabilityTimeout)
 	verdict, info := porcupine.Ok, porcupine.LinearizationInfo{}
@@ -119,41 +124,25 @@ const visualizeTimeout = 2 * time.Second
 
 // linHistory is a run's history as porcupine operations.
 type linHistory struct {
-	h         *history.History
-	store     model.Spec            // the lease store's specification
-	register  model.Spec            // the fenced store's
+	asProcessed
 	byReading bool                  // store is leasesim's lease store, whose grantor readings order its operations
-	model     porcupine.Model       // both specifications, routed by operation
 	ops       []porcupine.Operation // Metadata points at the index in h.Ops (opIndex)
 	stores    int                   // how many ops are lease-store ops
-	resources int                   // how many partitions: resources, per model
 	scale     int64                 // porcupine time per nanosecond of true time
 	clients   []string              // by ClientId
-	// replayer walks a partition of the store (0) or the register (1) in
-	// one order, if its specification has a Replayer; scratch is
-	// legalAsProcessed's order.
-	replayer [2]model.Replayer
-	scratch  []int32 // indices into a partition
 }
 
-func newLinHistory(h *history.History, store model.Spec) *linHistory {
-	l := &linHistory{h: h, store: store, register: model.FencedRegisterSpec(), byReading: store.Name == leaseStoreName}
-	l.model = routedModel(l.store.Model, l.register.Model, l.describeMeta)
-	for i, sp := range [2]model.Spec{l.store, l.register} {
-		if sp.Replay != nil {
-			l.replayer[i] = sp.Replay()
-		}
-	}
+// newLinHistory builds the porcupine operations of checked, P3's
+// operations of p's history.
+func newLinHistory(p asProcessed, checked p3Ops) *linHistory {
+	h := p.h
+	l := &linHistory{asProcessed: p, byReading: p.store.Name == leaseStoreName, stores: checked.stores}
 	ids := make(map[string]int)
-	partitions := make(map[[2]string]struct{})
-	end, checked := h.End, 0
-	for i := range h.Ops {
-		if op := &h.Ops[i]; checkedByP3(h, op) {
-			checked++
-			ids[op.Client] = 0
-			partitions[[2]string{op.Server, op.Input.Resource}] = struct{}{}
-			end = max(end, op.Call, op.Processed)
-		}
+	end := h.End
+	for _, i := range checked.idx {
+		op := &h.Ops[i]
+		ids[op.Client] = 0
+		end = max(end, op.Call, op.Processed)
 	}
 	for c := range ids { // order does not matter: sorted below
 		l.clients = append(l.clients, c)
@@ -162,17 +151,14 @@ func newLinHistory(h *history.History, store model.Spec) *linHistory {
 	for i, c := range l.clients {
 		ids[c] = i
 	}
-	l.resources = len(partitions)
-	l.ops = make([]porcupine.Operation, 0, checked)
+	l.ops = make([]porcupine.Operation, 0, len(checked.idx))
 	// Each operation's Metadata points into index: a pointer fits the
 	// interface, where an int above 255 would be boxed, one allocation per
 	// operation.
-	index := make([]int, 0, checked)
-	for i := range h.Ops {
+	index := make([]int, 0, len(checked.idx))
+	for _, i32 := range checked.idx {
+		i := int(i32)
 		op := &h.Ops[i]
-		if !checkedByP3(h, op) {
-			continue
-		}
 		ret := op.Return
 		if !op.Returned() {
 			ret = end + 1 // took effect; the client never learned
@@ -183,9 +169,6 @@ func newLinHistory(h *history.History, store model.Spec) *linHistory {
 		index = append(index, i)
 		l.ops = append(l.ops, porcupine.Operation{ClientId: ids[op.Client], Input: op, Output: &op.Output,
 			Call: int64(op.Call), Return: int64(ret), Metadata: &index[len(index)-1]})
-		if !isRegisterOp(op.Input.Kind) {
-			l.stores++
-		}
 	}
 	l.scale = 1
 	if l.byReading {
@@ -296,12 +279,12 @@ func routedModel(store, register porcupine.Model, describeMeta func(any) string)
 // describeMeta describes the recorded operation behind a porcupine
 // operation, for the visualisation's tooltip: its true times, which the
 // bars, narrowed by orderByGrantorTime, may not show.
-func (l *linHistory) describeMeta(meta any) string {
+func (p *asProcessed) describeMeta(meta any) string {
 	i, ok := meta.(*int)
 	if !ok {
 		return ""
 	}
-	op := &l.h.Ops[*i]
+	op := &p.h.Ops[*i]
 	returned := "reply never arrived"
 	if op.Returned() {
 		returned = "returned " + op.Return.String()

@@ -52,41 +52,15 @@ func (l *linHistory) explain(v *verdict, ops []porcupine.Operation, info porcupi
 // processed it. That order lies within the operations' intervals, so if it
 // is legal, part is linearizable.
 func (l *linHistory) legalAsProcessed(part []porcupine.Operation) bool {
-	if len(part) == 0 {
-		return true
+	// The order is of indices into the history: a copy of the operations
+	// (72 bytes each) would be the largest allocation of checking a large
+	// history.
+	idx := l.scratch[:0]
+	for _, op := range part {
+		idx = append(idx, int32(opIndex(op)))
 	}
-	// The order is of indices: a copy of the operations (72 bytes each)
-	// would be the largest allocation of checking a large history.
-	order := l.scratch[:0]
-	for i := range int32(len(part)) {
-		order = append(order, i)
-	}
-	l.scratch = order
-	slices.SortFunc(order, func(a, b int32) int { return l.compareProcessed(part[a], part[b]) })
-	// A partition holds one model's operations: its Replayer, if it has
-	// one, walks them with the same verdicts and no state per step.
-	reg := 0
-	if isRegisterOp(inputOf(part[0].Input).Input.Kind) {
-		reg = 1
-	}
-	if r := l.replayer[reg]; r != nil {
-		r.Reset()
-		for _, i := range order {
-			if !r.Step(part[i].Input, part[i].Output) {
-				return false
-			}
-		}
-		return true
-	}
-	state := l.model.Init()
-	for _, i := range order {
-		op := &part[i]
-		var legal bool
-		if legal, state = l.model.Step(state, op.Input, op.Output); !legal {
-			return false
-		}
-	}
-	return true
+	l.scratch = idx
+	return l.legal(idx)
 }
 
 // longestPartial returns the longest of a partition's partial

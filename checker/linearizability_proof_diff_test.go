@@ -171,8 +171,9 @@ func TestLinearizabilityProofAgreesWithPorcupine(t *testing.T) {
 		h := randomHistory(r, 1+r.IntN(10), r.IntN(2) == 0)
 		require.NotEmpty(t, h.Ops)
 		l := newLin(h)
-		allOK := true
+		allOK, allWitnessed := true, true
 		for _, part := range l.model.Partition(l.ops) {
+			allWitnessed = allWitnessed && l.legalAsProcessed(part)
 			recs := make([]*history.Operation, len(part))
 			for i, op := range part {
 				recs[i] = &h.Ops[opIndex(op)]
@@ -206,6 +207,9 @@ func TestLinearizabilityProofAgreesWithPorcupine(t *testing.T) {
 			}
 			require.Equal(t, want, got, "history %d: the checker's decision differs from porcupine's on %s", n, describeRecs(recs))
 		}
+		// Partitioned by the specifications' keys, without porcupine
+		// operations, the witness is found exactly when it is here.
+		require.Equal(t, allWitnessed, l.witnessed(newP3Ops(h)), "history %d", n)
 		res := Linearizability(h, Options{})
 		want := Violated
 		if allOK {

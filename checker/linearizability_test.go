@@ -460,5 +460,5 @@ func newLin(h *history.History) *linHistory {
 	if err != nil {
 		panic(err)
 	}
-	return newLinHistory(h, spec)
+	return newLinHistory(newAsProcessed(h, spec), newP3Ops(h))
 }
