@@ -149,27 +149,52 @@ func Cover(h *history.History) Coverage {
 }
 
 // processedTwice counts the requests (client, incarnation, id) that a
-// server processed more than once. Its keys number the clients rather than
-// hold their names: a history has one per operation, and a map keyed by
-// names took more memory than the rest of checking.
+// server processed more than once. A history has one request per
+// operation, and a set of them all took more memory than the rest of
+// checking; so a first pass keeps, per client incarnation, only the highest
+// id so far, and notes an operation whose id is not above it: a repeat, or
+// a request processed out of order. A repeated request is among those
+// noted (its second operation, in any order), and a second pass counts the
+// operations of the noted requests only. Clients are numbered rather than
+// keyed by name.
 func processedTwice(ops []history.Operation) int {
-	type reqKey struct {
-		client          int32
-		incarnation, id uint64
+	type incKey struct {
+		client      int32
+		incarnation uint64
 	}
-	clients := make(map[string]int32)        // looked up, never iterated
-	seen := make(map[reqKey]uint8, len(ops)) // looked up, never iterated
+	type reqKey struct {
+		incKey
+		id uint64
+	}
+	clients := make(map[string]int32) // looked up, never iterated
+	client := func(name string) int32 {
+		id, ok := clients[name]
+		if !ok {
+			id = int32(len(clients))
+			clients[name] = id
+		}
+		return id
+	}
+	highest := make(map[incKey]uint64) // looked up, never iterated
+	noted := make(map[reqKey]uint8)    // looked up, never iterated
+	for i := range ops {
+		op := &ops[i]
+		k := incKey{client(op.Client), op.Incarnation}
+		if top, ok := highest[k]; ok && op.ID <= top {
+			noted[reqKey{k, op.ID}] = 0
+		} else {
+			highest[k] = op.ID
+		}
+	}
+	if len(noted) == 0 {
+		return 0
+	}
 	n := 0
 	for i := range ops {
 		op := &ops[i]
-		id, ok := clients[op.Client]
-		if !ok {
-			id = int32(len(clients))
-			clients[op.Client] = id
-		}
-		k := reqKey{id, op.Incarnation, op.ID}
-		if times := seen[k]; times < 2 {
-			seen[k] = times + 1
+		k := reqKey{incKey{client(op.Client), op.Incarnation}, op.ID}
+		if times, ok := noted[k]; ok && times < 2 {
+			noted[k] = times + 1
 			if times == 1 {
 				n++
 			}

@@ -1,6 +1,8 @@
 package checker
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -94,9 +96,29 @@ func TestProcessedTwice(t *testing.T) {
 		{"twice apart", []history.Operation{op("h1", 1, 1), op("h2", 1, 1), op("h1", 1, 1)}, 1},
 		{"three times", []history.Operation{op("h1", 1, 7), op("h1", 1, 7), op("h1", 1, 7)}, 1},
 		{"two requests", []history.Operation{op("h2", 3, 1), op("h1", 1, 1), op("h2", 3, 1), op("h1", 1, 1)}, 2},
+		{"out of order, none twice", []history.Operation{op("h1", 1, 5), op("h1", 1, 3), op("h1", 1, 4)}, 0},
+		{"out of order, then twice", []history.Operation{op("h1", 1, 5), op("h1", 1, 3), op("h1", 1, 3),
+			op("h1", 1, 5), op("h1", 1, 4)}, 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			assert.Equal(t, tc.want, processedTwice(tc.ops))
 		})
+	}
+	// Against a plain count of every request, on random histories.
+	r := rand.New(rand.NewPCG(14, 2))
+	for range 500 {
+		ops := make([]history.Operation, r.IntN(40))
+		times := make(map[[3]uint64]int)
+		for i := range ops {
+			ops[i] = op(fmt.Sprint("h", r.IntN(3)), uint64(r.IntN(2)), uint64(r.IntN(12)))
+			times[[3]uint64{uint64(ops[i].Client[1]), ops[i].Incarnation, ops[i].ID}]++
+		}
+		want := 0
+		for _, n := range times { // counted: order does not matter
+			if n >= 2 {
+				want++
+			}
+		}
+		require.Equal(t, want, processedTwice(ops), "%v", ops)
 	}
 }
