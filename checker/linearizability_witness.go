@@ -80,7 +80,8 @@ type p3Ops struct {
 }
 
 func newP3Ops(h *history.History) p3Ops {
-	p := p3Ops{idx: make([]int32, 0, len(h.Ops))} // at most a few of them are not P3's
+	// At most a few of the operations are not P3's.
+	p := p3Ops{idx: make([]int32, 0, len(h.Ops))}
 	servedAt := make(map[[2]string]struct{}) // looked up, never iterated
 	var last [2]string                       // the last pair added: runs of one pair are common
 	for i := range h.Ops {
