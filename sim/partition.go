@@ -1,9 +1,6 @@
 package sim
 
-import (
-	"fmt"
-	"strings"
-)
+import "strings"
 
 // Partition cuts both directions between every node of a and every node of b.
 func (n *Network) Partition(a, b []NodeID) {
@@ -77,11 +74,14 @@ func (n *Network) groups(groups ...[]NodeID) string {
 		if i > 0 {
 			sb.WriteString(" | ")
 		}
-		names := make([]string, len(g))
+		sb.WriteByte('[')
 		for j, id := range g {
-			names[j] = n.w.nodes[id].name
+			if j > 0 {
+				sb.WriteByte(' ')
+			}
+			sb.WriteString(n.w.nodes[id].name)
 		}
-		fmt.Fprintf(&sb, "[%s]", strings.Join(names, " "))
+		sb.WriteByte(']')
 	}
 	return sb.String()
 }
