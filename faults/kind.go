@@ -75,16 +75,6 @@ func Kinds() []KindInfo {
 	return out
 }
 
-// info returns the catalogue entry of k.
-func (k Kind) info() (KindInfo, bool) {
-	for _, ki := range kinds {
-		if ki.Name == k {
-			return ki, true
-		}
-	}
-	return KindInfo{}, false
-}
-
 // rank is k's position in the catalogue, or len(kinds) for an unknown kind.
 func (k Kind) rank() int {
 	for i, ki := range kinds {
@@ -93,15 +83,4 @@ func (k Kind) rank() int {
 		}
 	}
 	return len(kinds)
-}
-
-// uses reports whether events of kind k use the JSON field name.
-func (k Kind) uses(field string) bool {
-	ki, _ := k.info()
-	for _, f := range ki.Fields {
-		if f == field {
-			return true
-		}
-	}
-	return false
 }

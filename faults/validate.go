@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"time"
 )
 
@@ -59,7 +60,8 @@ func (e Event) check(known map[string]bool, healAt time.Duration) *ValidationErr
 	if e.Kind == "" {
 		return bad("kind", "missing")
 	}
-	if _, ok := e.Kind.info(); !ok {
+	rank := e.Kind.rank()
+	if rank == len(kinds) {
 		return bad("kind", "unknown kind %q (see Kinds)", e.Kind)
 	}
 	if e.At < 0 {
@@ -68,7 +70,7 @@ func (e Event) check(known map[string]bool, healAt time.Duration) *ValidationErr
 	if e.At >= healAt {
 		return bad("at", "%v is at or after heal_at %v: no fault may act after the heal phase", e.At, healAt)
 	}
-	if f := e.unusedField(); f != "" {
+	if f := e.unusedField(kindFields[rank]); f != "" {
 		return bad(f, "not used by %s events", e.Kind)
 	}
 	if err := e.checkRoles(known); err != nil {
@@ -105,32 +107,40 @@ func (e Event) checkRoles(known map[string]bool) *ValidationError {
 }
 
 // unusedField names the first kind-specific field of e that is set but not
-// used by e's kind, or returns "" when there is none. Validation runs on
-// every schedule a run draws, so it allocates nothing on success.
-func (e Event) unusedField() string {
-	set := [...]struct {
-		name  string
-		isSet bool
-	}{
-		{"node", e.Node != ""},
-		{"from", e.From != ""},
-		{"to", e.To != ""},
-		{"groups", len(e.Groups) > 0},
-		{"bridge", e.Bridge != ""},
-		{"duration", e.Duration != 0},
-		{"drift", e.Drift != 0},
-		{"step", e.Step != 0},
-		{"link", e.Link != nil},
-		{"failpoint", e.Failpoint != ""},
-		{"action", e.Action != ""},
+// among used (a kindFields mask), or returns "" when there is none.
+// Validation runs on every schedule a run draws, so it allocates nothing
+// and looks no name up on success.
+func (e Event) unusedField(used uint16) string {
+	set := [len(eventFields)]bool{
+		e.Node != "", e.From != "", e.To != "", len(e.Groups) > 0, e.Bridge != "", e.Duration != 0,
+		e.Drift != 0, e.Step != 0, e.Link != nil, e.Failpoint != "", e.Action != "",
 	}
-	for _, f := range set {
-		if f.isSet && !e.Kind.uses(f.name) {
-			return f.name
+	for i, isSet := range set {
+		if isSet && used&(1<<i) == 0 {
+			return eventFields[i]
 		}
 	}
 	return ""
 }
+
+// eventFields are the kind-specific fields of an event, in the order
+// unusedField checks them.
+var eventFields = [...]string{"node", "from", "to", "groups", "bridge", "duration", "drift", "step", "link",
+	"failpoint", "action"}
+
+// kindFields[r] has bit i set when the kind of rank r uses eventFields[i].
+var kindFields = func() (masks [len(kinds)]uint16) {
+	for r, ki := range kinds {
+		for _, f := range ki.Fields {
+			i := slices.Index(eventFields[:], f)
+			if i < 0 {
+				panic("faults: invariant known-field: kind " + string(ki.Name) + " uses unknown field " + f)
+			}
+			masks[r] |= 1 << i
+		}
+	}
+	return masks
+}()
 
 // groupField names the j-th node of the i-th group, for an error. Only
 // errors call it: formatting it for every node would cost each valid
