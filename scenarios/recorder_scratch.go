@@ -4,6 +4,7 @@ import (
 	"math/bits"
 	"runtime"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/leasesim/leasesim/history"
@@ -13,8 +14,7 @@ import (
 // finished run hands on to the next run in the process: they hold no
 // pointers, and the history is built from them only once, so a run that
 // reuses them allocates, clears and faults in none of that memory again.
-// Only small tables are handed on (maxScratch), and the pool lets them go
-// when the collector finds them unused.
+// Only small tables are handed on (maxScratch).
 type recorderScratch struct {
 	requests [][]call
 	ops      [][]opRec
@@ -23,13 +23,68 @@ type recorderScratch struct {
 	slots    []int32
 }
 
-var scratchPool sync.Pool // of *recorderScratch
+var scratchSpares spares[*recorderScratch]
 
-// takeScratch gives r an earlier run's tables, emptied, if the pool has
-// them.
+// spares keeps a few values that finished runs hand on, for later runs in
+// the process: one per processor (GOMAXPROCS), as many as run at once.
+// Unlike a sync.Pool it keeps them through collections (a pool empties at
+// the second collection after a Put, and a Get on one processor does not
+// see what another put in its private slot: one swarm run in five or more
+// missed the table the run before it had released, and allocated its
+// own). A run too large to hand its tables on lets the spares go (drop),
+// so that they do not add to its peak.
+type spares[T any] struct {
+	mu   sync.Mutex
+	free []T
+}
+
+// get takes a spare, if there is one.
+func (s *spares[T]) get() (v T, ok bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := len(s.free)
+	if n == 0 {
+		return v, false
+	}
+	v = s.free[n-1]
+	clear(s.free[n-1:])
+	s.free = s.free[:n-1]
+	return v, true
+}
+
+// put keeps v, unless there are spares enough.
+func (s *spares[T]) put(v T) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.free) < runtime.GOMAXPROCS(0) {
+		s.free = append(s.free, v)
+	}
+}
+
+// drop lets every spare go.
+func (s *spares[T]) drop() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	clear(s.free)
+	s.free = s.free[:0]
+}
+
+// largeReleased is set when an outcome released a large history table:
+// the next run collects before it starts (takeScratch). Left to the
+// collector's pace, the table (and the rest of its run) stayed in the heap
+// through the whole next run, whose own allocations piled on top of it:
+// the heap goal a large run leaves is twice its history, and the
+// 500-contender herd's heap reached 61 MB for a 37 MB history.
+var largeReleased atomic.Bool
+
+// takeScratch gives r an earlier run's tables, emptied, if there are
+// spares, once a large released history is collected (largeReleased).
 func (r *recorder) takeScratch() {
-	s, _ := scratchPool.Get().(*recorderScratch)
-	if s == nil {
+	if largeReleased.Swap(false) {
+		runtime.GC()
+	}
+	s, ok := scratchSpares.get()
+	if !ok {
 		return
 	}
 	clear(s.slots)
@@ -56,13 +111,13 @@ func (r *recorder) putScratch() {
 		size += int(unsafe.Sizeof(*c)) + cap(c.data)
 	}
 	if size <= maxScratch {
-		scratchPool.Put(s)
+		scratchSpares.put(s)
 	}
 }
 
-// opsPool holds the operation tables of histories whose outcomes were
+// opsSpares holds the operation tables of histories whose outcomes were
 // released (Outcome.Release), cleared, for later runs' histories.
-var opsPool sync.Pool // of *[]history.Operation
+var opsSpares spares[[]history.Operation]
 
 // maxRecycledOps is the largest operation table, in bytes, that a released
 // outcome hands on: a large one would sit in memory through the next run
@@ -70,13 +125,13 @@ var opsPool sync.Pool // of *[]history.Operation
 // the allocation).
 const maxRecycledOps = 8 << 20
 
-// takeOps returns a zero table of n operations: a released one if the pool
-// has one large enough, else a new one. A new table that may be handed on
+// takeOps returns a zero table of n operations: a released one if a spare
+// is large enough, else a new one. A new table that may be handed on
 // has a quarter more room than it needs, so that the next run's history,
 // which may be somewhat longer (another seed), fits in it too.
 //
-// A larger table is collected for first. It is the run's one large
-// allocation, and it comes when the run's garbage may have brought the heap
+// A larger table is collected for first, the spares let go. It is the
+// run's one large allocation, and it comes when the run's garbage may have brought the heap
 // near the collector's goal: allocated on top of that, it raised the heap
 // to the goal plus itself (the 500-contender herd's peak resident set was
 // 130-165 MB on some runs, 100 MB on others, by where the cycles fell).
@@ -85,24 +140,31 @@ const maxRecycledOps = 8 << 20
 // second or more; the collection that the allocation would have started
 // is not needed then.
 func takeOps(n int) []history.Operation {
-	if p, _ := opsPool.Get().(*[]history.Operation); p != nil && cap(*p) >= n {
-		return (*p)[:n]
+	if ops, ok := opsSpares.get(); ok && cap(ops) >= n {
+		return ops[:n]
 	}
 	size := int(unsafe.Sizeof(history.Operation{}))
 	if room := n + n/4; room*size <= maxRecycledOps {
 		return make([]history.Operation, n, room)
 	}
+	opsSpares.drop()
+	scratchSpares.drop()
 	runtime.GC()
 	return make([]history.Operation, n)
 }
 
 // putOps hands ops on, cleared (whole, so that it keeps no string of its
-// run alive), unless it is large.
+// run alive), unless it is large: then the next run to start collects it
+// first (largeReleased).
 func putOps(ops []history.Operation) {
-	if cap(ops) == 0 || cap(ops)*int(unsafe.Sizeof(history.Operation{})) > maxRecycledOps {
+	if cap(ops)*int(unsafe.Sizeof(history.Operation{})) > maxRecycledOps {
+		largeReleased.Store(true)
+		return
+	}
+	if cap(ops) == 0 {
 		return
 	}
 	ops = ops[:cap(ops)]
 	clear(ops)
-	opsPool.Put(&ops)
+	opsSpares.put(ops)
 }

@@ -2,7 +2,7 @@ package scenarios
 
 import (
 	"encoding/json"
-	"runtime/debug"
+	"runtime"
 	"testing"
 	"unsafe"
 
@@ -65,16 +65,15 @@ func TestReleasedOutcomeLeavesNoTrace(t *testing.T) {
 	}
 }
 
-// takeOps reuses a released table large enough, whole and cleared, and
-// allocates when none is.
+// takeOps reuses a released table large enough, whole and cleared, even
+// after collections, and allocates when none is.
 func TestTakeOpsReusesReleasedTables(t *testing.T) {
-	// No collection may empty the pool meanwhile; earlier tests' tables go.
-	defer debug.SetGCPercent(debug.SetGCPercent(-1))
-	for opsPool.Get() != nil {
-	}
+	opsSpares.drop() // earlier tests' tables
 	ops := make([]history.Operation, 10)
 	ops[7].Client, ops[7].Input.Kind = "h1", "acquire"
 	putOps(ops[:8])
+	runtime.GC()
+	runtime.GC() // a sync.Pool would be empty now
 	got := takeOps(9)
 	require.Len(t, got, 9)
 	assert.Same(t, &ops[0], &got[0], "the released table is reused")
@@ -83,5 +82,31 @@ func TestTakeOpsReusesReleasedTables(t *testing.T) {
 	putOps(make([]history.Operation, 4))
 	assert.Len(t, takeOps(5), 5, "a table too small is not used")
 	putOps(make([]history.Operation, maxRecycledOps/int(unsafe.Sizeof(history.Operation{}))+1))
-	assert.Nil(t, opsPool.Get(), "a large table is not kept")
+	_, kept := opsSpares.get()
+	assert.False(t, kept, "a large table is not kept")
+	for range runtime.GOMAXPROCS(0) + 1 {
+		putOps(make([]history.Operation, 2))
+	}
+	assert.Len(t, opsSpares.free, runtime.GOMAXPROCS(0), "one spare per processor")
+	takeOps(maxRecycledOps/int(unsafe.Sizeof(history.Operation{})) + 1)
+	assert.Empty(t, opsSpares.free, "a large run lets the spares go")
+}
+
+// A released large table is not handed on: the next run collects it before
+// it starts, once.
+func TestLargeReleasedTableIsCollectedBeforeTheNextRun(t *testing.T) {
+	forced := func() uint32 {
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		return m.NumForcedGC
+	}
+	putOps(make([]history.Operation, maxRecycledOps/int(unsafe.Sizeof(history.Operation{}))+1))
+	require.True(t, largeReleased.Load())
+	before := forced()
+	var r recorder
+	r.takeScratch()
+	assert.Equal(t, before+1, forced(), "collected before the run")
+	before = forced()
+	r.takeScratch()
+	assert.Equal(t, before, forced(), "once")
 }
