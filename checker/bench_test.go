@@ -25,7 +25,7 @@ func swarmHistory(b *testing.B) *history.History {
 
 // BenchmarkCheck measures checking a swarm-sized history: each property on
 // its own, the five of this package's own files plus Measure (everything
-// but porcupine), and Check plus Measure as a run pays it. ns/op-recorded
+// but porcupine), and Check plus Measure and Cover as a run pays it. ns/op-recorded
 // is the cost per recorded operation. simulate-for-scale runs the
 // simulation itself (checkers off), to compare against.
 func BenchmarkCheck(b *testing.B) {
@@ -37,10 +37,12 @@ func BenchmarkCheck(b *testing.B) {
 	}{
 		{"P1-exclusivity", func() { checker.Exclusivity(h) }},
 		{"P2-fencing", func() { checker.Fencing(h) }},
+		{"P3-linearizability", func() { checker.Linearizability(h, checker.Options{}) }},
 		{"P4-liveness", func() { checker.Liveness(h) }},
 		{"P5-handoff", func() { checker.Handoff(h) }},
 		{"P6-at-least-once", func() { checker.AtLeastOnce(h) }},
 		{"measure", func() { checker.Measure(h) }},
+		{"cover", func() { checker.Cover(h) }},
 		{"all-but-P3", func() {
 			checker.Exclusivity(h)
 			checker.Fencing(h)
@@ -49,9 +51,10 @@ func BenchmarkCheck(b *testing.B) {
 			checker.AtLeastOnce(h)
 			checker.Measure(h)
 		}},
-		{"check+measure", func() {
+		{"check+measure+cover", func() {
 			checker.Check(h, checker.Options{})
 			checker.Measure(h)
+			checker.Cover(h)
 		}},
 	}
 	sc, err := scenarios.Lookup("swarm")

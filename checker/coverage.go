@@ -151,52 +151,53 @@ func Cover(h *history.History) Coverage {
 // processedTwice counts the requests (client, incarnation, id) that a
 // server processed more than once. A history has one request per
 // operation, and a set of them all took more memory than the rest of
-// checking; so a first pass keeps, per client incarnation, only the highest
-// id so far, and notes an operation whose id is not above it: a repeat, or
-// a request processed out of order. A repeated request is among those
-// noted (its second operation, in any order), and a second pass counts the
-// operations of the noted requests only. Clients are numbered rather than
-// keyed by name.
+// checking and a hash or two per operation; so a first pass keeps, per
+// client incarnation (a life), only the highest id so far, and notes an
+// operation whose id is not above it: a repeat, or a request processed out
+// of order. A repeated request is among those noted (its second operation,
+// in any order), and a second pass counts the operations of the noted
+// requests only.
 func processedTwice(ops []history.Operation) int {
-	type incKey struct {
-		client      int32
-		incarnation uint64
+	type life struct {
+		incarnation, highest uint64
+		noted                bool // some request of this life was noted
 	}
-	type reqKey struct {
-		incKey
-		id uint64
-	}
-	clients := make(map[string]int32) // looked up, never iterated
-	client := func(name string) int32 {
-		id, ok := clients[name]
-		if !ok {
-			id = int32(len(clients))
-			clients[name] = id
+	clients := make(map[string][]int32) // a client's lives, into lives; looked up, never iterated
+	var lives []life
+	lifeOf := make([]int32, len(ops))  // per operation, into lives
+	noted := make(map[[2]uint64]uint8) // life and id -> operations seen of a noted request; looked up, never iterated
+	for k := range ops {
+		op := &ops[k]
+		own := clients[op.Client]
+		l := int32(-1)
+		for _, i := range own { // a client has a life or a few
+			if lives[i].incarnation == op.Incarnation {
+				l = i
+				break
+			}
 		}
-		return id
-	}
-	highest := make(map[incKey]uint64) // looked up, never iterated
-	noted := make(map[reqKey]uint8)    // looked up, never iterated
-	for i := range ops {
-		op := &ops[i]
-		k := incKey{client(op.Client), op.Incarnation}
-		if top, ok := highest[k]; ok && op.ID <= top {
-			noted[reqKey{k, op.ID}] = 0
-		} else {
-			highest[k] = op.ID
+		switch {
+		case l < 0:
+			l = int32(len(lives))
+			lives = append(lives, life{incarnation: op.Incarnation, highest: op.ID})
+			clients[op.Client] = append(own, l)
+		case op.ID <= lives[l].highest:
+			lives[l].noted = true
+			noted[[2]uint64{uint64(l), op.ID}] = 0
+		default:
+			lives[l].highest = op.ID
 		}
-	}
-	if len(noted) == 0 {
-		return 0
+		lifeOf[k] = l
 	}
 	n := 0
-	for i := range ops {
-		op := &ops[i]
-		k := reqKey{incKey{client(op.Client), op.Incarnation}, op.ID}
-		if times, ok := noted[k]; ok && times < 2 {
-			noted[k] = times + 1
-			if times == 1 {
-				n++
+	for k := range ops {
+		if l := lifeOf[k]; len(noted) > 0 && lives[l].noted {
+			key := [2]uint64{uint64(l), ops[k].ID}
+			if times, ok := noted[key]; ok && times < 2 {
+				noted[key] = times + 1
+				if times == 1 {
+					n++
+				}
 			}
 		}
 	}
