@@ -64,7 +64,8 @@ func Linearizability(h *history.History, opts Options) Result {
 				Summary: "no specification to check the lease store against: " + err.Error()}
 		}
 	}
-	p, ops := newAsProcessed(h, store), newP3Ops(h)
+	p := newAsProcessed(h, store)
+	ops := newP3Ops(h, p.store, p.register)
 	v := newVerdict(h, "P3")
 	okSummary := fmt.Sprintf("%d %s and %d fenced-resource operations on %d resources are linearizable",
 		ops.stores, store.Name, len(ops.idx)-ops.stores, ops.resources)

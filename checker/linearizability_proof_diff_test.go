@@ -209,7 +209,7 @@ func TestLinearizabilityProofAgreesWithPorcupine(t *testing.T) {
 		}
 		// Partitioned by the specifications' keys, without porcupine
 		// operations, the witness is found exactly when it is here.
-		require.Equal(t, allWitnessed, l.witnessed(newP3Ops(h)), "history %d", n)
+		require.Equal(t, allWitnessed, l.witnessed(newP3Ops(h, l.store, l.register)), "history %d", n)
 		res := Linearizability(h, Options{})
 		want := Violated
 		if allOK {

@@ -460,5 +460,6 @@ func newLin(h *history.History) *linHistory {
 	if err != nil {
 		panic(err)
 	}
-	return newLinHistory(newAsProcessed(h, spec), newP3Ops(h))
+	p := newAsProcessed(h, spec)
+	return newLinHistory(p, newP3Ops(h, p.store, p.register))
 }

@@ -77,67 +77,77 @@ type p3Ops struct {
 	idx       []int32 // into h.Ops, in their order
 	stores    int     // how many are lease-store operations
 	resources int     // how many (server, resource) pairs they span
+	// part is each operation's partition, by the specifications' Keys,
+	// numbered from 0 to parts-1; nil if a specification has no Key.
+	part  []int32
+	parts int
 }
 
-func newP3Ops(h *history.History) p3Ops {
+func newP3Ops(h *history.History, store, register model.Spec) p3Ops {
 	// At most a few of the operations are not P3's.
 	p := p3Ops{idx: make([]int32, 0, len(h.Ops))}
-	servedAt := make(map[[2]string]struct{}) // looked up, never iterated
-	var last [2]string                       // the last pair added: runs of one pair are common
+	keyed := store.Key != nil && register.Key != nil
+	if keyed {
+		p.part = make([]int32, 0, len(h.Ops))
+	}
+	// An operation's cell: its server, resource and partition. There are
+	// few, each numbered once by the numberings they are new to.
+	type cell struct {
+		server, resource, key string
+		reg                   bool
+	}
+	type partKey struct {
+		key string
+		reg bool
+	}
+	var cells numbering[cell]
+	var servedAt numbering[[2]string]
+	var parts numbering[partKey]
+	var partOf []int32 // by cell
 	for i := range h.Ops {
 		op := &h.Ops[i]
 		if !checkedByP3(h, op) {
 			continue
 		}
 		p.idx = append(p.idx, int32(i))
-		if !isRegisterOp(op.Input.Kind) {
+		c := cell{server: op.Server, resource: op.Input.Resource, reg: isRegisterOp(op.Input.Kind)}
+		if !c.reg {
 			p.stores++
 		}
-		if at := [2]string{op.Server, op.Input.Resource}; at != last || len(servedAt) == 0 {
-			servedAt[at], last = struct{}{}, at
+		if keyed {
+			if c.reg {
+				c.key = register.Key(op)
+			} else {
+				c.key = store.Key(op)
+			}
+		}
+		hint := strHint(c.server) + 3*strHint(c.resource) + 5*strHint(c.key)
+		id, isNew := cells.id(c, hint)
+		if isNew {
+			servedAt.id([2]string{c.server, c.resource}, hint)
+			part, _ := parts.id(partKey{c.key, c.reg}, hint)
+			partOf = append(partOf, part)
+		}
+		if keyed {
+			p.part = append(p.part, partOf[id])
 		}
 	}
-	p.resources = len(servedAt)
+	p.resources, p.parts = servedAt.len(), parts.len()
 	return p
 }
 
 // witnessed reports whether every partition of ops is legal in the order
-// its server processed it, partitioned by the specifications' Keys without
-// building porcupine operations; false if a specification has no Key, or
-// if some partition is not legal as processed (Linearizability's full
-// check then decides).
+// its server processed it, without building porcupine operations; false
+// if a specification has no Key (ops has no partitions), or if some
+// partition is not legal as processed (Linearizability's full check then
+// decides).
 func (p *asProcessed) witnessed(ops p3Ops) bool {
-	if p.store.Key == nil || p.register.Key == nil {
+	if ops.part == nil {
 		return false
 	}
-	type partKey struct {
-		reg bool
-		key string
-	}
-	ids := make(map[partKey]int32) // looked up, never iterated
-	var sizes []int32              // per partition, then where it starts in byPart
-	part := make([]int32, len(ops.idx))
-	var last partKey
-	id := int32(-1)
-	for k, i := range ops.idx {
-		op := &p.h.Ops[i]
-		pk := partKey{reg: isRegisterOp(op.Input.Kind)}
-		if pk.reg {
-			pk.key = p.register.Key(op)
-		} else {
-			pk.key = p.store.Key(op)
-		}
-		if id < 0 || pk != last {
-			var ok bool
-			if id, ok = ids[pk]; !ok {
-				id = int32(len(sizes))
-				ids[pk] = id
-				sizes = append(sizes, 0)
-			}
-			last = pk
-		}
-		part[k] = id
-		sizes[id]++
+	sizes := make([]int32, ops.parts) // per partition
+	for _, g := range ops.part {
+		sizes[g]++
 	}
 	// A counting sort gathers each partition's operations, in their order.
 	starts, total := make([]int32, len(sizes)+1), int32(0)
@@ -149,8 +159,8 @@ func (p *asProcessed) witnessed(ops p3Ops) bool {
 	copy(next, starts)
 	byPart := make([]int32, total)
 	for k, i := range ops.idx {
-		byPart[next[part[k]]] = i
-		next[part[k]]++
+		byPart[next[ops.part[k]]] = i
+		next[ops.part[k]]++
 	}
 	for g := range len(starts) - 1 {
 		if !p.legal(byPart[starts[g]:starts[g+1]]) {

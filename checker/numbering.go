@@ -1,0 +1,48 @@
+package checker
+
+// numbering numbers keys (small structs of strings) in order of first
+// appearance, as a map would, but most keys are found without hashing: a
+// small cache of recent keys, by a slot the caller derives cheaply from the
+// key (its strings' lengths and last bytes), finds them with one
+// comparison, which is cheap when the strings share their bytes, as a
+// recorded history's do (its names are cut from one buffer). A checker
+// that numbers a key per operation spent more on hashing than on
+// checking.
+type numbering[K comparable] struct {
+	ids    map[K]int32 // looked up, never iterated
+	recent [64]struct {
+		key K
+		id  int32 // 1 + the key's number; 0 for an empty slot
+	}
+}
+
+// id returns k's number, and whether k is new. hint chooses k's slot in the
+// cache: equal keys must give equal hints.
+func (n *numbering[K]) id(k K, hint int) (int32, bool) {
+	slot := &n.recent[hint&(len(n.recent)-1)]
+	if slot.id > 0 && slot.key == k {
+		return slot.id - 1, false
+	}
+	if n.ids == nil {
+		n.ids = make(map[K]int32)
+	}
+	id, seen := n.ids[k]
+	if !seen {
+		id = int32(len(n.ids))
+		n.ids[k] = id
+	}
+	slot.key, slot.id = k, id+1
+	return id, !seen
+}
+
+// len returns how many keys were numbered.
+func (n *numbering[K]) len() int { return len(n.ids) }
+
+// strHint is a cheap hint for numbering from a string: its length and last
+// byte.
+func strHint(s string) int {
+	if s == "" {
+		return 0
+	}
+	return len(s)*31 + int(s[len(s)-1])
+}
