@@ -121,15 +121,23 @@ func (t *tracker) record(rec sim.FaultRecord) {
 		if rec.Value != 0 {
 			openKey(t, &t.drifting, rec.Node, rec)
 		}
-	case sim.FaultLink:
+	case sim.FaultLink: // a change of a link ends its previous window (a link event on every node makes n^2)
 		key := [2]string{rec.Node, rec.Peer}
-		closeKey(t, t.links, key, rec.At)
-		openKey(t, &t.links, key, rec)
+		if t.links == nil {
+			t.links = make(map[[2]string]int)
+		}
+		if i, ok := t.links[key]; ok {
+			(*t.out)[i].End = rec.At
+		}
+		t.links[key] = t.openWindow(rec)
 		t.linkOrder = append(t.linkOrder, key)
 	case sim.FaultLinkReset:
 		for _, key := range t.linkOrder {
-			closeKey(t, t.links, key, rec.At)
+			if i, ok := t.links[key]; ok {
+				(*t.out)[i].End = rec.At
+			}
 		}
+		clear(t.links) // every open link is in linkOrder
 		t.linkOrder = t.linkOrder[:0]
 	case sim.FaultStep, sim.FaultFailpointHit:
 		t.instant(rec)
