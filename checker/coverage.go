@@ -1,6 +1,8 @@
 package checker
 
 import (
+	"slices"
+
 	"github.com/leasesim/leasesim/history"
 )
 
@@ -162,15 +164,19 @@ func processedTwice(ops []history.Operation) int {
 		incarnation, highest uint64
 		noted                bool // some request of this life was noted
 	}
-	clients := make(map[string][]int32) // a client's lives, into lives; looked up, never iterated
+	var clients numbering[string]
+	var livesOf [][]int32 // by client: its lives, into lives
 	var lives []life
 	lifeOf := make([]int32, len(ops))  // per operation, into lives
 	noted := make(map[[2]uint64]uint8) // life and id -> operations seen of a noted request; looked up, never iterated
 	for k := range ops {
 		op := &ops[k]
-		own := clients[op.Client]
+		c, isNew := clients.id(op.Client, strHint(op.Client))
+		if isNew {
+			livesOf = append(livesOf, nil)
+		}
 		l := int32(-1)
-		for _, i := range own { // a client has a life or a few
+		for _, i := range livesOf[c] { // a client has a life or a few
 			if lives[i].incarnation == op.Incarnation {
 				l = i
 				break
@@ -180,7 +186,7 @@ func processedTwice(ops []history.Operation) int {
 		case l < 0:
 			l = int32(len(lives))
 			lives = append(lives, life{incarnation: op.Incarnation, highest: op.ID})
-			clients[op.Client] = append(own, l)
+			livesOf[c] = append(livesOf[c], l)
 		case op.ID <= lives[l].highest:
 			lives[l].noted = true
 			noted[[2]uint64{uint64(l), op.ID}] = 0
@@ -292,22 +298,41 @@ func coverBeliefs(h *history.History, c *Coverage) {
 
 // coverWork counts handoffs, re-executed units and duplicate effects.
 func coverWork(h *history.History, c *Coverage) {
+	type taskDone struct {
+		units      []bool // by index below maxDenseUnit: executed
+		lastWorker string // the worker of its latest unit
+	}
+	var ids numbering[string] // tasks, into tasks
+	var tasks []taskDone
 	type unitKey struct {
-		task  string
+		task  int32
 		index int
 	}
-	done := make(map[unitKey]string, len(h.Units)) // looked up, never iterated
-	lastWorker := make(map[string]string)          // task -> worker of its latest unit
-	for _, u := range h.Units {
-		k := unitKey{u.Task, u.Index}
-		if _, again := done[k]; again {
+	sparse := make(map[unitKey]bool) // units outside the dense range, executed; looked up, never iterated
+	for i := range h.Units {
+		u := &h.Units[i]
+		id, isNew := ids.id(u.Task, strHint(u.Task))
+		if isNew {
+			tasks = append(tasks, taskDone{})
+		}
+		t := &tasks[id]
+		var again bool
+		if 0 <= u.Index && u.Index < maxDenseUnit {
+			if u.Index >= len(t.units) {
+				t.units = slices.Grow(t.units, u.Index+1-len(t.units))[:u.Index+1]
+			}
+			again, t.units[u.Index] = t.units[u.Index], true
+		} else {
+			k := unitKey{id, u.Index}
+			again, sparse[k] = sparse[k], true
+		}
+		if again {
 			c[bUnitReexecuted]++
 		}
-		done[k] = u.Worker
-		if w, ok := lastWorker[u.Task]; ok && w != u.Worker {
+		if !isNew && t.lastWorker != u.Worker {
 			c[bHandoff]++
 		}
-		lastWorker[u.Task] = u.Worker
+		t.lastWorker = u.Worker
 	}
 	effects := make(map[[2]string]int, len(h.Effects)) // looked up, never iterated
 	for _, e := range h.Effects {
@@ -317,6 +342,10 @@ func coverWork(h *history.History, c *Coverage) {
 		}
 	}
 }
+
+// maxDenseUnit bounds the unit indices coverWork keeps in a table per task
+// rather than a map: a task's units are numbered from 0.
+const maxDenseUnit = 1 << 16
 
 // believedAt reports whether some holder believed it held a lease at t.
 func believedAt(h *history.History, t history.Time) bool {

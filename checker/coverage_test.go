@@ -122,3 +122,37 @@ func TestProcessedTwice(t *testing.T) {
 		require.Equal(t, want, processedTwice(ops), "%v", ops)
 	}
 }
+
+// coverWork counts re-executed units and handoffs as a plain count of
+// every (task, index) and each task's previous worker would, on random
+// units, indices far apart among them.
+func TestCoverWorkCountsUnits(t *testing.T) {
+	r := rand.New(rand.NewPCG(14, 3))
+	indices := []int{0, 1, 2, 3, 7, maxDenseUnit - 1, maxDenseUnit, 1 << 40, -1}
+	for range 300 {
+		h := &history.History{}
+		type key struct {
+			task  string
+			index int
+		}
+		done, last := map[key]bool{}, map[string]string{}
+		var want Coverage
+		for range r.IntN(30) {
+			u := history.UnitDone{Task: fmt.Sprint("t", r.IntN(3)), Index: indices[r.IntN(len(indices))],
+				Worker: fmt.Sprint("w", r.IntN(3))}
+			h.Units = append(h.Units, u)
+			k := key{u.Task, u.Index}
+			if done[k] {
+				want[bUnitReexecuted]++
+			}
+			done[k] = true
+			if w, ok := last[u.Task]; ok && w != u.Worker {
+				want[bHandoff]++
+			}
+			last[u.Task] = u.Worker
+		}
+		var got Coverage
+		coverWork(h, &got)
+		require.Equal(t, want, got, "%v", h.Units)
+	}
+}
