@@ -35,6 +35,19 @@ func (n *numbering[K]) id(k K, hint int) (int32, bool) {
 	return id, !seen
 }
 
+// find returns k's number, if k was numbered.
+func (n *numbering[K]) find(k K, hint int) (int32, bool) {
+	slot := &n.recent[hint&(len(n.recent)-1)]
+	if slot.id > 0 && slot.key == k {
+		return slot.id - 1, true
+	}
+	id, ok := n.ids[k]
+	if ok {
+		slot.key, slot.id = k, id+1
+	}
+	return id, ok
+}
+
 // len returns how many keys were numbered.
 func (n *numbering[K]) len() int { return len(n.ids) }
 

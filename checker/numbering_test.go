@@ -1,6 +1,7 @@
 package checker
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -24,6 +25,14 @@ func TestNumbering(t *testing.T) {
 			assert.Equal(t, want, got)
 			assert.Equal(t, wantNew, gotNew)
 			assert.Equal(t, 4, n.len())
+			for i, k := range []string{"a", "b", "c", "d"} {
+				id, ok := n.find(k, hint(k))
+				assert.True(t, ok, k)
+				assert.Equal(t, want[slices.Index(keys, k)], id, "%d: %s", i, k)
+			}
+			_, ok := n.find("e", hint("e"))
+			assert.False(t, ok, "never numbered")
+			assert.Equal(t, 4, n.len(), "find numbers nothing")
 		})
 	}
 }

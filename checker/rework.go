@@ -54,7 +54,7 @@ type rework struct {
 // true-time order (a belief start, then a unit, first at a tie: they were
 // decided before).
 func measureRework(h *history.History) rework {
-	s := reworkSweep{h: h, byID: make(map[string]*taskWork, len(h.Tasks)), ck: newCheckpointTracker()}
+	s := reworkSweep{h: h, ck: newCheckpointTracker()}
 	for i := range h.Tasks {
 		s.get(h.Tasks[i].ID).task = &h.Tasks[i]
 	}
@@ -86,10 +86,10 @@ func measureRework(h *history.History) rework {
 
 // reworkSweep is the state of measureRework.
 type reworkSweep struct {
-	h    *history.History
-	rw   rework
-	byID map[string]*taskWork
-	ck   checkpointTracker
+	h   *history.History
+	rw  rework
+	ids numbering[string] // tasks by id, into rw.tasks (before they are sorted)
+	ck  checkpointTracker
 	// starts holds the grants holders acted on: a belief of (holder, task,
 	// token) starts the instant the grant's reply arrives. believed holds
 	// the tasks with any belief; on a task without, every grant whose reply
@@ -104,21 +104,28 @@ type beliefStart struct {
 	at               history.Time
 }
 
+// get returns task id's accounting, a new one if it has none.
 func (s *reworkSweep) get(id string) *taskWork {
-	tw := s.byID[id]
-	if tw == nil {
-		tw = &taskWork{id: id, maxExec: -1}
-		s.byID[id] = tw
-		s.rw.tasks = append(s.rw.tasks, tw)
+	i, isNew := s.ids.id(id, strHint(id))
+	if isNew {
+		s.rw.tasks = append(s.rw.tasks, &taskWork{id: id, maxExec: -1})
 	}
-	return tw
+	return s.rw.tasks[i]
+}
+
+// byID returns task id's accounting, nil if id is not a task.
+func (s *reworkSweep) byID(id string) *taskWork {
+	if i, ok := s.ids.find(id, strHint(id)); ok {
+		return s.rw.tasks[i]
+	}
+	return nil
 }
 
 func (s *reworkSweep) indexBeliefs() {
 	s.starts, s.believed = make(map[beliefStart]bool), make(map[string]bool)
 	for i := range s.h.Beliefs {
 		b := &s.h.Beliefs[i]
-		if s.byID[b.Resource] != nil {
+		if s.byID(b.Resource) != nil {
 			s.starts[beliefStart{holder: b.Holder, resource: b.Resource, token: b.Token, at: b.Start}] = true
 			s.believed[b.Resource] = true
 		}
@@ -141,7 +148,7 @@ func (s *reworkSweep) actedOn(grant *history.Operation) bool {
 func (s *reworkSweep) op(op *history.Operation) {
 	switch {
 	case isAcquireOK(s.h, op):
-		tw := s.byID[op.Input.Resource]
+		tw := s.byID(op.Input.Resource)
 		if tw == nil || !s.actedOn(op) {
 			return // not a task, or a grant nobody acted on
 		}
@@ -154,7 +161,7 @@ func (s *reworkSweep) op(op *history.Operation) {
 		tw.runs = append(tw.runs, r)
 	case isGrantorOK(s.h, op, kindCheckpoint):
 		s.ck.accept(op)
-		if tw := s.byID[op.Input.Resource]; tw != nil && history.DecodeProgress(op.Input.State).Done {
+		if tw := s.byID(op.Input.Resource); tw != nil && history.DecodeProgress(op.Input.State).Done {
 			tw.done = append(tw.done, op)
 		}
 	}
@@ -165,7 +172,7 @@ func (s *reworkSweep) op(op *history.Operation) {
 // grants by creating a key) hands over at the grant, so the progress
 // accepted then, not at the run's first unit, bounds what it re-executes.
 func (s *reworkSweep) startRun(b *history.BeliefInterval) {
-	tw := s.byID[b.Resource]
+	tw := s.byID(b.Resource)
 	if tw == nil || tw.runOf(b.Token) >= 0 {
 		return
 	}
