@@ -247,11 +247,11 @@ func returnsFirst(a, b porcupine.Operation) bool {
 }
 
 // specOf returns the specification of an operation of kind.
-func (l *linHistory) specOf(kind string) model.Spec {
+func (p *asProcessed) specOf(kind string) model.Spec {
 	if isRegisterOp(kind) {
-		return l.register
+		return p.register
 	}
-	return l.store
+	return p.store
 }
 
 // visualize renders porcupine's visualisation, with the faults as

@@ -44,32 +44,57 @@ func (p *asProcessed) legal(idx []int32) bool {
 		return true
 	}
 	ops := p.h.Ops
-	slices.SortFunc(idx, func(a, b int32) int {
-		return cmp.Or(cmp.Compare(ops[a].Processed, ops[b].Processed), cmp.Compare(a, b))
-	})
-	// A partition holds one model's operations: its Replayer, if it has
-	// one, walks them with the same verdicts and no state per step.
-	reg := 0
-	if isRegisterOp(ops[idx[0]].Input.Kind) {
-		reg = 1
-	}
-	if r := p.replayer[reg]; r != nil {
-		r.Reset()
-		for _, i := range idx {
-			if !r.Step(&ops[i], &ops[i].Output) {
-				return false
-			}
-		}
-		return true
-	}
-	state := p.model.Init()
+	slices.SortFunc(idx, func(a, b int32) int { return p.compareProcessed(a, b) })
+	w := p.walker(isRegisterOp(ops[idx[0]].Input.Kind), nil)
 	for _, i := range idx {
-		var legal bool
-		if legal, state = p.model.Step(state, &ops[i], &ops[i].Output); !legal {
+		if !w.step(&ops[i]) {
 			return false
 		}
 	}
 	return true
+}
+
+// compareProcessed orders recorded operations (indices into h.Ops) as
+// their servers processed them: by processing time, then as recorded.
+func (p *asProcessed) compareProcessed(a, b int32) int {
+	return cmp.Or(cmp.Compare(p.h.Ops[a].Processed, p.h.Ops[b].Processed), cmp.Compare(a, b))
+}
+
+// walker walks one partition in one order, from the initial state: with
+// its specification's Replayer if it has one (the same verdicts, no state
+// per step), else with the model's Step.
+type walker struct {
+	r     model.Replayer
+	m     *porcupine.Model
+	state any
+}
+
+// walker returns a walker of a register (reg) or store partition, with r
+// if not nil (a Replayer of that specification), else with the
+// asProcessed's own Replayer, which a walker at a time may use.
+func (p *asProcessed) walker(reg bool, r model.Replayer) walker {
+	i := 0
+	if reg {
+		i = 1
+	}
+	if r == nil {
+		r = p.replayer[i]
+	}
+	if r == nil {
+		return walker{m: &p.model, state: p.model.Init()}
+	}
+	r.Reset()
+	return walker{r: r}
+}
+
+// step applies op and reports whether it was legal.
+func (w *walker) step(op *history.Operation) bool {
+	if w.r != nil {
+		return w.r.Step(op, &op.Output)
+	}
+	var legal bool
+	legal, w.state = w.m.Step(w.state, op, &op.Output)
+	return legal
 }
 
 // p3Ops are the operations of a history that P3 checks.
@@ -140,30 +165,37 @@ func newP3Ops(h *history.History, store, register model.Spec) p3Ops {
 // its server processed it, without building porcupine operations; false
 // if a specification has no Key (ops has no partitions), or if some
 // partition is not legal as processed (Linearizability's full check then
-// decides).
+// decides). The operations are walked once, in processing order (as
+// recorded, almost always), each partition with a walker of its own.
 func (p *asProcessed) witnessed(ops p3Ops) bool {
 	if ops.part == nil {
 		return false
 	}
-	sizes := make([]int32, ops.parts) // per partition
-	for _, g := range ops.part {
-		sizes[g]++
+	var order []int32 // positions in ops.idx in processing order, if they are not in it
+	if !slices.IsSortedFunc(ops.idx, p.compareProcessed) {
+		order = make([]int32, len(ops.idx))
+		for k := range order {
+			order[k] = int32(k)
+		}
+		slices.SortFunc(order, func(a, b int32) int { return p.compareProcessed(ops.idx[a], ops.idx[b]) })
 	}
-	// A counting sort gathers each partition's operations, in their order.
-	starts, total := make([]int32, len(sizes)+1), int32(0)
-	for g, n := range sizes {
-		starts[g], total = total, total+n
-	}
-	starts[len(sizes)] = total
-	next := sizes // reused: where each partition's next operation goes
-	copy(next, starts)
-	byPart := make([]int32, total)
-	for k, i := range ops.idx {
-		byPart[next[ops.part[k]]] = i
-		next[ops.part[k]]++
-	}
-	for g := range len(starts) - 1 {
-		if !p.legal(byPart[starts[g]:starts[g+1]]) {
+	walkers := make([]walker, ops.parts)
+	started := make([]bool, ops.parts)
+	for n := range ops.idx {
+		k := n
+		if order != nil {
+			k = int(order[n])
+		}
+		op, g := &p.h.Ops[ops.idx[k]], ops.part[k]
+		if !started[g] {
+			reg := isRegisterOp(op.Input.Kind)
+			var r model.Replayer
+			if sp := p.specOf(op.Input.Kind); sp.Replay != nil {
+				r = sp.Replay()
+			}
+			walkers[g], started[g] = p.walker(reg, r), true
+		}
+		if !walkers[g].step(op) {
 			return false
 		}
 	}
