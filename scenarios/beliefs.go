@@ -190,4 +190,5 @@ func (t *beliefTracker) finish(crashes map[string][]history.Time) {
 			}
 		}
 	}
+	t.h.Beliefs = unsized(t.h.Beliefs)
 }

@@ -156,6 +156,7 @@ func (r *recorder) finish() {
 		r.msgs.payloadInto(&op.Output, rec.out, text)
 	}
 	r.h.Ops = ops
+	r.h.Effects, r.h.Units = unsized(r.h.Effects), unsized(r.h.Units)
 	r.putScratch()
 	r.ops, r.msgs, r.requests, r.calls, r.foreign = chunked[opRec]{}, msgTable{}, chunked[call]{}, callIndex{}, foreignOps{}
 }

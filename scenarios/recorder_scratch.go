@@ -21,6 +21,9 @@ type recorderScratch struct {
 	chunks   []*msgChunk
 	text     []byte
 	slots    []int32
+	// lens are how many effects, units and beliefs the run that handed
+	// the tables on recorded: the next run's guess (presized).
+	lens [3]int
 }
 
 var scratchSpares spares[*recorderScratch]
@@ -93,6 +96,34 @@ func (r *recorder) takeScratch() {
 	if len(s.slots) > 0 {
 		r.calls.shift = uint(64 - bits.TrailingZeros(uint(len(s.slots))))
 	}
+	r.h.Effects, r.h.Units, r.h.Beliefs = presized(r.h.Effects, s.lens[0]), presized(r.h.Units, s.lens[1]),
+		presized(r.h.Beliefs, s.lens[2])
+}
+
+// maxPresized bounds, in bytes, the room presized gives a table.
+const maxPresized = 128 << 10
+
+// presized returns s, or if it has no room, an empty slice with room for
+// the n elements the run before recorded and an eighth more (at most
+// maxPresized bytes). A history's effects, units and beliefs are appended
+// one by one as the run goes; grown from nothing, each table was allocated
+// about twice over (a third of what a swarm run allocates), and a sweep's
+// runs of one scenario record about as many as each other.
+func presized[S ~[]E, E any](s S, n int) S {
+	if cap(s) > 0 || n == 0 {
+		return s
+	}
+	var e E
+	return make(S, 0, min(n+n/8, maxPresized/int(unsafe.Sizeof(e))))
+}
+
+// unsized undoes presized for a table the run left empty: it is nil, as
+// without a guess (a history's JSON tells the two apart).
+func unsized[S ~[]E, E any](s S) S {
+	if len(s) == 0 {
+		return nil
+	}
+	return s
 }
 
 // maxScratch is the most memory a run's tables may hold to be handed on:
@@ -104,7 +135,7 @@ const maxScratch = 2 << 20
 // unless they are large.
 func (r *recorder) putScratch() {
 	s := &recorderScratch{requests: r.requests.chunks, ops: r.ops.chunks, chunks: r.msgs.chunks, text: r.msgs.text,
-		slots: r.calls.slots}
+		slots: r.calls.slots, lens: [3]int{len(r.h.Effects), len(r.h.Units), len(r.h.Beliefs)}}
 	size := (len(s.requests)*int(unsafe.Sizeof(call{}))+len(s.ops)*int(unsafe.Sizeof(opRec{})))*chunkSize +
 		cap(s.text) + 4*cap(s.slots)
 	for _, c := range s.chunks {
