@@ -334,10 +334,11 @@ func coverWork(h *history.History, c *Coverage) {
 		}
 		t.lastWorker = u.Worker
 	}
-	effects := make(map[[2]string]int, len(h.Effects)) // looked up, never iterated
-	for _, e := range h.Effects {
-		k := [2]string{e.Resource, e.ID}
-		if effects[k]++; effects[k] == 2 {
+	first := firstEffects(h.Effects)
+	repeated := make([]bool, len(first)) // by first effect: repeated
+	for i, f := range first {
+		if int(f) != i && !repeated[f] {
+			repeated[f] = true
 			c[bDuplicateEffect]++
 		}
 	}

@@ -274,15 +274,11 @@ func (tw *taskWork) runOf(token uint64) int {
 // duplicateEffects counts unfenced side effects performed more than once:
 // for each (resource, id), every performance after the first.
 func duplicateEffects(h *history.History) int {
-	type key struct{ resource, id string }
-	seen := make(map[key]bool, len(h.Effects))
 	dups := 0
-	for _, e := range h.Effects {
-		k := key{resource: e.Resource, id: e.ID}
-		if seen[k] {
+	for i, f := range firstEffects(h.Effects) {
+		if int(f) != i {
 			dups++
 		}
-		seen[k] = true
 	}
 	return dups
 }
