@@ -10,16 +10,19 @@ package checker
 // checking.
 type numbering[K comparable] struct {
 	ids    map[K]int32 // looked up, never iterated
-	recent [64]struct {
-		key K
-		id  int32 // 1 + the key's number; 0 for an empty slot
-	}
+	recent [64]recentKey[K]
+}
+
+// recentKey is a slot of numbering's cache.
+type recentKey[K comparable] struct {
+	key K
+	id  int32 // 1 + the key's number; 0 for an empty slot
 }
 
 // id returns k's number, and whether k is new. hint chooses k's slot in the
 // cache: equal keys must give equal hints.
 func (n *numbering[K]) id(k K, hint int) (int32, bool) {
-	slot := &n.recent[hint&(len(n.recent)-1)]
+	slot := n.slot(hint)
 	if slot.id > 0 && slot.key == k {
 		return slot.id - 1, false
 	}
@@ -37,7 +40,7 @@ func (n *numbering[K]) id(k K, hint int) (int32, bool) {
 
 // find returns k's number, if k was numbered.
 func (n *numbering[K]) find(k K, hint int) (int32, bool) {
-	slot := &n.recent[hint&(len(n.recent)-1)]
+	slot := n.slot(hint)
 	if slot.id > 0 && slot.key == k {
 		return slot.id - 1, true
 	}
@@ -48,14 +51,25 @@ func (n *numbering[K]) find(k K, hint int) (int32, bool) {
 	return id, ok
 }
 
+// slot returns the cache slot of a key with hint: the hint's bits mixed
+// (Fibonacci hashing), so that keys whose hints differ in a few bits (names
+// that differ in one digit) fall apart.
+func (n *numbering[K]) slot(hint int) *recentKey[K] {
+	return &n.recent[(uint64(hint)*0x9e3779b97f4a7c15)>>58] // the top 6 bits: 64 slots
+}
+
 // len returns how many keys were numbered.
 func (n *numbering[K]) len() int { return len(n.ids) }
 
-// strHint is a cheap hint for numbering from a string: its length and last
-// byte.
+// strHint is a cheap hint for numbering from a string: its length and its
+// last two bytes.
 func strHint(s string) int {
-	if s == "" {
-		return 0
+	h := len(s) << 16
+	if len(s) > 0 {
+		h |= int(s[len(s)-1])
 	}
-	return len(s)*31 + int(s[len(s)-1])
+	if len(s) > 1 {
+		h |= int(s[len(s)-2]) << 8
+	}
+	return h
 }
