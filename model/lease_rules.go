@@ -7,7 +7,7 @@ import "fmt"
 // the operation is legal, or why not.
 
 // acquire: a grant, ErrHeld, or a failure the model cannot judge.
-func (sp leaseSpec) acquire(s leaseState, in LeaseInput, out LeaseOutput) (leaseState, string) {
+func (sp leaseSpec) acquire(s leaseState, in *LeaseInput, out *LeaseOutput) (leaseState, string) {
 	g := out.ServerTime
 	switch out.Err {
 	case LeaseOK:
@@ -32,7 +32,7 @@ func (sp leaseSpec) acquire(s leaseState, in LeaseInput, out LeaseOutput) (lease
 // grant: a new lease on a free or expired resource, or the same lease again
 // to its live holder, which acts as a renewal. Either way the reply hands
 // over the latest accepted checkpoint.
-func (sp leaseSpec) grant(s leaseState, in LeaseInput, out LeaseOutput) (leaseState, string) {
+func (sp leaseSpec) grant(s leaseState, in *LeaseInput, out *LeaseOutput) (leaseState, string) {
 	g, token := out.ServerTime, out.Token
 	ttl := out.TTL
 	if ttl == 0 {
@@ -66,7 +66,7 @@ func (sp leaseSpec) grant(s leaseState, in LeaseInput, out LeaseOutput) (leaseSt
 }
 
 // renew: success extends the holder's lease; failure changes nothing.
-func (sp leaseSpec) renew(s leaseState, in LeaseInput, out LeaseOutput) (leaseState, string) {
+func (sp leaseSpec) renew(s leaseState, in *LeaseInput, out *LeaseOutput) (leaseState, string) {
 	if out.Err != LeaseOK {
 		return s, ""
 	}
@@ -83,7 +83,7 @@ func (sp leaseSpec) renew(s leaseState, in LeaseInput, out LeaseOutput) (leaseSt
 }
 
 // release: success frees the resource; failure changes nothing.
-func release(s leaseState, in LeaseInput, out LeaseOutput) (leaseState, string) {
+func release(s leaseState, in *LeaseInput, out *LeaseOutput) (leaseState, string) {
 	if out.Err != LeaseOK {
 		return s, ""
 	}
@@ -98,7 +98,7 @@ func release(s leaseState, in LeaseInput, out LeaseOutput) (leaseState, string) 
 // revoke: success takes the holder's rights away; the lease keeps blocking
 // new grants until its old expiry. Failure is legal: the grantor may have
 // restarted and lost the lease.
-func revoke(s leaseState, out LeaseOutput) (leaseState, string) {
+func revoke(s leaseState, out *LeaseOutput) (leaseState, string) {
 	if out.Err != LeaseOK {
 		return s, ""
 	}
@@ -115,7 +115,7 @@ func revoke(s leaseState, out LeaseOutput) (leaseState, string) {
 
 // checkpoint: success from the holder stores the state, unless a newer
 // request of the same lease was accepted already; failure changes nothing.
-func checkpoint(s leaseState, in LeaseInput, out LeaseOutput) (leaseState, string) {
+func checkpoint(s leaseState, in *LeaseInput, out *LeaseOutput) (leaseState, string) {
 	if out.Err != LeaseOK {
 		return s, ""
 	}
@@ -132,7 +132,7 @@ func checkpoint(s leaseState, in LeaseInput, out LeaseOutput) (leaseState, strin
 }
 
 // readCheckpoint returns the latest accepted checkpoint.
-func readCheckpoint(s leaseState, out LeaseOutput) (leaseState, string) {
+func readCheckpoint(s leaseState, out *LeaseOutput) (leaseState, string) {
 	if out.Err != LeaseOK {
 		return s, ""
 	}
@@ -144,7 +144,7 @@ func readCheckpoint(s leaseState, out LeaseOutput) (leaseState, string) {
 }
 
 // query names the live, unrevoked holder and its token; failure is legal.
-func query(s leaseState, out LeaseOutput) (leaseState, string) {
+func query(s leaseState, out *LeaseOutput) (leaseState, string) {
 	if out.Err != LeaseOK {
 		return s, ""
 	}
@@ -168,13 +168,13 @@ func revokedNote(revoked bool) string {
 
 // restarted reports whether an acquire is from a later incarnation of the
 // holder, which under RestartNewLease gets a new lease at once.
-func (sp leaseSpec) restarted(s leaseState, in LeaseInput) bool {
+func (sp leaseSpec) restarted(s leaseState, in *LeaseInput) bool {
 	return sp.policy.restart() == RestartNewLease && in.Incarnation > s.incarnation
 }
 
 // incarnation is the holder's incarnation after in: the highest seen under
 // RestartNewLease, always 0 under RestartSameLease, which ignores them.
-func (sp leaseSpec) incarnation(s leaseState, in LeaseInput) uint64 {
+func (sp leaseSpec) incarnation(s leaseState, in *LeaseInput) uint64 {
 	if sp.policy.restart() != RestartNewLease {
 		return 0
 	}

@@ -194,7 +194,8 @@ func leaseResource(input any) string { return leaseInput(input).Resource }
 func LeaseSpec(policy LeasePolicy) Spec {
 	sp := leaseSpec{policy: policy}
 	return Spec{Name: "lease-store", Model: Lease(policy), Explain: func(state, input, output any) string {
-		_, why := sp.step(state.(leaseState), leaseInput(input), leaseOutput(output))
+		in, out := leaseInput(input), leaseOutput(output)
+		_, why := sp.step(state.(leaseState), &in, &out)
 		return why
 	}, Replay: func() Replayer { return &leaseReplayer{sp: sp, op: leaseOp} }, Key: leaseResource}
 }
@@ -211,7 +212,7 @@ func leaseModel(sp leaseSpec, op func(input, output any) (LeaseInput, LeaseOutpu
 			if why != "" {
 				return false, state
 			}
-			next, why := sp.step(state.(leaseState), in, out)
+			next, why := sp.step(state.(leaseState), &in, &out)
 			return why == "", next
 		},
 		// Every field of leaseState is comparable, so == is equality.
@@ -306,7 +307,7 @@ func (sp leaseSpec) until(g, ttl time.Duration) time.Duration {
 
 // step applies one operation to s: the next state, and "" if the operation
 // is legal in s, or why not.
-func (sp leaseSpec) step(s leaseState, in LeaseInput, out LeaseOutput) (leaseState, string) {
+func (sp leaseSpec) step(s leaseState, in *LeaseInput, out *LeaseOutput) (leaseState, string) {
 	g := out.ServerTime
 	if g < s.lastG {
 		return s, fmt.Sprintf("grantor time went backwards: g=%v after g=%v", g, s.lastG)

@@ -50,7 +50,7 @@ func LeaseStoreSpec(policy LeasePolicy) Spec {
 		if why != "" {
 			return why
 		}
-		_, why = sp.step(state.(leaseState), in, out)
+		_, why = sp.step(state.(leaseState), &in, &out)
 		return why
 	}, Replay: func() Replayer { return &leaseReplayer{sp: sp, op: historyLeaseOp} }, Key: historyResource}
 }

@@ -30,7 +30,7 @@ func (r *leaseReplayer) Step(input, output any) bool {
 	if why != "" {
 		return false
 	}
-	r.s, why = r.sp.step(r.s, in, out)
+	r.s, why = r.sp.step(r.s, &in, &out)
 	return why == ""
 }
 
