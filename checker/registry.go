@@ -130,8 +130,12 @@ func seenBetween(h *history.History, key string, from, to history.Time) bool {
 // checkStaleness checks every sighting against the latest time the lease
 // carrying its key may still have been alive, and returns how many were
 // stale. Ops and sightings are merged in time order; at equal times the
-// ops come first.
+// ops come first. Without sightings there is nothing to check (most runs:
+// only a registry has readers), and the ops are not walked.
 func checkStaleness(v *verdict, h *history.History) int {
+	if len(h.Sightings) == 0 {
+		return 0
+	}
 	s := staleness{v: v, h: h, alive: make(map[string]aliveUntil), keys: make(map[string][]history.KV)}
 	next := sightingsInOrder(h.Sightings)
 	for _, op := range inProcessedOrder(h) {
