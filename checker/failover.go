@@ -111,9 +111,8 @@ func failovers(h *history.History) (samples []time.Duration, unresolved int) {
 	if len(cuts) == 0 {
 		return nil, 0
 	}
-	grants := newGrants(h)
-	own := ownGrants(h)
-	addBeliefGrants(h, grants, own)
+	grants, own, issued := acquireGrants(h)
+	addBeliefGrants(h, grants, own, issued)
 	for i := range h.Beliefs {
 		b := &h.Beliefs[i]
 		at, ok := firstCut(cuts, b)
@@ -141,17 +140,27 @@ func failovers(h *history.History) (samples []time.Duration, unresolved int) {
 // grantor processed it.
 type ownGrant struct{ call, at history.Time }
 
-// ownGrants returns every successful acquire by (resource, holder), in
-// processed order, re-confirmations included.
-func ownGrants(h *history.History) map[[2]string][]ownGrant {
-	out := make(map[[2]string][]ownGrant)
+// acquireGrants reads the successful acquires, in processed order, in one
+// pass: the new grants of each resource (grants), every successful acquire
+// by (resource, holder), re-confirmations included (own), and the tokens
+// issued on each resource (issued).
+func acquireGrants(h *history.History) (grants map[string][]newGrant, own map[[2]string][]ownGrant,
+	issued map[resourceToken]bool) {
+	grants, own, issued = make(map[string][]newGrant), make(map[[2]string][]ownGrant), make(map[resourceToken]bool)
+	t := newGrantTracker()
 	for _, op := range inProcessedOrder(h) {
-		if isAcquireOK(h, op) {
-			key := [2]string{op.Input.Resource, op.Client}
-			out[key] = append(out[key], ownGrant{call: op.Call, at: op.Processed})
+		if !isAcquireOK(h, op) {
+			continue
 		}
+		res := op.Input.Resource
+		key := [2]string{res, op.Client}
+		own[key] = append(own[key], ownGrant{call: op.Call, at: op.Processed})
+		if kind, _ := t.observe(op); kind.isNew() {
+			grants[res] = append(grants[res], newGrant{at: op.Processed, holder: op.Client})
+		}
+		issued[resourceToken{resource: res, token: op.Output.Token}] = true
 	}
-	return out
+	return grants, own, issued
 }
 
 // takenBack returns when the first grant for a request sent after at was
@@ -181,21 +190,6 @@ type newGrant struct {
 	holder string
 }
 
-// newGrants returns the new grants of each resource, in processed order.
-func newGrants(h *history.History) map[string][]newGrant {
-	out := make(map[string][]newGrant)
-	t := newGrantTracker()
-	for _, op := range inProcessedOrder(h) {
-		if !isAcquireOK(h, op) {
-			continue
-		}
-		if kind, _ := t.observe(op); kind.isNew() {
-			out[op.Input.Resource] = append(out[op.Input.Resource], newGrant{at: op.Processed, holder: op.Client})
-		}
-	}
-	return out
-}
-
 // nextGrant returns the first grant at or after at to another holder than
 // holder.
 func nextGrant(gs []newGrant, at history.Time, holder string) (history.Time, bool) {
@@ -209,17 +203,12 @@ func nextGrant(gs []newGrant, at history.Time, holder string) (history.Time, boo
 }
 
 // addBeliefGrants adds the grants that only beliefs show: each belief
-// under a token no recorded acquire on its resource issued is a grant
-// processed, and requested, at its start: new unless it is under the
-// same holder, incarnation and token as the resource's previous such
+// under a token no recorded acquire on its resource issued (issued) is a
+// grant processed, and requested, at its start: new unless it is under
+// the same holder, incarnation and token as the resource's previous such
 // belief (a belief regained by a renewal). grants stays in time order.
-func addBeliefGrants(h *history.History, grants map[string][]newGrant, own map[[2]string][]ownGrant) {
-	issued := make(map[resourceToken]bool)
-	for _, op := range inProcessedOrder(h) {
-		if isAcquireOK(h, op) {
-			issued[resourceToken{resource: op.Input.Resource, token: op.Output.Token}] = true
-		}
-	}
+func addBeliefGrants(h *history.History, grants map[string][]newGrant, own map[[2]string][]ownGrant,
+	issued map[resourceToken]bool) {
 	latest := make(map[string]grantID)
 	added := make(map[string]bool)
 	for _, i := range beliefStartsInOrder(h.Beliefs) {
