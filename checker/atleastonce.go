@@ -28,12 +28,16 @@ const reexecBoundText = "at every grant on a task, the units the new holder re-e
 // The summary reports the re-executed units per handoff and the duplicate
 // unfenced side effects (h.Effects with the same resource and id more than
 // once), which at-least-once execution allows but costs.
-func AtLeastOnce(h *history.History) Result {
+func AtLeastOnce(h *history.History) Result { return atLeastOnce(newAnalysis(h)) }
+
+// atLeastOnce is AtLeastOnce on an analysis that other checkers may share.
+func atLeastOnce(a *analysis) Result {
+	h := a.h
 	if len(h.Tasks) == 0 && len(h.Units) == 0 && len(h.Effects) == 0 {
 		return notApplicable("P6", "at-least-once", "no task ran and no side effect happened")
 	}
 	v := newVerdict(h, "P6")
-	rw := measureRework(h)
+	rw := a.rework()
 	completed := 0
 	for _, tw := range rw.tasks {
 		if checkCompletion(v, tw) {
@@ -45,7 +49,7 @@ func AtLeastOnce(h *history.History) Result {
 	}
 	summary := fmt.Sprintf("%d tasks completed once with every unit executed; %d handoffs re-executed %d units "+
 		"(%s per handoff, max %d), all within the bound; %d duplicate side effects",
-		completed, rw.handoffs, rw.reexec, perHandoff(rw), maxReexec(rw), duplicateEffects(h))
+		completed, rw.handoffs, rw.reexec, perHandoff(rw), maxReexec(rw), a.duplicateEffects())
 	r := v.result("at-least-once", summary)
 	r.Bound = reexecBoundText
 	return r
@@ -109,7 +113,7 @@ func checkRun(v *verdict, tw *taskWork, r *run) {
 }
 
 // perHandoff formats the mean re-executed units per handoff.
-func perHandoff(rw rework) string {
+func perHandoff(rw *rework) string {
 	if rw.handoffs == 0 {
 		return "none"
 	}
@@ -117,7 +121,7 @@ func perHandoff(rw rework) string {
 }
 
 // maxReexec is the most units one run re-executed.
-func maxReexec(rw rework) int {
+func maxReexec(rw *rework) int {
 	most := 0
 	for _, tw := range rw.tasks {
 		for _, r := range tw.runs {

@@ -40,26 +40,30 @@ const DefaultLinearizabilityTimeout = 10 * time.Second
 // properties are the checkers Check runs, in property order.
 var properties = []struct {
 	name  string
-	check func(*history.History, Options) Result
+	check func(*analysis, Options) Result
 }{
-	{"P1", func(h *history.History, _ Options) Result { return Exclusivity(h) }},
-	{"P2", func(h *history.History, _ Options) Result { return Fencing(h) }},
-	{"P3", Linearizability},
-	{"P4", func(h *history.History, _ Options) Result { return Liveness(h) }},
-	{"P5", func(h *history.History, _ Options) Result { return Handoff(h) }},
-	{"P6", func(h *history.History, _ Options) Result { return AtLeastOnce(h) }},
+	{"P1", func(a *analysis, _ Options) Result { return Exclusivity(a.h) }},
+	{"P2", func(a *analysis, _ Options) Result { return Fencing(a.h) }},
+	{"P3", func(a *analysis, opts Options) Result { return Linearizability(a.h, opts) }},
+	{"P4", func(a *analysis, _ Options) Result { return Liveness(a.h) }},
+	{"P5", func(a *analysis, _ Options) Result { return Handoff(a.h) }},
+	{"P6", func(a *analysis, _ Options) Result { return atLeastOnce(a) }},
 }
 
 // Check runs every property checker on h, in property order, but those
 // opts skips.
-func Check(h *history.History, opts Options) []Result {
+func Check(h *history.History, opts Options) []Result { return check(newAnalysis(h), opts) }
+
+// check is Check on an analysis that other checkers may share (Judge).
+func check(a *analysis, opts Options) []Result {
+	h := a.h
 	if opts.Skip {
 		return nil
 	}
 	rs := make([]Result, 0, len(properties)+1)
 	for _, p := range properties {
 		if !slices.Contains(opts.SkipProperties, p.name) {
-			rs = append(rs, p.check(h, opts))
+			rs = append(rs, p.check(a, opts))
 		}
 	}
 	if r, ok := Premises(h); ok && !slices.Contains(opts.SkipProperties, PropertyPremise) {

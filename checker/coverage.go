@@ -134,11 +134,15 @@ func (c Coverage) Counts() map[string]uint64 {
 }
 
 // Cover counts the behaviours a history reached.
-func Cover(h *history.History) Coverage {
+func Cover(h *history.History) Coverage { return cover(newAnalysis(h)) }
+
+// cover is Cover on an analysis that the checkers may share (Judge).
+func cover(a *analysis) Coverage {
+	h := a.h
 	var c Coverage
 	coverOps(h, &c)
 	coverBeliefs(h, &c)
-	coverWork(h, &c)
+	coverWork(a, &c)
 	for _, w := range h.Faults {
 		if w.Kind == history.FaultCrash && w.Node() == h.Grantor && believedAt(h, w.Start) {
 			c[bGrantorCrashLive]++
@@ -297,7 +301,8 @@ func coverBeliefs(h *history.History, c *Coverage) {
 }
 
 // coverWork counts handoffs, re-executed units and duplicate effects.
-func coverWork(h *history.History, c *Coverage) {
+func coverWork(a *analysis, c *Coverage) {
+	h := a.h
 	type taskDone struct {
 		units      []bool // by index below maxDenseUnit: executed
 		lastWorker string // the worker of its latest unit
@@ -334,7 +339,7 @@ func coverWork(h *history.History, c *Coverage) {
 		}
 		t.lastWorker = u.Worker
 	}
-	first := firstEffects(h.Effects)
+	first := a.firstEffects()
 	repeated := make([]bool, len(first)) // by first effect: repeated
 	for i, f := range first {
 		if int(f) != i && !repeated[f] {

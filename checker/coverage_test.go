@@ -152,7 +152,7 @@ func TestCoverWorkCountsUnits(t *testing.T) {
 			last[u.Task] = u.Worker
 		}
 		var got Coverage
-		coverWork(h, &got)
+		coverWork(newAnalysis(h), &got)
 		require.Equal(t, want, got, "%v", h.Units)
 	}
 }

@@ -92,7 +92,11 @@ type Metrics struct {
 }
 
 // Measure computes the metrics of one run from its history.
-func Measure(h *history.History) Metrics {
+func Measure(h *history.History) Metrics { return measure(newAnalysis(h)) }
+
+// measure is Measure on an analysis that the checkers may share (Judge).
+func measure(a *analysis) Metrics {
+	h := a.h
 	m := Metrics{Runs: 1, SimTime: time.Duration(h.End), StoreWrites: h.GrantorSyncs}
 	m.countOps(h)
 	for i := range h.Beliefs {
@@ -101,9 +105,9 @@ func Measure(h *history.History) Metrics {
 		}
 	}
 	m.FailoverSamples, m.FailoversUnresolved = failovers(h)
-	rw := measureRework(h)
+	rw := a.rework()
 	m.UnitsExecuted, m.UnitsReexecuted, m.Handoffs = len(h.Units), rw.reexec, rw.handoffs
-	m.DuplicateEffects = duplicateEffects(h)
+	m.DuplicateEffects = a.duplicateEffects()
 	for _, t := range h.Tasks {
 		switch {
 		case t.Done != history.Never:

@@ -270,15 +270,3 @@ func (tw *taskWork) runOf(token uint64) int {
 	}
 	return -1
 }
-
-// duplicateEffects counts unfenced side effects performed more than once:
-// for each (resource, id), every performance after the first.
-func duplicateEffects(h *history.History) int {
-	dups := 0
-	for i, f := range firstEffects(h.Effects) {
-		if int(f) != i {
-			dups++
-		}
-	}
-	return dups
-}

@@ -164,15 +164,13 @@ func Execute(sc Scenario, seed uint64, opts Options) (out *Outcome, err error) {
 	if b.leaders != nil {
 		out.Unapplied = b.leaders.unapplied
 	}
-	out.Checks = checker.Check(h, opts.Check)
+	// Coverage is part of checking: an unchecked run measures only the simulation.
+	j := checker.Judge(h, opts.Check)
+	out.Checks, out.Metrics, out.Coverage = j.Checks, j.Metrics, j.Coverage
 	if crash != "" {
 		out.Checks = append(out.Checks, checker.Result{Property: PanicProperty, Name: "no panic", Status: checker.Violated,
 			Summary:    "the implementation panicked: " + crash,
 			Violations: []checker.Violation{{Property: PanicProperty, At: history.Time(res.Now), Detail: crash}}})
-	}
-	out.Metrics = checker.Measure(h)
-	if !opts.Check.Skip { // coverage is part of checking: an unchecked run measures only the simulation
-		out.Coverage = checker.Cover(h)
 	}
 	return out, nil
 }
