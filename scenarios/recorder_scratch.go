@@ -96,22 +96,24 @@ func (r *recorder) takeScratch() {
 	if len(s.slots) > 0 {
 		r.calls.shift = uint(64 - bits.TrailingZeros(uint(len(s.slots))))
 	}
-	r.h.Effects, r.h.Units, r.h.Beliefs = presized(r.h.Effects, s.lens[0]), presized(r.h.Units, s.lens[1]),
-		presized(r.h.Beliefs, s.lens[2])
+	t, _ := tableSpares.get()
+	r.h.Effects, r.h.Units, r.h.Beliefs = presized(t.effects, s.lens[0]), presized(t.units, s.lens[1]),
+		presized(t.beliefs, s.lens[2])
 }
 
 // maxPresized bounds, in bytes, the room presized gives a table.
 const maxPresized = 128 << 10
 
-// presized returns s, or if it has no room, an empty slice with room for
-// the n elements the run before recorded and an eighth more (at most
-// maxPresized bytes). A history's effects, units and beliefs are appended
-// one by one as the run goes; grown from nothing, each table was allocated
-// about twice over (a third of what a swarm run allocates), and a sweep's
-// runs of one scenario record about as many as each other.
+// presized returns s, a released history's table (cleared) or nil, if it
+// has room for the n elements the run before recorded; else an empty
+// slice with room for them and an eighth more (at most maxPresized bytes).
+// A history's effects, units and beliefs are appended one by one as the
+// run goes; grown from nothing, each table was allocated about twice over
+// (a third of what a swarm run allocates), and a sweep's runs of one
+// scenario record about as many as each other.
 func presized[S ~[]E, E any](s S, n int) S {
-	if cap(s) > 0 || n == 0 {
-		return s
+	if cap(s) >= n {
+		return s[:0]
 	}
 	var e E
 	return make(S, 0, min(n+n/8, maxPresized/int(unsafe.Sizeof(e))))
@@ -182,6 +184,39 @@ func takeOps(n int) []history.Operation {
 	scratchSpares.drop()
 	runtime.GC()
 	return make([]history.Operation, n)
+}
+
+// historyTables are a released history's effects, units and beliefs,
+// cleared, for a later run's history (presized).
+type historyTables struct {
+	effects []history.SideEffect
+	units   []history.UnitDone
+	beliefs []history.BeliefInterval
+}
+
+var tableSpares spares[historyTables]
+
+// putHistory hands the tables of h, a released outcome's history, on to
+// later runs: its operations (putOps), and its effects, units and beliefs
+// (tableSpares) unless one is larger than presized makes them.
+func putHistory(h *history.History) {
+	putOps(h.Ops)
+	t := historyTables{effects: recycled(h.Effects), units: recycled(h.Units), beliefs: recycled(h.Beliefs)}
+	if t.effects != nil || t.units != nil || t.beliefs != nil {
+		tableSpares.put(t)
+	}
+}
+
+// recycled returns s whole and cleared (so that it keeps no string of its
+// run alive), or nil if it is empty or larger than 2*maxPresized bytes.
+func recycled[S ~[]E, E any](s S) S {
+	var e E
+	if cap(s) == 0 || cap(s)*int(unsafe.Sizeof(e)) > 2*maxPresized {
+		return nil
+	}
+	s = s[:cap(s)]
+	clear(s)
+	return s[:0]
 }
 
 // putOps hands ops on, cleared (whole, so that it keeps no string of its
