@@ -112,9 +112,9 @@ func (b *builder) finish(h *history.History, plan faults.Schedule, res sim.Resul
 		h.GrantorSyncs = g.Storage().Syncs()
 	}
 	done := make(map[string]history.Time)
-	for i := range h.Ops {
+	for _, i := range b.rec.checkpoints {
 		op := &h.Ops[i]
-		if op.Input.Kind == kindCheckpoint && op.Output.OK && history.DecodeProgress(op.Input.State).Done {
+		if op.Output.OK && history.DecodeProgress(op.Input.State).Done {
 			if _, seen := done[op.Input.Resource]; !seen {
 				done[op.Input.Resource] = op.Processed
 			}

@@ -35,8 +35,11 @@ type recorder struct {
 	requests chunked[call]
 	msgs     msgTable       // the requests' and replies' messages (recorder_msg.go)
 	ops      chunked[opRec] // the operations in the order the history lists them
-	beliefs  beliefTracker
-	foreign  foreignOps // the operations of an implementation's own protocol (foreign_ops.go)
+	// checkpoints are the indices of the history's checkpoint operations,
+	// in its order, once finish has built them.
+	checkpoints []int32
+	beliefs     beliefTracker
+	foreign     foreignOps // the operations of an implementation's own protocol (foreign_ops.go)
 }
 
 // opKey identifies a request: the client, its request id, and the client's
@@ -142,6 +145,7 @@ func (r *recorder) finish() {
 		if rec.req < 0 {
 			*op = *r.foreign.ops.at(rec.out)
 			op.Return = rec.ret
+			r.noteCheckpoint(op, i)
 			continue
 		}
 		c := r.requests.at(rec.req)
@@ -154,11 +158,20 @@ func (r *recorder) finish() {
 			op.Input = ops[c.first].Input
 		}
 		r.msgs.payloadInto(&op.Output, rec.out, text)
+		r.noteCheckpoint(op, i)
 	}
 	r.h.Ops = ops
 	r.h.Effects, r.h.Units = unsized(r.h.Effects), unsized(r.h.Units)
 	r.putScratch()
 	r.ops, r.msgs, r.requests, r.calls, r.foreign = chunked[opRec]{}, msgTable{}, chunked[call]{}, callIndex{}, foreignOps{}
+}
+
+// noteCheckpoint adds op, operation i of the history, to r.checkpoints if
+// it is a checkpoint.
+func (r *recorder) noteCheckpoint(op *history.Operation, i int32) {
+	if op.Input.Kind == kindCheckpoint {
+		r.checkpoints = append(r.checkpoints, i)
+	}
 }
 
 // doubled returns s with room for at least one more element: its capacity
