@@ -17,7 +17,9 @@ import (
 //
 // Every lookup is indexed, so its cost does not grow with the number of
 // open beliefs or with the history: open beliefs by (node, resource), the
-// latest belief by (node, resource, token).
+// latest belief by (node, resource, token). Each node remembers its last
+// lookup of each kind (nodeBeliefs), which a holder's renewals and actions
+// repeat, and which then costs no hash.
 type beliefTracker struct {
 	w      *sim.World
 	h      *history.History
@@ -44,6 +46,15 @@ type beliefKey struct {
 type nodeBeliefs struct {
 	open        int
 	incarnation uint64
+	// found is 1 + the index into open of the node's belief that find last
+	// returned, 0 if none; the belief may have closed or moved since, so
+	// find checks it is still the node's in that resource.
+	found int32
+	// acted is the (resource, token) of the node's last action and actedIn
+	// 1 + its belief's index into h.Beliefs (latest's), 0 if none; a
+	// belief appended for the node clears it.
+	acted   beliefKey
+	actedIn int32
 }
 
 type openBelief struct {
@@ -81,10 +92,19 @@ func (o beliefObserver) Observe(ev lease.Event) {
 
 // find returns the open belief of n's current incarnation in resource.
 func (t *beliefTracker) find(n *sim.Node, resource string) int {
-	if i, ok := t.openAt[openKey{n.ID(), resource}]; ok && t.open[i].incarnation == n.Incarnation() {
-		return int(i)
+	nb := t.node(n.ID())
+	i := nb.found - 1
+	if i < 0 || int(i) >= len(t.open) || t.open[i].node.ID() != n.ID() || t.open[i].resource != resource {
+		var ok bool
+		if i, ok = t.openAt[openKey{n.ID(), resource}]; !ok {
+			return -1
+		}
+		nb.found = i + 1
 	}
-	return -1
+	if t.open[i].incarnation != n.Incarnation() {
+		return -1
+	}
+	return int(i)
 }
 
 // node returns the open-belief count of node id.
@@ -124,6 +144,7 @@ func (t *beliefTracker) grant(n *sim.Node, resource string, token uint64, deadli
 func (t *beliefTracker) appendBelief(n *sim.Node, b history.BeliefInterval) {
 	t.h.Beliefs = append(t.h.Beliefs, b)
 	t.latest[beliefKey{n.ID(), b.Resource, b.Token}] = int32(len(t.h.Beliefs) - 1)
+	t.node(n.ID()).actedIn = 0
 }
 
 func (t *beliefTracker) renew(n *sim.Node, resource string, token uint64, deadline time.Duration) {
@@ -162,7 +183,14 @@ func (t *beliefTracker) close(i int, reason history.EndReason) {
 // act stretches the belief in (n, resource, token) to now.
 func (t *beliefTracker) act(n *sim.Node, resource string, token uint64) {
 	now := history.Time(t.w.Now())
-	if i, ok := t.latest[beliefKey{n.ID(), resource, token}]; ok {
+	key, nb := beliefKey{n.ID(), resource, token}, t.node(n.ID())
+	i, ok := nb.actedIn-1, nb.actedIn > 0 && nb.acted == key
+	if !ok {
+		if i, ok = t.latest[key]; ok {
+			nb.acted, nb.actedIn = key, i+1
+		}
+	}
+	if ok {
 		b := &t.h.Beliefs[i]
 		b.LastAct = now
 		if b.End != history.Never && b.End < now {
