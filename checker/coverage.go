@@ -217,17 +217,21 @@ func processedTwice(ops []history.Operation) int {
 // coverOps counts what the lease store and the fenced store answered.
 func coverOps(h *history.History, c *Coverage) {
 	c[bDuplicateProcessed] += uint64(processedTwice(h.Ops))
-	latestInc := make(map[string]uint64)             // client -> highest incarnation processed so far
+	var clients numbering[string]                    // the grantor's clients, into latestInc
+	var latestInc []uint64                           // by client: the highest incarnation processed so far
 	grantedAt := make(map[string]*history.Operation) // resource -> latest fresh grant
 	grants := newGrantTracker()
 	for _, op := range inProcessedOrder(h) {
 		in, out := &op.Input, &op.Output
 		if op.Server == h.Grantor {
-			inc := op.Incarnation
-			if inc < latestInc[op.Client] {
+			k, isNew := clients.id(op.Client, strHint(op.Client))
+			if isNew {
+				latestInc = append(latestInc, 0)
+			}
+			if op.Incarnation < latestInc[k] {
 				c[bEarlierIncarnation]++
 			}
-			latestInc[op.Client] = max(latestInc[op.Client], inc)
+			latestInc[k] = max(latestInc[k], op.Incarnation)
 		}
 		if !op.Returned() {
 			c[bReplyLost]++
