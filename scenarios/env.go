@@ -22,12 +22,10 @@ import (
 type nodeClock struct{ n *sim.Node }
 
 func (c nodeClock) Now() time.Duration {
-	defer onPanic(fromHarness)
 	return c.n.Now()
 }
 
 func (c nodeClock) AfterFunc(d time.Duration, f func()) lease.Timer {
-	defer onPanic(fromHarness)
 	return c.arm(nil, d, f)
 }
 
@@ -36,7 +34,6 @@ func (c nodeClock) AfterFunc(d time.Duration, f func()) lease.Timer {
 // (lease.TimerRecycler). A pending old keeps its own arming and f; the
 // new one gets a new timer.
 func (c nodeClock) AfterFuncAgain(old lease.Timer, d time.Duration, f func()) lease.Timer {
-	defer onPanic(fromHarness)
 	t, _ := old.(*nodeTimer)
 	if t != nil && (t.n != c.n || c.n.TimerPending(t.id)) {
 		t = nil
@@ -56,7 +53,6 @@ func (c nodeClock) arm(t *nodeTimer, d time.Duration, f func()) *nodeTimer {
 }
 
 func (c nodeClock) WallNow() time.Time {
-	defer onPanic(fromHarness)
 	return c.n.WallNow()
 }
 
@@ -73,7 +69,6 @@ type nodeTimer struct {
 func (t *nodeTimer) Run() { implCall(t.f) }
 
 func (t *nodeTimer) Stop() bool {
-	defer onPanic(fromHarness)
 	return t.n.CancelTimer(t.id)
 }
 
@@ -127,7 +122,6 @@ func newTransport(n *sim.Node, rec *recorder) nodeTransport {
 }
 
 func (t nodeTransport) Send(to lease.Addr, m lease.Message) {
-	defer onPanic(fromHarness)
 	injectedHarnessFault()
 	dst := t.lookup(to)
 	t.rec.sent(t.n, dst, m)
@@ -182,22 +176,18 @@ func (p *messagePool) put(pm *lease.Message) {
 type nodeStorage struct{ s *sim.Storage }
 
 func (s nodeStorage) Get(key string) ([]byte, bool) {
-	defer onPanic(fromHarness)
 	return s.s.Get(key)
 }
 
 func (s nodeStorage) Put(key string, value []byte) {
-	defer onPanic(fromHarness)
 	s.s.Put(key, value)
 }
 
 func (s nodeStorage) Delete(key string) {
-	defer onPanic(fromHarness)
 	s.s.Delete(key)
 }
 
 func (s nodeStorage) Sync() error {
-	defer onPanic(fromHarness)
 	return s.s.Sync()
 }
 
@@ -209,19 +199,23 @@ func newEnv(n *sim.Node, rec *recorder, obs lease.Observer) lease.Env {
 		obs = guardedObserver{&observerRef{obs}}
 	}
 	return lease.Env{
-		Self:     lease.Addr(n.Name()),
-		Clock:    clock,
-		Wall:     clock,
-		Net:      newTransport(n, rec),
-		Store:    nodeStorage{n.Storage()},
-		Rand:     n.Rand(),
-		Observer: obs,
-		Failpoint: func(name string, then func()) {
-			defer onPanic(fromHarness)
-			n.FailpointVia(name, then, implCall)
-		},
+		Self:      lease.Addr(n.Name()),
+		Clock:     clock,
+		Wall:      clock,
+		Net:       newTransport(n, rec),
+		Store:     nodeStorage{n.Storage()},
+		Rand:      n.Rand(),
+		Observer:  obs,
+		Failpoint: nodeFailpoints{n}.hit,
 	}
 }
+
+// nodeFailpoints hits a node's failpoints for its implementation.
+type nodeFailpoints struct{ n *sim.Node }
+
+// hit hits failpoint name, then runs then, the implementation's
+// continuation, behind an implementation boundary (when it runs at all).
+func (f nodeFailpoints) hit(name string, then func()) { f.n.FailpointVia(name, then, implCall) }
 
 // serve installs node's message handler: every delivered lease message goes
 // to the recorder, then to the lease node (behind an implementation

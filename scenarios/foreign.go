@@ -16,7 +16,6 @@ var _ lease.AnyTransport = nodeTransport{}
 // SendAny sends a message of the implementation's own protocol over the
 // simulated network. The message is not copied: the sender gave it up.
 func (t nodeTransport) SendAny(to lease.Addr, m any) {
-	defer onPanic(fromHarness)
 	switch lm := m.(type) { // leasesim's protocol, sent the other way
 	case lease.Message:
 		t.Send(to, lm)
@@ -68,7 +67,6 @@ func (x guardedHolder) DeliverAny(from lease.Addr, m any) { guardedDeliverAny(x.
 func (x guardedResource) DeliverAny(from lease.Addr, m any) { guardedDeliverAny(x.r, from, m) }
 
 func guardedDeliverAny(node any, from lease.Addr, m any) {
-	defer onPanic(fromImpl)
 	an, ok := node.(lease.AnyNode)
 	if !ok {
 		panic(notAnyNode(m, from))

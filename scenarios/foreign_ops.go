@@ -114,6 +114,5 @@ func (f *foreignOps) call(client *sim.Node, id uint64) (int32, uint64, bool) {
 // describe asks an implementation's message what it is, behind an
 // implementation boundary: Describe is the implementation's code.
 func describe(d history.Described) history.Part {
-	defer onPanic(fromImpl)
 	return d.Describe()
 }

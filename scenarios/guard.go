@@ -2,6 +2,8 @@ package scenarios
 
 import (
 	"fmt"
+	"reflect"
+	"runtime"
 	"runtime/debug"
 
 	"github.com/leasesim/leasesim/lease"
@@ -11,14 +13,21 @@ import (
 // they come from, never by their text. Every call from the harness into
 // the implementation under test (its constructors, Deliver, the Holder,
 // Grantor and Resource methods, the timer and failpoint continuations it
-// hands over) runs under a recover that marks a panic as the
+// hands over) goes through a boundary function that marks it as the
 // implementation's; every call from the implementation back into the
 // harness (its Env: clock, transport, storage, observer, failpoint, and
-// the callbacks it was given) runs under one that marks it as the
-// harness's. The innermost boundary decides, so a harness callback that
-// panics inside an implementation's call is still a harness bug. A panic
-// under no boundary at all (the kernel's loop, the wiring, a workload, a
-// checker) is a harness bug too.
+// the callbacks it was given) through one that marks it as the harness's.
+// The innermost boundary on the panicking stack decides, so a harness
+// callback that panics inside an implementation's call is still a harness
+// bug. A panic under no boundary at all (the kernel's loop, the wiring, a
+// workload, a checker) is a harness bug too.
+//
+// A boundary is known by its function (boundaries), not by a recover of
+// its own: a deferred recover at every crossing cost a swarm run a few
+// percent of its time, several crossings an event. The recovers are where
+// a run is entered (Execute, runGuarded), which ask markPanic whose panic
+// it is: the panicking frames are still on the stack while a deferred
+// function runs.
 
 // HarnessPanic is a panic of the harness itself (the kernel, this
 // package's wiring, a workload, a checker), which Execute recovers and
@@ -56,23 +65,57 @@ const (
 	fromHarness origin = false // the harness
 )
 
-// onPanic, deferred at a boundary, marks a panic raised in the code the
-// boundary runs as o's, unless a boundary nearer the panic marked it
-// already, and lets it go on up.
-func onPanic(o origin) {
-	r := recover()
-	if r == nil {
-		return
-	}
+// markPanic returns the panic value r, recovered where a run is entered,
+// as an *implPanic or a *HarnessPanic, by the innermost boundary on the
+// stack it was raised on (boundaries): it must be called from the
+// deferred function that recovered r.
+func markPanic(r any) any {
 	switch r.(type) {
 	case *implPanic, *HarnessPanic:
-		panic(r)
+		return r
 	}
-	if o == fromImpl {
-		panic(&implPanic{value: r, stack: string(debug.Stack())})
+	stack := string(debug.Stack())
+	if innermostBoundary() == fromImpl {
+		return &implPanic{value: r, stack: stack}
 	}
-	panic(&HarnessPanic{Value: r, Stack: string(debug.Stack())})
+	return &HarnessPanic{Value: r, Stack: stack}
 }
+
+// innermostBoundary returns the origin of the innermost boundary function
+// on the calling goroutine's stack, or fromHarness under none.
+func innermostBoundary() origin {
+	pcs := make([]uintptr, 4096)
+	frames := runtime.CallersFrames(pcs[:runtime.Callers(1, pcs)])
+	for {
+		f, more := frames.Next()
+		if o, ok := boundaries[f.Function]; ok {
+			return o
+		}
+		if !more {
+			return fromHarness
+		}
+	}
+}
+
+// boundaries maps each boundary function's name, as the runtime reports
+// a frame of it, to whose code it runs.
+var boundaries = func() map[string]origin {
+	m := make(map[string]origin)
+	mark := func(o origin, fs ...any) {
+		for _, f := range fs {
+			m[runtime.FuncForPC(reflect.ValueOf(f).Pointer()).Name()] = o
+		}
+	}
+	mark(fromImpl, implCall, guardedImpl.newGrantor, guardedImpl.newHolder, guardedImpl.newResource,
+		guardedGrantor.Deliver, guardedResource.Deliver, guardedHolder.Deliver, guardedHolder.acquire,
+		guardedHolder.Release, guardedHolder.Valid, guardedHolder.write, guardedHolder.checkpoint,
+		guardedHolder.SideEffect, guardedDeliverAny, describe,
+		guardedLeader.Leading, guardedLeader.OnLeadership, guardedLeader.LeaderDeclaration)
+	mark(fromHarness, harnessCall, guardedObserver.Observe, nodeClock.Now, nodeClock.AfterFunc,
+		nodeClock.AfterFuncAgain, nodeClock.WallNow, (*nodeTimer).Stop, nodeTransport.Send, nodeTransport.SendAny,
+		nodeStorage.Get, nodeStorage.Put, nodeStorage.Delete, nodeStorage.Sync, nodeFailpoints.hit)
+	return m
+}()
 
 // asHarnessPanic returns the panic value r as a HarnessPanic: r itself if
 // it is one, else a HarnessPanic of r (a panic under no boundary).
@@ -87,46 +130,45 @@ func asHarnessPanic(r any) *HarnessPanic {
 }
 
 // implCall runs f, code of the implementation, behind a boundary.
-func implCall(f func()) {
-	defer onPanic(fromImpl)
-	f()
-}
+func implCall(f func()) { f() }
 
 // harnessCall runs f, code of the harness, behind a boundary.
-func harnessCall(f func()) {
-	defer onPanic(fromHarness)
-	f()
-}
+func harnessCall(f func()) { f() }
 
 // guardImpl returns impl with every constructor, and every node it
 // builds, behind implementation boundaries.
 func guardImpl(impl lease.Impl) lease.Impl {
-	g := impl
-	g.NewGrantor = func(env lease.Env, cfg lease.Config) (node lease.Grantor, err error) {
-		defer onPanic(fromImpl)
-		node, err = impl.NewGrantor(env, cfg)
-		if node != nil {
-			node = guardedGrantor{&grantorRef{node}}
-		}
-		return node, err
-	}
-	g.NewHolder = func(env lease.Env, cfg lease.Config, grantor, resource lease.Addr) (node lease.Holder, err error) {
-		defer onPanic(fromImpl)
-		node, err = impl.NewHolder(env, cfg, grantor, resource)
-		if node != nil {
-			node = guardedHolder{&holderRef{node}}
-		}
-		return node, err
-	}
-	g.NewResource = func(env lease.Env) (node lease.Resource, err error) {
-		defer onPanic(fromImpl)
-		node, err = impl.NewResource(env)
-		if node != nil {
-			node = guardedResource{&resourceRef{node}}
-		}
-		return node, err
-	}
+	g, gi := impl, guardedImpl{&impl}
+	g.NewGrantor, g.NewHolder, g.NewResource = gi.newGrantor, gi.newHolder, gi.newResource
 	return g
+}
+
+// guardedImpl runs an implementation's constructors behind implementation
+// boundaries and puts the nodes they build behind them too.
+type guardedImpl struct{ impl *lease.Impl }
+
+func (x guardedImpl) newGrantor(env lease.Env, cfg lease.Config) (lease.Grantor, error) {
+	node, err := x.impl.NewGrantor(env, cfg)
+	if node != nil {
+		node = guardedGrantor{&grantorRef{node}}
+	}
+	return node, err
+}
+
+func (x guardedImpl) newHolder(env lease.Env, cfg lease.Config, grantor, resource lease.Addr) (lease.Holder, error) {
+	node, err := x.impl.NewHolder(env, cfg, grantor, resource)
+	if node != nil {
+		node = guardedHolder{&holderRef{node}}
+	}
+	return node, err
+}
+
+func (x guardedImpl) newResource(env lease.Env) (lease.Resource, error) {
+	node, err := x.impl.NewResource(env)
+	if node != nil {
+		node = guardedResource{&resourceRef{node}}
+	}
+	return node, err
 }
 
 // The guarded nodes put the implementation's nodes behind implementation
@@ -149,17 +191,14 @@ type (
 )
 
 func (x guardedGrantor) Deliver(from lease.Addr, m lease.Message) {
-	defer onPanic(fromImpl)
 	x.g.Deliver(from, m)
 }
 
 func (x guardedResource) Deliver(from lease.Addr, m lease.Message) {
-	defer onPanic(fromImpl)
 	x.r.Deliver(from, m)
 }
 
 func (x guardedHolder) Deliver(from lease.Addr, m lease.Message) {
-	defer onPanic(fromImpl)
 	x.h.Deliver(from, m)
 }
 
@@ -169,7 +208,6 @@ func (x guardedHolder) Acquire(resource string, opts lease.AcquireOptions) {
 
 // acquire is Acquire with callbacks already behind their boundaries.
 func (x guardedHolder) acquire(resource string, opts guardedAcquire) {
-	defer onPanic(fromImpl)
 	x.h.Acquire(resource, opts.AcquireOptions)
 }
 
@@ -202,12 +240,10 @@ func holderAcquire(h lease.Holder, resource string, opts guardedAcquire) {
 }
 
 func (x guardedHolder) Release(resource string) {
-	defer onPanic(fromImpl)
 	x.h.Release(resource)
 }
 
 func (x guardedHolder) Valid(resource string) (lease.Grant, bool) {
-	defer onPanic(fromImpl)
 	return x.h.Valid(resource)
 }
 
@@ -221,19 +257,16 @@ func (x guardedHolder) Checkpoint(resource string, state []byte, done func(error
 
 // write is Write with a completion callback already behind its boundary.
 func (x guardedHolder) write(resource, key string, value []byte, done guardedDone) {
-	defer onPanic(fromImpl)
 	x.h.Write(resource, key, value, done)
 }
 
 // checkpoint is Checkpoint with a completion callback already behind its
 // boundary.
 func (x guardedHolder) checkpoint(resource string, state []byte, done guardedDone) {
-	defer onPanic(fromImpl)
 	x.h.Checkpoint(resource, state, done)
 }
 
 func (x guardedHolder) SideEffect(resource, id string) {
-	defer onPanic(fromImpl)
 	x.h.SideEffect(resource, id)
 }
 
@@ -274,6 +307,5 @@ func holderCheckpoint(h lease.Holder, resource string, state []byte, done guarde
 }
 
 func (x guardedObserver) Observe(e lease.Event) {
-	defer onPanic(fromHarness)
 	x.o.Observe(e)
 }

@@ -40,17 +40,14 @@ func leaderMemberOf(g lease.Grantor) (leaderMember, bool) {
 type guardedLeader struct{ m leaderMember }
 
 func (x guardedLeader) Leading() (uint64, bool) {
-	defer onPanic(fromImpl)
 	return x.m.Leading()
 }
 
 func (x guardedLeader) OnLeadership(f func(term uint64, leading bool)) {
-	defer onPanic(fromImpl)
 	x.m.OnLeadership(func(term uint64, leading bool) { harnessCall(func() { f(term, leading) }) })
 }
 
 func (x guardedLeader) LeaderDeclaration() ([]string, time.Duration, time.Duration, time.Duration) {
-	defer onPanic(fromImpl)
 	return x.m.LeaderDeclaration()
 }
 

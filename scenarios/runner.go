@@ -100,7 +100,7 @@ func (o *Outcome) Violated() []checker.Result {
 func Execute(sc Scenario, seed uint64, opts Options) (out *Outcome, err error) {
 	defer func() {
 		if r := recover(); r != nil {
-			out, err = nil, asHarnessPanic(r)
+			out, err = nil, asHarnessPanic(markPanic(r))
 		}
 	}()
 	if err := sc.Validate(); err != nil {
@@ -199,9 +199,10 @@ func runGuarded(w *sim.World, end sim.Time) (res sim.Result, crash string) {
 		if r == nil {
 			return
 		}
-		ip, ok := r.(*implPanic)
+		marked := markPanic(r)
+		ip, ok := marked.(*implPanic)
 		if !ok {
-			panic(asHarnessPanic(r))
+			panic(asHarnessPanic(marked))
 		}
 		crash = fmt.Sprint(ip.value)
 		res = sim.Result{Now: w.Now(), Events: w.Events(), TraceHash: w.Trace().Hash(),
