@@ -128,13 +128,16 @@ func (f *fencing) grant(op *history.Operation) {
 			"highest token %d issued on it before (latest grant: %s token %d)", rt.resource, op.Client,
 			rt.token, prev.maxToken, prev.latest.holder, prev.latest.token), describeOp(op))
 	}
-	if kind.isNew() {
-		f.grantCount++
-	}
 	if first == nil {
 		f.issued[rt] = op
 	}
-	f.issuedT[issue{resource: rt.resource, client: op.Client, token: rt.token}] = true
+	if kind.isNew() {
+		f.grantCount++
+		// A re-confirmation (to this incarnation or an earlier one) is of
+		// the resource's latest grant, to this holder under this token:
+		// issued already.
+		f.issuedT[issue{resource: rt.resource, client: op.Client, token: rt.token}] = true
+	}
 }
 
 // accepted checks a write the fenced store accepted.
