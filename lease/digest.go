@@ -1,78 +1,76 @@
 package lease
 
-import "math/bits"
+import (
+	"encoding/binary"
+	"math/bits"
+)
 
 // Digest returns a 64-bit digest of every field of the message, the same on
 // any machine. The simulator's trace hash covers it (the kernel calls it
 // through its Digester interface), so two runs of one seed whose messages
 // differ in any field have different trace hashes.
+//
+// Every message of a run is digested, so it is built for speed: the
+// numeric fields and the strings' lengths are mixed in independent lanes
+// (a 64×64→128-bit multiply folded, as wyhash does), and only the strings
+// that are not empty are folded in after them, eight bytes at a time.
+// Lengths come first, so moving bytes from one field to the next changes
+// the digest.
 func (m *Message) Digest() uint64 {
-	d := digestWord(digestSeed, uint64(m.Kind))
-	d = digestWord(d, m.ReqID)
+	d := mum(uint64(m.Kind)|uint64(m.Err)<<8|uint64(len(m.Keys))<<16^digestKeys[0], m.ReqID^digestKeys[1]) ^
+		mum(m.Token^digestKeys[2], uint64(m.TTL)^digestKeys[3]) ^
+		mum(uint64(m.SentAt)^digestKeys[4], uint64(m.GrantorTime)^digestKeys[5]) ^
+		mum(m.CheckpointToken^digestKeys[6], uint64(m.Remaining)^digestKeys[7]) ^
+		mum(lengths(len(m.Client), len(m.Resource))^digestKeys[8], lengths(len(m.Holder), len(m.Key))^digestKeys[9]) ^
+		mum(lengths(len(m.Prefix), len(m.State))^digestKeys[10], uint64(len(m.Value))^digestKeys[11])
 	d = digestString(d, string(m.Client))
 	d = digestString(d, m.Resource)
-	d = digestWord(d, m.Token)
-	d = digestWord(d, uint64(m.TTL))
-	d = digestWord(d, uint64(m.SentAt))
-	d = digestWord(d, uint64(m.GrantorTime))
-	d = digestWord(d, uint64(m.Err))
-	d = digestBytes(d, m.State)
-	d = digestWord(d, m.CheckpointToken)
-	d = digestWord(d, uint64(len(m.Keys)))
-	for _, kv := range m.Keys {
-		d = digestString(d, kv.Key)
-		d = digestBytes(d, kv.Value)
-	}
-	d = digestString(d, m.Key)
-	d = digestBytes(d, m.Value)
 	d = digestString(d, string(m.Holder))
-	d = digestWord(d, uint64(m.Remaining))
-	return digestString(d, m.Prefix)
+	d = digestString(d, m.Key)
+	d = digestString(d, m.Prefix)
+	d = digestString(d, string(m.State))
+	d = digestString(d, string(m.Value))
+	for _, kv := range m.Keys {
+		d = mum(lengths(len(kv.Key), len(kv.Value))^d, digestKeys[12])
+		d = digestString(d, kv.Key)
+		d = digestString(d, string(kv.Value))
+	}
+	return d
 }
 
-const (
-	digestSeed  = 0x243f6a8885a308d3
-	digestPrime = 1099511628211
-)
-
-// digestPrimePow[i] is digestPrime to the power i (mod 2^64).
-var digestPrimePow = func() (p [9]uint64) {
-	p[0] = 1
-	for i := 1; i < len(p); i++ {
-		p[i] = p[i-1] * digestPrime
-	}
-	return p
-}()
-
-// digestWord folds v into d: FNV-1a over its eight bytes, least significant
-// first. A zero byte only multiplies by the prime (x^0 = x), so the zero
-// bytes above v's highest set byte fold in as one multiplication by a power
-// of the prime: the same value as eight rounds, in as many rounds as v has
-// significant bytes. Most fields of a message are zero or small.
-func digestWord(d, v uint64) uint64 {
-	n := (bits.Len64(v) + 7) / 8
-	for range n {
-		d = (d ^ (v & 0xff)) * digestPrime
-		v >>= 8
-	}
-	return d * digestPrimePow[8-n]
+// digestKeys are the lanes' constants (wyhash's primes and the digits of
+// pi): each lane mixes its own, so that values swapped between fields
+// change the digest.
+var digestKeys = [...]uint64{
+	0xa0761d6478bd642f, 0xe7037ed1a0b428db, 0x8ebc6af09c88c6e3, 0x589965cc75374cc3,
+	0x1d8e4e27c47d124f, 0x243f6a8885a308d3, 0x13198a2e03707344, 0xa4093822299f31d0,
+	0x082efa98ec4e6c89, 0x452821e638d01377, 0xbe5466cf34e90c6c, 0xc0ac29b7c97c50dd,
+	0x3f84d5b5b5470917,
 }
 
-// digestString folds s into d, length first, so that ("ab","c") and
-// ("a","bc") differ.
+// mum multiplies a and b into 128 bits and folds the halves.
+func mum(a, b uint64) uint64 {
+	hi, lo := bits.Mul64(a, b)
+	return hi ^ lo
+}
+
+// lengths packs two field lengths into one word (a simulated message's
+// fields are far below 4 GiB).
+func lengths(a, b int) uint64 { return uint64(a) | uint64(b)<<32 }
+
+// digestString folds s into d, eight bytes at a time; an empty s leaves d
+// as it is (its length is in the lanes).
 func digestString(d uint64, s string) uint64 {
-	d = digestWord(d, uint64(len(s)))
-	for i := 0; i < len(s); i++ {
-		d = (d ^ uint64(s[i])) * digestPrime
+	for len(s) >= 8 {
+		d = mum(d^binary.LittleEndian.Uint64([]byte(s[:8])), digestKeys[12])
+		s = s[8:]
 	}
-	return d
-}
-
-// digestBytes folds b into d, length first.
-func digestBytes(d uint64, b []byte) uint64 {
-	d = digestWord(d, uint64(len(b)))
-	for _, c := range b {
-		d = (d ^ uint64(c)) * digestPrime
+	if len(s) == 0 {
+		return d
 	}
-	return d
+	var w uint64
+	for i := len(s) - 1; i >= 0; i-- {
+		w = w<<8 | uint64(s[i])
+	}
+	return mum(d^w^digestKeys[11], digestKeys[12])
 }
