@@ -101,13 +101,19 @@ type issue struct {
 
 // fencing is the state of the P2 sweep.
 type fencing struct {
-	v          *verdict
-	grants     grantTracker
-	issued     map[resourceToken]*history.Operation // the grant that first issued each token
-	issuedT    map[issue]bool                       // every (resource, token, client) issued
-	highest    map[string]*history.Operation        // the accepted write with the highest token, per resource
-	writes     int
-	grantCount int
+	v       *verdict
+	grants  grantTracker
+	issued  map[resourceToken]*history.Operation // the grant that first issued each token
+	issuedT map[issue]bool                       // every (resource, token, client) issued
+	highest map[string]*history.Operation        // the accepted write with the highest token, per resource
+	// issuedWrite is the (resource, holder, token) of the latest accepted
+	// write found in issuedT (if wroteIssued), which only grows: a holder
+	// writes again and again under one grant, and its next write needs no
+	// hash.
+	issuedWrite issue
+	wroteIssued bool
+	writes      int
+	grantCount  int
 	// believedFrom is, for an implementation with a spec of its own, when
 	// each (resource, token, holder) was first believed: its grant.
 	believedFrom map[issue]history.Time
@@ -151,7 +157,8 @@ func (f *fencing) accepted(op *history.Operation) {
 		f.highest[res] = op
 	}
 	in := issue{resource: res, client: op.Client, token: token}
-	if f.issuedT[in] {
+	if (f.wroteIssued && in == f.issuedWrite) || f.issuedT[in] {
+		f.issuedWrite, f.wroteIssued = in, true
 		return
 	}
 	if at, ok := f.believedFrom[in]; ok && at <= op.Processed {
