@@ -104,14 +104,24 @@ func (s *believed) add(b *history.BeliefInterval) {
 	case s.first == nil:
 		s.first = b
 	case beliefGrant(s.first) == g:
-		if b.End > s.first.End {
+		if reachesFurther(b, s.first) {
 			s.first = b
 		}
-	case b.End > s.first.End:
+	case reachesFurther(b, s.first):
 		s.first, s.second = b, s.first
-	case s.second == nil || b.End > s.second.End:
+	case s.second == nil || reachesFurther(b, s.second):
 		s.second = b
 	}
+}
+
+// reachesFurther reports whether a covers a later instant than b: a belief
+// covers [Start, End), and an instant (Start == End) covers its Start, so
+// of two that end together the instant reaches further.
+func reachesFurther(a, b *history.BeliefInterval) bool {
+	if a.End != b.End {
+		return a.End > b.End
+	}
+	return a.Start == a.End && b.Start != b.End
 }
 
 func beliefGrant(b *history.BeliefInterval) grantID {

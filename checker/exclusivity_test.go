@@ -157,6 +157,19 @@ func TestExclusivityProperty(t *testing.T) {
 	})
 }
 
+// A holder's instant belief at the end of its own earlier belief still
+// shares that instant with another grant's (rapid found it: the summary
+// kept the interval, which ends before the instant, and lost the instant).
+func TestExclusivityInstantAtTheEndOfItsOwnBelief(t *testing.T) {
+	h := newHistory().
+		belief("h1", "r", 1, at(8000), at(9000)).
+		belief("h1", "r", 1, at(9000), at(9000)).
+		belief("h2", "r", 1, at(9000), at(9000)).build()
+	r := Exclusivity(h)
+	require.Equal(t, Violated, r.Status, r.Summary)
+	assert.Contains(t, r.Violations[0].Detail, "both believed")
+}
+
 // TestExclusivityMatchesBruteForce compares the sweep with the obvious
 // quadratic check on random beliefs of a few holders and tokens.
 func TestExclusivityMatchesBruteForce(t *testing.T) {
