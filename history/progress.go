@@ -1,7 +1,6 @@
 package history
 
 import (
-	"fmt"
 	"strconv"
 	"strings"
 )
@@ -16,16 +15,20 @@ type Progress struct {
 
 // Encode returns the checkpoint state bytes: "12", or "done:20".
 func (p Progress) Encode() []byte {
+	var b []byte
 	if p.Done {
-		return fmt.Appendf(nil, "done:%d", p.Units)
+		b = append(make([]byte, 0, 8), "done:"...)
 	}
-	return strconv.AppendInt(nil, int64(p.Units), 10)
+	return strconv.AppendInt(b, int64(p.Units), 10)
 }
 
 // DecodeProgress reads checkpoint state, as bytes or as text. No state, or
 // state that is not a progress, reads as no progress.
 func DecodeProgress[S ~string | ~[]byte](b S) Progress {
 	s, done := strings.CutPrefix(string(b), "done:")
+	if s == "" {
+		return Progress{} // no state yet, the common case: Atoi's error would allocate
+	}
 	units, err := strconv.Atoi(s)
 	if err != nil || units < 0 {
 		return Progress{}
