@@ -84,9 +84,8 @@ func (a *app) checkFile(cmd *cobra.Command, file string, f checkFlags) error {
 	if out.Scenario == "" {
 		out.Scenario = file
 	}
-	out.Checks = checker.Check(h, opts)
-	out.Metrics = checker.Measure(h)
-	out.Coverage = checker.Cover(h)
+	j := checker.Judge(h, opts) // Check, Measure and Cover, sharing what they compute alike
+	out.Checks, out.Metrics, out.Coverage = j.Checks, j.Metrics, j.Coverage
 	run := reports.NewRun(out, time.Since(start))
 	args := []string{"check", file}
 	if f.spec != "" {

@@ -59,18 +59,18 @@ func (v *Verdict) Line() string {
 	return strings.Join(parts, ", ")
 }
 
-// Judge checks the outcome with checker.Check and writes the run directory
+// Judge checks the outcome with checker.Judge and writes the run directory
 // cfg.Dir: history.jsonl (determinism statistical), report.html, run.json
 // and the other report files (reports.WriteRunDir, as `simrun check --out`
 // writes them), verdicts.txt, harness.log and samples.json beside the member
 // and holder logs the run wrote.
 func Judge(cfg Config, out *Outcome, wall time.Duration) (*Verdict, error) {
 	h := out.History
-	checks := checker.Check(h, checker.Options{Visualize: true})
-	v := &Verdict{Story: cfg.Story, Dir: cfg.Dir, Checks: checks, Outcome: out, Config: cfg, DeadlineP1: deadlineP1(h)}
+	j := checker.Judge(h, checker.Options{Visualize: true})
+	v := &Verdict{Story: cfg.Story, Dir: cfg.Dir, Checks: j.Checks, Outcome: out, Config: cfg, DeadlineP1: deadlineP1(h)}
 	so := &scenarios.Outcome{Scenario: cfg.Story, Impl: "etcd", Seed: cfg.Seed, Sim: sim.Result{Now: sim.Time(h.End)},
-		Schedule: cfg.Schedule, Faults: reports.FaultLog(h.Faults), History: h, Checks: checks,
-		Metrics: checker.Measure(h), Coverage: checker.Cover(h)}
+		Schedule: cfg.Schedule, Faults: reports.FaultLog(h.Faults), History: h, Checks: j.Checks,
+		Metrics: j.Metrics, Coverage: j.Coverage}
 	run := reports.NewRun(so, wall)
 	run.TraceHash, run.Acceleration = "none", 0
 	run.Producer, run.Source = Producer, "real time"
@@ -99,7 +99,7 @@ func Judge(cfg Config, out *Outcome, wall time.Duration) (*Verdict, error) {
 		v.ReadBack = err
 	} else {
 		for i, r := range checker.Check(back, checker.Options{}) {
-			if i >= len(checks) || r.Property != checks[i].Property || r.Status != checks[i].Status {
+			if i >= len(j.Checks) || r.Property != j.Checks[i].Property || r.Status != j.Checks[i].Status {
 				v.ReadBack = fmt.Errorf("simrun check %s gives %s %s, the run gave %s", path, r.Property, r.Status, v.Status(r.Property))
 				break
 			}
@@ -108,7 +108,7 @@ func Judge(cfg Config, out *Outcome, wall time.Duration) (*Verdict, error) {
 
 	var txt strings.Builder
 	fmt.Fprintf(&txt, "story %s, determinism statistical, %d member(s), leader %s, unfenced %v\n", cfg.Story, cfg.Members, out.Leader, cfg.Unfenced)
-	for _, r := range checks {
+	for _, r := range j.Checks {
 		fmt.Fprintf(&txt, "%-8s %-8s %s\n", r.Property, r.Status, r.Summary)
 	}
 	if cfg.OmitLessorOps != "" {
