@@ -10,6 +10,17 @@ import (
 	"github.com/leasesim/leasesim/scenarios"
 )
 
+// gcPolicies are the collector settings a benchmark may measure under:
+// simrun's (internal/batchgc), and Go's default (what a Go test of a
+// scenario gets).
+var gcPolicies = []struct {
+	name  string
+	apply func() (restore func())
+}{
+	{"batch-gc", batchgc.Apply},
+	{"default-gc", func() func() { return func() {} }},
+}
+
 // checkModes are a scenario run with every checker and without them.
 var checkModes = []struct {
 	name string

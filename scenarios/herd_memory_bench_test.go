@@ -11,7 +11,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/leasesim/leasesim/internal/batchgc"
 	"github.com/leasesim/leasesim/scenarios"
 )
 
@@ -25,13 +24,7 @@ import (
 // under simrun's garbage collector policy (batch-gc, internal/batchgc) and
 // under Go's default GOGC (default-gc, what a Go test of the herd gets).
 func BenchmarkHerd500(b *testing.B) {
-	for _, gc := range []struct {
-		name  string
-		apply func() (restore func())
-	}{
-		{"batch-gc", batchgc.Apply},
-		{"default-gc", func() func() { return func() {} }},
-	} {
+	for _, gc := range gcPolicies {
 		b.Run(gc.name, func(b *testing.B) {
 			defer gc.apply()()
 			benchmarkHerd500(b)

@@ -16,12 +16,18 @@ import (
 // a churny six-hour run), its contending holders, its workers (with as many
 // tasks per worker) and its tasks (a backlog the workers never clear).
 // Cost should stay linear in events: ns/event (and allocs/event) should
-// not grow along a series. internal/benchratio reports each series' largest
-// ns/event against its smallest.
+// not grow along a series. Each series runs under simrun's GC policy and
+// under Go's default (gcPolicies); internal/benchratio reports each
+// series' largest ns/event against its smallest.
 func BenchmarkSwarmScaling(b *testing.B) {
-	for _, s := range scalingSeries() {
-		b.Run(s.name, func(b *testing.B) {
-			benchmarkPerEvent(b, s.sc, scenarios.Options{})
+	for _, gc := range gcPolicies {
+		b.Run(gc.name, func(b *testing.B) {
+			defer gc.apply()()
+			for _, s := range scalingSeries() {
+				b.Run(s.name, func(b *testing.B) {
+					benchmarkPerEvent(b, s.sc, scenarios.Options{})
+				})
+			}
 		})
 	}
 }

@@ -55,9 +55,9 @@ const (
 // gcPolicies are the garbage collector settings a benchmark of ./scenarios
 // may run under, as the suffix or the sub-benchmark that names them
 // (internal/batchgc is simrun's), with the label the report gives them.
-var gcPolicies = []struct{ swarm, herd, label string }{
-	{"ScenarioBatchGC/swarm/checked", herd500 + "/batch-gc", "simrun's GC"},
-	{swarmChecked, herd500 + "/default-gc", "GOGC=100"},
+var gcPolicies = []struct{ swarm, herd, policy, label string }{
+	{"ScenarioBatchGC/swarm/checked", herd500 + "/batch-gc", "batch-gc", "simrun's GC"},
+	{swarmChecked, herd500 + "/default-gc", "default-gc", "GOGC=100"},
 }
 
 // results maps a benchmark name (without "Benchmark" and the -GOMAXPROCS

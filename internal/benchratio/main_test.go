@@ -182,15 +182,15 @@ BenchmarkSweep-2   	       1	 566816494 ns/op	       458.7 runs/s	        28.34 
 // Each scaling series is reported as its largest run's cost per event
 // against its smallest's, whatever order the runs came in.
 func TestRunReportsScalingSeries(t *testing.T) {
-	in := `BenchmarkSwarmScaling/duration=1h0m0s-2   3   100 ns/op   900.0 ns/event
-BenchmarkSwarmScaling/duration=10m0s-2   3   100 ns/op   800.0 ns/event
-BenchmarkSwarmScaling/duration=6h0m0s-2   3   100 ns/op   1000.0 ns/event
-BenchmarkSwarmScaling/workers=32-2   3   100 ns/op   2000.0 ns/event
-BenchmarkSwarmScaling/workers=2-2   3   100 ns/op   1000.0 ns/event
-BenchmarkSwarmScaling/workers=8-2   3   100 ns/op   1000.0 ns/event
+	in := `BenchmarkSwarmScaling/batch-gc/duration=1h0m0s-2   3   100 ns/op   900.0 ns/event
+BenchmarkSwarmScaling/batch-gc/duration=10m0s-2   3   100 ns/op   800.0 ns/event
+BenchmarkSwarmScaling/batch-gc/duration=6h0m0s-2   3   100 ns/op   1000.0 ns/event
+BenchmarkSwarmScaling/default-gc/workers=32-2   3   100 ns/op   2000.0 ns/event
+BenchmarkSwarmScaling/default-gc/workers=2-2   3   100 ns/op   1000.0 ns/event
+BenchmarkSwarmScaling/default-gc/workers=8-2   3   100 ns/op   1000.0 ns/event
 `
 	var out bytes.Buffer
 	require.NoError(t, run(strings.NewReader(in), &out))
-	assert.Regexp(t, `swarm scaled by duration x36: ns/event largest / smallest +1\.25x \(1000 / 800 ns\) +<= 1\.5x +ok`, out.String())
-	assert.Regexp(t, `swarm scaled by workers x16: ns/event largest / smallest +2\.00x \(2000 / 1000 ns\) +<= 1\.5x +MISSED`, out.String())
+	assert.Regexp(t, `swarm scaled by duration x36, simrun's GC: ns/event largest / smallest +1\.25x \(1000 / 800 ns\) +<= 1\.5x +ok`, out.String())
+	assert.Regexp(t, `swarm scaled by workers x16, GOGC=100: ns/event largest / smallest +2\.00x \(2000 / 1000 ns\) +<= 1\.5x +MISSED`, out.String())
 }
