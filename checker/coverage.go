@@ -283,11 +283,15 @@ func lateReply(op *history.Operation, c *Coverage) {
 
 // coverBeliefs counts why beliefs ended, and deadlines passed in a pause.
 func coverBeliefs(h *history.History, c *Coverage) {
+	var paused nodeWindows // indexed when first needed
 	for _, b := range h.Beliefs {
 		switch b.Reason {
 		case history.EndDeadline:
 			c[bBeliefDeadline]++
-			if pausedAt(h, b.Holder, b.End) {
+			if paused == nil {
+				paused = indexWindows(h, history.FaultPause)
+			}
+			if paused.at(b.Holder, b.End) {
 				c[bExpiryDuringPause]++
 			}
 		case history.EndLost:
@@ -361,16 +365,6 @@ const maxDenseUnit = 1 << 16
 func believedAt(h *history.History, t history.Time) bool {
 	for _, b := range h.Beliefs {
 		if !b.Inferred && b.Start <= t && (b.End >= t || b.End == history.Never) {
-			return true
-		}
-	}
-	return false
-}
-
-// pausedAt reports whether node was paused at t.
-func pausedAt(h *history.History, node string, t history.Time) bool {
-	for _, w := range h.Faults {
-		if w.Kind == history.FaultPause && w.Node() == node && w.Start <= t && t <= w.End {
 			return true
 		}
 	}
