@@ -195,11 +195,7 @@ func inProcessedOrder(h *history.History) iter.Seq2[int, *history.Operation] {
 			}
 			return
 		}
-		order := make([]int32, len(ops))
-		for i := range order {
-			order[i] = int32(i)
-		}
-		slices.SortStableFunc(order, func(a, b int32) int { return cmp.Compare(ops[a].Processed, ops[b].Processed) })
+		order := sortedIndices(len(ops), func(a, b int32) int { return cmp.Compare(ops[a].Processed, ops[b].Processed) })
 		for _, i := range order {
 			if !yield(int(i), &ops[i]) {
 				return

@@ -3,7 +3,6 @@ package checker
 import (
 	"cmp"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -27,17 +26,12 @@ import (
 func Exclusivity(h *history.History) Result {
 	v := newVerdict(h, "P1")
 	reportedBeliefs(v)
-	order := make([]int32, len(h.Beliefs))
-	for i := range order {
-		order[i] = int32(i)
-	}
 	bs := h.Beliefs
-	slices.SortFunc(order, func(a, b int32) int {
+	order := sortedIndices(len(bs), func(a, b int32) int {
 		x, y := &bs[a], &bs[b]
 		// Longer first among equal starts, so that an instant belief is
 		// checked against the longer one.
-		return cmp.Or(cmp.Compare(x.Resource, y.Resource), cmp.Compare(x.Start, y.Start),
-			cmp.Compare(y.End, x.End), cmp.Compare(a, b))
+		return cmp.Or(cmp.Compare(x.Resource, y.Resource), cmp.Compare(x.Start, y.Start), cmp.Compare(y.End, x.End))
 	})
 	var margin *time.Duration
 	overlaps := 0

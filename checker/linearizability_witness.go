@@ -173,11 +173,7 @@ func (p *asProcessed) witnessed(ops p3Ops) bool {
 	}
 	var order []int32 // positions in ops.idx in processing order, if they are not in it
 	if !slices.IsSortedFunc(ops.idx, p.compareProcessed) {
-		order = make([]int32, len(ops.idx))
-		for k := range order {
-			order[k] = int32(k)
-		}
-		slices.SortFunc(order, func(a, b int32) int { return p.compareProcessed(ops.idx[a], ops.idx[b]) })
+		order = sortedIndices(len(ops.idx), func(a, b int32) int { return p.compareProcessed(ops.idx[a], ops.idx[b]) })
 	}
 	walkers := make([]walker, ops.parts)
 	started := make([]bool, ops.parts)

@@ -153,12 +153,7 @@ func checkStaleness(v *verdict, h *history.History) int {
 
 // sightingsInOrder returns the indexes of sightings in time order.
 func sightingsInOrder(ss []history.RegistrationSighted) []int32 {
-	order := make([]int32, len(ss))
-	for i := range order {
-		order[i] = int32(i)
-	}
-	slices.SortStableFunc(order, func(a, b int32) int { return cmp.Compare(ss[a].At, ss[b].At) })
-	return order
+	return sortedIndices(len(ss), func(a, b int32) int { return cmp.Compare(ss[a].At, ss[b].At) })
 }
 
 // aliveUntil is the latest true time a key's lease may be alive, and the

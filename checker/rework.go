@@ -185,24 +185,12 @@ func (s *reworkSweep) startRun(b *history.BeliefInterval) {
 
 // beliefStartsInOrder returns the indexes of beliefs in order of start.
 func beliefStartsInOrder(bs []history.BeliefInterval) []int32 {
-	order := make([]int32, len(bs))
-	for i := range order {
-		order[i] = int32(i)
-	}
-	slices.SortStableFunc(order, func(a, b int32) int { return cmp.Compare(bs[a].Start, bs[b].Start) })
-	return order
+	return sortedIndices(len(bs), func(a, b int32) int { return cmp.Compare(bs[a].Start, bs[b].Start) })
 }
 
 // unitsInOrder returns the indexes of units in completion order.
 func unitsInOrder(us []history.UnitDone) []int32 {
-	order := make([]int32, len(us))
-	for i := range order {
-		order[i] = int32(i)
-	}
-	if !slices.IsSortedFunc(us, func(a, b history.UnitDone) int { return cmp.Compare(a.At, b.At) }) {
-		slices.SortStableFunc(order, func(a, b int32) int { return cmp.Compare(us[a].At, us[b].At) })
-	}
-	return order
+	return sortedIndices(len(us), func(a, b int32) int { return cmp.Compare(us[a].At, us[b].At) })
 }
 
 // acceptedProgress is the progress of the latest accepted checkpoint of
