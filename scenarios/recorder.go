@@ -40,6 +40,13 @@ type recorder struct {
 	checkpoints []int32
 	beliefs     beliefTracker
 	foreign     foreignOps // the operations of an implementation's own protocol (foreign_ops.go)
+	// units and effects are the work done and the side effects, in the
+	// order they happened (recorder_work.go); spareUnits and spareEffects
+	// a released history's tables for finishWork to build them in.
+	units        chunked[unitRec]
+	effects      chunked[effectRec]
+	spareUnits   []history.UnitDone
+	spareEffects []history.SideEffect
 }
 
 // opKey identifies a request: the client, its request id, and the client's
@@ -161,9 +168,10 @@ func (r *recorder) finish() {
 		r.noteCheckpoint(op, i)
 	}
 	r.h.Ops = ops
-	r.h.Effects, r.h.Units = unsized(r.h.Effects), unsized(r.h.Units)
+	r.finishWork(nodes, text)
 	r.putScratch()
 	r.ops, r.msgs, r.requests, r.calls, r.foreign = chunked[opRec]{}, msgTable{}, chunked[call]{}, callIndex{}, foreignOps{}
+	r.units, r.effects = chunked[unitRec]{}, chunked[effectRec]{}
 }
 
 // noteCheckpoint adds op, operation i of the history, to r.checkpoints if
@@ -218,8 +226,8 @@ func (t *chunked[E]) at(i int32) *E { return &t.chunks[i/chunkSize][i%chunkSize]
 // delivered sees a message reach node to from node from.
 func (r *recorder) delivered(from, to *sim.Node, m lease.Message) {
 	if m.Kind == lease.KindEffect {
-		r.h.Effects = append(r.h.Effects, history.SideEffect{From: from.Name(), Incarnation: from.Incarnation(), Resource: m.Resource, ID: m.Key,
-			At: history.Time(r.w.Now())})
+		r.effects.add(effectRec{at: history.Time(r.w.Now()), incarnation: from.Incarnation(), id: r.msgs.addText(m.Key),
+			from: from.ID(), resource: r.msgs.strs.id(m.Resource)})
 		return
 	}
 	if m.Kind.IsRequest() {
@@ -249,8 +257,8 @@ func (r *recorder) act(n *sim.Node, resource string, token uint64) {
 // unit records a unit of work completed under a token.
 func (r *recorder) unit(n *sim.Node, task string, index int, token uint64) {
 	markUnitDone(r.w, n, task, index, token)
-	r.h.Units = append(r.h.Units, history.UnitDone{Task: task, Index: index, Worker: n.Name(), Incarnation: n.Incarnation(), Token: token,
-		At: history.Time(r.w.Now())})
+	r.units.add(unitRec{at: history.Time(r.w.Now()), incarnation: n.Incarnation(), token: token, index: index,
+		task: r.msgs.strs.id(task), worker: n.ID()})
 }
 
 // observer returns the lease observer that feeds node n's beliefs.

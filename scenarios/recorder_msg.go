@@ -241,3 +241,11 @@ func (t *strTable) id(s string) int32 {
 	t.recent[slot] = i
 	return i
 }
+
+// str returns the string with id i (0 is "").
+func (t *strTable) str(i int32) string {
+	if i == 0 {
+		return ""
+	}
+	return t.strs[i]
+}

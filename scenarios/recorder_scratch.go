@@ -21,9 +21,11 @@ type recorderScratch struct {
 	chunks   []*msgChunk
 	text     []byte
 	slots    []int32
-	// lens are how many effects, units and beliefs the run that handed
-	// the tables on recorded: the next run's guess (presized).
-	lens [3]int
+	units    [][]unitRec
+	effects  [][]effectRec
+	// beliefs is how many beliefs the run that handed the tables on
+	// recorded: the next run's guess (presized).
+	beliefs int
 }
 
 var scratchSpares spares[*recorderScratch]
@@ -92,13 +94,13 @@ func (r *recorder) takeScratch() {
 	}
 	clear(s.slots)
 	r.requests.chunks, r.ops.chunks, r.msgs.chunks, r.msgs.text = s.requests, s.ops, s.chunks, s.text[:0]
+	r.units.chunks, r.effects.chunks = s.units, s.effects
 	r.calls = callIndex{slots: s.slots}
 	if len(s.slots) > 0 {
 		r.calls.shift = uint(64 - bits.TrailingZeros(uint(len(s.slots))))
 	}
 	t, _ := tableSpares.get()
-	r.h.Effects, r.h.Units, r.h.Beliefs = presized(t.effects, s.lens[0]), presized(t.units, s.lens[1]),
-		presized(t.beliefs, s.lens[2])
+	r.spareEffects, r.spareUnits, r.h.Beliefs = t.effects, t.units, presized(t.beliefs, s.beliefs)
 }
 
 // maxPresized bounds, in bytes, the room presized gives a table.
@@ -107,10 +109,11 @@ const maxPresized = 128 << 10
 // presized returns s, a released history's table (cleared) or nil, if it
 // has room for the n elements the run before recorded; else an empty
 // slice with room for them and an eighth more (at most maxPresized bytes).
-// A history's effects, units and beliefs are appended one by one as the
-// run goes; grown from nothing, each table was allocated about twice over
-// (a third of what a swarm run allocates), and a sweep's runs of one
-// scenario record about as many as each other.
+// A history's beliefs are appended one by one as the run goes (the belief
+// tracker updates them in place); grown from nothing, the table was
+// allocated about twice over, and a sweep's runs of one scenario record
+// about as many as each other. (Units and effects are recorded compactly
+// and built at their final size: recorder_work.go.)
 func presized[S ~[]E, E any](s S, n int) S {
 	if cap(s) >= n {
 		return s[:0]
@@ -137,8 +140,9 @@ const maxScratch = 2 << 20
 // unless they are large.
 func (r *recorder) putScratch() {
 	s := &recorderScratch{requests: r.requests.chunks, ops: r.ops.chunks, chunks: r.msgs.chunks, text: r.msgs.text,
-		slots: r.calls.slots, lens: [3]int{len(r.h.Effects), len(r.h.Units), len(r.h.Beliefs)}}
-	size := (len(s.requests)*int(unsafe.Sizeof(call{}))+len(s.ops)*int(unsafe.Sizeof(opRec{})))*chunkSize +
+		slots: r.calls.slots, units: r.units.chunks, effects: r.effects.chunks, beliefs: len(r.h.Beliefs)}
+	size := (len(s.requests)*int(unsafe.Sizeof(call{}))+len(s.ops)*int(unsafe.Sizeof(opRec{}))+
+		len(s.units)*int(unsafe.Sizeof(unitRec{}))+len(s.effects)*int(unsafe.Sizeof(effectRec{})))*chunkSize +
 		cap(s.text) + 4*cap(s.slots)
 	for _, c := range s.chunks {
 		size += int(unsafe.Sizeof(*c)) + cap(c.data)
