@@ -7,7 +7,8 @@ import (
 )
 
 // Apply validates s against the world's node names and schedules every
-// event with w.At, in the order the events act, then the heal phase at
+// event, in the order the events act (one World.Series, which keeps At's
+// order), then the heal phase at
 // HealAt (see HealPhase). Node names are resolved to ids now, once. Every
 // time in s is true time since the start of the run, so none may lie before
 // the world's current time.
@@ -43,14 +44,21 @@ func (s Schedule) ApplyWith(w *sim.World, r Roles) error {
 				Err: fmt.Errorf("%v is before the world's current time %v", e.At, now)}
 		}
 	}
-	for _, i := range order {
+	ats, acts := make([]sim.Time, len(order)), make([]func(), len(order))
+	for k, i := range order {
 		e := s.Events[i]
+		ats[k] = sim.Time(e.At)
 		if IsRole(e.Node) {
-			w.At(sim.Time(e.At), e.roleAction(w, i, r))
-			continue
+			acts[k] = e.roleAction(w, i, r)
+		} else {
+			acts[k] = e.action(w, i)
 		}
-		w.At(sim.Time(e.At), e.action(w, i))
 	}
+	// A Series, not an At per event: a plan of hours holds thousands of
+	// events, and queued all at once they deepened the event queue for the
+	// whole run (a 6-hour swarm's held 2,900 events on average, 77 in ten
+	// minutes). The order among other events is At's.
+	w.Series(len(acts), func(k int) sim.Time { return ats[k] }, func(k int) { acts[k]() })
 	w.At(sim.Time(s.HealAt), func() { HealPhase(w) })
 	return nil
 }

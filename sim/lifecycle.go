@@ -39,10 +39,11 @@ func (n *Node) Resume() {
 	n.pauseEpoch++
 	n.w.fault(FaultResume, n.id, -1, 0, "")
 	for _, ev := range n.deferred {
+		seq := n.w.q.push(n.w.now, ev.kind(), ev.ref, ev.gen)
 		if ev.kind() == evTimer {
-			n.w.timers[ev.ref].deferred = false
+			t := &n.w.timers[ev.ref]
+			t.deferred, t.seq = false, seq
 		}
-		n.w.q.push(n.w.now, ev.kind(), ev.ref, ev.gen)
 	}
 	n.deferred = n.deferred[:0]
 }
@@ -109,7 +110,9 @@ func (n *Node) SetDrift(drift float64) {
 			continue
 		}
 		t.ver++
-		w.pushTimer(max(n.clock.trueAt(t.due), w.now), uint32(slot))
+		// Its old sequence: timers due at the same time keep their order,
+		// which then does not depend on the order of their slots.
+		w.pushTimerSeq(max(n.clock.trueAt(t.due), w.now), uint32(slot), t.seq)
 		w.staled()
 	}
 }

@@ -60,13 +60,30 @@ func (q *queue) len() int {
 	return len(q.items)
 }
 
-// push inserts an event at time at and stamps it with the next sequence.
-func (q *queue) push(at Time, kind eventKind, ref, gen uint32) {
+// push inserts an event at time at, stamps it with the next sequence and
+// returns that sequence.
+func (q *queue) push(at Time, kind eventKind, ref, gen uint32) uint64 {
+	q.seq++
+	q.pushSeq(at, q.seq, kind, ref, gen)
+	return q.seq
+}
+
+// reserve sets n sequence numbers aside, for events that pushSeq queues
+// later in the place they would have had if pushed now, and returns the
+// first of them.
+func (q *queue) reserve(n int) uint64 {
+	first := q.seq + 1
+	q.seq += uint64(n)
+	return first
+}
+
+// pushSeq inserts an event at time at stamped with sequence seq, a
+// sequence reserve set aside (or push's next).
+func (q *queue) pushSeq(at Time, seq uint64, kind eventKind, ref, gen uint32) {
 	if at < 0 {
 		panic("sim: invariant event-time-not-negative: an event was queued before time zero")
 	}
-	q.seq++
-	e := event{at: at, key: q.seq<<1 | uint64(kind), ref: ref, gen: gen}
+	e := event{at: at, key: seq<<1 | uint64(kind), ref: ref, gen: gen}
 	if q.taken {
 		q.taken = false
 		q.down(0, e)

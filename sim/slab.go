@@ -13,6 +13,10 @@ type timerSlot struct {
 	ver      uint32        // version of the live queue entry; bumped when freed or re-timed
 	live     bool
 	deferred bool // fired while its node was paused; waits in node.deferred
+	// seq is the sequence of its queue entry: a re-timed timer keeps it
+	// (pushTimerSeq), and with it its place among events due at the same
+	// time.
+	seq uint64
 }
 
 // message is a message on the wire.
@@ -65,7 +69,17 @@ func (w *World) allocTimer(run Callback, node NodeID) uint32 {
 
 // pushTimer queues the live entry of a timer slot.
 func (w *World) pushTimer(at Time, slot uint32) {
-	w.q.push(at, evTimer, slot, w.timers[slot].ver)
+	t := &w.timers[slot]
+	t.seq = w.q.push(at, evTimer, slot, t.ver)
+}
+
+// pushTimerSeq queues the live entry of a timer slot with sequence seq: a
+// sequence the queue reserved for it (World.Series), or the one it had
+// before it was re-timed (Node.SetDrift).
+func (w *World) pushTimerSeq(at Time, slot uint32, seq uint64) {
+	t := &w.timers[slot]
+	t.seq = seq
+	w.q.pushSeq(at, seq, evTimer, slot, t.ver)
 }
 
 // freeTimer releases a slot. If the slot's event is still in the queue (the
