@@ -242,3 +242,25 @@ func TestSetTimerCallback(t *testing.T) {
 	require.NoError(t, w.RunFor(2*time.Second).Err)
 	assert.Equal(t, 1, c.runs, "the callback runs once for the timer that was not cancelled")
 }
+
+// A timer re-timed by a drift change keeps its place among the timers due
+// at the same instant, whatever slots the kernel gave them: B's slot is
+// A's cancelled neighbour's, lower than A's, and A was set first.
+func TestDriftKeepsTheOrderOfTimersDueTogether(t *testing.T) {
+	for _, drift := range []float64{0, 0.01} {
+		w := sim.New(sim.Config{})
+		var got []string
+		w.AddNode("n", func(n *sim.Node) {
+			x := n.SetTimer(time.Second, func() { got = append(got, "x") })
+			n.SetTimer(time.Second, func() { got = append(got, "a") })
+			n.CancelTimer(x)
+			n.SetTimer(time.Second, func() { got = append(got, "b") })
+		})
+		w.At(sim.Time(time.Millisecond), func() {
+			n, _ := w.Lookup("n")
+			n.SetDrift(drift)
+		})
+		require.NoError(t, w.RunFor(time.Minute).Err)
+		assert.Equal(t, []string{"a", "b"}, got, "drift %v", drift)
+	}
+}
