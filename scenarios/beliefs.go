@@ -21,11 +21,17 @@ import (
 // lookup of each kind (nodeBeliefs), which a holder's renewals and actions
 // repeat, and which then costs no hash.
 type beliefTracker struct {
-	w      *sim.World
-	h      *history.History
-	open   []openBelief        // in no particular order
-	openAt map[openKey]int32   // index into open; looked up, never iterated
-	latest map[beliefKey]int32 // the latest belief per (node, resource, token), into h.Beliefs; looked up, never iterated
+	w *sim.World
+	h *history.History
+	// beliefs are the beliefs in the order they began; finish builds the
+	// history's table from them at its final size (in spare, a released
+	// history's, if it has room). A chunked table: beliefs are updated in
+	// place by index while the run goes, and never moved.
+	beliefs chunked[history.BeliefInterval]
+	spare   []history.BeliefInterval
+	open    []openBelief        // in no particular order
+	openAt  map[openKey]int32   // index into open; looked up, never iterated
+	latest  map[beliefKey]int32 // the latest belief per (node, resource, token), into beliefs; looked up, never iterated
 	// perNode counts each node's open beliefs (by node id); they all
 	// belong to the incarnation that opened them, since a grant to a new
 	// incarnation first closes the previous one's.
@@ -51,7 +57,7 @@ type nodeBeliefs struct {
 	// find checks it is still the node's in that resource.
 	found int32
 	// acted is the (resource, token) of the node's last action and actedIn
-	// 1 + its belief's index into h.Beliefs (latest's), 0 if none; a
+	// 1 + its belief's index into beliefs (latest's), 0 if none; a
 	// belief appended for the node clears it.
 	acted   beliefKey
 	actedIn int32
@@ -61,7 +67,7 @@ type openBelief struct {
 	node        *sim.Node
 	incarnation uint64 // a restarted holder believes afresh
 	resource    string
-	index       int           // into h.Beliefs
+	index       int32         // into beliefTracker.beliefs
 	deadline    time.Duration // holder's local monotonic deadline
 }
 
@@ -124,7 +130,7 @@ func (t *beliefTracker) grant(n *sim.Node, resource string, token uint64, deadli
 		}
 	}
 	if i := t.find(n, resource); i >= 0 {
-		if t.h.Beliefs[t.open[i].index].Token == token {
+		if t.belief(t.open[i].index).Token == token {
 			t.open[i].deadline = max(t.open[i].deadline, deadline)
 			return
 		}
@@ -134,27 +140,29 @@ func (t *beliefTracker) grant(n *sim.Node, resource string, token uint64, deadli
 		Start: history.Time(t.w.Now()), End: history.Never, LastAct: history.Unknown})
 	t.openAt[openKey{n.ID(), resource}] = int32(len(t.open))
 	t.open = append(t.open, openBelief{node: n, incarnation: n.Incarnation(), resource: resource,
-		index: len(t.h.Beliefs) - 1, deadline: deadline})
+		index: t.beliefs.n - 1, deadline: deadline})
 	nb := t.node(n.ID())
 	nb.open++
 	nb.incarnation = n.Incarnation()
 }
 
-// appendBelief adds b, held by n, to the history and indexes it.
+// appendBelief adds b, held by n, to the beliefs and indexes it.
 func (t *beliefTracker) appendBelief(n *sim.Node, b history.BeliefInterval) {
-	t.h.Beliefs = append(t.h.Beliefs, b)
-	t.latest[beliefKey{n.ID(), b.Resource, b.Token}] = int32(len(t.h.Beliefs) - 1)
+	t.latest[beliefKey{n.ID(), b.Resource, b.Token}] = t.beliefs.add(b)
 	t.node(n.ID()).actedIn = 0
 }
 
+// belief returns belief i.
+func (t *beliefTracker) belief(i int32) *history.BeliefInterval { return t.beliefs.at(i) }
+
 func (t *beliefTracker) renew(n *sim.Node, resource string, token uint64, deadline time.Duration) {
-	if i := t.find(n, resource); i >= 0 && t.h.Beliefs[t.open[i].index].Token == token {
+	if i := t.find(n, resource); i >= 0 && t.belief(t.open[i].index).Token == token {
 		t.open[i].deadline = max(t.open[i].deadline, deadline)
 	}
 }
 
 func (t *beliefTracker) end(n *sim.Node, resource string, token uint64, reason history.EndReason) {
-	if i := t.find(n, resource); i >= 0 && t.h.Beliefs[t.open[i].index].Token == token {
+	if i := t.find(n, resource); i >= 0 && t.belief(t.open[i].index).Token == token {
 		t.close(i, reason)
 	}
 }
@@ -163,7 +171,7 @@ func (t *beliefTracker) end(n *sim.Node, resource string, token uint64, reason h
 // last open belief takes its place.
 func (t *beliefTracker) close(i int, reason history.EndReason) {
 	ob := t.open[i]
-	b := &t.h.Beliefs[ob.index]
+	b := t.belief(ob.index)
 	b.End, b.Reason = history.Time(t.w.Now()), reason
 	if dl := history.Time(ob.node.TrueTimeOf(ob.deadline)); dl < b.End {
 		b.End, b.Reason = dl, history.EndDeadline
@@ -191,7 +199,7 @@ func (t *beliefTracker) act(n *sim.Node, resource string, token uint64) {
 		}
 	}
 	if ok {
-		b := &t.h.Beliefs[i]
+		b := t.belief(i)
 		b.LastAct = now
 		if b.End != history.Never && b.End < now {
 			b.End = now
@@ -203,14 +211,17 @@ func (t *beliefTracker) act(n *sim.Node, resource string, token uint64) {
 		Start: now, End: now, Reason: history.EndLost, LastAct: now, Inferred: true})
 }
 
-// finish closes every belief still open when the run ends, then cuts each
-// belief at the first crash of its holder after it began.
+// finish closes every belief still open when the run ends, then builds the
+// history's beliefs, each cut at the first crash of its holder after it
+// began.
 func (t *beliefTracker) finish(crashes map[string][]history.Time) {
 	for len(t.open) > 0 {
 		t.close(len(t.open)-1, history.EndRun)
 	}
-	for i := range t.h.Beliefs {
-		b := &t.h.Beliefs[i]
+	beliefs := sized(t.spare, int(t.beliefs.n))
+	for i := range beliefs {
+		b := &beliefs[i]
+		*b = *t.belief(int32(i))
 		for _, c := range crashes[b.Holder] {
 			if c >= b.Start && c < b.End {
 				b.End, b.Reason = c, history.EndCrash
@@ -218,5 +229,5 @@ func (t *beliefTracker) finish(crashes map[string][]history.Time) {
 			}
 		}
 	}
-	t.h.Beliefs = unsized(t.h.Beliefs)
+	t.h.Beliefs, t.beliefs, t.spare = beliefs, chunked[history.BeliefInterval]{}, nil
 }

@@ -84,9 +84,8 @@ type opRec struct {
 // newRecorder returns a recorder with small tables that grow with the run,
 // or with an earlier run's (recorder_scratch.go).
 func newRecorder(w *sim.World, h *history.History) *recorder {
-	r := &recorder{w: w, h: h}
+	r := &recorder{w: w, h: h, beliefs: newBeliefTracker(w, h)}
 	r.takeScratch()
-	r.beliefs = newBeliefTracker(w, h)
 	return r
 }
 

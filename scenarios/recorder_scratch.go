@@ -23,9 +23,6 @@ type recorderScratch struct {
 	slots    []int32
 	units    [][]unitRec
 	effects  [][]effectRec
-	// beliefs is how many beliefs the run that handed the tables on
-	// recorded: the next run's guess (presized).
-	beliefs int
 }
 
 var scratchSpares spares[*recorderScratch]
@@ -100,36 +97,12 @@ func (r *recorder) takeScratch() {
 		r.calls.shift = uint(64 - bits.TrailingZeros(uint(len(s.slots))))
 	}
 	t, _ := tableSpares.get()
-	r.spareEffects, r.spareUnits, r.h.Beliefs = t.effects, t.units, presized(t.beliefs, s.beliefs)
+	r.spareEffects, r.spareUnits, r.beliefs.spare = t.effects, t.units, t.beliefs
 }
 
-// maxPresized bounds, in bytes, the room presized gives a table.
-const maxPresized = 128 << 10
-
-// presized returns s, a released history's table (cleared) or nil, if it
-// has room for the n elements the run before recorded; else an empty
-// slice with room for them and an eighth more (at most maxPresized bytes).
-// A history's beliefs are appended one by one as the run goes (the belief
-// tracker updates them in place); grown from nothing, the table was
-// allocated about twice over, and a sweep's runs of one scenario record
-// about as many as each other. (Units and effects are recorded compactly
-// and built at their final size: recorder_work.go.)
-func presized[S ~[]E, E any](s S, n int) S {
-	if cap(s) >= n {
-		return s[:0]
-	}
-	var e E
-	return make(S, 0, min(n+n/8, maxPresized/int(unsafe.Sizeof(e))))
-}
-
-// unsized undoes presized for a table the run left empty: it is nil, as
-// without a guess (a history's JSON tells the two apart).
-func unsized[S ~[]E, E any](s S) S {
-	if len(s) == 0 {
-		return nil
-	}
-	return s
-}
+// maxRecycledTable bounds, in bytes, a released history's effects, units
+// or beliefs table that is handed on (recycled).
+const maxRecycledTable = 256 << 10
 
 // maxScratch is the most memory a run's tables may hold to be handed on:
 // a large run's would stay in memory beside its own history while it is
@@ -140,7 +113,7 @@ const maxScratch = 2 << 20
 // unless they are large.
 func (r *recorder) putScratch() {
 	s := &recorderScratch{requests: r.requests.chunks, ops: r.ops.chunks, chunks: r.msgs.chunks, text: r.msgs.text,
-		slots: r.calls.slots, units: r.units.chunks, effects: r.effects.chunks, beliefs: len(r.h.Beliefs)}
+		slots: r.calls.slots, units: r.units.chunks, effects: r.effects.chunks}
 	size := (len(s.requests)*int(unsafe.Sizeof(call{}))+len(s.ops)*int(unsafe.Sizeof(opRec{}))+
 		len(s.units)*int(unsafe.Sizeof(unitRec{}))+len(s.effects)*int(unsafe.Sizeof(effectRec{})))*chunkSize +
 		cap(s.text) + 4*cap(s.slots)
@@ -191,7 +164,7 @@ func takeOps(n int) []history.Operation {
 }
 
 // historyTables are a released history's effects, units and beliefs,
-// cleared, for a later run's history (presized).
+// cleared, for a later run's history to be built in (sized).
 type historyTables struct {
 	effects []history.SideEffect
 	units   []history.UnitDone
@@ -202,7 +175,7 @@ var tableSpares spares[historyTables]
 
 // putHistory hands the tables of h, a released outcome's history, on to
 // later runs: its operations (putOps), and its effects, units and beliefs
-// (tableSpares) unless one is larger than presized makes them.
+// (tableSpares) unless one is larger than maxRecycledTable.
 func putHistory(h *history.History) {
 	putOps(h.Ops)
 	t := historyTables{effects: recycled(h.Effects), units: recycled(h.Units), beliefs: recycled(h.Beliefs)}
@@ -212,10 +185,10 @@ func putHistory(h *history.History) {
 }
 
 // recycled returns s whole and cleared (so that it keeps no string of its
-// run alive), or nil if it is empty or larger than 2*maxPresized bytes.
+// run alive), or nil if it is empty or larger than maxRecycledTable bytes.
 func recycled[S ~[]E, E any](s S) S {
 	var e E
-	if cap(s) == 0 || cap(s)*int(unsafe.Sizeof(e)) > 2*maxPresized {
+	if cap(s) == 0 || cap(s)*int(unsafe.Sizeof(e)) > maxRecycledTable {
 		return nil
 	}
 	s = s[:cap(s)]

@@ -112,9 +112,9 @@ func TestLargeReleasedTableIsCollectedBeforeTheNextRun(t *testing.T) {
 }
 
 // A released history's effects, units and beliefs are handed on cleared
-// (putHistory), and presized takes a released table with room enough,
-// emptied, instead of allocating; a large one is not kept.
-func TestReleasedTablesArePresized(t *testing.T) {
+// (putHistory), for the next run's history to be built in (sized); a
+// large one is not kept.
+func TestReleasedTablesAreRecycled(t *testing.T) {
 	units := make([]history.UnitDone, 3, 10)
 	units[0].Task = "t1"
 	got := recycled(units)
@@ -122,29 +122,6 @@ func TestReleasedTablesArePresized(t *testing.T) {
 	require.Equal(t, 10, cap(got))
 	assert.Equal(t, make([]history.UnitDone, 10), got[:10], "cleared whole: no string of its run kept alive")
 	assert.Nil(t, recycled([]history.UnitDone{}), "an empty table is not kept")
-	huge := 2*maxPresized/int(unsafe.Sizeof(history.UnitDone{})) + 1
+	huge := maxRecycledTable/int(unsafe.Sizeof(history.UnitDone{})) + 1
 	assert.Nil(t, recycled(make([]history.UnitDone, huge)), "a large table is not kept")
-
-	tests := []struct {
-		name    string
-		s       []history.UnitDone
-		n       int
-		same    bool // presized returns s's array
-		wantCap int
-	}{
-		{"no guess, no table", nil, 0, false, 0},
-		{"a table with room", got, 8, true, 10},
-		{"a table without room", got, 20, false, 22},
-		{"no table", nil, 8, false, 9},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			p := presized(tt.s, tt.n)
-			assert.Len(t, p, 0)
-			assert.Equal(t, tt.wantCap, cap(p))
-			if tt.same {
-				assert.Same(t, &tt.s[:1][0], &p[:1][0])
-			}
-		})
-	}
 }
