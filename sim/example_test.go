@@ -59,3 +59,21 @@ func ExampleNode_Failpoint() {
 	// 1s: rival writes
 	// 2s: holder writes
 }
+
+// A series of calls at set times holds one place in the queue at a time,
+// and runs as At calls made now would: the call queued for the same instant
+// afterwards runs after the series' own.
+func ExampleWorld_Series() {
+	w := sim.New(sim.Config{})
+	times := []time.Duration{time.Second, 2 * time.Second, 2 * time.Second}
+	w.Series(len(times), func(i int) sim.Time { return sim.Time(times[i]) }, func(i int) {
+		fmt.Printf("%v: step %d\n", w.Now(), i)
+	})
+	w.At(sim.Time(2*time.Second), func() { fmt.Printf("%v: queued after the series\n", w.Now()) })
+	w.RunFor(time.Minute)
+	// Output:
+	// 1s: step 0
+	// 2s: step 1
+	// 2s: step 2
+	// 2s: queued after the series
+}
