@@ -52,6 +52,9 @@ func cutsFromGrantor(h *history.History) []cut {
 			cuts = append(cuts, c)
 		}
 	}
+	// In order of start (firstCut searches them): a simulator's windows
+	// are already, a history file's need not be.
+	slices.SortStableFunc(cuts, func(a, b cut) int { return cmp.Compare(a.start, b.start) })
 	return cuts
 }
 
@@ -175,9 +178,16 @@ func takenBack(gs []ownGrant, at history.Time) (history.Time, bool) {
 }
 
 // firstCut returns when b's holder was first cut off while it believed.
+// cuts are in order of start (cutsFromGrantor): it looks only at those that
+// began within the belief, so a long run's thousands of beliefs and cuts
+// cost a search each instead of a scan of every cut.
 func firstCut(cuts []cut, b *history.BeliefInterval) (history.Time, bool) {
-	for _, c := range cuts {
-		if c.start >= b.Start && c.start <= b.End && c.cuts(b.Holder) {
+	i, _ := slices.BinarySearchFunc(cuts, b.Start, func(c cut, t history.Time) int { return cmp.Compare(c.start, t) })
+	for _, c := range cuts[i:] {
+		if c.start > b.End {
+			break
+		}
+		if c.cuts(b.Holder) {
 			return c.start, true
 		}
 	}
