@@ -76,8 +76,12 @@ func (h *holder) recycle(p *pending) {
 	h.free = append(h.free, p)
 }
 
-// maxFreePendings bounds the free list: more requests than this in flight
-// at once are rare, and their pendings are left to the collector.
+// maxFreePendings bounds the free list beyond one pending per session (a
+// session has one acquire or renewal in flight at a time): a worker that
+// contends for every task of a backlog of hundreds keeps as many requests
+// in flight, and with a fixed bound of 64 it dropped most of its pendings
+// (and their timers) after each round, to allocate them again for the
+// next: a quarter of a backlogged 6-hour run's allocations.
 const maxFreePendings = 64
 
 // request sends m to the node at to now. The reply or the timeout is
@@ -135,7 +139,7 @@ func (h *holder) replied(p *pending, r Message) {
 
 // release recycles p unless the free list is full.
 func (h *holder) release(p *pending) {
-	if len(h.free) < maxFreePendings {
+	if len(h.free) < maxFreePendings+len(h.sessions) {
 		h.recycle(p)
 	}
 }
