@@ -1,6 +1,7 @@
 package lease_test
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"testing"
 	"time"
@@ -195,6 +196,34 @@ func TestSteadyStateAllocations(t *testing.T) {
 	// a chunk every many writes, which averages to none per write.
 	assert.Zero(t, testing.AllocsPerRun(100, write), "a write cycle allocates nothing on average")
 	assert.Equal(t, k.grant.Token, k.r.(lease.FenceLookup).Highest("lock"))
+}
+
+// A holder with hundreds of leases renews them all at once, so as many
+// requests are in flight: once warm it allocates nothing per round, since
+// it keeps a free pending for every session (not 64 in all).
+func TestManySessionsRenewWithoutAllocating(t *testing.T) {
+	const leases = 200
+	k := newLeanCluster(t)
+	for i := 1; i < leases; i++ {
+		k.h.Acquire(fmt.Sprintf("r%d", i), lease.AcquireOptions{})
+	}
+	k.settle()
+	round := func() {
+		for range leases { // every renewal sent before any reply comes back
+			if !k.c.fireNext() {
+				t.Fatal("no timer to fire")
+			}
+		}
+		k.settle()
+	}
+	for range 5 {
+		round()
+	}
+	for i := 1; i < leases; i++ {
+		_, ok := k.h.Valid(fmt.Sprintf("r%d", i))
+		require.True(t, ok, "r%d held", i)
+	}
+	assert.Zero(t, testing.AllocsPerRun(10, round), "a round of %d renewals allocates nothing", leases)
 }
 
 // BenchmarkSteadyState measures the lease core alone (on the lean
