@@ -1,6 +1,7 @@
 package checker
 
 import (
+	"cmp"
 	"slices"
 
 	"github.com/leasesim/leasesim/history"
@@ -158,11 +159,13 @@ func cover(a *analysis) Coverage {
 // server processed more than once. A history has one request per
 // operation, and a set of them all took more memory than the rest of
 // checking and a hash or two per operation; so a first pass keeps, per
-// client incarnation (a life), only the highest id so far, and notes an
-// operation whose id is not above it: a repeat, or a request processed out
-// of order. A repeated request is among those noted (its second operation,
-// in any order), and a second pass counts the operations of the noted
-// requests only.
+// client incarnation (a life), only the highest id so far, and notes a life
+// with an operation whose id is not above it: a repeat, or a request
+// processed out of order. A repeated request's life is noted (at its second
+// operation, in any order). The operations of the noted lives are then
+// sorted by (life, id) and the runs of two or more counted: with random
+// latency most lives are noted (a worker with hundreds of requests in
+// flight), and a map of their operations was 5% of a long run.
 func processedTwice(ops []history.Operation) int {
 	type life struct {
 		incarnation, highest uint64
@@ -171,8 +174,8 @@ func processedTwice(ops []history.Operation) int {
 	var clients numbering[string]
 	var livesOf [][]int32 // by client: its lives, into lives
 	var lives []life
-	lifeOf := make([]int32, len(ops))  // per operation, into lives
-	noted := make(map[[2]uint64]uint8) // life and id -> operations seen of a noted request; looked up, never iterated
+	lifeOf := make([]int32, len(ops)) // per operation, into lives
+	notedOps := 0                     // operations of noted lives, an upper bound while the pass goes
 	for k := range ops {
 		op := &ops[k]
 		c, isNew := clients.id(op.Client, strHint(op.Client))
@@ -193,23 +196,36 @@ func processedTwice(ops []history.Operation) int {
 			livesOf[c] = append(livesOf[c], l)
 		case op.ID <= lives[l].highest:
 			lives[l].noted = true
-			noted[[2]uint64{uint64(l), op.ID}] = 0
+			notedOps++
 		default:
 			lives[l].highest = op.ID
 		}
 		lifeOf[k] = l
 	}
-	n := 0
+	if notedOps == 0 {
+		return 0
+	}
+	type request struct {
+		life int32
+		id   uint64
+	}
+	var reqs []request
 	for k := range ops {
-		if l := lifeOf[k]; len(noted) > 0 && lives[l].noted {
-			key := [2]uint64{uint64(l), ops[k].ID}
-			if times, ok := noted[key]; ok && times < 2 {
-				noted[key] = times + 1
-				if times == 1 {
-					n++
-				}
-			}
+		if l := lifeOf[k]; lives[l].noted {
+			reqs = append(reqs, request{l, ops[k].ID})
 		}
+	}
+	slices.SortFunc(reqs, func(a, b request) int { return cmp.Or(cmp.Compare(a.life, b.life), cmp.Compare(a.id, b.id)) })
+	n := 0
+	for i := 0; i < len(reqs); {
+		j := i + 1
+		for j < len(reqs) && reqs[j] == reqs[i] {
+			j++
+		}
+		if j-i > 1 {
+			n++
+		}
+		i = j
 	}
 	return n
 }
