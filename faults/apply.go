@@ -8,10 +8,9 @@ import (
 
 // Apply validates s against the world's node names and schedules every
 // event, in the order the events act (one World.Series, which keeps At's
-// order), then the heal phase at
-// HealAt (see HealPhase). Node names are resolved to ids now, once. Every
-// time in s is true time since the start of the run, so none may lie before
-// the world's current time.
+// order), then the heal phase at HealAt (see HealPhase). Node names are
+// resolved to ids now, once. Every time in s is true time since the start
+// of the run, so none may lie before the world's current time.
 //
 // A link change that the kernel refuses while the run is under way (it keeps
 // at most 65535 distinct link configurations) stops the run through w.Stop
