@@ -175,7 +175,7 @@ func processedTwice(ops []history.Operation) int {
 	var livesOf [][]int32 // by client: its lives, into lives
 	var lives []life
 	lifeOf := make([]int32, len(ops)) // per operation, into lives
-	notedOps := 0                     // operations of noted lives, an upper bound while the pass goes
+	anyNoted := false
 	for k := range ops {
 		op := &ops[k]
 		c, isNew := clients.id(op.Client, strHint(op.Client))
@@ -195,14 +195,13 @@ func processedTwice(ops []history.Operation) int {
 			lives = append(lives, life{incarnation: op.Incarnation, highest: op.ID})
 			livesOf[c] = append(livesOf[c], l)
 		case op.ID <= lives[l].highest:
-			lives[l].noted = true
-			notedOps++
+			lives[l].noted, anyNoted = true, true
 		default:
 			lives[l].highest = op.ID
 		}
 		lifeOf[k] = l
 	}
-	if notedOps == 0 {
+	if !anyNoted {
 		return 0
 	}
 	type request struct {

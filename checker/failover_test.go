@@ -47,6 +47,10 @@ func TestMeasureFailoverFromBeliefs(t *testing.T) {
 			acquire("h1", "lock", 1, at(0)).belief("h1", "lock", 1, at(0), at(5000)).
 			acquire("h2", "lock", 2, at(7500)).belief("h2", "lock", 2, at(7600), at(9000)).
 			fault(history.FaultCrash, "h1", at(2000), at(30_000)), []time.Duration{5500 * time.Millisecond}, 0},
+		// A history file's windows need not be in order of start: the
+		// failover runs from the earliest cut within the belief.
+		{"fault windows out of order", lessor().fault(history.FaultIsolate, "h1", at(3000), at(4000)).
+			fault(history.FaultIsolate, "h1", at(2000), at(2500)), []time.Duration{5500 * time.Millisecond}, 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

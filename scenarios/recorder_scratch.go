@@ -85,6 +85,8 @@ func (r *recorder) takeScratch() {
 	if largeReleased.Swap(false) {
 		runtime.GC()
 	}
+	t, _ := tableSpares.get()
+	r.spareEffects, r.spareUnits, r.beliefs.spare = t.effects, t.units, t.beliefs
 	s, ok := scratchSpares.get()
 	if !ok {
 		return
@@ -96,8 +98,6 @@ func (r *recorder) takeScratch() {
 	if len(s.slots) > 0 {
 		r.calls.shift = uint(64 - bits.TrailingZeros(uint(len(s.slots))))
 	}
-	t, _ := tableSpares.get()
-	r.spareEffects, r.spareUnits, r.beliefs.spare = t.effects, t.units, t.beliefs
 }
 
 // maxRecycledTable bounds, in bytes, a released history's effects, units

@@ -18,8 +18,9 @@ type unitRec struct {
 }
 
 // effectRec is an unfenced side effect that reached its sink, while the
-// run goes: its resource interned and its id, which names one unit of work
-// and so is never repeated, copied into recorder.msgs.text.
+// run goes: its resource interned and its id copied into recorder.msgs.text
+// (an id names one unit of work: it repeats only when the unit is redone,
+// too rarely for interning to pay).
 type effectRec struct {
 	at          history.Time
 	incarnation uint64

@@ -7,8 +7,10 @@ import "fmt"
 // among every other event; but only the next of them is queued at a time.
 // A long schedule (a fault plan of thousands of events over hours) so does not
 // deepen the event queue, whose every push and pop costs the logarithm of its
-// length, for the whole run. at is read once for each i, just before fn(i-1)
-// runs (at(0) now); a time before the one before it, or before now, panics.
+// length, for the whole run (and a series counts as one pending event
+// against Limits.Queue). at is read once for each i, just before fn(i-1)
+// runs (at(0) now); a time before the one before it, or before now, panics
+// then, when it is read.
 func (w *World) Series(n int, at func(i int) Time, fn func(i int)) {
 	if n <= 0 {
 		return
