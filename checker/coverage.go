@@ -208,7 +208,13 @@ func processedTwice(ops []history.Operation) int {
 		life int32
 		id   uint64
 	}
-	var reqs []request
+	noted := 0
+	for _, l := range lifeOf {
+		if lives[l].noted {
+			noted++
+		}
+	}
+	reqs := make([]request, 0, noted) // at its size: it can hold nearly every operation
 	for k := range ops {
 		if l := lifeOf[k]; lives[l].noted {
 			reqs = append(reqs, request{l, ops[k].ID})

@@ -229,5 +229,7 @@ func (t *beliefTracker) finish(crashes map[string][]history.Time) {
 			}
 		}
 	}
-	t.h.Beliefs, t.beliefs, t.spare = beliefs, chunked[history.BeliefInterval]{}, nil
+	t.h.Beliefs, t.spare = beliefs, nil
+	putBeliefChunks(t.beliefs.chunks)
+	t.beliefs = chunked[history.BeliefInterval]{}
 }

@@ -87,6 +87,7 @@ func (r *recorder) takeScratch() {
 	}
 	t, _ := tableSpares.get()
 	r.spareEffects, r.spareUnits, r.beliefs.spare = t.effects, t.units, t.beliefs
+	r.beliefs.beliefs.chunks, _ = beliefChunkSpares.get()
 	s, ok := scratchSpares.get()
 	if !ok {
 		return
@@ -172,6 +173,23 @@ type historyTables struct {
 }
 
 var tableSpares spares[historyTables]
+
+// beliefChunkSpares holds the belief tracker's chunks of finished runs,
+// cleared, for later runs' trackers (unless a run's were larger than
+// maxScratch).
+var beliefChunkSpares spares[[][]history.BeliefInterval]
+
+// putBeliefChunks hands chunks on, cleared (they hold the run's strings),
+// unless they are large.
+func putBeliefChunks(chunks [][]history.BeliefInterval) {
+	if len(chunks) == 0 || len(chunks)*chunkSize*int(unsafe.Sizeof(history.BeliefInterval{})) > maxScratch {
+		return
+	}
+	for _, c := range chunks {
+		clear(c)
+	}
+	beliefChunkSpares.put(chunks)
+}
 
 // putHistory hands the tables of h, a released outcome's history, on to
 // later runs: its operations (putOps), and its effects, units and beliefs
