@@ -230,6 +230,4 @@ func (t *beliefTracker) finish(crashes map[string][]history.Time) {
 		}
 	}
 	t.h.Beliefs, t.spare = beliefs, nil
-	putBeliefChunks(t.beliefs.chunks)
-	t.beliefs = chunked[history.BeliefInterval]{}
 }

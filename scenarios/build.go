@@ -93,7 +93,6 @@ func (b *builder) booted(n *sim.Node, err error) bool {
 
 // finish completes the history once the run has stopped.
 func (b *builder) finish(h *history.History, plan faults.Schedule, res sim.Result) {
-	b.rec.finish()
 	log := b.w.Faults()
 	crashes := make(map[string][]history.Time)
 	for _, f := range log {
@@ -104,7 +103,7 @@ func (b *builder) finish(h *history.History, plan faults.Schedule, res sim.Resul
 			h.MaxDriftPPB = max(h.MaxDriftPPB, f.Value, -f.Value)
 		}
 	}
-	b.rec.beliefs.finish(crashes)
+	b.rec.finish(crashes)
 	h.Faults = faultWindows(faults.Windows(log, res.Now))
 	h.Leaders = b.leaders.finish()
 	h.HealAt, h.End = history.Time(plan.HealAt), history.Time(res.Now)

@@ -138,9 +138,10 @@ func (r *recorder) addOp(op opRec) int32 {
 	return r.ops.add(op)
 }
 
-// finish builds the history's operations, once the run has stopped, and
-// lets the compact records go.
-func (r *recorder) finish() {
+// finish builds the history's operations, units, effects and beliefs (each
+// belief cut at the first of its holder's crashes after it began), once
+// the run has stopped, and hands the compact records on.
+func (r *recorder) finish(crashes map[string][]history.Time) {
 	nodes := r.w.Nodes()
 	text := string(r.msgs.text) // one string that every value and state is cut from
 	// Zero: a new table, or a released outcome's (recorder_scratch.go).
@@ -168,9 +169,10 @@ func (r *recorder) finish() {
 	}
 	r.h.Ops = ops
 	r.finishWork(nodes, text)
+	r.beliefs.finish(crashes)
 	r.putScratch()
 	r.ops, r.msgs, r.requests, r.calls, r.foreign = chunked[opRec]{}, msgTable{}, chunked[call]{}, callIndex{}, foreignOps{}
-	r.units, r.effects = chunked[unitRec]{}, chunked[effectRec]{}
+	r.units, r.effects, r.beliefs.beliefs = chunked[unitRec]{}, chunked[effectRec]{}, chunked[history.BeliefInterval]{}
 }
 
 // noteCheckpoint adds op, operation i of the history, to r.checkpoints if

@@ -12,9 +12,10 @@ import (
 
 // recorderScratch is the memory of a recorder's compact tables, which a
 // finished run hands on to the next run in the process: they hold no
-// pointers, and the history is built from them only once, so a run that
-// reuses them allocates, clears and faults in none of that memory again.
-// Only small tables are handed on (maxScratch).
+// pointers (but the beliefs' chunks, cleared when handed on), and the
+// history is built from them only once, so a run that reuses them
+// allocates, clears and faults in none of that memory again. Only small
+// tables are handed on (maxScratch).
 type recorderScratch struct {
 	requests [][]call
 	ops      [][]opRec
@@ -23,6 +24,7 @@ type recorderScratch struct {
 	slots    []int32
 	units    [][]unitRec
 	effects  [][]effectRec
+	beliefs  [][]history.BeliefInterval
 }
 
 var scratchSpares spares[*recorderScratch]
@@ -87,14 +89,13 @@ func (r *recorder) takeScratch() {
 	}
 	t, _ := tableSpares.get()
 	r.spareEffects, r.spareUnits, r.beliefs.spare = t.effects, t.units, t.beliefs
-	r.beliefs.beliefs.chunks, _ = beliefChunkSpares.get()
 	s, ok := scratchSpares.get()
 	if !ok {
 		return
 	}
 	clear(s.slots)
 	r.requests.chunks, r.ops.chunks, r.msgs.chunks, r.msgs.text = s.requests, s.ops, s.chunks, s.text[:0]
-	r.units.chunks, r.effects.chunks = s.units, s.effects
+	r.units.chunks, r.effects.chunks, r.beliefs.beliefs.chunks = s.units, s.effects, s.beliefs
 	r.calls = callIndex{slots: s.slots}
 	if len(s.slots) > 0 {
 		r.calls.shift = uint(64 - bits.TrailingZeros(uint(len(s.slots))))
@@ -114,16 +115,20 @@ const maxScratch = 2 << 20
 // unless they are large.
 func (r *recorder) putScratch() {
 	s := &recorderScratch{requests: r.requests.chunks, ops: r.ops.chunks, chunks: r.msgs.chunks, text: r.msgs.text,
-		slots: r.calls.slots, units: r.units.chunks, effects: r.effects.chunks}
+		slots: r.calls.slots, units: r.units.chunks, effects: r.effects.chunks, beliefs: r.beliefs.beliefs.chunks}
 	size := (len(s.requests)*int(unsafe.Sizeof(call{}))+len(s.ops)*int(unsafe.Sizeof(opRec{}))+
-		len(s.units)*int(unsafe.Sizeof(unitRec{}))+len(s.effects)*int(unsafe.Sizeof(effectRec{})))*chunkSize +
-		cap(s.text) + 4*cap(s.slots)
+		len(s.units)*int(unsafe.Sizeof(unitRec{}))+len(s.effects)*int(unsafe.Sizeof(effectRec{}))+
+		len(s.beliefs)*int(unsafe.Sizeof(history.BeliefInterval{})))*chunkSize + cap(s.text) + 4*cap(s.slots)
 	for _, c := range s.chunks {
 		size += int(unsafe.Sizeof(*c)) + cap(c.data)
 	}
-	if size <= maxScratch {
-		scratchSpares.put(s)
+	if size > maxScratch {
+		return
 	}
+	for _, c := range s.beliefs {
+		clear(c) // they hold the run's strings
+	}
+	scratchSpares.put(s)
 }
 
 // opsSpares holds the operation tables of histories whose outcomes were
@@ -173,23 +178,6 @@ type historyTables struct {
 }
 
 var tableSpares spares[historyTables]
-
-// beliefChunkSpares holds the belief tracker's chunks of finished runs,
-// cleared, for later runs' trackers (unless a run's were larger than
-// maxScratch).
-var beliefChunkSpares spares[[][]history.BeliefInterval]
-
-// putBeliefChunks hands chunks on, cleared (they hold the run's strings),
-// unless they are large.
-func putBeliefChunks(chunks [][]history.BeliefInterval) {
-	if len(chunks) == 0 || len(chunks)*chunkSize*int(unsafe.Sizeof(history.BeliefInterval{})) > maxScratch {
-		return
-	}
-	for _, c := range chunks {
-		clear(c)
-	}
-	beliefChunkSpares.put(chunks)
-}
 
 // putHistory hands the tables of h, a released outcome's history, on to
 // later runs: its operations (putOps), and its effects, units and beliefs
