@@ -1,7 +1,6 @@
 package checker
 
 import (
-	"cmp"
 	"slices"
 
 	"github.com/leasesim/leasesim/history"
@@ -153,86 +152,6 @@ func cover(a *analysis) Coverage {
 		c[bAssumptionExceeded]++
 	}
 	return c
-}
-
-// processedTwice counts the requests (client, incarnation, id) that a
-// server processed more than once. A history has one request per
-// operation, and a set of them all took more memory than the rest of
-// checking and a hash or two per operation; so a first pass keeps, per
-// client incarnation (a life), only the highest id so far, and notes a life
-// with an operation whose id is not above it: a repeat, or a request
-// processed out of order. A repeated request's life is noted (at its second
-// operation, in any order). The operations of the noted lives are then
-// sorted by (life, id) and the runs of two or more counted: with random
-// latency most lives are noted (a worker with hundreds of requests in
-// flight), and a map of their operations was 5% of a long run.
-func processedTwice(ops []history.Operation) int {
-	type life struct {
-		incarnation, highest uint64
-		noted                bool // some request of this life was noted
-	}
-	var clients numbering[string]
-	var livesOf [][]int32 // by client: its lives, into lives
-	var lives []life
-	lifeOf := make([]int32, len(ops)) // per operation, into lives
-	anyNoted := false
-	for k := range ops {
-		op := &ops[k]
-		c, isNew := clients.id(op.Client, strHint(op.Client))
-		if isNew {
-			livesOf = append(livesOf, nil)
-		}
-		l := int32(-1)
-		for _, i := range livesOf[c] { // a client has a life or a few
-			if lives[i].incarnation == op.Incarnation {
-				l = i
-				break
-			}
-		}
-		switch {
-		case l < 0:
-			l = int32(len(lives))
-			lives = append(lives, life{incarnation: op.Incarnation, highest: op.ID})
-			livesOf[c] = append(livesOf[c], l)
-		case op.ID <= lives[l].highest:
-			lives[l].noted, anyNoted = true, true
-		default:
-			lives[l].highest = op.ID
-		}
-		lifeOf[k] = l
-	}
-	if !anyNoted {
-		return 0
-	}
-	type request struct {
-		life int32
-		id   uint64
-	}
-	noted := 0
-	for _, l := range lifeOf {
-		if lives[l].noted {
-			noted++
-		}
-	}
-	reqs := make([]request, 0, noted) // at its size: it can hold nearly every operation
-	for k := range ops {
-		if l := lifeOf[k]; lives[l].noted {
-			reqs = append(reqs, request{l, ops[k].ID})
-		}
-	}
-	slices.SortFunc(reqs, func(a, b request) int { return cmp.Or(cmp.Compare(a.life, b.life), cmp.Compare(a.id, b.id)) })
-	n := 0
-	for i := 0; i < len(reqs); {
-		j := i + 1
-		for j < len(reqs) && reqs[j] == reqs[i] {
-			j++
-		}
-		if j-i > 1 {
-			n++
-		}
-		i = j
-	}
-	return n
 }
 
 // coverOps counts what the lease store and the fenced store answered.

@@ -2,6 +2,7 @@ package checker
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -104,13 +105,20 @@ func TestProcessedTwice(t *testing.T) {
 			assert.Equal(t, tc.want, processedTwice(tc.ops))
 		})
 	}
-	// Against a plain count of every request, on random histories.
+	// Against a plain count of every request, on random histories: ids
+	// dense (counted in bits) and spread across the id space (sorted).
+	spread := []uint64{0, 5, 1 << 40, 1<<63 + 2, math.MaxUint64}
 	r := rand.New(rand.NewPCG(14, 2))
-	for range 500 {
+	paths := map[bool]int{} // by whether twiceByBits counted
+	for round := range 1000 {
 		ops := make([]history.Operation, r.IntN(40))
 		times := make(map[[3]uint64]int)
 		for i := range ops {
-			ops[i] = op(fmt.Sprint("h", r.IntN(3)), uint64(r.IntN(2)), uint64(r.IntN(12)))
+			id := uint64(r.IntN(12))
+			if round%2 == 1 {
+				id = spread[r.IntN(len(spread))]
+			}
+			ops[i] = op(fmt.Sprint("h", r.IntN(3)), uint64(r.IntN(2)), id)
 			times[[3]uint64{uint64(ops[i].Client[1]), ops[i].Incarnation, ops[i].ID}]++
 		}
 		want := 0
@@ -120,7 +128,13 @@ func TestProcessedTwice(t *testing.T) {
 			}
 		}
 		require.Equal(t, want, processedTwice(ops), "%v", ops)
+		if lifeOf, lives, noted := noteLives(ops); noted {
+			_, ok := twiceByBits(ops, lifeOf, lives)
+			paths[ok]++
+		}
 	}
+	assert.Greater(t, paths[true], 100, "histories counted in bits")
+	assert.Greater(t, paths[false], 100, "histories sorted")
 }
 
 // coverWork counts re-executed units and handoffs as a plain count of
