@@ -43,10 +43,10 @@ var properties = []struct {
 	check func(*analysis, Options) Result
 }{
 	{"P1", func(a *analysis, _ Options) Result { return Exclusivity(a.h) }},
-	{"P2", func(a *analysis, _ Options) Result { return Fencing(a.h) }},
+	{"P2", func(a *analysis, _ Options) Result { return checkFencing(a) }},
 	{"P3", func(a *analysis, opts Options) Result { return Linearizability(a.h, opts) }},
-	{"P4", func(a *analysis, _ Options) Result { return Liveness(a.h) }},
-	{"P5", func(a *analysis, _ Options) Result { return Handoff(a.h) }},
+	{"P4", func(a *analysis, _ Options) Result { return checkLiveness(a) }},
+	{"P5", func(a *analysis, _ Options) Result { return checkHandoff(a) }},
 	{"P6", func(a *analysis, _ Options) Result { return atLeastOnce(a) }},
 }
 

@@ -140,7 +140,7 @@ func Cover(h *history.History) Coverage { return cover(newAnalysis(h)) }
 func cover(a *analysis) Coverage {
 	h := a.h
 	var c Coverage
-	coverOps(h, &c)
+	coverOps(a, &c)
 	coverBeliefs(h, &c)
 	coverWork(a, &c)
 	for _, w := range h.Faults {
@@ -154,63 +154,69 @@ func cover(a *analysis) Coverage {
 	return c
 }
 
-// coverOps counts what the lease store and the fenced store answered.
-func coverOps(h *history.History, c *Coverage) {
-	c[bDuplicateProcessed] += uint64(processedTwice(h.Ops))
-	var clients numbering[string]                    // the grantor's clients, into latestInc
-	var latestInc []uint64                           // by client: the highest incarnation processed so far
+// coverOps counts what the lease store and the fenced store answered. It
+// reads the operations' rows, and an operation itself only when it
+// succeeded: most of a contended run's operations are acquires refused.
+func coverOps(a *analysis, c *Coverage) {
+	h := a.h
+	c[bDuplicateProcessed] += uint64(processedTwice(a.rows()))
+	var latestInc []uint64                           // by client: the highest incarnation the grantor processed so far
 	grantedAt := make(map[string]*history.Operation) // resource -> latest fresh grant
 	grants := newGrantTracker()
-	for _, op := range inProcessedOrder(h) {
-		in, out := &op.Input, &op.Output
-		if op.Server == h.Grantor {
-			k, isNew := clients.id(op.Client, strHint(op.Client))
-			if isNew {
+	for i, r := range a.inProcessedOrder() {
+		if r.grantor {
+			for int(r.client) >= len(latestInc) {
 				latestInc = append(latestInc, 0)
 			}
-			if op.Incarnation < latestInc[k] {
+			if r.incarnation < latestInc[r.client] {
 				c[bEarlierIncarnation]++
 			}
-			latestInc[k] = max(latestInc[k], op.Incarnation)
+			latestInc[r.client] = max(latestInc[r.client], r.incarnation)
 		}
-		if !op.Returned() {
+		if !r.returned {
 			c[bReplyLost]++
 		}
-		switch in.Kind {
-		case kindAcquire:
-			coverAcquire(op, c, grants, grantedAt)
-		case kindRenew:
-			c[pick(out.Err == "", bRenewOK, bRenewRefused)]++
-			lateReply(op, c)
-		case kindRelease:
-			c[pick(out.Err == "", bReleaseOK, bReleaseRefused)]++
-			if g := grantedAt[in.Resource]; g != nil && g.Client != op.Client && g.Processed <= op.Processed {
+		ok := r.err == errNone
+		switch r.kind {
+		case opAcquire:
+			switch r.err {
+			case errNone:
+				coverGranted(&h.Ops[i], c, grants, grantedAt)
+			case errIsHeld:
+				c[bAcquireHeld]++
+			case errIsGrace:
+				c[bAcquireGrace]++
+			}
+		case opRenew:
+			c[pick(ok, bRenewOK, bRenewRefused)]++
+			if ok {
+				lateReply(&h.Ops[i], c)
+			}
+		case opRelease:
+			c[pick(ok, bReleaseOK, bReleaseRefused)]++
+			op := &h.Ops[i]
+			if g := grantedAt[op.Input.Resource]; g != nil && g.Client != op.Client && g.Processed <= op.Processed {
 				c[bReleaseRacesGrant]++
 			}
-		case kindCheckpoint:
-			c[pick(out.Err == "", bCheckpointAccepted, bCheckpointFenced)]++
-		case kindWrite:
-			c[pick(out.Err == "", bWriteAccepted, bWriteFenced)]++
+		case opCheckpoint:
+			c[pick(ok, bCheckpointAccepted, bCheckpointFenced)]++
+		case opWrite:
+			c[pick(ok, bWriteAccepted, bWriteFenced)]++
 		}
 	}
 }
 
-func coverAcquire(op *history.Operation, c *Coverage, grants grantTracker, grantedAt map[string]*history.Operation) {
-	switch op.Output.Err {
-	case "":
-		kind, _ := grants.observe(op)
-		if !kind.isNew() {
-			c[bAcquireReconfirmed]++
-		} else {
-			c[bAcquireGranted]++
-			grantedAt[op.Input.Resource] = op
-		}
-		lateReply(op, c)
-	case errHeld:
-		c[bAcquireHeld]++
-	case errGrace:
-		c[bAcquireGrace]++
+// coverGranted counts a successful acquire: a new grant or a
+// re-confirmation.
+func coverGranted(op *history.Operation, c *Coverage, grants grantTracker, grantedAt map[string]*history.Operation) {
+	kind, _ := grants.observe(op)
+	if !kind.isNew() {
+		c[bAcquireReconfirmed]++
+	} else {
+		c[bAcquireGranted]++
+		grantedAt[op.Input.Resource] = op
 	}
+	lateReply(op, c)
 }
 
 // lateReply counts a successful grant or renewal that reached its holder

@@ -102,7 +102,7 @@ func TestProcessedTwice(t *testing.T) {
 			op("h1", 1, 5), op("h1", 1, 4)}, 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			assert.Equal(t, tc.want, processedTwice(tc.ops))
+			assert.Equal(t, tc.want, processedTwice(opRows(&history.History{Ops: tc.ops})))
 		})
 	}
 	// Against a plain count of every request, on random histories: ids
@@ -127,9 +127,10 @@ func TestProcessedTwice(t *testing.T) {
 				want++
 			}
 		}
-		require.Equal(t, want, processedTwice(ops), "%v", ops)
-		if lifeOf, lives, noted := noteLives(ops); noted {
-			_, ok := twiceByBits(ops, lifeOf, lives)
+		rows := opRows(&history.History{Ops: ops})
+		require.Equal(t, want, processedTwice(rows), "%v", ops)
+		if lifeOf, lives, noted := noteLives(rows); noted {
+			_, ok := twiceByBits(rows, lifeOf, lives)
 			paths[ok]++
 		}
 	}

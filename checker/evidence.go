@@ -3,7 +3,6 @@ package checker
 import (
 	"cmp"
 	"fmt"
-	"iter"
 	"math"
 	"slices"
 	"strconv"
@@ -178,42 +177,6 @@ func involvedAt(h *history.History, at history.Time) []string {
 	}
 	slices.Sort(nodes)
 	return slices.Compact(nodes)
-}
-
-// inProcessedOrder yields the ops of h in the order their servers processed
-// them (ties in recording order). The recorder appends an op when its reply
-// leaves the server, so the ops are usually in that order already and no
-// copy is made.
-func inProcessedOrder(h *history.History) iter.Seq2[int, *history.Operation] {
-	return func(yield func(int, *history.Operation) bool) {
-		ops := h.Ops
-		if processedSorted(ops) {
-			for i := range ops {
-				if !yield(i, &ops[i]) {
-					return
-				}
-			}
-			return
-		}
-		order := sortedIndices(len(ops), func(a, b int32) int { return cmp.Compare(ops[a].Processed, ops[b].Processed) })
-		for _, i := range order {
-			if !yield(int(i), &ops[i]) {
-				return
-			}
-		}
-	}
-}
-
-// processedSorted reports whether ops are in processed order. It compares
-// in place: an Op is large, and copying each one costs more than the rest
-// of a checker.
-func processedSorted(ops []history.Operation) bool {
-	for i := 1; i < len(ops); i++ {
-		if ops[i].Processed < ops[i-1].Processed {
-			return false
-		}
-	}
-	return true
 }
 
 // isGrantorOK reports whether op is a request of kind k that the grantor

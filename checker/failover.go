@@ -109,12 +109,13 @@ func parseGroups(detail string) [][]string {
 // one), as the rework metric reads it. On leasesim's lease store every
 // belief's token comes from an acquire, so its figures are those of the
 // acquire replies alone.
-func failovers(h *history.History) (samples []time.Duration, unresolved int) {
+func failovers(a *analysis) (samples []time.Duration, unresolved int) {
+	h := a.h
 	cuts := cutsFromGrantor(h)
 	if len(cuts) == 0 {
 		return nil, 0
 	}
-	grants, own, issued := acquireGrants(h)
+	grants, own, issued := acquireGrants(a)
 	addBeliefGrants(h, grants, own, issued)
 	for i := range h.Beliefs {
 		b := &h.Beliefs[i]
@@ -147,14 +148,15 @@ type ownGrant struct{ call, at history.Time }
 // pass: the new grants of each resource (grants), every successful acquire
 // by (resource, holder), re-confirmations included (own), and the tokens
 // issued on each resource (issued).
-func acquireGrants(h *history.History) (grants map[string][]newGrant, own map[[2]string][]ownGrant,
+func acquireGrants(a *analysis) (grants map[string][]newGrant, own map[[2]string][]ownGrant,
 	issued map[resourceToken]bool) {
 	grants, own, issued = make(map[string][]newGrant), make(map[[2]string][]ownGrant), make(map[resourceToken]bool)
 	t := newGrantTracker()
-	for _, op := range inProcessedOrder(h) {
-		if !isAcquireOK(h, op) {
+	for i, r := range a.inProcessedOrder() {
+		if !r.grantorOK(opAcquire) {
 			continue
 		}
+		op := &a.h.Ops[i]
 		res := op.Input.Resource
 		key := [2]string{res, op.Client}
 		own[key] = append(own[key], ownGrant{call: op.Call, at: op.Processed})

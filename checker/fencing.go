@@ -2,6 +2,7 @@ package checker
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/leasesim/leasesim/history"
 )
@@ -29,7 +30,12 @@ import (
 // token two holders believed under is a token issued twice (token order is
 // not judged from beliefs: a grant's reply may reach its holder after a
 // later grant's).
-func Fencing(h *history.History) Result {
+func Fencing(h *history.History) Result { return checkFencing(newAnalysis(h)) }
+
+// checkFencing is Fencing on an analysis that other checkers may share
+// (Judge).
+func checkFencing(a *analysis) Result {
+	h := a.h
 	v := newVerdict(h, "P2")
 	f := fencing{
 		v:       v,
@@ -39,16 +45,16 @@ func Fencing(h *history.History) Result {
 		highest: make(map[string]*history.Operation),
 	}
 	f.ownSpec = !leaseStoreSpec(h.Spec)
-	foreign := f.ownSpec || !hasGrantorOps(h)
+	foreign := f.ownSpec || !hasGrantorOps(a)
 	if foreign {
 		f.believedGrants(h)
 	}
-	for _, op := range inProcessedOrder(h) {
+	for i, r := range a.inProcessedOrder() {
 		switch {
-		case !foreign && isAcquireOK(h, op):
-			f.grant(op)
-		case op.Server == h.Resource && op.Input.Kind == kindWrite && op.Output.Err == "":
-			f.accepted(op)
+		case !foreign && r.grantorOK(opAcquire):
+			f.grant(&h.Ops[i])
+		case r.fenced && r.kind == opWrite && r.err == errNone:
+			f.accepted(&h.Ops[i])
 		}
 	}
 	if foreign {
@@ -181,11 +187,6 @@ func (f *fencing) accepted(op *history.Operation) {
 
 // hasGrantorOps reports whether h has any operation the lease store
 // processed.
-func hasGrantorOps(h *history.History) bool {
-	for i := range h.Ops {
-		if h.Ops[i].Server == h.Grantor && h.Grantor != "" {
-			return true
-		}
-	}
-	return false
+func hasGrantorOps(a *analysis) bool {
+	return a.h.Grantor != "" && slices.ContainsFunc(a.rows(), func(r opRow) bool { return r.grantor })
 }

@@ -27,7 +27,12 @@ import (
 // by acquire replies: P3 judges its checkpoints against that
 // specification (a checkpoint puts only under the key's live create
 // revision, and a read-back sees the latest put), so P5 does not apply.
-func Handoff(h *history.History) Result {
+func Handoff(h *history.History) Result { return checkHandoff(newAnalysis(h)) }
+
+// checkHandoff is Handoff on an analysis that other checkers may share
+// (Judge).
+func checkHandoff(a *analysis) Result {
+	h := a.h
 	if base, _, _ := strings.Cut(h.Spec, "/"); base == model.LessorSpec().Name {
 		return notApplicable("P5", "handoff", "the lessor store hands checkpoints over by reads of a key, not by "+
 			"acquire replies; P3 judges its checkpoints against the lessor specification")
@@ -37,13 +42,14 @@ func Handoff(h *history.History) Result {
 	grants := newGrantTracker()
 	handed, accepted := 0, 0
 	checkpoints := 0 // every checkpoint the grantor answered, accepted or refused
-	for _, op := range inProcessedOrder(h) {
-		if op.Server == h.Grantor && op.Input.Kind == kindCheckpoint {
+	for i, r := range a.inProcessedOrder() {
+		if r.grantor && r.kind == opCheckpoint {
 			checkpoints++
 		}
-		if op.Output.Err != "" || op.Server != h.Grantor { // what the grantor accepted (isGrantorOK)
+		if !r.grantorOK(opAcquire) && !r.grantorOK(opCheckpoint) {
 			continue
 		}
+		op := &h.Ops[i]
 		switch op.Input.Kind {
 		case kindAcquire:
 			handed++

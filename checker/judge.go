@@ -26,9 +26,11 @@ func Judge(h *history.History, opts Options) Judgement {
 // analysis is a history with what several checkers compute from it, each
 // computed when first asked for and then kept.
 type analysis struct {
-	h     *history.History
-	rw    *rework
-	first []int32 // firstEffects(h.Effects), nil until asked for
+	h      *history.History
+	rw     *rework
+	first  []int32 // firstEffects(h.Effects), nil until asked for
+	opRows []opRow // opRows(h), nil until asked for
+	order  []int32 // the rows in processed order; empty if they are in it, nil until asked for
 }
 
 func newAnalysis(h *history.History) *analysis { return &analysis{h: h} }
@@ -36,7 +38,7 @@ func newAnalysis(h *history.History) *analysis { return &analysis{h: h} }
 // rework returns the history's at-least-once accounting (measureRework).
 func (a *analysis) rework() *rework {
 	if a.rw == nil {
-		rw := measureRework(a.h)
+		rw := measureRework(a)
 		a.rw = &rw
 	}
 	return a.rw

@@ -47,8 +47,13 @@ func LivenessBound(l history.Lease) time.Duration {
 // A requirement with a witness (a belief, a completion, a sighting) holds
 // even if the run ended early. One without a witness whose deadline lies
 // beyond the end of the run is Unknown (the run was too short), never OK.
-func Liveness(h *history.History) Result {
-	if len(h.Contended) == 0 && len(h.Tasks) == 0 && len(h.Sightings) == 0 && len(registrantKeys(h)) == 0 {
+func Liveness(h *history.History) Result { return checkLiveness(newAnalysis(h)) }
+
+// checkLiveness is Liveness on an analysis that other checkers may share
+// (Judge).
+func checkLiveness(a *analysis) Result {
+	h := a.h
+	if len(h.Contended) == 0 && len(h.Tasks) == 0 && len(h.Sightings) == 0 && len(registrantKeys(a)) == 0 {
 		return notApplicable("P4", "liveness", "no contended resource, task or registration was recorded, so nothing had to make progress")
 	}
 	v := newVerdict(h, "P4")
@@ -57,7 +62,7 @@ func Liveness(h *history.History) Result {
 	var parts []string
 	parts = append(parts, checkContended(v, h, deadline))
 	parts = append(parts, checkTasks(v, h, bound))
-	parts = append(parts, checkRegistry(v, h, deadline))
+	parts = append(parts, checkRegistry(v, a, deadline))
 	r := v.result("liveness", strings.Join(parts, "; "))
 	r.Bound = boundText(h.Lease, bound)
 	return r

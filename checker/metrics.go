@@ -98,13 +98,13 @@ func Measure(h *history.History) Metrics { return measure(newAnalysis(h)) }
 func measure(a *analysis) Metrics {
 	h := a.h
 	m := Metrics{Runs: 1, SimTime: time.Duration(h.End), StoreWrites: h.GrantorSyncs}
-	m.countOps(h)
+	m.countOps(a)
 	for i := range h.Beliefs {
 		if r := h.Beliefs[i].Reason; r == history.EndDeadline || r == history.EndLost {
 			m.FalseExpirations++
 		}
 	}
-	m.FailoverSamples, m.FailoversUnresolved = failovers(h)
+	m.FailoverSamples, m.FailoversUnresolved = failovers(a)
 	rw := a.rework()
 	m.UnitsExecuted, m.UnitsReexecuted, m.Handoffs = len(h.Units), rw.reexec, rw.handoffs
 	m.DuplicateEffects = a.duplicateEffects()
@@ -123,25 +123,25 @@ func measure(a *analysis) Metrics {
 }
 
 // countOps counts acquisitions, renewals and fenced replies.
-func (m *Metrics) countOps(h *history.History) {
+func (m *Metrics) countOps(a *analysis) {
 	grants := newGrantTracker()
-	for _, op := range inProcessedOrder(h) {
-		if op.Output.Err == errFenced {
+	for i, r := range a.inProcessedOrder() {
+		if r.err == errIsFenced {
 			m.Fenced++
 		}
-		if op.Server != h.Grantor {
+		if !r.grantor {
 			continue
 		}
-		switch op.Input.Kind {
-		case kindAcquire:
-			if op.Output.Err != "" {
+		switch r.kind {
+		case opAcquire:
+			if r.err != errNone {
 				continue
 			}
-			if kind, _ := grants.observe(op); kind.isNew() {
+			if kind, _ := grants.observe(&a.h.Ops[i]); kind.isNew() {
 				m.Acquisitions++
 			}
-		case kindRenew:
-			if op.Output.Err == "" && op.Returned() {
+		case opRenew:
+			if r.err == errNone && r.returned {
 				m.Renewals++
 			} else {
 				m.RenewalFailures++

@@ -3,12 +3,10 @@ package checker
 import (
 	"cmp"
 	"slices"
-
-	"github.com/leasesim/leasesim/history"
 )
 
 // processedTwice counts the requests (client, incarnation, id) that a
-// server processed more than once. A history has one request per
+// server processed more than once, from the operations' rows. A history has one request per
 // operation, and a set of them all took more memory than the rest of
 // checking and a hash or two per operation; so a first pass keeps, per
 // client incarnation (a life), only the lowest and highest id so far, and
@@ -24,32 +22,31 @@ import (
 // operations sorted by (life, id) instead, and the runs of two or more
 // counted (twiceBySorting). With random latency most lives are noted, a
 // worker having hundreds of requests in flight.
-func processedTwice(ops []history.Operation) int {
-	lifeOf, lives, anyNoted := noteLives(ops)
+func processedTwice(rows []opRow) int {
+	lifeOf, lives, anyNoted := noteLives(rows)
 	if !anyNoted {
 		return 0
 	}
-	if n, ok := twiceByBits(ops, lifeOf, lives); ok {
+	if n, ok := twiceByBits(rows, lifeOf, lives); ok {
 		return n
 	}
-	return twiceBySorting(ops, lifeOf, lives)
+	return twiceBySorting(rows, lifeOf, lives)
 }
 
 // noteLives returns each operation's life (lifeOf, into lives), and
 // whether any life is noted.
-func noteLives(ops []history.Operation) (lifeOf []int32, lives []life, anyNoted bool) {
-	var clients numbering[string]
+func noteLives(rows []opRow) (lifeOf []int32, lives []life, anyNoted bool) {
 	var livesOf [][]int32 // by client: its lives, into lives
-	lifeOf = make([]int32, len(ops))
-	for k := range ops {
-		op := &ops[k]
-		c, isNew := clients.id(op.Client, strHint(op.Client))
-		if isNew {
+	lifeOf = make([]int32, len(rows))
+	for k := range rows {
+		op := &rows[k]
+		c := op.client
+		if int(c) == len(livesOf) { // clients are numbered in order of first appearance
 			livesOf = append(livesOf, nil)
 		}
 		l := int32(-1)
 		for _, i := range livesOf[c] { // a client has a life or a few
-			if lives[i].incarnation == op.Incarnation {
+			if lives[i].incarnation == op.incarnation {
 				l = i
 				break
 			}
@@ -57,13 +54,13 @@ func noteLives(ops []history.Operation) (lifeOf []int32, lives []life, anyNoted 
 		switch {
 		case l < 0:
 			l = int32(len(lives))
-			lives = append(lives, life{incarnation: op.Incarnation, lowest: op.ID, highest: op.ID})
+			lives = append(lives, life{incarnation: op.incarnation, lowest: op.id, highest: op.id})
 			livesOf[c] = append(livesOf[c], l)
-		case op.ID <= lives[l].highest:
+		case op.id <= lives[l].highest:
 			lives[l].noted, anyNoted = true, true
-			lives[l].lowest = min(lives[l].lowest, op.ID)
+			lives[l].lowest = min(lives[l].lowest, op.id)
 		default:
-			lives[l].highest = op.ID
+			lives[l].highest = op.id
 		}
 		lifeOf[k] = l
 	}
@@ -87,7 +84,7 @@ const bitsPerOp = 64
 
 // twiceByBits counts the requests of noted lives processed twice with two
 // bits per id, if the lives' ids are dense enough (ok).
-func twiceByBits(ops []history.Operation, lifeOf []int32, lives []life) (n int, ok bool) {
+func twiceByBits(rows []opRow, lifeOf []int32, lives []life) (n int, ok bool) {
 	var total uint64
 	for i := range lives {
 		l := &lives[i]
@@ -96,7 +93,7 @@ func twiceByBits(ops []history.Operation, lifeOf []int32, lives []life) (n int, 
 		}
 		l.base = total
 		total += 2 * (l.highest - l.lowest + 1)
-		if l.highest-l.lowest >= uint64(bitsPerOp*len(ops)) || total > uint64(bitsPerOp*len(ops)) {
+		if l.highest-l.lowest >= uint64(bitsPerOp*len(rows)) || total > uint64(bitsPerOp*len(rows)) {
 			return 0, false // also when highest-lowest+1 wraps
 		}
 	}
@@ -105,7 +102,7 @@ func twiceByBits(ops []history.Operation, lifeOf []int32, lives []life) (n int, 
 		if !lives[l].noted {
 			continue
 		}
-		b := lives[l].base + 2*(ops[k].ID-lives[l].lowest)
+		b := lives[l].base + 2*(rows[k].id-lives[l].lowest)
 		word, bit := seen[b/64], uint64(1)<<(b%64) // the pair never straddles a word: b is even
 		switch {
 		case word&bit == 0:
@@ -120,7 +117,7 @@ func twiceByBits(ops []history.Operation, lifeOf []int32, lives []life) (n int, 
 
 // twiceBySorting counts the requests of noted lives processed twice by
 // sorting them by (life, id) and counting the runs of two or more.
-func twiceBySorting(ops []history.Operation, lifeOf []int32, lives []life) int {
+func twiceBySorting(rows []opRow, lifeOf []int32, lives []life) int {
 	type request struct {
 		life int32
 		id   uint64
@@ -134,7 +131,7 @@ func twiceBySorting(ops []history.Operation, lifeOf []int32, lives []life) int {
 	reqs := make([]request, 0, noted) // at its size: it can hold nearly every operation
 	for k, l := range lifeOf {
 		if lives[l].noted {
-			reqs = append(reqs, request{l, ops[k].ID})
+			reqs = append(reqs, request{l, rows[k].id})
 		}
 	}
 	slices.SortFunc(reqs, func(a, b request) int { return cmp.Or(cmp.Compare(a.life, b.life), cmp.Compare(a.id, b.id)) })

@@ -25,13 +25,14 @@ const registryPrefix = "svc/"
 //     GrantorHold(ttl)/(1−rho): the grantor holds a lease GrantorHold(ttl)
 //     on its own clock, which may run slow by rho. A later sighting is a
 //     dead registration. If some clock drifted beyond rho, it is Unknown.
-func checkRegistry(v *verdict, h *history.History, deadline history.Time) string {
-	stale := checkStaleness(v, h)
-	keys := registrantKeys(h)
+func checkRegistry(v *verdict, a *analysis, deadline history.Time) string {
+	h := a.h
+	stale := checkStaleness(v, a)
+	keys := registrantKeys(a)
 	if len(keys) == 0 {
 		return "no registrants"
 	}
-	lists := listings(h)
+	lists := listings(a)
 	if len(lists) == 0 {
 		return fmt.Sprintf("%d registrants, no readers", len(keys))
 	}
@@ -89,17 +90,17 @@ func checkStays(v *verdict, h *history.History, key string, deadline history.Tim
 
 // registrantKeys returns the registrations, sorted: the resources with the
 // registry prefix that anyone believed or tried to acquire.
-func registrantKeys(h *history.History) []string {
+func registrantKeys(a *analysis) []string {
+	h := a.h
 	var keys []string
 	for i := range h.Beliefs {
 		if r := h.Beliefs[i].Resource; strings.HasPrefix(r, registryPrefix) {
 			keys = append(keys, r)
 		}
 	}
-	for i := range h.Ops {
-		op := &h.Ops[i]
-		if op.Server == h.Grantor && op.Input.Kind == kindAcquire && strings.HasPrefix(op.Input.Resource, registryPrefix) {
-			keys = append(keys, op.Input.Resource)
+	for i, r := range a.rows() {
+		if r.grantor && r.kind == opAcquire && strings.HasPrefix(h.Ops[i].Input.Resource, registryPrefix) {
+			keys = append(keys, h.Ops[i].Input.Resource)
 		}
 	}
 	slices.Sort(keys)
@@ -108,11 +109,11 @@ func registrantKeys(h *history.History) []string {
 
 // listings returns the registry listings the grantor answered, in
 // processed order.
-func listings(h *history.History) []*history.Operation {
+func listings(a *analysis) []*history.Operation {
 	var lists []*history.Operation
-	for _, op := range inProcessedOrder(h) {
-		if op.Server == h.Grantor && op.Input.Kind == kindList && op.Output.Err == "" {
-			lists = append(lists, op)
+	for i, r := range a.inProcessedOrder() {
+		if r.grantorOK(opList) {
+			lists = append(lists, &a.h.Ops[i])
 		}
 	}
 	return lists
@@ -132,18 +133,21 @@ func seenBetween(h *history.History, key string, from, to history.Time) bool {
 // stale. Ops and sightings are merged in time order; at equal times the
 // ops come first. Without sightings there is nothing to check (most runs:
 // only a registry has readers), and the ops are not walked.
-func checkStaleness(v *verdict, h *history.History) int {
+func checkStaleness(v *verdict, a *analysis) int {
+	h := a.h
 	if len(h.Sightings) == 0 {
 		return 0
 	}
 	s := staleness{v: v, h: h, alive: make(map[string]aliveUntil), keys: make(map[string][]history.KV)}
 	next := sightingsInOrder(h.Sightings)
-	for _, op := range inProcessedOrder(h) {
-		for len(next) > 0 && h.Sightings[next[0]].At < op.Processed {
+	for i, r := range a.inProcessedOrder() {
+		for len(next) > 0 && h.Sightings[next[0]].At < r.processed {
 			s.sighting(&h.Sightings[next[0]])
 			next = next[1:]
 		}
-		s.op(op)
+		if r.grantorOK(opAcquire) || r.grantorOK(opRenew) {
+			s.op(&h.Ops[i])
+		}
 	}
 	for _, i := range next {
 		s.sighting(&h.Sightings[i])
@@ -172,7 +176,8 @@ type staleness struct {
 	stale int
 }
 
-// op extends the life of the keys of a lease granted or renewed by op.
+// op extends the life of the keys of a lease granted or renewed by op (an
+// acquire or a renewal the grantor accepted).
 func (s *staleness) op(op *history.Operation) {
 	switch {
 	case isAcquireOK(s.h, op):

@@ -53,7 +53,8 @@ type rework struct {
 // measureRework sweeps units, belief starts and grantor operations in
 // true-time order (a belief start, then a unit, first at a tie: they were
 // decided before).
-func measureRework(h *history.History) rework {
+func measureRework(a *analysis) rework {
+	h := a.h
 	s := reworkSweep{h: h, ck: newCheckpointTracker()}
 	for i := range h.Tasks {
 		s.get(h.Tasks[i].ID).task = &h.Tasks[i]
@@ -75,9 +76,14 @@ func measureRework(h *history.History) rework {
 			}
 		}
 	}
-	for _, op := range inProcessedOrder(h) {
-		upTo(op.Processed, false)
-		s.op(op)
+	for i, r := range a.inProcessedOrder() {
+		upTo(r.processed, false)
+		switch {
+		case r.grantorOK(opAcquire):
+			s.granted(&h.Ops[i])
+		case r.grantorOK(opCheckpoint):
+			s.checkpointed(&h.Ops[i])
+		}
 	}
 	upTo(0, true)
 	slices.SortFunc(s.rw.tasks, func(a, b *taskWork) int { return cmp.Compare(a.id, b.id) })
@@ -144,26 +150,26 @@ func (s *reworkSweep) actedOn(grant *history.Operation) bool {
 		s.starts[beliefStart{holder: grant.Client, resource: res, token: grant.Output.Token, at: grant.Return}]
 }
 
-// op folds a grantor operation into the accounting.
-func (s *reworkSweep) op(op *history.Operation) {
-	switch {
-	case isAcquireOK(s.h, op):
-		tw := s.byID(op.Input.Resource)
-		if tw == nil || !s.actedOn(op) {
-			return // not a task, or a grant nobody acted on
-		}
-		r := run{grant: op, token: op.Output.Token, fresh: tw.runOf(op.Output.Token) < 0, lowest: -1,
-			accepted: acceptedProgress(s.ck, op.Input.Resource), handed: history.DecodeProgress(op.Output.State).Units}
-		r.handoff = r.fresh && tw.maxExec >= 0
-		if r.handoff {
-			s.rw.handoffs++
-		}
-		tw.runs = append(tw.runs, r)
-	case isGrantorOK(s.h, op, kindCheckpoint):
-		s.ck.accept(op)
-		if tw := s.byID(op.Input.Resource); tw != nil && history.DecodeProgress(op.Input.State).Done {
-			tw.done = append(tw.done, op)
-		}
+// granted accounts for an acquire the grantor accepted: a run starts if its holder acted on it.
+func (s *reworkSweep) granted(op *history.Operation) {
+	tw := s.byID(op.Input.Resource)
+	if tw == nil || !s.actedOn(op) {
+		return // not a task, or a grant nobody acted on
+	}
+	r := run{grant: op, token: op.Output.Token, fresh: tw.runOf(op.Output.Token) < 0, lowest: -1,
+		accepted: acceptedProgress(s.ck, op.Input.Resource), handed: history.DecodeProgress(op.Output.State).Units}
+	r.handoff = r.fresh && tw.maxExec >= 0
+	if r.handoff {
+		s.rw.handoffs++
+	}
+	tw.runs = append(tw.runs, r)
+}
+
+// checkpointed accounts for a checkpoint the grantor accepted.
+func (s *reworkSweep) checkpointed(op *history.Operation) {
+	s.ck.accept(op)
+	if tw := s.byID(op.Input.Resource); tw != nil && history.DecodeProgress(op.Input.State).Done {
+		tw.done = append(tw.done, op)
 	}
 }
 

@@ -1,0 +1,151 @@
+package checker
+
+import (
+	"cmp"
+	"iter"
+
+	"github.com/leasesim/leasesim/history"
+)
+
+// opRow is what the checkers' passes over every operation read first: a
+// compact row of 40 bytes per operation, without pointers, built in one
+// pass over the history (opRows). A history.Operation is 576 bytes, and
+// the operations of a large run (hundreds of thousands) do not fit in any
+// cache: a pass that read each one to learn whether it cared (most
+// operations of a contended run are acquires refused as held, which most
+// checkers skip) cost a memory read per operation, and a 32-worker swarm
+// ran ten such passes. A pass now reads the rows, in cache, and the
+// operations it cares about.
+type opRow struct {
+	processed       history.Time
+	incarnation, id uint64
+	client          int32 // the client, numbered in order of first appearance
+	kind            opKind
+	err             opErr
+	grantor, fenced bool // processed by the lease store (h.Grantor), by the fenced store (h.Resource)
+	returned        bool // the reply reached the client
+}
+
+// opKind is an operation's request kind, as the checkers tell them apart
+// (kinds.go).
+type opKind uint8
+
+const (
+	opOther opKind = iota
+	opAcquire
+	opRenew
+	opRelease
+	opRevoke
+	opCheckpoint
+	opWrite
+	opRead
+	opList
+)
+
+// kindOf returns the kind code of a request kind.
+func kindOf(kind string) opKind {
+	switch kind {
+	case kindAcquire:
+		return opAcquire
+	case kindRenew:
+		return opRenew
+	case kindRelease:
+		return opRelease
+	case kindRevoke:
+		return opRevoke
+	case kindCheckpoint:
+		return opCheckpoint
+	case kindWrite:
+		return opWrite
+	case kindRead:
+		return opRead
+	case kindList:
+		return opList
+	}
+	return opOther
+}
+
+// opErr is a reply's error, as the checkers tell them apart (kinds.go).
+type opErr uint8
+
+const (
+	errNone opErr = iota // no error: the operation succeeded
+	errOther
+	errIsHeld
+	errIsGrace
+	errIsFenced
+)
+
+// errOf returns the code of a reply's error.
+func errOf(err string) opErr {
+	switch err {
+	case "":
+		return errNone
+	case errHeld:
+		return errIsHeld
+	case errGrace:
+		return errIsGrace
+	case errFenced:
+		return errIsFenced
+	}
+	return errOther
+}
+
+// grantorOK reports whether the row is an operation of kind k that the
+// lease store accepted (isGrantorOK).
+func (r *opRow) grantorOK(k opKind) bool { return r.grantor && r.kind == k && r.err == errNone }
+
+// opRows returns a row for each of h's operations.
+func opRows(h *history.History) []opRow {
+	rows := make([]opRow, len(h.Ops))
+	var clients numbering[string]
+	for i := range h.Ops {
+		op := &h.Ops[i]
+		c, _ := clients.id(op.Client, strHint(op.Client))
+		rows[i] = opRow{processed: op.Processed, incarnation: op.Incarnation, id: op.ID, client: c,
+			kind: kindOf(op.Input.Kind), err: errOf(op.Output.Err), grantor: op.Server == h.Grantor,
+			fenced: op.Server == h.Resource, returned: op.Returned()}
+	}
+	return rows
+}
+
+// rows returns opRows(h), computed when first asked for.
+func (a *analysis) rows() []opRow {
+	if a.opRows == nil {
+		a.opRows = opRows(a.h)
+	}
+	return a.opRows
+}
+
+// inProcessedOrder yields the index and row of each operation in the order
+// their servers processed them (ties in recording order): a pass reads
+// h.Ops[i] only for the rows it cares about. The recorder appends an op
+// when its reply leaves the server, so the ops are usually in that order
+// already.
+func (a *analysis) inProcessedOrder() iter.Seq2[int, *opRow] {
+	rows := a.rows()
+	if a.order == nil {
+		a.order = []int32{} // in order: no permutation
+		for i := 1; i < len(rows); i++ {
+			if rows[i].processed < rows[i-1].processed {
+				a.order = sortedIndices(len(rows), func(x, y int32) int { return cmp.Compare(rows[x].processed, rows[y].processed) })
+				break
+			}
+		}
+	}
+	return func(yield func(int, *opRow) bool) {
+		if len(a.order) == 0 {
+			for i := range rows {
+				if !yield(i, &rows[i]) {
+					return
+				}
+			}
+			return
+		}
+		for _, i := range a.order {
+			if !yield(int(i), &rows[i]) {
+				return
+			}
+		}
+	}
+}

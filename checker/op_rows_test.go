@@ -1,0 +1,76 @@
+package checker
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/leasesim/leasesim/history"
+)
+
+// A row says what the checkers ask of an operation before they read it.
+func TestOpRowsSayWhatTheCheckersAsk(t *testing.T) {
+	h := &history.History{Grantor: "grantor", Resource: "store"}
+	op := func(server, client, kind, err string, ret history.Time) history.Operation {
+		return history.Operation{Server: server, Client: client, Input: history.Payload{Kind: kind},
+			Output: history.Payload{Kind: kind + "_reply", Err: err}, Return: ret, Incarnation: 2, ID: 7}
+	}
+	h.Ops = []history.Operation{
+		op("grantor", "h1", kindAcquire, "", 5),
+		op("grantor", "h2", kindAcquire, errHeld, history.Never),
+		op("grantor", "h1", kindRenew, errGrace, 5),
+		op("grantor", "h2", kindRelease, "expired", 5),
+		op("grantor", "h1", kindRevoke, "", 5),
+		op("grantor", "h1", kindCheckpoint, errFenced, 5),
+		op("store", "h2", kindWrite, "", 5),
+		op("store", "h1", kindRead, "", 5),
+		op("grantor", "r1", kindList, "", 5),
+		op("grantor2", "h1", "set_nx_px", "", 5),
+	}
+	want := []opRow{
+		{incarnation: 2, id: 7, client: 0, kind: opAcquire, err: errNone, grantor: true, returned: true},
+		{incarnation: 2, id: 7, client: 1, kind: opAcquire, err: errIsHeld, grantor: true},
+		{incarnation: 2, id: 7, client: 0, kind: opRenew, err: errIsGrace, grantor: true, returned: true},
+		{incarnation: 2, id: 7, client: 1, kind: opRelease, err: errOther, grantor: true, returned: true},
+		{incarnation: 2, id: 7, client: 0, kind: opRevoke, err: errNone, grantor: true, returned: true},
+		{incarnation: 2, id: 7, client: 0, kind: opCheckpoint, err: errIsFenced, grantor: true, returned: true},
+		{incarnation: 2, id: 7, client: 1, kind: opWrite, err: errNone, fenced: true, returned: true},
+		{incarnation: 2, id: 7, client: 0, kind: opRead, err: errNone, fenced: true, returned: true},
+		{incarnation: 2, id: 7, client: 2, kind: opList, err: errNone, grantor: true, returned: true},
+		{incarnation: 2, id: 7, client: 0, kind: opOther, err: errNone, returned: true},
+	}
+	assert.Equal(t, want, opRows(h))
+	assert.True(t, want[0].grantorOK(opAcquire))
+	assert.False(t, want[1].grantorOK(opAcquire), "refused")
+	assert.False(t, want[6].grantorOK(opWrite), "not the grantor's")
+}
+
+// The rows come in processed order, ties in recording order, whether or
+// not the operations were recorded in it.
+func TestRowsInProcessedOrder(t *testing.T) {
+	for _, tc := range []struct {
+		name      string
+		processed []history.Time
+		want      []int
+	}{
+		{"none", nil, nil},
+		{"in order", []history.Time{1, 2, 2, 3}, []int{0, 1, 2, 3}},
+		{"out of order", []history.Time{3, 1, 2, 1}, []int{1, 3, 2, 0}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := &history.History{}
+			for _, p := range tc.processed {
+				h.Ops = append(h.Ops, history.Operation{Processed: p})
+			}
+			a := newAnalysis(h)
+			for range 2 { // computed once, then kept
+				var got []int
+				for i, r := range a.inProcessedOrder() {
+					assert.Equal(t, h.Ops[i].Processed, r.processed)
+					got = append(got, i)
+				}
+				assert.Equal(t, tc.want, got)
+			}
+		})
+	}
+}
