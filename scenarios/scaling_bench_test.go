@@ -18,19 +18,28 @@ import (
 // Cost should stay linear in events: ns/event (and allocs/event) should
 // not grow along a series. Each series runs under simrun's GC policy and
 // under Go's default (gcPolicies); internal/benchratio reports each
-// series' largest ns/event against its smallest.
+// series' largest ns/event against its smallest. Each iteration runs
+// seeds until it has seen scalingEvents events (one seed of the largest
+// runs, dozens of the smallest), so every size is measured over as much
+// work and as warm.
 func BenchmarkSwarmScaling(b *testing.B) {
 	for _, gc := range gcPolicies {
 		b.Run(gc.name, func(b *testing.B) {
 			defer gc.apply()()
 			for _, s := range scalingSeries() {
 				b.Run(s.name, func(b *testing.B) {
-					benchmarkPerEvent(b, s.sc, scenarios.Options{})
+					benchmarkEvents(b, s.sc, scenarios.Options{}, scalingEvents)
 				})
 			}
 		})
 	}
 }
+
+// scalingEvents is the least number of kernel events each iteration of
+// BenchmarkSwarmScaling runs: less than one seed of its largest runs, so
+// that they run the same seeds (1, 2, …) as they would one seed an
+// iteration.
+const scalingEvents = 300_000
 
 // scaled is one run of a scaling series: its sub-benchmark name
 // ("series=value") and its scenario.
