@@ -1,7 +1,6 @@
 package scenarios
 
 import (
-	"math/bits"
 	"runtime"
 	"sync"
 	"sync/atomic"
@@ -21,7 +20,7 @@ type recorderScratch struct {
 	ops      [][]opRec
 	chunks   []*msgChunk
 	text     []byte
-	slots    []int32
+	calls    callIndex
 	units    [][]unitRec
 	effects  [][]effectRec
 	beliefs  [][]history.BeliefInterval
@@ -93,13 +92,9 @@ func (r *recorder) takeScratch() {
 	if !ok {
 		return
 	}
-	clear(s.slots)
 	r.requests.chunks, r.ops.chunks, r.msgs.chunks, r.msgs.text = s.requests, s.ops, s.chunks, s.text[:0]
 	r.units.chunks, r.effects.chunks, r.beliefs.beliefs.chunks = s.units, s.effects, s.beliefs
-	r.calls = callIndex{slots: s.slots}
-	if len(s.slots) > 0 {
-		r.calls.shift = uint(64 - bits.TrailingZeros(uint(len(s.slots))))
-	}
+	r.calls = s.calls.emptied()
 }
 
 // maxRecycledTable bounds, in bytes, a released history's effects, units
@@ -115,10 +110,10 @@ const maxScratch = 2 << 20
 // unless they are large.
 func (r *recorder) putScratch() {
 	s := &recorderScratch{requests: r.requests.chunks, ops: r.ops.chunks, chunks: r.msgs.chunks, text: r.msgs.text,
-		slots: r.calls.slots, units: r.units.chunks, effects: r.effects.chunks, beliefs: r.beliefs.beliefs.chunks}
+		calls: r.calls, units: r.units.chunks, effects: r.effects.chunks, beliefs: r.beliefs.beliefs.chunks}
 	size := (len(s.requests)*int(unsafe.Sizeof(call{}))+len(s.ops)*int(unsafe.Sizeof(opRec{}))+
 		len(s.units)*int(unsafe.Sizeof(unitRec{}))+len(s.effects)*int(unsafe.Sizeof(effectRec{}))+
-		len(s.beliefs)*int(unsafe.Sizeof(history.BeliefInterval{})))*chunkSize + cap(s.text) + 4*cap(s.slots)
+		len(s.beliefs)*int(unsafe.Sizeof(history.BeliefInterval{})))*chunkSize + cap(s.text) + s.calls.bytes()
 	for _, c := range s.chunks {
 		size += int(unsafe.Sizeof(*c)) + cap(c.data)
 	}
