@@ -62,7 +62,8 @@ func BenchmarkScenarioBatchGC(b *testing.B) {
 }
 
 // benchmarkPerEvent runs sc seed after seed and reports its acceleration
-// (simulated seconds per wall second) and its cost per kernel event.
+// (simulated seconds per wall second), its cost per kernel event and per
+// operation its history recorded.
 func benchmarkPerEvent(b *testing.B, sc scenarios.Scenario, opts scenarios.Options) {
 	benchmarkEvents(b, sc, opts, 0)
 }
@@ -74,7 +75,7 @@ func benchmarkPerEvent(b *testing.B, sc scenarios.Scenario, opts scenarios.Optio
 // that has not grown yet, which two small runs cannot amortise).
 func benchmarkEvents(b *testing.B, sc scenarios.Scenario, opts scenarios.Options, minEvents uint64) {
 	b.ReportAllocs()
-	var events, seeds uint64
+	var events, seeds, ops uint64
 	var before runtime.MemStats
 	runtime.ReadMemStats(&before)
 	for b.Loop() {
@@ -85,6 +86,7 @@ func benchmarkEvents(b *testing.B, sc scenarios.Scenario, opts scenarios.Options
 				b.Fatal(err)
 			}
 			events += out.Sim.Events
+			ops += uint64(len(out.History.Ops))
 			out.Release() // as a sweep does
 			if events-start >= minEvents {
 				break
@@ -101,5 +103,8 @@ func benchmarkEvents(b *testing.B, sc scenarios.Scenario, opts scenarios.Options
 		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(events), "ns/event")
 		b.ReportMetric(float64(after.Mallocs-before.Mallocs)/float64(events), "allocs/event")
 		b.ReportMetric(float64(after.TotalAlloc-before.TotalAlloc)/float64(events), "B/event")
+	}
+	if ops > 0 { // a run's cost also follows the operations its history records, which some runs have more of per event
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(ops), "ns/history-op")
 	}
 }

@@ -185,12 +185,15 @@ func TestRunReportsScalingSeries(t *testing.T) {
 	in := `BenchmarkSwarmScaling/batch-gc/duration=1h0m0s-2   3   100 ns/op   900.0 ns/event
 BenchmarkSwarmScaling/batch-gc/duration=10m0s-2   3   100 ns/op   800.0 ns/event
 BenchmarkSwarmScaling/batch-gc/duration=6h0m0s-2   3   100 ns/op   1000.0 ns/event
-BenchmarkSwarmScaling/default-gc/workers=32-2   3   100 ns/op   2000.0 ns/event
-BenchmarkSwarmScaling/default-gc/workers=2-2   3   100 ns/op   1000.0 ns/event
-BenchmarkSwarmScaling/default-gc/workers=8-2   3   100 ns/op   1000.0 ns/event
+BenchmarkSwarmScaling/default-gc/workers=32-2   3   100 ns/op   2000.0 ns/event   5500 ns/history-op
+BenchmarkSwarmScaling/default-gc/workers=2-2   3   100 ns/op   1000.0 ns/event   5000 ns/history-op
+BenchmarkSwarmScaling/default-gc/workers=8-2   3   100 ns/op   1000.0 ns/event   5200 ns/history-op
 `
 	var out bytes.Buffer
 	require.NoError(t, run(strings.NewReader(in), &out))
 	assert.Regexp(t, `swarm scaled by duration x36, simrun's GC: ns/event largest / smallest +1\.25x \(1000 / 800 ns\) +<= 1\.5x +ok`, out.String())
 	assert.Regexp(t, `swarm scaled by workers x16, GOGC=100: ns/event largest / smallest +2\.00x \(2000 / 1000 ns\) +<= 1\.5x +MISSED`, out.String())
+	// Per history operation, where the runs report it: no target.
+	assert.Regexp(t, `swarm scaled by workers x16, GOGC=100: ns per history operation largest / smallest +1\.10x \(5500 / 5000 ns\) *\n`, out.String())
+	assert.NotContains(t, out.String(), "duration x36, simrun's GC: ns per history operation")
 }

@@ -16,7 +16,10 @@ const swarmScaling = "SwarmScaling/"
 
 // scalingRows reports, for each GC policy and series of
 // BenchmarkSwarmScaling, the cost per event of its largest run against its
-// smallest: cost linear in events keeps it near 1.
+// smallest: cost linear in events keeps it near 1. Beside it, without a
+// target, the same per operation the history recorded: a series whose
+// large runs record more operations per event costs more per event for
+// that alone.
 func scalingRows(r results) []row {
 	type point struct {
 		size float64
@@ -47,6 +50,12 @@ func scalingRows(r results) []row {
 			growth := hi / lo
 			rows = append(rows, row{fmt.Sprintf("swarm scaled by %s x%.0f, %s: ns/event largest / smallest", s, large.size/small.size, gc.label),
 				fmt.Sprintf("%.2fx (%.0f / %.0f ns)", growth, hi, lo), "<= 1.5x", verdict(growth <= 1.5)})
+			opLo, ok1 := r.metric(small.name, "ns/history-op")
+			opHi, ok2 := r.metric(large.name, "ns/history-op")
+			if ok1 && ok2 && opLo > 0 { // what the series costs per recorded operation: no target
+				rows = append(rows, row{name: fmt.Sprintf("swarm scaled by %s x%.0f, %s: ns per history operation largest / smallest", s, large.size/small.size, gc.label),
+					value: fmt.Sprintf("%.2fx (%.0f / %.0f ns)", opHi/opLo, opHi, opLo)})
+			}
 		}
 	}
 	return rows
