@@ -42,7 +42,7 @@ var properties = []struct {
 	name  string
 	check func(*analysis, Options) Result
 }{
-	{"P1", func(a *analysis, _ Options) Result { return Exclusivity(a.h) }},
+	{"P1", func(a *analysis, _ Options) Result { return checkExclusivity(a) }},
 	{"P2", func(a *analysis, _ Options) Result { return checkFencing(a) }},
 	{"P3", func(a *analysis, opts Options) Result { return Linearizability(a.h, opts) }},
 	{"P4", func(a *analysis, _ Options) Result { return checkLiveness(a) }},

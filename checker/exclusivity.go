@@ -23,9 +23,14 @@ import (
 // h.Lease.RhoPPB) breaks the property's assumption, not the property: the
 // result is then Unknown with AssumptionExceeded set, never Violated and
 // never OK.
-func Exclusivity(h *history.History) Result {
+func Exclusivity(h *history.History) Result { return checkExclusivity(newAnalysis(h)) }
+
+// checkExclusivity is Exclusivity on an analysis that other checkers may
+// share (Judge).
+func checkExclusivity(a *analysis) Result {
+	h := a.h
 	v := newVerdict(h, "P1")
-	reportedBeliefs(v)
+	reportedBeliefs(v, a)
 	bs := h.Beliefs
 	order := sortedIndices(len(bs), func(a, b int32) int {
 		x, y := &bs[a], &bs[b]

@@ -6,13 +6,14 @@ import (
 )
 
 // processedTwice counts the requests (client, incarnation, id) that a
-// server processed more than once, from the operations' rows. A history has one request per
-// operation, and a set of them all took more memory than the rest of
-// checking and a hash or two per operation; so a first pass keeps, per
-// client incarnation (a life), only the lowest and highest id so far, and
-// notes a life with an operation whose id is not above the highest: a
-// repeat, or a request processed out of order. A repeated request's life is
-// noted (at its second operation, in any order).
+// server processed more than once, from the operations' rows. A history
+// has one request per operation, and a set of them all took more memory
+// than the rest of checking and a hash or two per operation; so a first
+// pass over the rows, in recording order, keeps per client incarnation (a
+// life) only the lowest and highest id so far, and notes a life with an
+// operation whose id is not above the highest: a repeat, or a request
+// recorded out of order. A repeated request's life is noted (at its second
+// operation, in any order).
 //
 // The requests of the noted lives are then counted in one more pass,
 // linear in the operations: a life numbers its requests densely (leasesim's
@@ -69,7 +70,7 @@ func noteLives(rows []opRow) (lifeOf []int32, lives []life, anyNoted bool) {
 
 // life is a client incarnation as processedTwice sees it: the lowest and
 // highest id of its requests so far, whether one was not above the highest
-// when processed (noted), and where its ids start in twiceByBits' bits.
+// when recorded (noted), and where its ids start in twiceByBits' bits.
 type life struct {
 	incarnation     uint64
 	lowest, highest uint64

@@ -18,7 +18,7 @@ import (
 // grants (a late reply to a request it gave up on), so only grants that
 // arrived well within the holder's patience count (see patience), and only
 // a holder that reported none of those is unknown.
-func reportedBeliefs(v *verdict) {
+func reportedBeliefs(v *verdict, a *analysis) {
 	h := v.h
 	type key struct {
 		holder, resource string
@@ -40,9 +40,12 @@ func reportedBeliefs(v *verdict) {
 	}
 	holders := make(map[string]*silence) // looked up, never iterated
 	var order []string
-	for i := range h.Ops {
+	for i, r := range a.rows() {
+		if r.kind != opAcquire || r.err != errNone || !r.returned {
+			continue
+		}
 		op := &h.Ops[i]
-		if op.Input.Kind != kindAcquire || op.Output.Err != "" || op.Output.Token == 0 || !op.Returned() {
+		if op.Output.Token == 0 {
 			continue
 		}
 		if time.Duration(op.Return-op.Call) > patience(h, op) {
