@@ -179,12 +179,6 @@ func involvedAt(h *history.History, at history.Time) []string {
 	return slices.Compact(nodes)
 }
 
-// isGrantorOK reports whether op is a request of kind k that the grantor
-// processed and accepted.
-func isGrantorOK(h *history.History, op *history.Operation, k string) bool {
-	return op.Server == h.Grantor && op.Input.Kind == k && op.Output.Err == ""
-}
-
 // driftExceeded reports whether some clock drifted beyond the configured
 // bound rho during the run.
 func driftExceeded(h *history.History) bool { return h.MaxDriftPPB > h.Lease.RhoPPB }

@@ -100,8 +100,3 @@ func (t grantTracker) latest(resource string) (grantID, bool) {
 	}
 	return st.latest, true
 }
-
-// isAcquireOK reports whether op is an acquire the grantor accepted.
-func isAcquireOK(h *history.History, op *history.Operation) bool {
-	return isGrantorOK(h, op, kindAcquire)
-}

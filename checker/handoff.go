@@ -50,12 +50,12 @@ func checkHandoff(a *analysis) Result {
 			continue
 		}
 		op := &h.Ops[i]
-		switch op.Input.Kind {
-		case kindAcquire:
+		switch r.kind {
+		case opAcquire:
 			handed++
 			checkHandedOver(v, ck.latest(op.Input.Resource), op)
 			grants.observe(op)
-		case kindCheckpoint:
+		case opCheckpoint:
 			accepted++
 			checkCheckpointToken(v, grants, ck.latest(op.Input.Resource), op)
 			ck.accept(op)

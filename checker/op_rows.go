@@ -92,7 +92,7 @@ func errOf(err string) opErr {
 }
 
 // grantorOK reports whether the row is an operation of kind k that the
-// lease store accepted (isGrantorOK).
+// lease store processed and accepted.
 func (r *opRow) grantorOK(k opKind) bool { return r.grantor && r.kind == k && r.err == errNone }
 
 // opRows returns a row for each of h's operations.

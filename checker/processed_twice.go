@@ -40,14 +40,14 @@ func noteLives(rows []opRow) (lifeOf []int32, lives []life, anyNoted bool) {
 	var livesOf [][]int32 // by client: its lives, into lives
 	lifeOf = make([]int32, len(rows))
 	for k := range rows {
-		op := &rows[k]
-		c := op.client
+		r := &rows[k]
+		c := r.client
 		if int(c) == len(livesOf) { // clients are numbered in order of first appearance
 			livesOf = append(livesOf, nil)
 		}
 		l := int32(-1)
 		for _, i := range livesOf[c] { // a client has a life or a few
-			if lives[i].incarnation == op.incarnation {
+			if lives[i].incarnation == r.incarnation {
 				l = i
 				break
 			}
@@ -55,13 +55,13 @@ func noteLives(rows []opRow) (lifeOf []int32, lives []life, anyNoted bool) {
 		switch {
 		case l < 0:
 			l = int32(len(lives))
-			lives = append(lives, life{incarnation: op.incarnation, lowest: op.id, highest: op.id})
+			lives = append(lives, life{incarnation: r.incarnation, lowest: r.id, highest: r.id})
 			livesOf[c] = append(livesOf[c], l)
-		case op.id <= lives[l].highest:
+		case r.id <= lives[l].highest:
 			lives[l].noted, anyNoted = true, true
-			lives[l].lowest = min(lives[l].lowest, op.id)
+			lives[l].lowest = min(lives[l].lowest, r.id)
 		default:
-			lives[l].highest = op.id
+			lives[l].highest = r.id
 		}
 		lifeOf[k] = l
 	}

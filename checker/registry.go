@@ -145,8 +145,8 @@ func checkStaleness(v *verdict, a *analysis) int {
 			s.sighting(&h.Sightings[next[0]])
 			next = next[1:]
 		}
-		if r.grantorOK(opAcquire) || r.grantorOK(opRenew) {
-			s.op(&h.Ops[i])
+		if granted := r.grantorOK(opAcquire); granted || r.grantorOK(opRenew) {
+			s.op(&h.Ops[i], granted)
 		}
 	}
 	for _, i := range next {
@@ -176,15 +176,11 @@ type staleness struct {
 	stale int
 }
 
-// op extends the life of the keys of a lease granted or renewed by op (an
-// acquire or a renewal the grantor accepted).
-func (s *staleness) op(op *history.Operation) {
-	switch {
-	case isAcquireOK(s.h, op):
+// op extends the life of the keys of a lease granted (an acquire the
+// grantor accepted, which attaches its keys) or renewed by op.
+func (s *staleness) op(op *history.Operation, granted bool) {
+	if granted {
 		s.keys[op.Input.Resource] = op.Input.Keys
-	case isGrantorOK(s.h, op, kindRenew):
-	default:
-		return
 	}
 	ttl := op.Output.TTL
 	if ttl <= 0 {
