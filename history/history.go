@@ -14,8 +14,14 @@ type History struct {
 	// fenced resource.
 	Grantor, Resource string
 	// Ops are the lease-store and fenced-store operations, in the order
-	// their replies left the servers (usually processed order).
+	// their replies left the servers (usually processed order). Read them
+	// with NumOps, Op, LoadOp or AllOps, and add them with AppendOp or
+	// SetOps: a producer may give them from its own records instead
+	// (SetOpSource), and then Ops is empty.
+	//
+	// Deprecated: the field is going away; use the methods (ops.go).
 	Ops []Operation
+	src OpSource
 	// Effects are the unfenced side effects, in the order they happened.
 	Effects []SideEffect
 	// Beliefs are the intervals in which holders believed they held a grant.
