@@ -46,7 +46,7 @@ func newGrantColors(h *history.History) grantColors {
 	for _, b := range beliefs {
 		add(grant{b.Resource, b.Token})
 	}
-	for _, o := range h.Ops {
+	for _, o := range h.AllOps() {
 		add(grant{o.Input.Resource, o.Input.Token})
 	}
 	return colors

@@ -247,6 +247,6 @@ func TestRunDirHistoryReadsBack(t *testing.T) {
 	h, meta, err := leasewire.ReadHistory(f, HistoryFile)
 	require.NoError(t, err)
 	assert.Equal(t, out.Scenario, meta.Scenario)
-	assert.Equal(t, len(out.History.Ops), len(h.Ops))
+	assert.Equal(t, out.History.NumOps(), h.NumOps())
 	assert.Equal(t, len(out.History.Beliefs), len(h.Beliefs))
 }

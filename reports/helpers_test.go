@@ -37,11 +37,13 @@ func kleppmann(t testing.TB) (Run, *scenarios.Outcome) {
 // fencedWrite returns the first fenced write of a history.
 func fencedWrite(t testing.TB, h *history.History) history.Operation {
 	t.Helper()
-	i := slices.IndexFunc(h.Ops, func(o history.Operation) bool {
-		return o.Input.Kind == lease.KindWrite.String() && o.Output.Err == lease.CodeFenced.String()
-	})
-	require.GreaterOrEqual(t, i, 0, "the history has a fenced write")
-	return h.Ops[i]
+	for _, o := range h.AllOps() {
+		if o.Input.Kind == lease.KindWrite.String() && o.Output.Err == lease.CodeFenced.String() {
+			return o
+		}
+	}
+	require.Fail(t, "the history has no fenced write")
+	return history.Operation{}
 }
 
 // withViolation returns copies of run and out in which P2 is violated at

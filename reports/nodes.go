@@ -27,7 +27,7 @@ func nodesOf(out *scenarios.Outcome) []string {
 	h := out.History
 	add(h.Grantor)
 	add(h.Resource)
-	for _, o := range h.Ops {
+	for _, o := range h.AllOps() {
 		add(o.Client)
 		add(o.Server)
 	}

@@ -170,7 +170,7 @@ func (p *perfetto) beliefs(h *history.History) {
 // server that processed it.
 func (p *perfetto) ops(h *history.History) {
 	byClient := map[string][]history.Operation{}
-	for _, o := range h.Ops {
+	for _, o := range h.AllOps() {
 		byClient[o.Client] = append(byClient[o.Client], o)
 	}
 	for _, client := range sortedKeys(byClient) {
@@ -184,7 +184,7 @@ func (p *perfetto) ops(h *history.History) {
 			p.slice(client, trackOps, rows[i], opName(o), "op", o.Call, opEnd(o), opArgs(o))
 		}
 	}
-	for _, o := range h.Ops {
+	for _, o := range h.AllOps() {
 		p.instant(o.Server, trackRequests, opName(o)+" from "+o.Client, "request", o.Processed, opArgs(o))
 	}
 }

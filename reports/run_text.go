@@ -122,7 +122,7 @@ func writeFenced(t *textWriter, out *scenarios.Outcome) {
 		return
 	}
 	var lines []string
-	for _, op := range out.History.Ops {
+	for _, op := range out.History.AllOps() {
 		if op.Output.Err != string(model.RegisterFenced) || (op.Input.Kind != string(model.OpWrite) && op.Input.Kind != string(model.OpCheckpoint)) {
 			continue
 		}

@@ -23,7 +23,7 @@ type fence struct {
 // fences returns the store's fences, by resource (sorted), then in time.
 func fences(h *history.History) []fence {
 	var accepted []history.Operation
-	for _, o := range h.Ops {
+	for _, o := range h.AllOps() {
 		if o.Server == h.Resource && o.Input.Kind == string(model.OpWrite) && o.Output.Err == "" {
 			accepted = append(accepted, o)
 		}

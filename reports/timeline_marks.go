@@ -32,7 +32,7 @@ func addOpMarks(lanes []lane, index map[string]int, h *history.History,
 		return row
 	}
 	kinds := markKinds(h)
-	for j, o := range h.Ops {
+	for j, o := range h.AllOps() {
 		kind := kinds[j]
 		if kind == "" {
 			continue
@@ -69,9 +69,9 @@ func addOpMarks(lanes []lane, index map[string]int, h *history.History,
 // lower than one it had accepted before is "stale-write", the mark of a
 // fencing (P2) violation.
 func markKinds(h *history.History) []string {
-	kinds := make([]string, len(h.Ops))
+	kinds := make([]string, h.NumOps())
 	granted := map[grant]bool{}
-	for i, o := range h.Ops {
+	for i, o := range h.AllOps() {
 		kinds[i] = markKind(o)
 		if kinds[i] == "grant" {
 			g := grant{o.Output.Resource, o.Output.Token}
@@ -91,21 +91,26 @@ func markKinds(h *history.History) []string {
 // token lower than one it had already accepted on the resource, in the
 // order the store processed them.
 func staleWrites(h *history.History) []int {
-	var accepted []int
-	for i, o := range h.Ops {
+	type write struct {
+		i         int
+		processed history.Time
+		resource  string
+		token     uint64
+	}
+	var accepted []write
+	for i, o := range h.AllOps() {
 		if o.Input.Kind == string(model.OpWrite) && o.Output.Err == "" {
-			accepted = append(accepted, i)
+			accepted = append(accepted, write{i, o.Processed, o.Input.Resource, o.Input.Token})
 		}
 	}
-	slices.SortStableFunc(accepted, func(a, b int) int { return cmp.Compare(h.Ops[a].Processed, h.Ops[b].Processed) })
+	slices.SortStableFunc(accepted, func(a, b write) int { return cmp.Compare(a.processed, b.processed) })
 	highest := map[string]uint64{}
 	var stale []int
-	for _, i := range accepted {
-		o := h.Ops[i]
-		if o.Input.Token < highest[o.Input.Resource] {
-			stale = append(stale, i)
+	for _, w := range accepted {
+		if w.token < highest[w.resource] {
+			stale = append(stale, w.i)
 		}
-		highest[o.Input.Resource] = max(highest[o.Input.Resource], o.Input.Token)
+		highest[w.resource] = max(highest[w.resource], w.token)
 	}
 	return stale
 }

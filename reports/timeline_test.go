@@ -232,7 +232,7 @@ func TestMarkKinds(t *testing.T) {
 		return leasewire.NewOperation("h1", "grantor", 0, 0, 0, lease.Message{Kind: kind, Resource: "lock", Token: token},
 			lease.Message{Kind: kind.Reply(), Resource: "lock", Token: token, Err: err})
 	}
-	h := &history.History{Ops: []history.Operation{
+	ops := []history.Operation{
 		op(lease.KindAcquire, lease.CodeOK, 1),
 		op(lease.KindAcquire, lease.CodeOK, 1), // the holder re-confirms its own grant
 		op(lease.KindAcquire, lease.CodeHeld, 0),
@@ -246,10 +246,12 @@ func TestMarkKinds(t *testing.T) {
 		op(lease.KindAcquire, lease.CodeOK, 2),
 		op(lease.KindWrite, lease.CodeOK, 2),
 		op(lease.KindWrite, lease.CodeOK, 1), // accepted after token 2: stale
-	}}
-	for i := range h.Ops {
-		h.Ops[i].Processed = history.Time(i)
 	}
+	for i := range ops {
+		ops[i].Processed = history.Time(i)
+	}
+	h := &history.History{}
+	h.SetOps(ops)
 	assert.Equal(t, []string{"grant", "reacquire", "", "renew", "renew-refused", "write", "fenced",
 		"checkpoint", "checkpoint-fenced", "", "grant", "write", "stale-write"}, markKinds(h))
 }
@@ -260,14 +262,15 @@ func TestFences(t *testing.T) {
 			lease.Message{Kind: lease.KindWrite, Resource: resource, Token: token},
 			lease.Message{Kind: lease.KindWriteReply, Resource: resource, Err: err})
 	}
-	h := &history.History{Resource: "store", Ops: []history.Operation{
+	h := &history.History{Resource: "store"}
+	h.SetOps([]history.Operation{
 		write("lock", 1, 10, lease.CodeOK),
 		write("b", 1, 12, lease.CodeOK),
 		write("lock", 1, 20, lease.CodeOK),
 		write("lock", 2, 30, lease.CodeOK),
 		write("lock", 1, 35, lease.CodeFenced), // not accepted: no fence
 		write("lock", 2, 40, lease.CodeOK),
-	}}
+	})
 	assert.Equal(t, []fence{
 		{Resource: "b", Token: 1, Start: 12, End: 12},
 		{Resource: "lock", Token: 1, Start: 10, End: 30},
