@@ -103,7 +103,8 @@ func WriteHistory(w io.Writer, h *history.History, meta ...Meta) error {
 // Events returns h as the schema's records: the header, the events
 // (operations, beliefs, units, tasks, effects, sightings, faults,
 // premises, then the write and checkpoint records Derived from the
-// operations), and the end record. The events point into h.
+// operations), and the end record. The events point into h, but for the
+// operations, which point into a copy of them (History.CopyOps).
 func Events(h *history.History, m Meta) (history.Header, []history.Event, history.RunEnd) {
 	head := history.Header{Version: history.SchemaVersion, Producer: m.Producer, Spec: h.Spec,
 		Determinism: m.Determinism, Scenario: m.Scenario, Seed: m.Seed, Lease: h.Lease,
@@ -122,9 +123,10 @@ func Events(h *history.History, m Meta) (history.Header, []history.Event, histor
 	if head.Resources == nil {
 		head.Resources = resourcesOf(h)
 	}
-	events := make([]history.Event, 0, len(h.Ops)+len(h.Beliefs)+len(h.Units)+len(h.Tasks)+len(h.Effects)+
+	ops := h.CopyOps()
+	events := make([]history.Event, 0, len(ops)+len(h.Beliefs)+len(h.Units)+len(h.Tasks)+len(h.Effects)+
 		len(h.Sightings)+len(h.Faults)+len(h.Premises)+len(h.Leaders))
-	events = appendEvents(events, h.Ops)
+	events = appendEvents(events, ops)
 	events = appendEvents(events, h.Beliefs)
 	events = appendEvents(events, h.Units)
 	events = appendEvents(events, h.Tasks)
@@ -133,7 +135,7 @@ func Events(h *history.History, m Meta) (history.Header, []history.Event, histor
 	events = appendEvents(events, h.Faults)
 	events = appendEvents(events, h.Premises)
 	events = appendEvents(events, h.Leaders)
-	events = append(events, Derived(h.Ops, head.FencedServers)...)
+	events = append(events, Derived(ops, head.FencedServers)...)
 	end := history.RunEnd{At: h.End, MaxDriftPPB: h.MaxDriftPPB, StoreSyncs: h.GrantorSyncs}
 	return head, events, end
 }
@@ -185,7 +187,7 @@ var kindAcquire = lease.KindAcquire.String()
 // asked for a lease, the holders that believed, the workers.
 func holdersOf(h *history.History) []string {
 	var out []string
-	for _, op := range h.Ops {
+	for _, op := range h.AllOps() {
 		if op.Input.Kind == kindAcquire {
 			out = append(out, op.Client)
 		}
@@ -202,7 +204,7 @@ func holdersOf(h *history.History) []string {
 // resourcesOf returns the resources a history names, sorted.
 func resourcesOf(h *history.History) []string {
 	var out []string
-	for _, op := range h.Ops {
+	for _, op := range h.AllOps() {
 		if op.Input.Resource != "" && op.Server == h.Grantor {
 			out = append(out, op.Input.Resource)
 		}

@@ -89,6 +89,7 @@ func FromEvents(head history.Header, events []history.Event, end history.RunEnd)
 type builder struct {
 	file    string
 	h       *history.History
+	ops     []history.Operation // h's operations, which finish gives it
 	meta    Meta
 	fenced  []string
 	derived []derivedRecord // the write and checkpoint records of the file
@@ -175,7 +176,7 @@ func (b *builder) add(e history.Event, line int) error {
 		if err := check(e); err != nil {
 			return b.errAt(line, "", err)
 		}
-		h.Ops = append(h.Ops, *e)
+		b.ops = append(b.ops, *e)
 	case *history.BeliefInterval:
 		h.Beliefs = append(h.Beliefs, *e)
 	case *history.Action:
@@ -220,8 +221,9 @@ func checkWindow(e *history.FaultWindow) error {
 // finish checks the write and checkpoint records against the operations,
 // applies the actions to the beliefs, and takes the end record.
 func (b *builder) finish(end history.RunEnd, endLine int) error {
+	b.h.SetOps(b.ops)
 	if len(b.derived) > 0 {
-		want := Derived(b.h.Ops, b.fenced)
+		want := Derived(b.ops, b.fenced)
 		for i, d := range b.derived {
 			if i >= len(want) || !reflect.DeepEqual(d.e, want[i]) {
 				return b.errAt(d.line, "", errors.New(explainDerived(d.e, want, i)))

@@ -32,8 +32,8 @@ func TestReadHistoryBuildsWhatTheCheckersRead(t *testing.T) {
 	assert.Equal(t, "test", meta.Producer)
 	assert.Equal(t, "g", h.Grantor)
 	assert.Equal(t, "r", h.Resource)
-	require.Len(t, h.Ops, 2)
-	op := &h.Ops[0]
+	require.Equal(t, 2, h.NumOps())
+	op := h.Op(0)
 	assert.Equal(t, uint64(1), op.Incarnation)
 	assert.Equal(t, uint64(7), op.ID)
 	in, err := leasewire.Message(op.Input)
@@ -44,7 +44,7 @@ func TestReadHistoryBuildsWhatTheCheckersRead(t *testing.T) {
 	require.NoError(t, err, "the output is leasesim's reply")
 	assert.Equal(t, lease.CodeOK, out.Err)
 	assert.Equal(t, uint64(1), out.Token)
-	assert.Equal(t, "v", h.Ops[1].Input.Value)
+	assert.Equal(t, "v", h.Op(1).Input.Value)
 	assert.Equal(t, int64(9000), int64(h.End))
 	require.Len(t, h.Beliefs, 1)
 }
