@@ -41,7 +41,7 @@ func BenchmarkLockWorkload(b *testing.B) {
 				if err := res.Err(); err != nil {
 					t.Fatal(err)
 				}
-				writes += len(res.History.Ops)
+				writes += res.History.NumOps()
 			})
 			if !ok {
 				b.Fatal("the gohost run failed")

@@ -41,7 +41,7 @@ func results(h *history.History) map[string]checker.Result {
 }
 
 func accepted(h *history.History) (n int) {
-	for _, op := range h.Ops {
+	for _, op := range h.AllOps() {
 		if op.Output.OK {
 			n++
 		}
@@ -69,7 +69,7 @@ func TestLockServiceNoFaults(t *testing.T) {
 	assert.Len(t, holders(h), 3, "every client held the lock at some point")
 	assert.GreaterOrEqual(t, len(h.Beliefs), 6)
 	assert.Greater(t, accepted(h), 50)
-	for _, op := range h.Ops {
+	for _, op := range h.AllOps() {
 		assert.True(t, op.Output.OK, "a correct client's write is never fenced without faults: %+v", op)
 	}
 }
@@ -129,7 +129,7 @@ func TestBrokenClientViolatesExclusivity(t *testing.T) {
 	// The fenced store refuses c1's stale writes once c2 wrote: P2 holds.
 	assert.Equal(t, checker.OK, rs["P2"].Status, rs["P2"].Summary)
 	var fenced int
-	for _, op := range res.History.Ops {
+	for _, op := range res.History.AllOps() {
 		if op.Client == "c1" && op.Output.Err == "fenced" {
 			fenced++
 		}

@@ -227,7 +227,7 @@ func TestFailpointPauseBetweenCheckAndWrite(t *testing.T) {
 	require.NoError(t, res.Err())
 	assert.Contains(t, kinds(res.Events), "failpoint-hit")
 	var fenced bool
-	for _, op := range res.History.Ops {
+	for _, op := range res.History.AllOps() {
 		fenced = fenced || op.Client == "c1" && op.Output.Err == "fenced"
 	}
 	assert.True(t, fenced, "c1's write after the pause is fenced")

@@ -87,9 +87,11 @@ func (r *recorder) history(cfg *Config, end time.Duration, windows []*history.Fa
 		fw[i] = *w
 	}
 	heal := history.Time(cfg.Schedule.HealAt)
-	return &history.History{Spec: cfg.History.Spec, Lease: cfg.History.Lease, Grantor: cfg.History.Grantor,
-		Resource: cfg.History.FencedStore, Ops: append(r.storeOps(), r.ops...), Beliefs: bs, Faults: fw,
+	h := &history.History{Spec: cfg.History.Spec, Lease: cfg.History.Lease, Grantor: cfg.History.Grantor,
+		Resource: cfg.History.FencedStore, Beliefs: bs, Faults: fw,
 		HealAt: heal, End: history.Time(end), Contended: slices.Clone(cfg.History.Contended)}
+	h.SetOps(append(r.storeOps(), r.ops...))
+	return h
 }
 
 // Believe records that the node believes it holds resource under token

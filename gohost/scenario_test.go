@@ -179,10 +179,10 @@ func TestCallProcessedReturnMakeOperations(t *testing.T) {
 		History: gohost.HistoryConfig{Grantor: "srv"}}
 	res := gohost.Run(t, cfg, 1)
 	require.NoError(t, res.Err())
-	require.Len(t, res.History.Ops, 2)
-	first, second := res.History.Ops[0], res.History.Ops[1]
+	require.Equal(t, 2, res.History.NumOps())
+	first, second := res.History.Op(0), res.History.Op(1)
 	assert.Equal(t, []uint64{1, 2}, []uint64{first.ID, second.ID})
-	for _, op := range res.History.Ops {
+	for _, op := range res.History.AllOps() {
 		assert.Equal(t, "srv", op.Server)
 		assert.Equal(t, "cli", op.Client)
 		assert.Equal(t, "get", op.Input.Kind)
@@ -230,7 +230,7 @@ func TestActStretchesTheBeliefAndUnprocessedCallsAreNoOperations(t *testing.T) {
 		History: gohost.HistoryConfig{Grantor: "srv"}}
 	res := gohost.Run(t, cfg, 1)
 	require.NoError(t, res.Err())
-	assert.Empty(t, res.History.Ops)
+	assert.Zero(t, res.History.NumOps())
 	require.Len(t, res.History.Beliefs, 2)
 	stretched, inferred := res.History.Beliefs[0], res.History.Beliefs[1]
 	assert.Equal(t, history.Time(300*time.Millisecond), stretched.End)
