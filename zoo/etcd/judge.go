@@ -89,7 +89,7 @@ func Judge(cfg Config, out *Outcome, wall time.Duration) (*Verdict, error) {
 		return nil, err
 	}
 	all := *h
-	all.Ops = out.EtcdOps
+	all.SetOps(out.EtcdOps)
 	if _, err := writeHistory(filepath.Join(cfg.Dir, OpsFile), &all, meta, nil); err != nil {
 		return nil, err
 	}

@@ -115,9 +115,11 @@ func (r *recorder) history(cfg *Config, end history.Time, windows []history.Faul
 	if cfg.OmitLessorOps == "" {
 		ops = lessorOps(r.ops)
 	}
-	return &history.History{Spec: "lessor", Lease: history.Lease{TTL: cfg.TTL}, Grantor: LeaseServer,
-		Resource: StoreName, Ops: append(ops, r.storeOps...), Beliefs: bs, Faults: windows,
+	h := &history.History{Spec: "lessor", Lease: history.Lease{TTL: cfg.TTL}, Grantor: LeaseServer,
+		Resource: StoreName, Beliefs: bs, Faults: windows,
 		Contended: []string{cfg.resource()}, Premises: slices.Clone(r.premises), HealAt: heal, End: end}
+	h.SetOps(append(ops, r.storeOps...))
+	return h
 }
 
 // lessorKinds are the operations the lessor specification reads

@@ -216,7 +216,7 @@ func LeaderPartitionStory() Story {
 // t reached it.
 func lastKeepalive(h *history.History, holder string, t history.Time) history.Time {
 	last := history.Unknown
-	for _, o := range h.Ops {
+	for _, o := range h.AllOps() {
 		if o.Client == holder && (o.Input.Kind == "keepalive" || o.Input.Kind == "grant") && o.Returned() && o.Return <= t {
 			last = max(last, o.Return)
 		}

@@ -53,7 +53,7 @@ func BenchmarkElection(b *testing.B) {
 				if err := res.Err(); err != nil {
 					t.Fatal(err)
 				}
-				requests += len(res.History.Ops)
+				requests += res.History.NumOps()
 			})
 			if !ok {
 				b.Fatal("the gohost run failed")

@@ -69,7 +69,7 @@ func TestFencingRefusesTheOldLeader(t *testing.T) {
 	for _, mk := range []func(bool) gohost.Scenario{k8s.LeaderStalled, k8s.SlowShutdown} {
 		fenced := gohost.Execute(t, mk(false), 1, gohost.Options{})
 		refused := 0
-		for _, op := range fenced.Result.History.Ops {
+		for _, op := range fenced.Result.History.AllOps() {
 			if op.Server == k8s.StoreName && op.Client == "c1" && !op.Output.OK {
 				refused++
 			}

@@ -189,7 +189,7 @@ func TestPauseMargin(t *testing.T) {
 // refused, and those it accepted after a write under a higher token.
 func staleWrites(out *scenarios.Outcome) (refused, accepted int) {
 	var highest uint64
-	for _, op := range out.History.Ops {
+	for _, op := range out.History.AllOps() {
 		if op.Server != scenarios.StoreNode || op.Input.Kind != "write" {
 			continue
 		}

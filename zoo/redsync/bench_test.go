@@ -43,7 +43,7 @@ func BenchmarkContention(b *testing.B) {
 				if err := res.Err(); err != nil {
 					t.Fatal(err)
 				}
-				for _, op := range res.History.Ops {
+				for _, op := range res.History.AllOps() {
 					if op.Server == StoreNode {
 						writes++
 					}

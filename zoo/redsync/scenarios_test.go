@@ -40,7 +40,7 @@ func TestRedsyncAgainstTheServer(t *testing.T) {
 	require.NotEmpty(t, h.Beliefs)
 	assert.Equal(t, history.EndRelease, h.Beliefs[0].Reason, "Lock, Extend in a loop, Unlock: %+v", h.Beliefs[0])
 	kinds := map[string]int{}
-	for _, op := range h.Ops {
+	for _, op := range h.AllOps() {
 		if op.Server != RedisNode {
 			continue
 		}
@@ -85,7 +85,7 @@ func TestGCPause(t *testing.T) {
 				assert.Equal(t, tt.p3, out.Verdict("P3"), "seed %d", seed)
 				after := history.Time(DefaultHolder.Expiry + 3*time.Second)
 				var stale, acted bool
-				for _, op := range out.Result.History.Ops {
+				for _, op := range out.Result.History.AllOps() {
 					stale = stale || op.Server == StoreNode && op.Client == "h1" && op.Call > after
 				}
 				for _, b := range out.Result.History.Beliefs {
