@@ -93,5 +93,11 @@ func TestRoundTripKeepsEveryVerdict(t *testing.T) {
 }
 
 // comparable returns h as the file carries it: the in-process history
-// holds the records the file holds, so nothing is left out.
-func comparable(h *history.History) *history.History { return h }
+// holds the records the file holds, so nothing is left out; its
+// operations are held in a slice (CopyOps), whether h holds them or an
+// OpSource gives them.
+func comparable(h *history.History) *history.History {
+	c := *h
+	c.SetOps(h.CopyOps())
+	return &c
+}
