@@ -59,14 +59,15 @@ func atLeastOnce(a *analysis) Result {
 // completed.
 func checkCompletion(v *verdict, tw *taskWork) bool {
 	tokens := make([]uint64, 0, 2)
-	for _, op := range tw.done {
-		if slices.Contains(tokens, op.Input.Token) {
+	var op history.Operation
+	for _, i := range tw.done {
+		if v.h.LoadOp(i, &op); slices.Contains(tokens, op.Input.Token) {
 			continue
 		}
 		tokens = append(tokens, op.Input.Token)
 		if len(tokens) > 1 {
 			v.violate(op.Processed, fmt.Sprintf("completion of task %q recorded twice, under tokens %d and %d",
-				tw.id, tokens[0], op.Input.Token), describeOp(tw.done[0]), describeOp(op))
+				tw.id, tokens[0], op.Input.Token), describeOpAt(v.h, tw.done[0]), describeOp(&op))
 		}
 	}
 	t := tw.task
@@ -83,7 +84,7 @@ func checkCompletion(v *verdict, tw *taskWork) bool {
 		}
 		var evidence []string
 		if len(tw.done) > 0 {
-			evidence = append(evidence, "completion: "+describeOp(tw.done[0]))
+			evidence = append(evidence, "completion: "+describeOpAt(v.h, tw.done[0]))
 		}
 		v.violate(t.Done, detail, evidence...)
 		return true // one missing unit says it; the rest would repeat it
@@ -98,13 +99,12 @@ func checkRun(v *verdict, tw *taskWork, r *run) {
 	}
 	who := fmt.Sprintf("token %d", r.token)
 	var evidence []string
-	if r.grant != nil {
-		who = fmt.Sprintf("%s (token %d, handed progress %d)", r.grant.Client, r.token, r.handed)
-		evidence = append(evidence, "grant: "+describeOp(r.grant))
-	}
 	from := r.reexecAt
-	if r.grant != nil {
-		from = r.grant.Processed
+	if r.granted {
+		grant := v.h.Op(r.grant)
+		who = fmt.Sprintf("%s (token %d, handed progress %d)", grant.Client, r.token, r.handed)
+		evidence = append(evidence, "grant: "+describeOp(&grant))
+		from = grant.Processed
 	}
 	v.violateDuring(r.reexecAt, from, r.reexecAt,
 		fmt.Sprintf("task %q: %s re-executed %d units from unit %d, beyond the work done since the last "+

@@ -30,7 +30,7 @@ func swarmHistory(b *testing.B) *history.History {
 // simulation itself (checkers off), to compare against.
 func BenchmarkCheck(b *testing.B) {
 	h := swarmHistory(b)
-	b.Logf("swarm seed 1: %d ops, %d beliefs, %d units, %d tasks", len(h.Ops), len(h.Beliefs), len(h.Units), len(h.Tasks))
+	b.Logf("swarm seed 1: %d ops, %d beliefs, %d units, %d tasks", h.NumOps(), len(h.Beliefs), len(h.Units), len(h.Tasks))
 	cases := []struct {
 		name string
 		run  func()
@@ -75,7 +75,7 @@ func BenchmarkCheck(b *testing.B) {
 			for b.Loop() {
 				c.run()
 			}
-			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(len(h.Ops)), "ns/op-recorded")
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/float64(h.NumOps()), "ns/op-recorded")
 		})
 	}
 }

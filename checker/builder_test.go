@@ -69,19 +69,33 @@ func (b *hb) op(client string, t history.Time, in, out lease.Message) *hb {
 	b.reqID++
 	in.ReqID, in.Client = b.reqID, lease.Addr(client)
 	out.Kind, out.ReqID, out.Resource = in.Kind.Reply(), in.ReqID, in.Resource
-	b.h.Ops = append(b.h.Ops, leasewire.NewOperation(client, server, t-ms, t, t+ms, in, out))
+	b.h.AppendOp(leasewire.NewOperation(client, server, t-ms, t, t+ms, in, out))
 	return b
+}
+
+// editOp changes operation i of h with edit. A history gives copies of
+// its operations; the test sets them all again.
+func editOp(h *history.History, i int, edit func(op *history.Operation)) {
+	ops := h.CopyOps()
+	edit(&ops[i])
+	h.SetOps(ops)
+}
+
+// withOps gives h the operations ops and returns it.
+func withOps(h *history.History, ops []history.Operation) *history.History {
+	h.SetOps(ops)
+	return h
 }
 
 // calledAt sets when the last op's request was sent.
 func (b *hb) calledAt(t history.Time) *hb {
-	b.h.Ops[len(b.h.Ops)-1].Call = t
+	editOp(b.h, b.h.NumOps()-1, func(op *history.Operation) { op.Call = t })
 	return b
 }
 
 // lost marks the last op's reply as never arriving.
 func (b *hb) lost() *hb {
-	b.h.Ops[len(b.h.Ops)-1].Return = history.Never
+	editOp(b.h, b.h.NumOps()-1, func(op *history.Operation) { op.Return = history.Never })
 	return b
 }
 
@@ -200,7 +214,8 @@ func (b *hb) contended(res ...string) *hb {
 // clone returns an independent copy of the builder and its history.
 func (b *hb) clone() *hb {
 	h := *b.h
-	h.Ops, h.Beliefs, h.Units = slices.Clone(h.Ops), slices.Clone(h.Beliefs), slices.Clone(h.Units)
+	h.SetOps(b.h.CopyOps())
+	h.Beliefs, h.Units = slices.Clone(h.Beliefs), slices.Clone(h.Units)
 	h.Tasks, h.Effects, h.Sightings = slices.Clone(h.Tasks), slices.Clone(h.Effects), slices.Clone(h.Sightings)
 	h.Faults, h.Contended = slices.Clone(h.Faults), slices.Clone(h.Contended)
 	return &hb{h: &h, reqID: b.reqID, latest: maps.Clone(b.latest)}

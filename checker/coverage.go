@@ -160,9 +160,10 @@ func cover(a *analysis) Coverage {
 func coverOps(a *analysis, c *Coverage) {
 	h := a.h
 	c[bDuplicateProcessed] += uint64(processedTwice(a.rows()))
-	var latestInc []uint64                           // by client: the highest incarnation the grantor processed so far
-	grantedAt := make(map[string]*history.Operation) // resource -> latest fresh grant
+	var latestInc []uint64                   // by client: the highest incarnation the grantor processed so far
+	grantedAt := make(map[string]freshGrant) // resource -> latest fresh grant
 	grants := newGrantTracker()
+	var op history.Operation
 	for i, r := range a.inProcessedOrder() {
 		if r.grantor {
 			for int(r.client) >= len(latestInc) {
@@ -181,7 +182,8 @@ func coverOps(a *analysis, c *Coverage) {
 		case opAcquire:
 			switch r.err {
 			case errNone:
-				coverGranted(&h.Ops[i], c, grants, grantedAt)
+				h.LoadOp(i, &op)
+				coverGranted(&op, c, grants, grantedAt)
 			case errIsHeld:
 				c[bAcquireHeld]++
 			case errIsGrace:
@@ -190,12 +192,13 @@ func coverOps(a *analysis, c *Coverage) {
 		case opRenew:
 			c[pick(ok, bRenewOK, bRenewRefused)]++
 			if ok {
-				lateReply(&h.Ops[i], c)
+				h.LoadOp(i, &op)
+				lateReply(&op, c)
 			}
 		case opRelease:
 			c[pick(ok, bReleaseOK, bReleaseRefused)]++
-			op := &h.Ops[i]
-			if g := grantedAt[op.Input.Resource]; g != nil && g.Client != op.Client && g.Processed <= op.Processed {
+			h.LoadOp(i, &op)
+			if g, found := grantedAt[op.Input.Resource]; found && g.client != op.Client && g.processed <= op.Processed {
 				c[bReleaseRacesGrant]++
 			}
 		case opCheckpoint:
@@ -206,15 +209,23 @@ func coverOps(a *analysis, c *Coverage) {
 	}
 }
 
+// freshGrant is who was granted a resource, and when the grantor processed
+// the grant: what coverOps keeps of a fresh grant (not the operation,
+// which is loaded into a reused variable).
+type freshGrant struct {
+	client    string
+	processed history.Time
+}
+
 // coverGranted counts a successful acquire: a new grant or a
 // re-confirmation.
-func coverGranted(op *history.Operation, c *Coverage, grants grantTracker, grantedAt map[string]*history.Operation) {
+func coverGranted(op *history.Operation, c *Coverage, grants grantTracker, grantedAt map[string]freshGrant) {
 	kind, _ := grants.observe(op)
 	if !kind.isNew() {
 		c[bAcquireReconfirmed]++
 	} else {
 		c[bAcquireGranted]++
-		grantedAt[op.Input.Resource] = op
+		grantedAt[op.Input.Resource] = freshGrant{client: op.Client, processed: op.Processed}
 	}
 	lateReply(op, c)
 }

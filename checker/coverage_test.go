@@ -75,8 +75,8 @@ func TestCover(t *testing.T) {
 // A request from an earlier incarnation processed after a later one's.
 func TestCoverEarlierIncarnation(t *testing.T) {
 	h := newHistory().acquire("h1", "lock", 1, at(0)).acquire("h1", "lock", 2, at(100)).build()
-	h.Ops[0].Incarnation, h.Ops[0].ID = 2, 1 // incarnation 2, processed first
-	h.Ops[1].Incarnation, h.Ops[1].ID = 1, 9 // incarnation 1, processed after
+	editOp(h, 0, func(op *history.Operation) { op.Incarnation, op.ID = 2, 1 }) // incarnation 2, processed first
+	editOp(h, 1, func(op *history.Operation) { op.Incarnation, op.ID = 1, 9 }) // incarnation 1, processed after
 	assert.Contains(t, Cover(h).Reached(), "earlier-incarnation")
 }
 
@@ -102,7 +102,7 @@ func TestProcessedTwice(t *testing.T) {
 			op("h1", 1, 5), op("h1", 1, 4)}, 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			assert.Equal(t, tc.want, processedTwice(opRows(&history.History{Ops: tc.ops})))
+			assert.Equal(t, tc.want, processedTwice(opRows(withOps(&history.History{}, tc.ops))))
 		})
 	}
 	// Against a plain count of every request, on random histories: ids
@@ -127,7 +127,7 @@ func TestProcessedTwice(t *testing.T) {
 				want++
 			}
 		}
-		rows := opRows(&history.History{Ops: ops})
+		rows := opRows(withOps(&history.History{}, ops))
 		require.Equal(t, want, processedTwice(rows), "%v", ops)
 		if lifeOf, lives, noted := noteLives(rows); noted {
 			_, ok := twiceByBits(rows, lifeOf, lives)

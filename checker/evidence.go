@@ -165,8 +165,9 @@ func touches(w *history.FaultWindow, nodes []string) bool {
 // then, and the holder of every belief that began or ended then, sorted.
 func involvedAt(h *history.History, at history.Time) []string {
 	var nodes []string
-	for i := range h.Ops {
-		if op := &h.Ops[i]; op.Call == at || op.Processed == at || op.Return == at {
+	var op history.Operation
+	for i := range h.NumOps() {
+		if h.LoadOp(i, &op); op.Call == at || op.Processed == at || op.Return == at {
 			nodes = append(nodes, op.Client, op.Server)
 		}
 	}
@@ -235,6 +236,14 @@ func describeOp(op *history.Operation) string {
 		sb.WriteString(", reply never arrived")
 	}
 	return sb.String()
+}
+
+// describeOpAt is describeOp of operation i of h, for a sweep that kept
+// the operation's index rather than the operation: a history may give its
+// operations only as copies (History.OpSource).
+func describeOpAt(h *history.History, i int) string {
+	op := h.Op(i)
+	return describeOp(&op)
 }
 
 // describeBelief is one line of evidence about a belief interval.

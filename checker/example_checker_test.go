@@ -21,22 +21,22 @@ func Example_kleppmann() {
 		Spec:    "lease-store",
 		Lease:   history.Lease{TTL: 5 * time.Second, RhoPPB: 10_000_000, HoldPPB: 10_000_000},
 		Grantor: "grantor", Resource: "store",
-		Ops: []history.Operation{
-			op("h1", "grantor", s(0), history.Payload{Kind: "acquire", Resource: "lock", Holder: "h1"},
-				history.Payload{Kind: "acquire_reply", Resource: "lock", Token: 1, OK: true}),
-			op("h2", "grantor", s(6), history.Payload{Kind: "acquire", Resource: "lock", Holder: "h2"},
-				history.Payload{Kind: "acquire_reply", Resource: "lock", Token: 2, OK: true}),
-			op("h2", "store", s(6.1), history.Payload{Kind: "write", Resource: "lock", Holder: "h2", Token: 2},
-				history.Payload{Kind: "write_reply", Resource: "lock", OK: true}),
-			op("h1", "store", s(10), history.Payload{Kind: "write", Resource: "lock", Holder: "h1", Token: 1},
-				history.Payload{Kind: "write_reply", Resource: "lock", Err: "fenced"}),
-		},
 		Beliefs: []history.BeliefInterval{
 			{Holder: "h1", Resource: "lock", Token: 1, Start: s(0), End: s(10), Reason: history.EndFenced, LastAct: s(10)},
 			{Holder: "h2", Resource: "lock", Token: 2, Start: s(6), End: s(11), Reason: history.EndRun, LastAct: s(6.1)},
 		},
 		End: s(11),
 	}
+	h.SetOps([]history.Operation{
+		op("h1", "grantor", s(0), history.Payload{Kind: "acquire", Resource: "lock", Holder: "h1"},
+			history.Payload{Kind: "acquire_reply", Resource: "lock", Token: 1, OK: true}),
+		op("h2", "grantor", s(6), history.Payload{Kind: "acquire", Resource: "lock", Holder: "h2"},
+			history.Payload{Kind: "acquire_reply", Resource: "lock", Token: 2, OK: true}),
+		op("h2", "store", s(6.1), history.Payload{Kind: "write", Resource: "lock", Holder: "h2", Token: 2},
+			history.Payload{Kind: "write_reply", Resource: "lock", OK: true}),
+		op("h1", "store", s(10), history.Payload{Kind: "write", Resource: "lock", Holder: "h1", Token: 1},
+			history.Payload{Kind: "write_reply", Resource: "lock", Err: "fenced"}),
+	})
 	p1 := checker.Exclusivity(h)
 	fmt.Println(p1.Property, p1.Status, *p1.MarginMin)
 	fmt.Println(p1.Violations[0].Detail)

@@ -152,15 +152,16 @@ func acquireGrants(a *analysis) (grants map[string][]newGrant, own map[[2]string
 	issued map[resourceToken]bool) {
 	grants, own, issued = make(map[string][]newGrant), make(map[[2]string][]ownGrant), make(map[resourceToken]bool)
 	t := newGrantTracker()
+	var op history.Operation
 	for i, r := range a.inProcessedOrder() {
 		if !r.grantorOK(opAcquire) {
 			continue
 		}
-		op := &a.h.Ops[i]
+		a.h.LoadOp(i, &op)
 		res := op.Input.Resource
 		key := [2]string{res, op.Client}
 		own[key] = append(own[key], ownGrant{call: op.Call, at: op.Processed})
-		if kind, _ := t.observe(op); kind.isNew() {
+		if kind, _ := t.observe(&op); kind.isNew() {
 			grants[res] = append(grants[res], newGrant{at: op.Processed, holder: op.Client})
 		}
 		issued[resourceToken{resource: res, token: op.Output.Token}] = true

@@ -40,21 +40,24 @@ func checkFencing(a *analysis) Result {
 	f := fencing{
 		v:       v,
 		grants:  newGrantTracker(),
-		issued:  make(map[resourceToken]*history.Operation),
+		issued:  make(map[resourceToken]issuedBy),
 		issuedT: make(map[issue]bool),
-		highest: make(map[string]*history.Operation),
+		highest: make(map[string]highWrite),
 	}
 	f.ownSpec = !leaseStoreSpec(h.Spec)
 	foreign := f.ownSpec || !hasGrantorOps(a)
 	if foreign {
 		f.believedGrants(h)
 	}
+	var op history.Operation
 	for i, r := range a.inProcessedOrder() {
 		switch {
 		case !foreign && r.grantorOK(opAcquire):
-			f.grant(&h.Ops[i])
+			h.LoadOp(i, &op)
+			f.grant(i, &op)
 		case r.fenced && r.kind == opWrite && r.err == errNone:
-			f.accepted(&h.Ops[i])
+			h.LoadOp(i, &op)
+			f.accepted(i, &op)
 		}
 	}
 	if foreign {
@@ -105,13 +108,28 @@ type issue struct {
 	token            uint64
 }
 
-// fencing is the state of the P2 sweep.
+// issuedBy is the grant that first issued a token: its client, and its
+// index in the history, to describe it.
+type issuedBy struct {
+	client string
+	op     int
+}
+
+// highWrite is the accepted write with the highest token on a resource:
+// its token, and its index in the history, to describe it.
+type highWrite struct {
+	token uint64
+	op    int
+}
+
+// fencing is the state of the P2 sweep. It keeps indices of operations,
+// not operations: the sweep loads each into one variable.
 type fencing struct {
 	v       *verdict
 	grants  grantTracker
-	issued  map[resourceToken]*history.Operation // the grant that first issued each token
-	issuedT map[issue]bool                       // every (resource, token, client) issued
-	highest map[string]*history.Operation        // the accepted write with the highest token, per resource
+	issued  map[resourceToken]issuedBy // the grant that first issued each token
+	issuedT map[issue]bool             // every (resource, token, client) issued
+	highest map[string]highWrite       // the accepted write with the highest token, per resource
 	// issuedWrite is the (resource, holder, token) of the latest accepted
 	// write found in issuedT (if wroteIssued), which only grows: a holder
 	// writes again and again under one grant, and its next write needs no
@@ -126,22 +144,23 @@ type fencing struct {
 	ownSpec      bool // the lease store has a spec of its own: no grantor issues anything in leasesim's sense
 }
 
-// grant checks a successful acquire and records the token it issued.
-func (f *fencing) grant(op *history.Operation) {
+// grant checks a successful acquire, operation i of the history, and
+// records the token it issued.
+func (f *fencing) grant(i int, op *history.Operation) {
 	kind, prev := f.grants.observe(op)
 	rt := resourceToken{resource: op.Input.Resource, token: op.Output.Token}
-	first := f.issued[rt]
+	first, issued := f.issued[rt]
 	switch {
-	case first != nil && first.Client != op.Client:
+	case issued && first.client != op.Client:
 		f.v.violate(op.Processed, fmt.Sprintf("the grantor issued token %d on %q to %s after it had issued it to %s",
-			rt.token, rt.resource, op.Client, first.Client), describeOp(first), describeOp(op))
+			rt.token, rt.resource, op.Client, first.client), describeOpAt(f.v.h, first.op), describeOp(op))
 	case kind == reissued:
 		f.v.violate(op.Processed, fmt.Sprintf("the grantor granted %q to %s with token %d, not above the "+
 			"highest token %d issued on it before (latest grant: %s token %d)", rt.resource, op.Client,
 			rt.token, prev.maxToken, prev.latest.holder, prev.latest.token), describeOp(op))
 	}
-	if first == nil {
-		f.issued[rt] = op
+	if !issued {
+		f.issued[rt] = issuedBy{client: op.Client, op: i}
 	}
 	if kind.isNew() {
 		f.grantCount++
@@ -152,15 +171,16 @@ func (f *fencing) grant(op *history.Operation) {
 	}
 }
 
-// accepted checks a write the fenced store accepted.
-func (f *fencing) accepted(op *history.Operation) {
+// accepted checks a write the fenced store accepted, operation i of the
+// history.
+func (f *fencing) accepted(i int, op *history.Operation) {
 	f.writes++
 	res, token := op.Input.Resource, op.Input.Token
-	if hi := f.highest[res]; hi != nil && token < hi.Input.Token {
+	if hi, ok := f.highest[res]; ok && token < hi.token {
 		f.v.violate(op.Processed, fmt.Sprintf("the store accepted a write to %q with token %d after one with token %d",
-			res, token, hi.Input.Token), describeOp(hi), describeOp(op))
+			res, token, hi.token), describeOpAt(f.v.h, hi.op), describeOp(op))
 	} else {
-		f.highest[res] = op
+		f.highest[res] = highWrite{token: token, op: i}
 	}
 	in := issue{resource: res, client: op.Client, token: token}
 	if (f.wroteIssued && in == f.issuedWrite) || f.issuedT[in] {
@@ -177,10 +197,10 @@ func (f *fencing) accepted(op *history.Operation) {
 			"by then", res, op.Client, token)
 	}
 	evidence := []string{describeOp(op)}
-	if first := f.issued[resourceToken{resource: res, token: token}]; first != nil {
+	if first, ok := f.issued[resourceToken{resource: res, token: token}]; ok {
 		detail = fmt.Sprintf("the store accepted a write to %q by %s with token %d, which the grantor issued to %s",
-			res, op.Client, token, first.Client)
-		evidence = append(evidence, describeOp(first))
+			res, op.Client, token, first.client)
+		evidence = append(evidence, describeOpAt(f.v.h, first.op))
 	}
 	f.v.violate(op.Processed, detail, evidence...)
 }

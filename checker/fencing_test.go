@@ -84,7 +84,7 @@ func TestFencingProcessedOrder(t *testing.T) {
 		write("h1", "lock", 1, at(100), lease.CodeOK).
 		build()
 	assert.Equal(t, OK, Fencing(h).Status)
-	h.Ops[3].Processed = at(6200) // the stale write now lands after the newer one
+	editOp(h, 3, func(op *history.Operation) { op.Processed = at(6200) }) // the stale write now lands after the newer one
 	r := Fencing(h)
 	require.Equal(t, Violated, r.Status)
 	assert.Equal(t, at(6200), r.Violations[0].At)
@@ -130,7 +130,7 @@ func TestFencingProperty(t *testing.T) {
 			code := lease.CodeOK
 			if token < highest {
 				code = lease.CodeFenced
-				stale = append(stale, len(b.h.Ops))
+				stale = append(stale, b.h.NumOps())
 			}
 			highest = max(highest, token)
 			b.write(holders[token%3], "lock", token, at(now), code)
@@ -138,15 +138,16 @@ func TestFencingProperty(t *testing.T) {
 		h := b.build()
 		require.Equal(t, OK, Fencing(h).Status)
 		if len(stale) > 0 {
-			accepted := &h.Ops[stale[rapid.IntRange(0, len(stale)-1).Draw(t, "accept")]].Output
-			accepted.Err, accepted.OK = "", true
+			editOp(h, stale[rapid.IntRange(0, len(stale)-1).Draw(t, "accept")], func(op *history.Operation) {
+				op.Output.Err, op.Output.OK = "", true
+			})
 			require.Equal(t, Violated, Fencing(h).Status)
 		}
 	})
 }
 
 func issuedTo(b *hb, token uint64) bool {
-	for _, op := range b.h.Ops {
+	for _, op := range b.h.AllOps() {
 		if op.Input.Kind == kindAcquire && op.Output.Token == token {
 			return true
 		}

@@ -42,6 +42,7 @@ func checkHandoff(a *analysis) Result {
 	grants := newGrantTracker()
 	handed, accepted := 0, 0
 	checkpoints := 0 // every checkpoint the grantor answered, accepted or refused
+	var op history.Operation
 	for i, r := range a.inProcessedOrder() {
 		if r.grantor && r.kind == opCheckpoint {
 			checkpoints++
@@ -49,16 +50,16 @@ func checkHandoff(a *analysis) Result {
 		if !r.grantorOK(opAcquire) && !r.grantorOK(opCheckpoint) {
 			continue
 		}
-		op := &h.Ops[i]
+		h.LoadOp(i, &op)
 		switch r.kind {
 		case opAcquire:
 			handed++
-			checkHandedOver(v, ck.latest(op.Input.Resource), op)
-			grants.observe(op)
+			checkHandedOver(v, ck.latest(op.Input.Resource), &op)
+			grants.observe(&op)
 		case opCheckpoint:
 			accepted++
-			checkCheckpointToken(v, grants, ck.latest(op.Input.Resource), op)
-			ck.accept(op)
+			checkCheckpointToken(v, grants, ck.latest(op.Input.Resource), &op)
+			ck.accept(i, &op)
 		}
 	}
 	if checkpoints == 0 && len(h.Tasks) == 0 && len(h.Units) == 0 && v.violated == 0 {
@@ -70,11 +71,11 @@ func checkHandoff(a *analysis) Result {
 
 // checkHandedOver checks (a) for grant, given the latest accepted
 // checkpoint (nil if none).
-func checkHandedOver(v *verdict, latest, grant *history.Operation) {
+func checkHandedOver(v *verdict, latest *checkpoint, grant *history.Operation) {
 	var want string
 	var wantToken uint64
 	if latest != nil {
-		want, wantToken = latest.Input.State, latest.Input.Token
+		want, wantToken = latest.state, latest.token
 	}
 	if grant.Output.State == want && grant.Output.StateToken == wantToken {
 		return
@@ -85,16 +86,16 @@ func checkHandedOver(v *verdict, latest, grant *history.Operation) {
 			grant.Output.State, grant.Output.StateToken), describeOp(grant))
 		return
 	}
-	v.violateDuring(grant.Processed, latest.Processed, grant.Processed,
+	v.violateDuring(grant.Processed, latest.processed, grant.Processed,
 		fmt.Sprintf("lost checkpoint: the grant of %q to %s (token %d) handed over state %q of token %d, "+
 			"but the latest accepted checkpoint is %q of token %d, accepted at %v", grant.Input.Resource,
 			grant.Client, grant.Output.Token, grant.Output.State, grant.Output.StateToken, want, wantToken,
-			latest.Processed),
-		"latest accepted: "+describeOp(latest), "grant: "+describeOp(grant))
+			latest.processed),
+		"latest accepted: "+describeOpAt(v.h, latest.op), "grant: "+describeOp(grant))
 }
 
 // checkCheckpointToken checks (b) for an accepted checkpoint.
-func checkCheckpointToken(v *verdict, grants grantTracker, latest, ckpt *history.Operation) {
+func checkCheckpointToken(v *verdict, grants grantTracker, latest *checkpoint, ckpt *history.Operation) {
 	g, ok := grants.latest(ckpt.Input.Resource)
 	if ok && g.token == ckpt.Input.Token {
 		return
@@ -105,7 +106,7 @@ func checkCheckpointToken(v *verdict, grants grantTracker, latest, ckpt *history
 	}
 	evidence := []string{"overwriting: " + describeOp(ckpt)}
 	if latest != nil {
-		evidence = append(evidence, "overwritten: "+describeOp(latest))
+		evidence = append(evidence, "overwritten: "+describeOpAt(v.h, latest.op))
 	}
 	v.violate(ckpt.Processed, fmt.Sprintf("stale holder %s (token %d) overwrote the checkpoint of %q, but %s",
 		ckpt.Client, ckpt.Input.Token, ckpt.Input.Resource, what), evidence...)
@@ -114,22 +115,43 @@ func checkCheckpointToken(v *verdict, grants grantTracker, latest, ckpt *history
 // checkpointTracker follows the latest accepted checkpoint of each
 // resource.
 type checkpointTracker struct {
-	byResource map[string]*history.Operation
+	byResource map[string]*checkpoint
+}
+
+// checkpoint is what a checkpointTracker keeps of an accepted checkpoint:
+// what the sweeps compare, and the operation's index in the history, to
+// describe it. It keeps no operation: a history may give its operations
+// only as copies, loaded one after another into one variable.
+type checkpoint struct {
+	op        int // the index of the operation in the history
+	client    string
+	token     uint64 // Input.Token
+	request   uint64 // requestID
+	state     string // Input.State
+	processed history.Time
 }
 
 func newCheckpointTracker() checkpointTracker {
-	return checkpointTracker{byResource: make(map[string]*history.Operation)}
+	return checkpointTracker{byResource: make(map[string]*checkpoint)}
 }
 
-// latest returns the latest accepted checkpoint of resource, or nil.
-func (t checkpointTracker) latest(resource string) *history.Operation { return t.byResource[resource] }
+// latest returns the latest accepted checkpoint of resource, or nil. It
+// changes in place when a later checkpoint of the resource is accepted.
+func (t checkpointTracker) latest(resource string) *checkpoint { return t.byResource[resource] }
 
-// accept records an accepted checkpoint op, unless a newer request of the
-// same holder under the same token overtook it (see Handoff).
-func (t checkpointTracker) accept(op *history.Operation) {
-	if cur := t.byResource[op.Input.Resource]; cur != nil && cur.Client == op.Client &&
-		cur.Input.Token == op.Input.Token && requestID(op) != 0 && requestID(op) <= requestID(cur) {
+// accept records an accepted checkpoint op, operation i of the history,
+// unless a newer request of the same holder under the same token overtook
+// it (see Handoff).
+func (t checkpointTracker) accept(i int, op *history.Operation) {
+	cur := t.byResource[op.Input.Resource]
+	if cur != nil && cur.client == op.Client && cur.token == op.Input.Token && requestID(op) != 0 &&
+		requestID(op) <= cur.request {
 		return
 	}
-	t.byResource[op.Input.Resource] = op
+	if cur == nil {
+		cur = new(checkpoint)
+		t.byResource[op.Input.Resource] = cur
+	}
+	*cur = checkpoint{op: i, client: op.Client, token: op.Input.Token, request: requestID(op),
+		state: op.Input.State, processed: op.Processed}
 }

@@ -82,14 +82,15 @@ func TestHandoffOvertakenCheckpoint(t *testing.T) {
 		checkpoint("w1", "t1", 1, at(1000), "4", lease.CodeOK).
 		checkpoint("w1", "t1", 1, at(2000), "8", lease.CodeOK)
 	// The request for "4" was sent first but arrived last.
-	b.h.Ops[1].Processed, b.h.Ops[2].Processed = at(2000), at(1000)
+	editOp(b.h, 1, func(op *history.Operation) { op.Processed = at(2000) })
+	editOp(b.h, 2, func(op *history.Operation) { op.Processed = at(1000) })
 	b.acquireHanding("w2", "t1", 2, at(9000), "8", 1)
 	assert.Equal(t, OK, Handoff(b.build()).Status)
 
 	// A different holder's checkpoint is not overtaken: with the same token
 	// it would be a stale (or forged) one, and it is the latest.
 	h := b.build()
-	h.Ops[1].Client = "w9"
+	editOp(h, 1, func(op *history.Operation) { op.Client = "w9" })
 	r := Handoff(h)
 	require.Equal(t, Violated, r.Status)
 	assert.Contains(t, r.Violations[0].Detail, "latest accepted checkpoint is \"4\"")

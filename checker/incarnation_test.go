@@ -5,6 +5,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/leasesim/leasesim/history"
 )
 
 // TestIncarnationsAreActors: a restarted process is a new actor. A token
@@ -17,7 +19,7 @@ func TestIncarnationsAreActors(t *testing.T) {
 	t.Run("P2: the same token to a later incarnation", func(t *testing.T) {
 		h := newHistory().acquire("h1", "lock", 1, at(0)).acquire("h1", "lock", 1, at(3000)).build()
 		require.Equal(t, OK, Fencing(h).Status, "one incarnation re-confirming its own grant")
-		h.Ops[1].Incarnation = 1
+		editOp(h, 1, func(op *history.Operation) { op.Incarnation = 1 })
 		r := Fencing(h)
 		require.Equal(t, Violated, r.Status, r.Summary)
 		assert.Contains(t, r.Violations[0].Detail, "not above the highest token 1")
@@ -25,7 +27,7 @@ func TestIncarnationsAreActors(t *testing.T) {
 	t.Run("P2: the same token to an earlier incarnation", func(t *testing.T) {
 		h := newHistory().acquire("h1", "lock", 1, at(0)).acquire("h1", "lock", 2, at(3000)).
 			acquire("h1", "lock", 2, at(4000)).build()
-		h.Ops[1].Incarnation = 1 // the restarted holder gets a new token
+		editOp(h, 1, func(op *history.Operation) { op.Incarnation = 1 }) // the restarted holder gets a new token
 		r := Fencing(h)
 		assert.Equal(t, OK, r.Status, "the reply to the dead incarnation's late acquire grants nothing new: %s", r.Summary)
 	})

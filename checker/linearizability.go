@@ -127,10 +127,15 @@ const visualizeTimeout = 2 * time.Second
 type linHistory struct {
 	asProcessed
 	byReading bool                  // store is leasesim's lease store, whose grantor readings order its operations
-	ops       []porcupine.Operation // Metadata points at the index in h.Ops (opIndex)
-	stores    int                   // how many ops are lease-store ops
-	scale     int64                 // porcupine time per nanosecond of true time
-	clients   []string              // by ClientId
+	ops       []porcupine.Operation // Input points into recs, Metadata at the index in the history (opIndex)
+	// recs are the checked operations, loaded once: the history may give
+	// its operations only as copies (History.OpSource), and porcupine's
+	// operations need inputs that stay put.
+	recs    []history.Operation
+	stores  int      // how many ops are lease-store ops
+	scale   int64    // porcupine time per nanosecond of true time
+	clients []string // by ClientId
+	scratch []int32  // positions in a partition, for legalAsProcessed
 }
 
 // newLinHistory builds the porcupine operations of checked, P3's
@@ -138,10 +143,14 @@ type linHistory struct {
 func newLinHistory(p asProcessed, checked p3Ops) *linHistory {
 	h := p.h
 	l := &linHistory{asProcessed: p, byReading: p.store.Name == leaseStoreName, stores: checked.stores}
+	// One copy of every checked operation: this runs only when the
+	// witness (asProcessed.witnessed) failed, which is rare.
+	l.recs = make([]history.Operation, len(checked.idx))
 	ids := make(map[string]int)
 	end := h.End
-	for _, i := range checked.idx {
-		op := &h.Ops[i]
+	for k, i := range checked.idx {
+		op := &l.recs[k]
+		h.LoadOp(int(i), op)
 		ids[op.Client] = 0
 		end = max(end, op.Call, op.Processed)
 	}
@@ -157,17 +166,16 @@ func newLinHistory(p asProcessed, checked p3Ops) *linHistory {
 	// interface, where an int above 255 would be boxed, one allocation per
 	// operation.
 	index := make([]int, 0, len(checked.idx))
-	for _, i32 := range checked.idx {
-		i := int(i32)
-		op := &h.Ops[i]
+	for k, i := range checked.idx {
+		op := &l.recs[k]
 		ret := op.Return
 		if !op.Returned() {
 			ret = end + 1 // took effect; the client never learned
 		}
-		// Pointers into h, read and never written: no copy into the
+		// Pointers into recs, read and never written: no copy into the
 		// interface. A request that names no holder acts for its client
 		// (model.LeaseStore), as the grantor takes it.
-		index = append(index, i)
+		index = append(index, int(i))
 		l.ops = append(l.ops, porcupine.Operation{ClientId: ids[op.Client], Input: op, Output: &op.Output,
 			Call: int64(op.Call), Return: int64(ret), Metadata: &index[len(index)-1]})
 	}
@@ -182,7 +190,8 @@ func newLinHistory(p asProcessed, checked p3Ops) *linHistory {
 // grantor-reading proof (decideByGrantorTime) is about.
 var leaseStoreName = model.LeaseSpec(model.ExactTTL()).Name
 
-// inputOf returns a porcupine operation's input: the recorded operation.
+// inputOf returns a porcupine operation's input: the recorded operation
+// (of a linHistory's, the one in its recs).
 func inputOf(v any) *history.Operation { return v.(*history.Operation) }
 
 // outputOf returns a porcupine operation's output: the recorded reply.
@@ -285,7 +294,7 @@ func (p *asProcessed) describeMeta(meta any) string {
 	if !ok {
 		return ""
 	}
-	op := &p.h.Ops[*i]
+	op := p.h.Op(*i)
 	returned := "reply never arrived"
 	if op.Returned() {
 		returned = "returned " + op.Return.String()
@@ -295,9 +304,9 @@ func (p *asProcessed) describeMeta(meta any) string {
 
 // opTime is when the server processed a porcupine operation's request.
 func (l *linHistory) opTime(op porcupine.Operation) history.Time {
-	return l.h.Ops[opIndex(op)].Processed
+	return inputOf(op.Input).Processed
 }
 
-// opIndex is the index in the history's Ops of the recorded operation
-// behind a porcupine operation.
+// opIndex is the index in the history of the recorded operation behind a
+// porcupine operation.
 func opIndex(op porcupine.Operation) int { return *op.Metadata.(*int) }

@@ -52,15 +52,25 @@ func (l *linHistory) explain(v *verdict, ops []porcupine.Operation, info porcupi
 // processed it. That order lies within the operations' intervals, so if it
 // is legal, part is linearizable.
 func (l *linHistory) legalAsProcessed(part []porcupine.Operation) bool {
-	// The order is of indices into the history: a copy of the operations
-	// (72 bytes each) would be the largest allocation of checking a large
-	// history.
-	idx := l.scratch[:0]
-	for _, op := range part {
-		idx = append(idx, int32(opIndex(op)))
+	if len(part) == 0 {
+		return true
 	}
-	l.scratch = idx
-	return l.legal(idx)
+	// The order is of positions in part: a copy of the operations (72
+	// bytes each) would be the largest allocation of checking a large
+	// history.
+	order := l.scratch[:0]
+	for k := range part {
+		order = append(order, int32(k))
+	}
+	l.scratch = order
+	slices.SortFunc(order, func(a, b int32) int { return l.compareProcessed(part[a], part[b]) })
+	w := l.walker(isRegisterOp(inputOf(part[order[0]].Input).Input.Kind), nil)
+	for _, k := range order {
+		if !w.step(inputOf(part[k].Input)) {
+			return false
+		}
+	}
+	return true
 }
 
 // longestPartial returns the longest of a partition's partial
@@ -138,7 +148,7 @@ func (l *linHistory) violation(v *verdict, part []porcupine.Operation, best []in
 func (l *linHistory) record(v *verdict, op porcupine.Operation, state any, why, progress string,
 	part []porcupine.Operation, before []int) {
 	in := &inputOf(op.Input).Input
-	recorded := &l.h.Ops[opIndex(op)]
+	recorded := inputOf(op.Input)
 	which := "lease store"
 	if isRegisterOp(in.Kind) {
 		which = "fenced resource"
@@ -151,7 +161,7 @@ func (l *linHistory) record(v *verdict, op porcupine.Operation, state any, why, 
 	evidence := []string{describeOp(recorded), "state before it: " + grantorClock(l.model.DescribeState(state)),
 		grantorClock(progress)}
 	for _, id := range before[max(0, len(before)-evidenceOpsMax):] {
-		evidence = append(evidence, "after: "+describeOp(&l.h.Ops[opIndex(part[id])]))
+		evidence = append(evidence, "after: "+describeOp(inputOf(part[id].Input)))
 	}
 	if !isRegisterOp(in.Kind) {
 		evidence = append(evidence, grantorClockNote(recorded))

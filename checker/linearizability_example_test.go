@@ -21,11 +21,11 @@ func ExampleLinearizability() {
 				OK: true, Clock: processed}}
 	}
 	h := &history.History{Spec: "lease-store", Lease: history.Lease{TTL: ttl}, Grantor: "grantor", Resource: "store",
-		End: history.Time(time.Minute),
-		Ops: []history.Operation{
-			grant("h1", 0, 100*time.Millisecond, 200*time.Millisecond, 1),
-			grant("h2", 2*time.Second, 3*time.Second, 4*time.Second, 2),
-		}}
+		End: history.Time(time.Minute)}
+	h.SetOps([]history.Operation{
+		grant("h1", 0, 100*time.Millisecond, 200*time.Millisecond, 1),
+		grant("h2", 2*time.Second, 3*time.Second, 4*time.Second, 2),
+	})
 	r := checker.Linearizability(h, checker.Options{})
 	fmt.Println(r.Property, r.Status)
 	fmt.Println(r.Violations[0].Detail)

@@ -102,7 +102,7 @@ func changesState(op porcupine.Operation) bool {
 // order is sorted by reading; the earliest such operation is blamed.
 func (l *linHistory) readingsBreakRealTime(v *verdict, order []porcupine.Operation) bool {
 	ret := func(i int) history.Time {
-		if rec := &l.h.Ops[opIndex(order[i])]; rec.Returned() {
+		if rec := inputOf(order[i].Input); rec.Returned() {
 			return rec.Return
 		}
 		return history.Never
@@ -129,8 +129,8 @@ func (l *linHistory) readingsBreakRealTime(v *verdict, order []porcupine.Operati
 		if j < 0 {
 			continue
 		}
-		if call := l.h.Ops[opIndex(op)].Call; call > ret(j) {
-			later := &l.h.Ops[opIndex(order[j])]
+		if call := inputOf(op.Input).Call; call > ret(j) {
+			later := inputOf(order[j].Input)
 			why := fmt.Sprintf("grantor time went backwards: g=%v after g=%v (%s's %v, which returned at %v, "+
 				"before this one was called at %v)", outputOf(op.Output).Clock, later.Output.Clock,
 				later.Client, later.Input.Kind, later.Return, call)
@@ -318,7 +318,7 @@ func keyOf(op porcupine.Operation) changeKey {
 func (p *prover) concurrentOnlyInName(ops []porcupine.Operation) bool {
 	var lastCall, firstReturn history.Time = -1, history.Never
 	for _, op := range ops {
-		rec := &p.l.h.Ops[opIndex(op)]
+		rec := inputOf(op.Input)
 		lastCall = max(lastCall, rec.Call)
 		if rec.Returned() {
 			firstReturn = min(firstReturn, rec.Return)
@@ -379,7 +379,7 @@ func (l *linHistory) decideRegister(v *verdict, part []porcupine.Operation) bool
 			accepted = append(accepted, op)
 		}
 	}
-	rec := func(op porcupine.Operation) *history.Operation { return &l.h.Ops[opIndex(op)] }
+	rec := func(op porcupine.Operation) *history.Operation { return inputOf(op.Input) }
 	byReturn := slices.Clone(accepted)
 	slices.SortFunc(byReturn, func(a, b porcupine.Operation) int { return cmp.Compare(rec(a).Return, rec(b).Return) })
 	byCall := slices.Clone(accepted)

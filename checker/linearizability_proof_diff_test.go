@@ -63,7 +63,8 @@ func randomHistory(r *rand.Rand, n int, corrupt bool) *history.History {
 	parts := make(map[string]any) // state per partition; looked up, never iterated
 	var g time.Duration           // the grantor's reading
 	widen := history.Time(r.IntN(40)) * history.Time(time.Millisecond)
-	for i := 0; len(h.Ops) < n && i < 4*n; i++ {
+	var ops []history.Operation
+	for i := 0; len(ops) < n && i < 4*n; i++ {
 		server, in := drawRequest(r)
 		client := pickOf(r, "a", "b")
 		in.Client = lease.Addr(client)
@@ -83,28 +84,29 @@ func randomHistory(r *rand.Rand, n int, corrupt bool) *history.History {
 				g = at
 			}
 			parts[key] = next
-			processed := history.Time(10*(len(h.Ops)+1)) * history.Time(time.Millisecond)
+			processed := history.Time(10*(len(ops)+1)) * history.Time(time.Millisecond)
 			ret := processed + history.Time(r.Int64N(int64(widen)+1))
 			if r.IntN(12) == 0 {
 				ret = history.Never
 			}
 			op.Call, op.Processed, op.Return = processed-history.Time(r.Int64N(int64(widen)+1)), processed, ret
-			h.Ops = append(h.Ops, op)
+			ops = append(ops, op)
 			break
 		}
 	}
 	if r.IntN(2) == 0 {
-		burst(h.Ops)
+		burst(ops)
 	}
-	if corrupt && len(h.Ops) > 0 {
-		op := &h.Ops[r.IntN(len(h.Ops))]
+	if corrupt && len(ops) > 0 {
+		op := &ops[r.IntN(len(ops))]
 		in, err := leasewire.Message(op.Input)
 		if err != nil {
 			panic(err)
 		}
 		op.Output = leasewire.Payload(drawReply(r, in, op.Output.Clock+pickOf(r, -time.Second, 0, 0, time.Second)))
 	}
-	slices.SortStableFunc(h.Ops, func(a, b history.Operation) int { return int(a.Call - b.Call) })
+	slices.SortStableFunc(ops, func(a, b history.Operation) int { return int(a.Call - b.Call) })
+	h.SetOps(ops)
 	h.End = history.Time(10*(n+2)) * history.Time(time.Millisecond)
 	return h
 }
@@ -169,14 +171,15 @@ func TestLinearizabilityProofAgreesWithPorcupine(t *testing.T) {
 	var wholeOK, wholeIllegal int
 	for n := range histories {
 		h := randomHistory(r, 1+r.IntN(10), r.IntN(2) == 0)
-		require.NotEmpty(t, h.Ops)
+		require.NotZero(t, h.NumOps())
 		l := newLin(h)
 		allOK, allWitnessed := true, true
 		for _, part := range l.model.Partition(l.ops) {
 			allWitnessed = allWitnessed && l.legalAsProcessed(part)
 			recs := make([]*history.Operation, len(part))
 			for i, op := range part {
-				recs[i] = &h.Ops[opIndex(op)]
+				rec := h.Op(opIndex(op))
+				recs[i] = &rec
 			}
 			want := plainVerdict(h, recs)
 			allOK = allOK && want == porcupine.Ok

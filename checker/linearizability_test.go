@@ -98,7 +98,8 @@ func withG(op history.Operation, g float64) history.Operation {
 }
 
 func linHistoryOf(ops ...history.Operation) *history.History {
-	return &history.History{Lease: leasewire.Lease(linConfig), Grantor: "grantor", Resource: "store", Ops: ops, End: secs(60)}
+	return withOps(&history.History{Lease: leasewire.Lease(linConfig), Grantor: "grantor", Resource: "store",
+		End: secs(60)}, ops)
 }
 
 func TestLinearizability(t *testing.T) {

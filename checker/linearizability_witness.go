@@ -2,7 +2,6 @@ package checker
 
 import (
 	"cmp"
-	"slices"
 
 	"github.com/anishathalye/porcupine"
 
@@ -13,7 +12,7 @@ import (
 // asProcessed walks partitions of a history's P3 operations in the order
 // their servers processed them: the witness that decides nearly every
 // resource of a run (a legal processing order lies within the operations'
-// intervals). It reads the recorded operations in place, by index.
+// intervals). It loads the recorded operations one at a time, by index.
 type asProcessed struct {
 	h        *history.History
 	store    model.Spec      // the lease store's specification
@@ -22,7 +21,6 @@ type asProcessed struct {
 	// replayer walks a partition of the store (0) or the register (1) in
 	// one order, if its specification has a Replayer.
 	replayer [2]model.Replayer
-	scratch  []int32 // indices into h.Ops, for legalAsProcessed
 }
 
 func newAsProcessed(h *history.History, store model.Spec) asProcessed {
@@ -34,30 +32,6 @@ func newAsProcessed(h *history.History, store model.Spec) asProcessed {
 		}
 	}
 	return p
-}
-
-// legal reports whether the recorded operations idx (indices into h.Ops,
-// one partition) are legal in the order their server processed them: by
-// processing time, then as recorded. It sorts idx into that order.
-func (p *asProcessed) legal(idx []int32) bool {
-	if len(idx) == 0 {
-		return true
-	}
-	ops := p.h.Ops
-	slices.SortFunc(idx, func(a, b int32) int { return p.compareProcessed(a, b) })
-	w := p.walker(isRegisterOp(ops[idx[0]].Input.Kind), nil)
-	for _, i := range idx {
-		if !w.step(&ops[i]) {
-			return false
-		}
-	}
-	return true
-}
-
-// compareProcessed orders recorded operations (indices into h.Ops) as
-// their servers processed them: by processing time, then as recorded.
-func (p *asProcessed) compareProcessed(a, b int32) int {
-	return cmp.Or(cmp.Compare(p.h.Ops[a].Processed, p.h.Ops[b].Processed), cmp.Compare(a, b))
 }
 
 // walker walks one partition in one order, from the initial state: with
@@ -87,7 +61,10 @@ func (p *asProcessed) walker(reg bool, r model.Replayer) walker {
 	return walker{r: r}
 }
 
-// step applies op and reports whether it was legal.
+// step applies op and reports whether it was legal. The specifications
+// read op's fields and keep none of its memory (model's Step and Replayer
+// copy what they need into their own inputs), so op may be a variable the
+// caller loads the next operation into.
 func (w *walker) step(op *history.Operation) bool {
 	if w.r != nil {
 		return w.r.Step(op, &op.Output)
@@ -99,9 +76,10 @@ func (w *walker) step(op *history.Operation) bool {
 
 // p3Ops are the operations of a history that P3 checks.
 type p3Ops struct {
-	idx       []int32 // into h.Ops, in their order
-	stores    int     // how many are lease-store operations
-	resources int     // how many (server, resource) pairs they span
+	idx       []int32        // indices in the history, in their order
+	processed []history.Time // when each was processed, parallel to idx
+	stores    int            // how many are lease-store operations
+	resources int            // how many (server, resource) pairs they span
 	// part is each operation's partition, by the specifications' Keys,
 	// numbered from 0 to parts-1; nil if a specification has no Key.
 	part  []int32
@@ -110,10 +88,11 @@ type p3Ops struct {
 
 func newP3Ops(h *history.History, store, register model.Spec) p3Ops {
 	// At most a few of the operations are not P3's.
-	p := p3Ops{idx: make([]int32, 0, len(h.Ops))}
+	n := h.NumOps()
+	p := p3Ops{idx: make([]int32, 0, n), processed: make([]history.Time, 0, n)}
 	keyed := store.Key != nil && register.Key != nil
 	if keyed {
-		p.part = make([]int32, 0, len(h.Ops))
+		p.part = make([]int32, 0, n)
 	}
 	// An operation's cell: its server, resource and partition. There are
 	// few, each numbered once by the numberings they are new to.
@@ -129,21 +108,23 @@ func newP3Ops(h *history.History, store, register model.Spec) p3Ops {
 	var servedAt numbering[[2]string]
 	var parts numbering[partKey]
 	var partOf []int32 // by cell
-	for i := range h.Ops {
-		op := &h.Ops[i]
-		if !checkedByP3(h, op) {
+	var op history.Operation
+	for i := range n {
+		h.LoadOp(i, &op)
+		if !checkedByP3(h, &op) {
 			continue
 		}
 		p.idx = append(p.idx, int32(i))
+		p.processed = append(p.processed, op.Processed)
 		c := cell{server: op.Server, resource: op.Input.Resource, reg: isRegisterOp(op.Input.Kind)}
 		if !c.reg {
 			p.stores++
 		}
 		if keyed {
 			if c.reg {
-				c.key = register.Key(op)
+				c.key = register.Key(&op)
 			} else {
-				c.key = store.Key(op)
+				c.key = store.Key(&op)
 			}
 		}
 		hint := strHint(c.server) + 3*strHint(c.resource) + 5*strHint(c.key)
@@ -172,17 +153,19 @@ func (p *asProcessed) witnessed(ops p3Ops) bool {
 		return false
 	}
 	var order []int32 // positions in ops.idx in processing order, if they are not in it
-	if !slices.IsSortedFunc(ops.idx, p.compareProcessed) {
-		order = sortedIndices(len(ops.idx), func(a, b int32) int { return p.compareProcessed(ops.idx[a], ops.idx[b]) })
+	if !ops.inProcessedOrder() {
+		order = sortedIndices(len(ops.idx), ops.compareProcessed)
 	}
 	walkers := make([]walker, ops.parts)
 	started := make([]bool, ops.parts)
+	var op history.Operation
 	for n := range ops.idx {
 		k := n
 		if order != nil {
 			k = int(order[n])
 		}
-		op, g := &p.h.Ops[ops.idx[k]], ops.part[k]
+		g := ops.part[k]
+		p.h.LoadOp(int(ops.idx[k]), &op)
 		if !started[g] {
 			reg := isRegisterOp(op.Input.Kind)
 			var r model.Replayer
@@ -191,7 +174,24 @@ func (p *asProcessed) witnessed(ops p3Ops) bool {
 			}
 			walkers[g], started[g] = p.walker(reg, r), true
 		}
-		if !walkers[g].step(op) {
+		if !walkers[g].step(&op) {
+			return false
+		}
+	}
+	return true
+}
+
+// compareProcessed orders the operations at positions a and b of ops as
+// their servers processed them: by processing time, then as recorded.
+func (ops *p3Ops) compareProcessed(a, b int32) int {
+	return cmp.Or(cmp.Compare(ops.processed[a], ops.processed[b]), cmp.Compare(ops.idx[a], ops.idx[b]))
+}
+
+// inProcessedOrder reports whether ops are in the order compareProcessed
+// gives.
+func (ops *p3Ops) inProcessedOrder() bool {
+	for k := 1; k < len(ops.idx); k++ {
+		if ops.compareProcessed(int32(k-1), int32(k)) > 0 {
 			return false
 		}
 	}

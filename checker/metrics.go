@@ -125,6 +125,7 @@ func measure(a *analysis) Metrics {
 // countOps counts acquisitions, renewals and fenced replies.
 func (m *Metrics) countOps(a *analysis) {
 	grants := newGrantTracker()
+	var op history.Operation
 	for i, r := range a.inProcessedOrder() {
 		if r.err == errIsFenced {
 			m.Fenced++
@@ -137,7 +138,8 @@ func (m *Metrics) countOps(a *analysis) {
 			if r.err != errNone {
 				continue
 			}
-			if kind, _ := grants.observe(&a.h.Ops[i]); kind.isNew() {
+			a.h.LoadOp(i, &op)
+			if kind, _ := grants.observe(&op); kind.isNew() {
 				m.Acquisitions++
 			}
 		case opRenew:

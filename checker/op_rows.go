@@ -97,10 +97,11 @@ func (r *opRow) grantorOK(k opKind) bool { return r.grantor && r.kind == k && r.
 
 // opRows returns a row for each of h's operations.
 func opRows(h *history.History) []opRow {
-	rows := make([]opRow, len(h.Ops))
+	rows := make([]opRow, h.NumOps())
 	var clients numbering[string]
-	for i := range h.Ops {
-		op := &h.Ops[i]
+	var op history.Operation
+	for i := range rows {
+		h.LoadOp(i, &op)
 		c, _ := clients.id(op.Client, strHint(op.Client))
 		rows[i] = opRow{processed: op.Processed, incarnation: op.Incarnation, id: op.ID, client: c,
 			kind: kindOf(op.Input.Kind), err: errOf(op.Output.Err), grantor: op.Server == h.Grantor,
@@ -119,7 +120,7 @@ func (a *analysis) rows() []opRow {
 
 // inProcessedOrder yields the index and row of each operation in the order
 // their servers processed them (ties in recording order): a pass reads
-// h.Ops[i] only for the rows it cares about. The recorder appends an op
+// operation i only for the rows it cares about. The recorder appends an op
 // when its reply leaves the server, so the ops are usually in that order
 // already.
 func (a *analysis) inProcessedOrder() iter.Seq2[int, *opRow] {

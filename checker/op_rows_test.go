@@ -15,7 +15,7 @@ func TestOpRowsSayWhatTheCheckersAsk(t *testing.T) {
 		return history.Operation{Server: server, Client: client, Input: history.Payload{Kind: kind},
 			Output: history.Payload{Kind: kind + "_reply", Err: err}, Return: ret, Incarnation: 2, ID: 7}
 	}
-	h.Ops = []history.Operation{
+	h.SetOps([]history.Operation{
 		op("grantor", "h1", kindAcquire, "", 5),
 		op("grantor", "h2", kindAcquire, errHeld, history.Never),
 		op("grantor", "h1", kindRenew, errGrace, 5),
@@ -26,7 +26,7 @@ func TestOpRowsSayWhatTheCheckersAsk(t *testing.T) {
 		op("store", "h1", kindRead, "", 5),
 		op("grantor", "r1", kindList, "", 5),
 		op("grantor2", "h1", "set_nx_px", "", 5),
-	}
+	})
 	want := []opRow{
 		{incarnation: 2, id: 7, client: 0, kind: opAcquire, err: errNone, grantor: true, returned: true},
 		{incarnation: 2, id: 7, client: 1, kind: opAcquire, err: errIsHeld, grantor: true},
@@ -60,13 +60,13 @@ func TestRowsInProcessedOrder(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			h := &history.History{}
 			for _, p := range tc.processed {
-				h.Ops = append(h.Ops, history.Operation{Processed: p})
+				h.AppendOp(history.Operation{Processed: p})
 			}
 			a := newAnalysis(h)
 			for range 2 { // computed once, then kept
 				var got []int
 				for i, r := range a.inProcessedOrder() {
-					assert.Equal(t, h.Ops[i].Processed, r.processed)
+					assert.Equal(t, h.Op(i).Processed, r.processed)
 					got = append(got, i)
 				}
 				assert.Equal(t, tc.want, got)

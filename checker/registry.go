@@ -66,10 +66,11 @@ type sightingKey struct {
 }
 
 // checkStays checks that every listing processed after deadline shows key.
-func checkStays(v *verdict, h *history.History, key string, deadline history.Time, lists []*history.Operation,
+func checkStays(v *verdict, h *history.History, key string, deadline history.Time, lists []history.Operation,
 	seen map[sightingKey]bool) {
 	after := 0
-	for _, l := range lists {
+	for i := range lists {
+		l := &lists[i]
 		if l.Processed <= deadline {
 			continue
 		}
@@ -98,9 +99,13 @@ func registrantKeys(a *analysis) []string {
 			keys = append(keys, r)
 		}
 	}
+	var op history.Operation
 	for i, r := range a.rows() {
-		if r.grantor && r.kind == opAcquire && strings.HasPrefix(h.Ops[i].Input.Resource, registryPrefix) {
-			keys = append(keys, h.Ops[i].Input.Resource)
+		if !r.grantor || r.kind != opAcquire {
+			continue
+		}
+		if h.LoadOp(i, &op); strings.HasPrefix(op.Input.Resource, registryPrefix) {
+			keys = append(keys, op.Input.Resource)
 		}
 	}
 	slices.Sort(keys)
@@ -108,12 +113,12 @@ func registrantKeys(a *analysis) []string {
 }
 
 // listings returns the registry listings the grantor answered, in
-// processed order.
-func listings(a *analysis) []*history.Operation {
-	var lists []*history.Operation
+// processed order: copies (History.Op), which are few.
+func listings(a *analysis) []history.Operation {
+	var lists []history.Operation
 	for i, r := range a.inProcessedOrder() {
 		if r.grantorOK(opList) {
-			lists = append(lists, &a.h.Ops[i])
+			lists = append(lists, a.h.Op(i))
 		}
 	}
 	return lists
@@ -140,13 +145,15 @@ func checkStaleness(v *verdict, a *analysis) int {
 	}
 	s := staleness{v: v, h: h, alive: make(map[string]aliveUntil), keys: make(map[string][]history.KV)}
 	next := sightingsInOrder(h.Sightings)
+	var op history.Operation
 	for i, r := range a.inProcessedOrder() {
 		for len(next) > 0 && h.Sightings[next[0]].At < r.processed {
 			s.sighting(&h.Sightings[next[0]])
 			next = next[1:]
 		}
 		if granted := r.grantorOK(opAcquire); granted || r.grantorOK(opRenew) {
-			s.op(&h.Ops[i], granted)
+			h.LoadOp(i, &op)
+			s.op(i, &op, granted)
 		}
 	}
 	for _, i := range next {
@@ -161,10 +168,13 @@ func sightingsInOrder(ss []history.RegistrationSighted) []int32 {
 }
 
 // aliveUntil is the latest true time a key's lease may be alive, and the
-// grant or renewal that set it.
+// grant or renewal that set it (its index in the history, and when the
+// grantor processed it), if set.
 type aliveUntil struct {
-	at history.Time
-	by *history.Operation
+	at          history.Time
+	by          int
+	byProcessed history.Time
+	set         bool
 }
 
 // staleness is the state of the registry staleness sweep.
@@ -177,10 +187,11 @@ type staleness struct {
 }
 
 // op extends the life of the keys of a lease granted (an acquire the
-// grantor accepted, which attaches its keys) or renewed by op.
-func (s *staleness) op(op *history.Operation, granted bool) {
+// grantor accepted, which attaches its keys) or renewed by op, operation i
+// of the history. op may be reused after: its keys are kept as a copy.
+func (s *staleness) op(i int, op *history.Operation, granted bool) {
 	if granted {
-		s.keys[op.Input.Resource] = op.Input.Keys
+		s.keys[op.Input.Resource] = slices.Clone(op.Input.Keys)
 	}
 	ttl := op.Output.TTL
 	if ttl <= 0 {
@@ -188,8 +199,8 @@ func (s *staleness) op(op *history.Operation, granted bool) {
 	}
 	until := op.Processed.Add(holdTrue(s.h.Lease, ttl))
 	for _, kv := range s.keys[op.Input.Resource] {
-		if a := s.alive[kv.Key]; a.by == nil || until > a.at {
-			s.alive[kv.Key] = aliveUntil{at: until, by: op}
+		if a := s.alive[kv.Key]; !a.set || until > a.at {
+			s.alive[kv.Key] = aliveUntil{at: until, by: i, byProcessed: op.Processed, set: true}
 		}
 	}
 }
@@ -197,25 +208,25 @@ func (s *staleness) op(op *history.Operation, granted bool) {
 // sighting checks one sighting against its key's lease.
 func (s *staleness) sighting(x *history.RegistrationSighted) {
 	a := s.alive[x.Key]
-	if a.by != nil && x.At <= a.at {
+	if a.set && x.At <= a.at {
 		return
 	}
 	s.stale++
 	detail := fmt.Sprintf("a reader saw a dead registration for %q: %s saw it at %v", x.Key, x.Reader, x.At)
 	evidence := []string{fmt.Sprintf("%s saw %q owned by %s at %v", x.Reader, x.Key, x.Owner, x.At)}
-	if a.by == nil {
+	if !a.set {
 		detail += ", but no lease ever carried it"
 	} else {
-		detail += fmt.Sprintf(", after the bound %v of its lease's last grant or renewal at %v", a.at, a.by.Processed)
-		evidence = append(evidence, "last grant or renewal: "+describeOp(a.by))
+		detail += fmt.Sprintf(", after the bound %v of its lease's last grant or renewal at %v", a.at, a.byProcessed)
+		evidence = append(evidence, "last grant or renewal: "+describeOpAt(s.h, a.by))
 	}
 	if driftExceeded(s.h) {
 		s.v.assumptionExceeded(driftNote(s.h) + ", so " + detail + " is not a bug")
 		return
 	}
 	from := x.At
-	if a.by != nil {
-		from = a.by.Processed
+	if a.set {
+		from = a.byProcessed
 	}
 	s.v.violateDuring(x.At, from, x.At, detail, evidence...)
 }

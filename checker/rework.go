@@ -13,7 +13,10 @@ import (
 // later run under the same token resumes that token's work after its
 // holder lost and regained belief (a re-confirmed grant).
 type run struct {
-	grant    *history.Operation // the acquire; nil if units came under a token no recorded grant issued
+	// grant is the index in the history of the acquire, if granted; not
+	// granted if units came under a token no recorded grant issued.
+	grant    int
+	granted  bool
 	token    uint64
 	fresh    bool // the first run under token on the task
 	handoff  bool // fresh, and some unit of the task was executed before
@@ -39,7 +42,7 @@ type taskWork struct {
 	runs    []run
 	first   []history.Time // first execution of each unit index, history.Never if none
 	maxExec int            // highest unit index executed so far, -1 if none
-	done    []*history.Operation
+	done    []int          // the accepted checkpoints that marked the task done: their indices in the history
 }
 
 // rework is the at-least-once accounting of a run: per task, its runs and
@@ -76,13 +79,16 @@ func measureRework(a *analysis) rework {
 			}
 		}
 	}
+	var op history.Operation
 	for i, r := range a.inProcessedOrder() {
 		upTo(r.processed, false)
 		switch {
 		case r.grantorOK(opAcquire):
-			s.granted(&h.Ops[i])
+			h.LoadOp(i, &op)
+			s.granted(i, &op)
 		case r.grantorOK(opCheckpoint):
-			s.checkpointed(&h.Ops[i])
+			h.LoadOp(i, &op)
+			s.checkpointed(i, &op)
 		}
 	}
 	upTo(0, true)
@@ -150,13 +156,14 @@ func (s *reworkSweep) actedOn(grant *history.Operation) bool {
 		s.starts[beliefStart{holder: grant.Client, resource: res, token: grant.Output.Token, at: grant.Return}]
 }
 
-// granted accounts for an acquire the grantor accepted: a run starts if its holder acted on it.
-func (s *reworkSweep) granted(op *history.Operation) {
+// granted accounts for an acquire the grantor accepted, operation i of the
+// history: a run starts if its holder acted on it.
+func (s *reworkSweep) granted(i int, op *history.Operation) {
 	tw := s.byID(op.Input.Resource)
 	if tw == nil || !s.actedOn(op) {
 		return // not a task, or a grant nobody acted on
 	}
-	r := run{grant: op, token: op.Output.Token, fresh: tw.runOf(op.Output.Token) < 0, lowest: -1,
+	r := run{grant: i, granted: true, token: op.Output.Token, fresh: tw.runOf(op.Output.Token) < 0, lowest: -1,
 		accepted: acceptedProgress(s.ck, op.Input.Resource), handed: history.DecodeProgress(op.Output.State).Units}
 	r.handoff = r.fresh && tw.maxExec >= 0
 	if r.handoff {
@@ -165,11 +172,12 @@ func (s *reworkSweep) granted(op *history.Operation) {
 	tw.runs = append(tw.runs, r)
 }
 
-// checkpointed accounts for a checkpoint the grantor accepted.
-func (s *reworkSweep) checkpointed(op *history.Operation) {
-	s.ck.accept(op)
+// checkpointed accounts for a checkpoint the grantor accepted, operation i
+// of the history.
+func (s *reworkSweep) checkpointed(i int, op *history.Operation) {
+	s.ck.accept(i, op)
 	if tw := s.byID(op.Input.Resource); tw != nil && history.DecodeProgress(op.Input.State).Done {
-		tw.done = append(tw.done, op)
+		tw.done = append(tw.done, i)
 	}
 }
 
@@ -203,7 +211,7 @@ func unitsInOrder(us []history.UnitDone) []int32 {
 // resource, 0 if none.
 func acceptedProgress(ck checkpointTracker, resource string) int {
 	if c := ck.latest(resource); c != nil {
-		return history.DecodeProgress(c.Input.State).Units
+		return history.DecodeProgress(c.state).Units
 	}
 	return 0
 }

@@ -35,25 +35,28 @@ func reportedBeliefs(v *verdict, a *analysis) {
 		}
 	}
 	type silence struct {
-		first    *history.Operation
+		resource string // of the holder's first grant
+		token    uint64
+		at       history.Time // when the first grant's reply arrived
 		reported bool
 	}
 	holders := make(map[string]*silence) // looked up, never iterated
 	var order []string
+	var op history.Operation
 	for i, r := range a.rows() {
 		if r.kind != opAcquire || r.err != errNone || !r.returned {
 			continue
 		}
-		op := &h.Ops[i]
+		h.LoadOp(i, &op)
 		if op.Output.Token == 0 {
 			continue
 		}
-		if time.Duration(op.Return-op.Call) > patience(h, op) {
+		if time.Duration(op.Return-op.Call) > patience(h, &op) {
 			continue // late: a holder may rightly have given up on the request
 		}
 		s := holders[op.Client]
 		if s == nil {
-			s = &silence{first: op}
+			s = &silence{resource: op.Input.Resource, token: op.Output.Token, at: op.Return}
 			holders[op.Client] = s
 			order = append(order, op.Client)
 		}
@@ -65,7 +68,7 @@ func reportedBeliefs(v *verdict, a *analysis) {
 		if s := holders[holder]; !s.reported {
 			v.dontKnow(fmt.Sprintf("holder %s was granted %s (token %d) at %v but reported no belief for any "+
 				"grant it received, so P1 cannot judge it: does the implementation report its beliefs "+
-				"(lease.Observer)?", holder, s.first.Input.Resource, s.first.Output.Token, s.first.Return))
+				"(lease.Observer)?", holder, s.resource, s.token, s.at))
 		}
 	}
 }
