@@ -101,7 +101,7 @@ func opRows(h *history.History) []opRow {
 	var clients numbering[string]
 	var op history.Operation
 	for i := range rows {
-		h.LoadOp(i, &op)
+		h.LoadOpHead(i, &op)
 		c, _ := clients.id(op.Client, strHint(op.Client))
 		rows[i] = opRow{processed: op.Processed, incarnation: op.Incarnation, id: op.ID, client: c,
 			kind: kindOf(op.Input.Kind), err: errOf(op.Output.Err), grantor: op.Server == h.Grantor,

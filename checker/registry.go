@@ -104,7 +104,7 @@ func registrantKeys(a *analysis) []string {
 		if !r.grantor || r.kind != opAcquire {
 			continue
 		}
-		if h.LoadOp(i, &op); strings.HasPrefix(op.Input.Resource, registryPrefix) {
+		if h.LoadOpHead(i, &op); strings.HasPrefix(op.Input.Resource, registryPrefix) {
 			keys = append(keys, op.Input.Resource)
 		}
 	}

@@ -11,7 +11,17 @@ type OpSource interface {
 	// Len is the number of operations.
 	Len() int
 	// Load sets *op to operation i, 0 <= i < Len(), overwriting all of it.
+	// It may set op's slices (Payload.Keys, Msg) to ones it shares with
+	// other loads: the caller reads them and does not change them.
 	Load(i int, op *Operation)
+}
+
+// OpHeadSource is an OpSource that loads an operation's head alone
+// (History.LoadOpHead) more cheaply than all of it.
+type OpHeadSource interface {
+	OpSource
+	// LoadHead sets *op to operation i's head, overwriting all of it.
+	LoadHead(i int, op *Operation)
 }
 
 // NumOps returns the number of the history's operations.
@@ -38,6 +48,36 @@ func (h *History) LoadOp(i int, op *Operation) {
 		return
 	}
 	*op = h.Ops[i]
+}
+
+// LoadOpHead sets *op to the head of operation i, 0 <= i < NumOps(): its
+// Server, Client, Incarnation, ID, Call, Processed and Return, and of its
+// Input and Output their Kind, Err, OK and Resource; every other field is
+// zero. A pass over every operation that reads only these, or that reads
+// them to choose the few operations it loads whole, loads heads: a source
+// builds them for a fraction of the cost.
+func (h *History) LoadOpHead(i int, op *Operation) {
+	if s, ok := h.src.(OpHeadSource); ok {
+		s.LoadHead(i, op)
+		return
+	}
+	if h.src != nil {
+		h.src.Load(i, op)
+		*op = op.Head()
+		return
+	}
+	*op = h.Ops[i].Head()
+}
+
+// Head returns o's head (History.LoadOpHead).
+func (o *Operation) Head() Operation {
+	return Operation{Server: o.Server, Client: o.Client, Incarnation: o.Incarnation, ID: o.ID, Call: o.Call,
+		Processed: o.Processed, Return: o.Return, Input: o.Input.head(), Output: o.Output.head()}
+}
+
+// head returns p's Kind, Err, OK and Resource.
+func (p *Payload) head() Payload {
+	return Payload{Kind: p.Kind, Err: p.Err, OK: p.OK, Resource: p.Resource}
 }
 
 // AllOps yields the operations with their indices, in order. The operation
@@ -81,3 +121,7 @@ func (h *History) CopyOps() []Operation {
 	}
 	return ops
 }
+
+// OpSource returns the source that gives the history's operations, or nil
+// if the history holds them itself.
+func (h *History) OpSource() OpSource { return h.src }

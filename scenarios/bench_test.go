@@ -86,7 +86,7 @@ func benchmarkEvents(b *testing.B, sc scenarios.Scenario, opts scenarios.Options
 				b.Fatal(err)
 			}
 			events += out.Sim.Events
-			ops += uint64(len(out.History.Ops))
+			ops += uint64(out.History.NumOps())
 			out.Release() // as a sweep does
 			if events-start >= minEvents {
 				break

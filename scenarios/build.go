@@ -111,8 +111,9 @@ func (b *builder) finish(h *history.History, plan faults.Schedule, res sim.Resul
 		h.GrantorSyncs = g.Storage().Syncs()
 	}
 	done := make(map[string]history.Time)
+	var op history.Operation
 	for _, i := range b.rec.checkpoints {
-		op := &h.Ops[i]
+		h.LoadOp(int(i), &op)
 		if op.Output.OK && history.DecodeProgress(op.Input.State).Done {
 			if _, seen := done[op.Input.Resource]; !seen {
 				done[op.Input.Resource] = op.Processed

@@ -58,7 +58,7 @@ func TestCatalog(t *testing.T) {
 // after h2's under a newer one, and the store refused it.
 func expectStaleWriteFenced(t *testing.T, out *scenarios.Outcome) {
 	var fenced, newer bool
-	for _, op := range out.History.Ops {
+	for _, op := range out.History.AllOps() {
 		if op.Input.Kind != lease.KindWrite.String() {
 			continue
 		}
@@ -91,7 +91,7 @@ func expectFencingHolds(t *testing.T, out *scenarios.Outcome) {
 
 func expectTokensIncreaseAcrossRestarts(t *testing.T, out *scenarios.Outcome) {
 	var last uint64
-	for _, op := range out.History.Ops {
+	for _, op := range out.History.AllOps() {
 		if op.Input.Kind == lease.KindAcquire.String() && op.Input.Resource == "lock" && op.Output.OK && op.Output.Token != last {
 			assert.Greater(t, op.Output.Token, last, "tokens continue after a restart")
 			last = op.Output.Token

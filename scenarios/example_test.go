@@ -19,7 +19,7 @@ func ExampleExecute() {
 	for _, r := range out.Checks {
 		fmt.Println(r.Property, r.Name, r.Status)
 	}
-	for _, op := range out.History.Ops {
+	for _, op := range out.History.AllOps() {
 		if op.Input.Kind == "write" && op.Output.Err == "fenced" {
 			fmt.Printf("%s's write under token %d was fenced\n", op.Client, op.Input.Token)
 			break

@@ -73,6 +73,9 @@ func (r *recorder) sentAny(from, to *sim.Node, payload any) {
 	out := f.ops.add(history.Operation{Client: to.Name(), Incarnation: inc, Server: from.Name(),
 		ID: p.ID, Call: c.at, Processed: now, Input: c.input, Output: p.Payload})
 	op := r.addOp(opRec{processed: now, ret: history.Never, req: -1, out: out, server: from.ID()})
+	if c.input.Kind == kindCheckpoint {
+		r.checkpoints = append(r.checkpoints, op)
+	}
 	c.unreturned = append(c.unreturned, op)
 }
 

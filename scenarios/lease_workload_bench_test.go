@@ -59,7 +59,7 @@ func BenchmarkLeaseWorkload(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			for _, op := range out.History.Ops {
+			for _, op := range out.History.AllOps() {
 				if op.Input.Kind == lease.KindWrite.String() && op.Output.OK {
 					writes++
 				}

@@ -5,7 +5,6 @@ import (
 	"time"
 
 	"github.com/leasesim/leasesim/history"
-	"github.com/leasesim/leasesim/history/leasewire"
 	"github.com/leasesim/leasesim/lease"
 	"github.com/leasesim/leasesim/sim"
 )
@@ -15,28 +14,27 @@ import (
 // history's records. It only reads: recording never changes the run, so
 // the trace hash is the same with checking on or off.
 //
-// While the run goes it records compactly: an operation is a small record
-// without pointers (opRec) naming its request and its reply, whose
-// messages are kept encoded in a few bytes without pointers (strings
-// interned, values copied into one buffer: recorder_msg.go). The history's
-// operations, with their payloads (leasewire.PayloadInto), are built once,
-// at their final size, when the
-// run has stopped (finish): each is large, so growing a table of them
-// while the run goes would copy, clear and scan them several times over.
+// It records compactly: an operation is a small record without pointers
+// (opRec) naming its request and its reply, whose messages are kept
+// encoded in a few bytes without pointers (strings interned, values copied
+// into one buffer: recorder_msg.go). When the run stops, the history is
+// given these tables, and builds an operation from them whenever a reader
+// asks for one (recordedOps).
 //
 // Its tables grow with what the run does, from small: a guess of the run's
 // size would over-allocate, and a large table sits in memory as ballast.
 // Requests are keyed by integers (node ids), so no string is hashed per
 // message.
 type recorder struct {
-	w        *sim.World
-	h        *history.History
-	calls    callIndex // requests sent, by key, as indices into requests (recorder_calls.go)
-	requests chunked[call]
-	msgs     msgTable       // the requests' and replies' messages (recorder_msg.go)
-	ops      chunked[opRec] // the operations in the order the history lists them
+	w     *sim.World
+	h     *history.History
+	calls callIndex // requests sent, by key, as indices into requests (recorder_calls.go)
+	// opTables are the requests, their and their replies' messages
+	// (recorder_msg.go) and the operations in the order the history lists
+	// them, which the history is given (recorded_ops.go).
+	opTables
 	// checkpoints are the indices of the history's checkpoint operations,
-	// in its order, once finish has built them.
+	// in its order.
 	checkpoints []int32
 	beliefs     beliefTracker
 	foreign     foreignOps // the operations of an implementation's own protocol (foreign_ops.go)
@@ -65,7 +63,6 @@ type call struct {
 	client sim.NodeID
 	reply  lease.Kind // the reply kind that answers it
 	in     int32      // the request's message, in recorder.msgs
-	first  int32      // the first op recorded for it, -1 before
 	// head and tail list the ops whose reply has not reached the client,
 	// oldest first (-1 when none), linked by opRec.next.
 	head, tail int32
@@ -98,7 +95,7 @@ func (r *recorder) sent(from, to *sim.Node, m lease.Message) {
 		key := opKey{client: from.ID(), reqID: m.ReqID, sentAt: m.SentAt}
 		if slot, seen := r.calls.reserve(&r.requests, key); !seen {
 			r.calls.fill(slot, r.requests.add(call{at: history.Time(r.w.Now()), reqID: m.ReqID, sentAt: m.SentAt,
-				client: from.ID(), reply: m.Kind.Reply(), in: r.msgs.add(&m), first: -1, head: -1, tail: -1}))
+				client: from.ID(), reply: m.Kind.Reply(), in: r.msgs.add(&m), head: -1, tail: -1}))
 		}
 		return
 	}
@@ -115,8 +112,8 @@ func (r *recorder) sent(from, to *sim.Node, m lease.Message) {
 	}
 	now := history.Time(r.w.Now())
 	op := r.addOp(opRec{processed: now, ret: history.Never, req: i, out: r.msgs.add(&m), server: from.ID()})
-	if c.first < 0 {
-		c.first = op
+	if m.Kind == lease.KindCheckpointReply {
+		r.checkpoints = append(r.checkpoints, op)
 	}
 	if c.tail >= 0 {
 		r.ops.at(c.tail).next = op
@@ -138,49 +135,22 @@ func (r *recorder) addOp(op opRec) int32 {
 	return r.ops.add(op)
 }
 
-// finish builds the history's operations, units, effects and beliefs (each
-// belief cut at the first of its holder's crashes after it began), once
-// the run has stopped, and hands the compact records on.
+// finish gives the history its operations (recordedOps), and builds its
+// units, effects and beliefs (each belief cut at the first of its holder's
+// crashes after it began), once the run has stopped.
 func (r *recorder) finish(crashes map[string][]history.Time) {
 	nodes := r.w.Nodes()
-	text := string(r.msgs.text) // one string that every value and state is cut from
-	// Zero: a new table, or a released outcome's (recorder_scratch.go).
-	ops := takeOps(int(r.ops.n))
-	for i := range int32(len(ops)) { // each operation is written in place, field by field: it is large
-		rec := r.ops.at(i)
-		op := &ops[i]
-		if rec.req < 0 {
-			*op = *r.foreign.ops.at(rec.out)
-			op.Return = rec.ret
-			r.noteCheckpoint(op, i)
-			continue
-		}
-		c := r.requests.at(rec.req)
-		op.Server, op.Client = nodes[rec.server].Name(), nodes[c.client].Name()
-		op.Processed, op.Call, op.Return = rec.processed, c.at, rec.ret
-		op.Incarnation, op.ID = leasewire.SplitReqID(c.reqID)
-		if c.first == int32(i) {
-			r.msgs.payloadInto(&op.Input, c.in, text)
-		} else { // the same request processed again: the first one's input
-			op.Input = ops[c.first].Input
-		}
-		r.msgs.payloadInto(&op.Output, rec.out, text)
-		r.noteCheckpoint(op, i)
+	names := make([]string, len(nodes))
+	for i, n := range nodes {
+		names[i] = n.Name()
 	}
-	r.h.Ops = ops
+	text := string(r.msgs.text) // one string that every value and state is cut from
+	r.h.SetOpSource(&recordedOps{opTables: r.opTables, foreign: r.foreign.ops, names: names, text: text})
 	r.finishWork(nodes, text)
 	r.beliefs.finish(crashes)
 	r.putScratch()
-	r.ops, r.msgs, r.requests, r.calls, r.foreign = chunked[opRec]{}, msgTable{}, chunked[call]{}, callIndex{}, foreignOps{}
+	r.opTables, r.calls, r.foreign = opTables{}, callIndex{}, foreignOps{}
 	r.units, r.effects, r.beliefs.beliefs = chunked[unitRec]{}, chunked[effectRec]{}, chunked[history.BeliefInterval]{}
-}
-
-// noteCheckpoint adds op, operation i of the history, to r.checkpoints if
-// it is a checkpoint.
-func (r *recorder) noteCheckpoint(op *history.Operation, i int32) {
-	if op.Input.Kind == kindCheckpoint {
-		r.checkpoints = append(r.checkpoints, i)
-	}
 }
 
 // doubled returns s with room for at least one more element: its capacity

@@ -2,11 +2,11 @@ package scenarios
 
 import (
 	"encoding/binary"
+	"math/bits"
 	"slices"
 	"time"
 
 	"github.com/leasesim/leasesim/history"
-	"github.com/leasesim/leasesim/history/leasewire"
 	"github.com/leasesim/leasesim/lease"
 )
 
@@ -52,9 +52,9 @@ type msgTable struct {
 	n      int32 // messages recorded
 	text   []byte
 	strs   strTable
-	// keys are the rare messages' registrations (a lease's, a list's), kept
-	// as sent: a message is immutable once sent.
-	keys [][]lease.KV
+	// keys are the rare messages' registrations (a lease's, a list's), as
+	// the history's payloads name them.
+	keys [][]history.KV
 }
 
 // add keeps m and returns its index.
@@ -110,7 +110,11 @@ func (t *msgTable) add(m *lease.Message) int32 {
 		}
 	}
 	if fields&hasKeys != 0 {
-		t.keys = append(t.keys, m.Keys)
+		kvs := make([]history.KV, len(m.Keys))
+		for i, kv := range m.Keys {
+			kvs[i] = history.KV{Key: kv.Key, Value: string(kv.Value)}
+		}
+		t.keys = append(t.keys, kvs)
 		w += binary.PutUvarint(b[w:], uint64(len(t.keys)))
 	}
 	ch.data = ch.data[:n+w]
@@ -140,6 +144,16 @@ func (r *msgReader) uvarint() uint64 {
 	return v
 }
 
+// skip passes over a varint, signed or not.
+func (r *msgReader) skip() {
+	b := *r
+	n := 0
+	for b[n] >= 0x80 {
+		n++
+	}
+	*r = b[n+1:]
+}
+
 func (r *msgReader) varint() int64 {
 	v, n := binary.Varint(*r)
 	*r = (*r)[n:]
@@ -147,59 +161,85 @@ func (r *msgReader) varint() int64 {
 }
 
 // payloadInto sets *p, a zero payload, to message i as the history's
-// payload (leasewire.PayloadInto), its value and state cut from text (the
-// table's text as a string).
+// payload (leasewire.Payload, which TestMsgTablePayloadsAreTheMessages
+// holds it to), its value and state cut from text (the table's text as a
+// string). It decodes straight into p: a run's history is read from the
+// table by every pass that loads its operations.
 func (t *msgTable) payloadInto(p *history.Payload, i int32, text string) {
+	r, fields := t.kindInto(p, i)
+	if fields&hasToken != 0 {
+		p.Token = r.uvarint()
+	}
+	if fields&hasStateToken != 0 {
+		p.StateToken = r.uvarint()
+	}
+	if fields&hasTTL != 0 {
+		p.TTL = time.Duration(r.varint())
+	}
+	if fields&hasClock != 0 {
+		p.Clock = time.Duration(r.varint())
+	}
+	if fields&hasRemaining != 0 {
+		p.Remaining = time.Duration(r.varint())
+	}
+	if fields&hasText != 0 {
+		at, nv, ns := int(r.uvarint()), int(r.uvarint()), int(r.uvarint())
+		p.Value, p.State = text[at:at+nv], text[at+nv:at+nv+ns]
+	}
+	if fields&hasResource != 0 {
+		p.Resource = t.strs.strs[r.uvarint()]
+	}
+	if fields&hasKey != 0 {
+		p.Key = t.strs.strs[r.uvarint()]
+	}
+	if fields&hasPrefix != 0 {
+		p.Prefix = t.strs.strs[r.uvarint()]
+	}
+	if fields&hasHolder != 0 { // a request's Client, a reply's Holder: the payload's Holder either way
+		p.Holder = t.strs.strs[r.uvarint()]
+	}
+	if fields&hasKeys != 0 {
+		p.Keys = t.keys[r.uvarint()-1] // shared by every payload built from the message: readers only read
+	}
+}
+
+// headInto sets *p, a zero payload, to message i's head as the history's
+// payload: its Kind, Err, OK and Resource (history.Operation.Head), as
+// payloadInto sets them, without reading the rest.
+func (t *msgTable) headInto(p *history.Payload, i int32) {
+	r, fields := t.kindInto(p, i)
+	if fields&hasResource == 0 {
+		return
+	}
+	skip := bits.OnesCount64(fields & (hasToken | hasStateToken | hasTTL | hasClock | hasRemaining))
+	if fields&hasText != 0 {
+		skip += 3
+	}
+	for range skip {
+		r.skip()
+	}
+	p.Resource = t.strs.strs[r.uvarint()]
+}
+
+// kindInto sets p's Kind, Err and OK from message i, and returns a reader
+// of the message's fields after its bitmap, and the bitmap.
+func (t *msgTable) kindInto(p *history.Payload, i int32) (msgReader, uint64) {
 	ch, k := t.chunks[i/chunkSize], i%chunkSize
 	begin := 0
 	if k > 0 {
 		begin = int(ch.end[k-1])
 	}
 	enc := ch.data[begin:ch.end[k]]
-	m := lease.Message{Kind: lease.Kind(enc[0]), Err: lease.ErrCode(enc[1])}
+	kind, code := lease.Kind(enc[0]), lease.ErrCode(enc[1])
+	p.Kind = kind.String()
+	if !kind.IsRequest() {
+		p.OK = code == lease.CodeOK
+	}
+	if code != lease.CodeOK {
+		p.Err = code.String()
+	}
 	r := msgReader(enc[2:])
-	fields := r.uvarint()
-	if fields&hasToken != 0 {
-		m.Token = r.uvarint()
-	}
-	if fields&hasStateToken != 0 {
-		m.CheckpointToken = r.uvarint()
-	}
-	if fields&hasTTL != 0 {
-		m.TTL = time.Duration(r.varint())
-	}
-	if fields&hasClock != 0 {
-		m.GrantorTime = time.Duration(r.varint())
-	}
-	if fields&hasRemaining != 0 {
-		m.Remaining = time.Duration(r.varint())
-	}
-	var value, state string
-	if fields&hasText != 0 {
-		at, nv, ns := int(r.uvarint()), int(r.uvarint()), int(r.uvarint())
-		value, state = text[at:at+nv], text[at+nv:at+nv+ns]
-	}
-	if fields&hasResource != 0 {
-		m.Resource = t.strs.strs[r.uvarint()]
-	}
-	if fields&hasKey != 0 {
-		m.Key = t.strs.strs[r.uvarint()]
-	}
-	if fields&hasPrefix != 0 {
-		m.Prefix = t.strs.strs[r.uvarint()]
-	}
-	if fields&hasHolder != 0 {
-		holder := lease.Addr(t.strs.strs[r.uvarint()])
-		if m.Kind.IsRequest() {
-			m.Client = holder
-		} else {
-			m.Holder = holder
-		}
-	}
-	if fields&hasKeys != 0 {
-		m.Keys = t.keys[r.uvarint()-1]
-	}
-	leasewire.PayloadInto(p, &m, value, state)
+	return r, r.uvarint()
 }
 
 // strTable interns strings: each distinct string once, by a small integer.

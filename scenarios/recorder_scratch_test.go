@@ -19,9 +19,7 @@ func TestRecorderScratchLeavesNoTrace(t *testing.T) {
 	history := func(sc Scenario, seed uint64) []byte {
 		out, err := Execute(sc, seed, Options{})
 		require.NoError(t, err)
-		j, err := json.Marshal(out.History)
-		require.NoError(t, err)
-		return j
+		return historyJSON(t, out.History)
 	}
 	small := ThunderingHerd()
 	small.Contenders = 3
@@ -33,8 +31,8 @@ func TestRecorderScratchLeavesNoTrace(t *testing.T) {
 	assert.Equal(t, big, history(Swarm(), 2))
 }
 
-// A released outcome's operation table is reused by the next run's history
-// (takeOps), and that history is the one a new table gives: the same run
+// A released outcome's operation tables are reused by the next run
+// (putHistory), and that history is the one a new table gives: the same run
 // records the same history, and the same verdicts, after a larger or a
 // smaller released run.
 func TestReleasedOutcomeLeavesNoTrace(t *testing.T) {
@@ -45,8 +43,7 @@ func TestReleasedOutcomeLeavesNoTrace(t *testing.T) {
 	execute := func(sc Scenario, seed uint64, release bool) run {
 		out, err := Execute(sc, seed, Options{})
 		require.NoError(t, err)
-		h, err := json.Marshal(out.History)
-		require.NoError(t, err)
+		h := historyJSON(t, out.History)
 		c, err := json.Marshal(out.Checks)
 		require.NoError(t, err)
 		if release {
@@ -65,45 +62,40 @@ func TestReleasedOutcomeLeavesNoTrace(t *testing.T) {
 	}
 }
 
-// takeOps reuses a released table large enough, whole and cleared, even
-// after collections, and allocates when none is.
-func TestTakeOpsReusesReleasedTables(t *testing.T) {
-	opsSpares.drop() // earlier tests' tables
-	ops := make([]history.Operation, 10)
-	ops[7].Client, ops[7].Input.Kind = "h1", "acquire"
-	putOps(ops[:8])
+// A released outcome's operation tables (recordedOps) are handed on to the
+// next run, even after collections; a large history's are not, and the
+// next run collects them before it starts, once.
+func TestReleasedOpTablesAreHandedOn(t *testing.T) {
+	opTableSpares.drop() // earlier tests' tables
+	small := ThunderingHerd()
+	small.Contenders = 3
+	out, err := Execute(small, 1, Options{})
+	require.NoError(t, err)
+	src, ok := out.History.OpSource().(*recordedOps)
+	require.True(t, ok, "the simulator's history gives its operations from the recorder's tables")
+	first := src.ops.chunks[0]
+	out.Release()
 	runtime.GC()
 	runtime.GC() // a sync.Pool would be empty now
-	got := takeOps(9)
-	require.Len(t, got, 9)
-	assert.Same(t, &ops[0], &got[0], "the released table is reused")
-	assert.Equal(t, make([]history.Operation, 9), got, "cleared")
-	assert.NotSame(t, &ops[0], &takeOps(3)[0], "a table is taken once")
-	putOps(make([]history.Operation, 4))
-	assert.Len(t, takeOps(5), 5, "a table too small is not used")
-	putOps(make([]history.Operation, maxRecycledOps/int(unsafe.Sizeof(history.Operation{}))+1))
-	_, kept := opsSpares.get()
-	assert.False(t, kept, "a large table is not kept")
-	for range runtime.GOMAXPROCS(0) + 1 {
-		putOps(make([]history.Operation, 2))
-	}
-	assert.Len(t, opsSpares.free, runtime.GOMAXPROCS(0), "one spare per processor")
-	takeOps(maxRecycledOps/int(unsafe.Sizeof(history.Operation{})) + 1)
-	assert.Empty(t, opsSpares.free, "a large run lets the spares go")
-}
+	var r recorder
+	r.takeScratch()
+	require.NotEmpty(t, r.ops.chunks)
+	assert.Same(t, &first[0], &r.ops.chunks[0][0], "the released tables are reused")
+	assert.Empty(t, r.msgs.text, "emptied")
 
-// A released large table is not handed on: the next run collects it before
-// it starts, once.
-func TestLargeReleasedTableIsCollectedBeforeTheNextRun(t *testing.T) {
 	forced := func() uint32 {
 		var m runtime.MemStats
 		runtime.ReadMemStats(&m)
 		return m.NumForcedGC
 	}
-	putOps(make([]history.Operation, maxRecycledOps/int(unsafe.Sizeof(history.Operation{}))+1))
+	opTableSpares.put(&opTables{})
+	var h history.History
+	h.SetOpSource(&recordedOps{opTables: opTables{ops: chunked[opRec]{chunks: make([][]opRec, maxScratch/(chunkSize*int(unsafe.Sizeof(opRec{})))+1)}}})
+	putHistory(&h)
+	assert.Zero(t, h.NumOps(), "a released history gives no operations")
 	require.True(t, largeReleased.Load())
+	assert.Empty(t, opTableSpares.free, "a large run lets the spares go")
 	before := forced()
-	var r recorder
 	r.takeScratch()
 	assert.Equal(t, before+1, forced(), "collected before the run")
 	before = forced()
@@ -124,4 +116,15 @@ func TestReleasedTablesAreRecycled(t *testing.T) {
 	assert.Nil(t, recycled([]history.UnitDone{}), "an empty table is not kept")
 	huge := maxRecycledTable/int(unsafe.Sizeof(history.UnitDone{})) + 1
 	assert.Nil(t, recycled(make([]history.UnitDone, huge)), "a large table is not kept")
+}
+
+// historyJSON returns h as JSON, with its operations.
+func historyJSON(t *testing.T, h *history.History) []byte {
+	t.Helper()
+	j, err := json.Marshal(struct {
+		*history.History
+		Ops []history.Operation
+	}{h, h.CopyOps()})
+	require.NoError(t, err)
+	return j
 }

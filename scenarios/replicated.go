@@ -61,7 +61,7 @@ func LeaderChanged() Premise {
 	return Premise{
 		Name: "leadership moved to another member",
 		held: func(v premiseView) (bool, string) {
-			for _, op := range v.h.Ops {
+			for _, op := range v.h.AllOps() {
 				if op.Server != "" && op.Server != GrantorNode && op.Server != StoreNode && op.Output.Err == "" &&
 					slices.Contains([]string{"grant_reply", "keepalive_reply", "create_reply"}, op.Output.Kind) {
 					return true, fmt.Sprintf("%s answered %s at %v", op.Server, op.Output.Kind, time.Duration(op.Processed))

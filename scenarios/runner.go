@@ -71,7 +71,7 @@ type Outcome struct {
 // keeps: a run that reuses it neither allocates nor clears nor faults in
 // its largest table again. Neither the outcome nor anything read from its
 // history or its checks may be used afterwards; its History becomes nil.
-// Only a small history's tables are handed on (maxRecycledOps, putHistory).
+// Only a small history's tables are handed on (maxScratch, putHistory).
 func (o *Outcome) Release() {
 	if o == nil || o.History == nil {
 		return
