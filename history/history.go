@@ -13,14 +13,12 @@ type History struct {
 	// Grantor and Resource are the addresses of the lease store and of the
 	// fenced resource.
 	Grantor, Resource string
-	// Ops are the lease-store and fenced-store operations, in the order
-	// their replies left the servers (usually processed order). Read them
-	// with NumOps, Op, LoadOp or AllOps, and add them with AppendOp or
-	// SetOps: a producer may give them from its own records instead
-	// (SetOpSource), and then Ops is empty.
-	//
-	// Deprecated: the field is going away; use the methods (ops.go).
-	Ops []Operation
+	// ops are the lease-store and fenced-store operations, in the order
+	// their replies left the servers (usually processed order), unless src
+	// gives them. Read them with NumOps, Op, LoadOp, LoadOpHead or AllOps;
+	// add them with AppendOp or SetOps, or give them from a producer's own
+	// records with SetOpSource (ops.go).
+	ops []Operation
 	src OpSource
 	// Effects are the unfenced side effects, in the order they happened.
 	Effects []SideEffect

@@ -29,7 +29,7 @@ func (h *History) NumOps() int {
 	if h.src != nil {
 		return h.src.Len()
 	}
-	return len(h.Ops)
+	return len(h.ops)
 }
 
 // Op returns operation i, 0 <= i < NumOps(): a copy, which the caller may
@@ -47,7 +47,7 @@ func (h *History) LoadOp(i int, op *Operation) {
 		h.src.Load(i, op)
 		return
 	}
-	*op = h.Ops[i]
+	*op = h.ops[i]
 }
 
 // LoadOpHead sets *op to the head of operation i, 0 <= i < NumOps(): its
@@ -66,7 +66,7 @@ func (h *History) LoadOpHead(i int, op *Operation) {
 		*op = op.Head()
 		return
 	}
-	*op = h.Ops[i].Head()
+	*op = h.ops[i].Head()
 }
 
 // Head returns o's head (History.LoadOpHead).
@@ -97,20 +97,20 @@ func (h *History) AllOps() iter.Seq2[int, Operation] {
 // AppendOp adds operations after the history's last.
 func (h *History) AppendOp(ops ...Operation) {
 	if h.src != nil {
-		h.Ops = h.CopyOps()
+		h.ops = h.CopyOps()
 		h.src = nil
 	}
-	h.Ops = append(h.Ops, ops...)
+	h.ops = append(h.ops, ops...)
 }
 
 // SetOps makes ops the history's operations: the history keeps the slice.
 func (h *History) SetOps(ops []Operation) {
-	h.Ops, h.src = ops, nil
+	h.ops, h.src = ops, nil
 }
 
 // SetOpSource makes src give the history's operations.
 func (h *History) SetOpSource(src OpSource) {
-	h.Ops, h.src = nil, src
+	h.ops, h.src = nil, src
 }
 
 // CopyOps returns the history's operations as a new slice.
