@@ -65,12 +65,13 @@ func Linearizability(h *history.History, opts Options) Result {
 		}
 	}
 	p := newAsProcessed(h, store)
-	ops := newP3Ops(h, p.store, p.register)
+	walk := p.inOrderWalk()
+	ops := newP3Ops(h, p.store, p.register, walk)
 	v := newVerdict(h, "P3")
 	okSummary := fmt.Sprintf("%d %s and %d fenced-resource operations on %d resources are linearizable",
 		ops.stores, store.Name, len(ops.idx)-ops.stores, ops.resources)
 	const witness = " (witness: the servers' processing order)"
-	if p.witnessed(ops) {
+	if walk.inOrder && walk.legal || !walk.inOrder && p.witnessed(ops) {
 		return v.result(name, okSummary+witness)
 	}
 	l := newLinHistory(p, ops)

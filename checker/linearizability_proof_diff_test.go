@@ -168,7 +168,7 @@ func TestLinearizabilityProofAgreesWithPorcupine(t *testing.T) {
 	}
 	r := rand.New(rand.NewPCG(2026, 9))
 	var c proofCounts
-	var wholeOK, wholeIllegal int
+	var wholeOK, wholeIllegal, inOrder int
 	for n := range histories {
 		h := randomHistory(r, 1+r.IntN(10), r.IntN(2) == 0)
 		require.NotZero(t, h.NumOps())
@@ -212,7 +212,15 @@ func TestLinearizabilityProofAgreesWithPorcupine(t *testing.T) {
 		}
 		// Partitioned by the specifications' keys, without porcupine
 		// operations, the witness is found exactly when it is here.
-		require.Equal(t, allWitnessed, l.witnessed(newP3Ops(h, l.store, l.register)), "history %d", n)
+		require.Equal(t, allWitnessed, l.witnessed(newP3Ops(h, l.store, l.register, nil)), "history %d", n)
+		// And so it is by the walk taken while the operations are numbered,
+		// when they come in processing order.
+		walk := l.inOrderWalk()
+		newP3Ops(h, l.store, l.register, walk)
+		if walk.inOrder {
+			inOrder++
+			require.Equal(t, allWitnessed, walk.legal, "history %d: the walk in processing order", n)
+		}
 		res := Linearizability(h, Options{})
 		want := Violated
 		if allOK {
@@ -227,6 +235,8 @@ func TestLinearizabilityProofAgreesWithPorcupine(t *testing.T) {
 		c.witnessed, c.byReadings, c.readingsIllegal, c.byRegister, c.left, c.okDecided, c.illegalDecided, wholeOK, wholeIllegal)
 	assert.Greater(t, c.okDecided, histories/10)
 	assert.Greater(t, c.illegalDecided, histories/20)
+	assert.Greater(t, inOrder, histories/10, "histories in processing order, walked while numbered")
+	assert.Less(t, inOrder, histories, "histories out of processing order, which witnessed sorts")
 	// The burst search proves legality only when a burst has at most one
 	// change (else it follows a superset and leaves the resource to
 	// porcupine), and the processing order is then usually a witness

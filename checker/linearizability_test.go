@@ -462,5 +462,5 @@ func newLin(h *history.History) *linHistory {
 		panic(err)
 	}
 	p := newAsProcessed(h, spec)
-	return newLinHistory(p, newP3Ops(h, p.store, p.register))
+	return newLinHistory(p, newP3Ops(h, p.store, p.register, nil))
 }

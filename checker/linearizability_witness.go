@@ -86,7 +86,9 @@ type p3Ops struct {
 	parts int
 }
 
-func newP3Ops(h *history.History, store, register model.Spec) p3Ops {
+// newP3Ops numbers the partitions of h's P3 operations. If walk is not
+// nil, it walks them as it loads them (inOrderWalk).
+func newP3Ops(h *history.History, store, register model.Spec, walk *inOrderWalk) p3Ops {
 	// At most a few of the operations are not P3's.
 	n := h.NumOps()
 	p := p3Ops{idx: make([]int32, 0, n), processed: make([]history.Time, 0, n)}
@@ -136,10 +138,52 @@ func newP3Ops(h *history.History, store, register model.Spec) p3Ops {
 		}
 		if keyed {
 			p.part = append(p.part, partOf[id])
+			if walk != nil {
+				walk.step(partOf[id], &op)
+			}
 		}
+	}
+	if walk != nil && !keyed {
+		walk.inOrder = false // witnessed decides: no partitions
 	}
 	p.resources, p.parts = servedAt.len(), parts.len()
 	return p
+}
+
+// inOrderWalk is witnessed's walk, taken while newP3Ops loads the
+// operations, for as long as they come in processing order: a history
+// almost always does, and its operations are then loaded once, not twice.
+type inOrderWalk struct {
+	p       *asProcessed
+	walkers []walker // by partition: newP3Ops numbers them as they first come
+	last    history.Time
+	// inOrder says that every operation came in processing order, and legal
+	// that every partition was legal in it; if both hold, the history is
+	// witnessed.
+	inOrder, legal bool
+}
+
+func (p *asProcessed) inOrderWalk() *inOrderWalk {
+	return &inOrderWalk{p: p, inOrder: true, legal: true}
+}
+
+// step walks op, of partition part.
+func (w *inOrderWalk) step(part int32, op *history.Operation) {
+	if !w.inOrder {
+		return
+	}
+	if op.Processed < w.last {
+		w.inOrder = false // witnessed sorts them
+		return
+	}
+	w.last = op.Processed
+	if !w.legal {
+		return
+	}
+	if int(part) == len(w.walkers) {
+		w.walkers = append(w.walkers, w.p.walkerFor(op))
+	}
+	w.legal = w.walkers[part].step(op)
 }
 
 // witnessed reports whether every partition of ops is legal in the order
@@ -167,18 +211,23 @@ func (p *asProcessed) witnessed(ops p3Ops) bool {
 		g := ops.part[k]
 		p.h.LoadOp(int(ops.idx[k]), &op)
 		if !started[g] {
-			reg := isRegisterOp(op.Input.Kind)
-			var r model.Replayer
-			if sp := p.specOf(op.Input.Kind); sp.Replay != nil {
-				r = sp.Replay()
-			}
-			walkers[g], started[g] = p.walker(reg, r), true
+			walkers[g], started[g] = p.walkerFor(&op), true
 		}
 		if !walkers[g].step(&op) {
 			return false
 		}
 	}
 	return true
+}
+
+// walkerFor returns a walker for the partition whose first operation is
+// op, with a Replayer of its own if its specification has one.
+func (p *asProcessed) walkerFor(op *history.Operation) walker {
+	var r model.Replayer
+	if sp := p.specOf(op.Input.Kind); sp.Replay != nil {
+		r = sp.Replay()
+	}
+	return p.walker(isRegisterOp(op.Input.Kind), r)
 }
 
 // compareProcessed orders the operations at positions a and b of ops as
