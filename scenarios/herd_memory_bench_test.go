@@ -19,8 +19,11 @@ import (
 // BenchmarkScenario does) and its memory: the process's peak resident set
 // while it ran (peak-RSS-MB: Linux's high-water mark, reset when the
 // benchmark starts, so earlier benchmarks do not count) and the heap one
-// outcome keeps alive, nearly all of it the history (outcome-MB). Peak
-// memory should stay within about twice what the history needs. It runs
+// outcome keeps alive, nearly all of it the history (outcome-MB), and the
+// resident set before the first run (base-RSS-MB: the test process, its
+// packages and earlier benchmarks' leftovers), which the runs' peak
+// includes. What the runs add to it should stay within about twice what
+// the history needs. It runs
 // under simrun's garbage collector policy (batch-gc, internal/batchgc) and
 // under Go's default GOGC (default-gc, what a Go test of the herd gets).
 func BenchmarkHerd500(b *testing.B) {
@@ -41,8 +44,10 @@ func benchmarkHerd500(b *testing.B) {
 	if err := os.WriteFile("/proc/self/clear_refs", []byte("5"), 0); err != nil {
 		b.Skipf("cannot reset the peak resident set: %v", err)
 	}
+	base := statusKB(b, "VmRSS")
 	benchmarkPerEvent(b, sc, scenarios.Options{})
 	b.ReportMetric(float64(statusKB(b, "VmHWM"))/1e3, "peak-RSS-MB")
+	b.ReportMetric(float64(base)/1e3, "base-RSS-MB")
 
 	var before, after runtime.MemStats
 	runtime.GC()
