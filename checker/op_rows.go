@@ -9,13 +9,13 @@ import (
 
 // opRow is what the checkers' passes over every operation read first: a
 // compact row of 40 bytes per operation, without pointers, built in one
-// pass over the history (opRows). A history.Operation is 576 bytes, and
-// the operations of a large run (hundreds of thousands) do not fit in any
-// cache: a pass that read each one to learn whether it cared (most
-// operations of a contended run are acquires refused as held, which most
-// checkers skip) cost a memory read per operation, and a 32-worker swarm
-// ran ten such passes. A pass now reads the rows, in cache, and the
-// operations it cares about.
+// pass over the operations' heads (opRows, History.LoadOpHead). Loading an
+// operation builds it (a history.Operation is 576 bytes, decoded from its
+// producer's records), and most operations of a contended run are
+// acquires refused as held, which most checkers skip: a 32-worker swarm
+// ran ten passes that each loaded every operation to learn whether it
+// cared. A pass now reads the rows, in cache, and loads the operations it
+// cares about.
 type opRow struct {
 	processed       history.Time
 	incarnation, id uint64

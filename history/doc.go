@@ -103,7 +103,11 @@
 // and as the checkers read them: the header's spec and lease
 // configuration, the operations, beliefs, units, tasks, effects,
 // sightings, fault windows (their kinds named as FaultKinds lists them),
-// premises and leader terms, and what the end record says. The package imports nothing
+// premises and leader terms, and what the end record says. Its operations
+// are read through its methods (ops.go: NumOps, Op, LoadOp, LoadOpHead,
+// AllOps), because a producer may give them from its own compact records
+// (OpSource) instead of holding millions of Operations; a small producer
+// appends them (AppendOp, SetOps). The package imports nothing
 // of leasesim but internal/strictjson, so neither do the checkers that
 // read it. Recording never changes the run, so the trace hash is the same
 // with checking on or off.
