@@ -107,16 +107,14 @@ func (r DropReason) String() string {
 // a to b has its own latency, loss and partition state. The zero
 // configuration of every link is the world's Config.Link.
 type Network struct {
-	w        *World
-	rand     *rand.Rand
-	size     int    // node count the per-pair tables are sized for
-	links    []link // links[0] is the default link
-	configs  []LinkConfig
-	details  []string // per configuration: its fault record's detail, once formatted
-	linkOf   []uint16 // per ordered pair: index into links
-	inFlight []int32  // per ordered pair
-	blocked  []uint64 // per ordered pair: one bit, set when a partition cuts it
-	nextID   uint64
+	w       *World
+	rand    *rand.Rand
+	size    int    // node count when last ensured: the bound of a valid node id
+	links   []link // links[0] is the default link
+	configs []LinkConfig
+	details []string  // per configuration: its fault record's detail, once formatted
+	pairs   pairTable // per ordered pair: link, cut and in-flight count, for the pairs that have any
+	nextID  uint64
 }
 
 func (n *Network) init(w *World, def LinkConfig) {
@@ -127,66 +125,43 @@ func (n *Network) init(w *World, def LinkConfig) {
 	n.details = []string{""}
 }
 
-// ensure sizes the per-pair tables for the current number of nodes.
+// ensure sizes the per-pair table for the current number of nodes.
 func (n *Network) ensure() {
-	size := len(n.w.nodes)
-	if size == n.size {
-		return
+	if size := len(n.w.nodes); size != n.size {
+		n.size = size
+		n.pairs.resize(size)
 	}
-	linkOf := make([]uint16, size*size)
-	inFlight := make([]int32, size*size)
-	blocked := make([]uint64, (size*size+63)/64)
-	for a := 0; a < n.size; a++ {
-		for b := 0; b < n.size; b++ {
-			old, cur := a*n.size+b, a*size+b
-			linkOf[cur], inFlight[cur] = n.linkOf[old], n.inFlight[old]
-			if n.blocked[old/64]&(1<<(old%64)) != 0 {
-				blocked[cur/64] |= 1 << (cur % 64)
-			}
-		}
-	}
-	n.size, n.linkOf, n.inFlight, n.blocked = size, linkOf, inFlight, blocked
-}
-
-// pair returns the index of the ordered pair from -> to in the per-pair
-// tables. An unknown node id would silently alias another pair, so it
-// panics instead.
-func (n *Network) pair(from, to NodeID) int {
-	if uint(from) >= uint(n.size) || uint(to) >= uint(n.size) {
-		panic(fmt.Sprintf("sim: invariant known-node: link %d -> %d names a node that does not exist (%d nodes)", from, to, n.size))
-	}
-	return int(from)*n.size + int(to)
 }
 
 // Blocked reports whether a partition currently cuts the link from -> to.
 func (n *Network) Blocked(from, to NodeID) bool {
 	n.ensure()
-	p := n.pair(from, to)
-	return n.blocked[p/64]&(1<<(p%64)) != 0
+	return n.pairs.blocked(from, to)
 }
 
 func (n *Network) setBlocked(from, to NodeID, cut bool) {
 	if from == to {
 		return // a node always reaches itself
 	}
-	p := n.pair(from, to)
-	if cut {
-		n.blocked[p/64] |= 1 << (p % 64)
-	} else {
-		n.blocked[p/64] &^= 1 << (p % 64)
-	}
+	n.pairs.setBlocked(from, to, cut)
 }
 
 // InFlight returns how many messages are in flight from -> to.
 func (n *Network) InFlight(from, to NodeID) int {
 	n.ensure()
-	return int(n.inFlight[n.pair(from, to)])
+	if s := n.pairs.find(from, to); s != nil {
+		return int(s.inFlight)
+	}
+	return 0
 }
 
 // Link returns the configuration of the link from -> to.
 func (n *Network) Link(from, to NodeID) LinkConfig {
 	n.ensure()
-	return n.configs[n.linkOf[n.pair(from, to)]]
+	if s := n.pairs.find(from, to); s != nil {
+		return n.configs[s.link]
+	}
+	return n.configs[0]
 }
 
 // SetLink replaces the configuration of the link from -> to.
@@ -205,7 +180,7 @@ func (n *Network) SetLink(from, to NodeID, c LinkConfig) error {
 		n.details = append(n.details, "")
 		idx = len(n.links) - 1
 	}
-	n.linkOf[n.pair(from, to)] = uint16(idx)
+	n.pairs.setLink(from, to, uint16(idx))
 	n.w.fault(FaultLink, from, to, int64(c.Latency.Max), n.detail(idx))
 	return nil
 }
@@ -225,7 +200,7 @@ func (n *Network) detail(idx int) string {
 // ResetLinks returns every link to the default configuration.
 func (n *Network) ResetLinks() {
 	n.ensure()
-	clear(n.linkOf)
+	n.pairs.resetLinks()
 	n.links, n.configs, n.details = n.links[:1], n.configs[:1], n.details[:1]
 	n.w.fault(FaultLinkReset, -1, -1, 0, "all links back to default")
 }
@@ -241,12 +216,12 @@ func (n *Network) send(from, to NodeID, payload any, release func(any)) bool {
 		w.undigested++
 	}
 	w.record(RecSend, from, to, id, digest)
-	p := n.pair(from, to)
-	if n.blocked[p/64]&(1<<(p%64)) != 0 {
+	p := n.pairs.get(from, to) // valid to the end: nothing below adds a pair
+	if p.blocked {
 		w.record(RecDrop, from, to, id, uint64(DropPartition))
 		return false
 	}
-	l := &n.links[n.linkOf[p]]
+	l := &n.links[p.link]
 	if l.lossP != 0 && n.rand.Uint64() < l.lossP {
 		w.record(RecDrop, from, to, id, uint64(DropLoss))
 		return false
@@ -265,10 +240,10 @@ func (n *Network) send(from, to NodeID, payload any, release func(any)) bool {
 	return first != noSlot
 }
 
-// enqueue queues one copy of m on the link and returns its message slot,
-// or noSlot if the link's in-flight bound dropped it.
-func (n *Network) enqueue(l *link, p int, m message) uint32 {
-	if n.inFlight[p] >= l.inFlightMax {
+// enqueue queues one copy of m on the link l of pair p and returns its
+// message slot, or noSlot if the link's in-flight bound dropped it.
+func (n *Network) enqueue(l *link, p *pairState, m message) uint32 {
+	if p.inFlight >= l.inFlightMax {
 		n.w.record(RecDrop, m.from, m.to, m.id, uint64(DropOverflow))
 		return noSlot
 	}
@@ -276,11 +251,11 @@ func (n *Network) enqueue(l *link, p int, m message) uint32 {
 	if l.reorderP != 0 && n.rand.Uint64() < l.reorderP {
 		delay += l.reorderDelay
 	}
-	n.inFlight[p]++
+	p.inFlight++
 	return n.w.scheduleMessage(n.w.now.Add(delay), m)
 }
 
 // delivered is called when a message leaves the wire, delivered or dropped.
 func (n *Network) delivered(from, to NodeID) {
-	n.inFlight[n.pair(from, to)]--
+	n.pairs.find(from, to).inFlight-- // present: the message was counted when sent
 }

@@ -53,7 +53,7 @@ func (n *Network) Bridge(a, b []NodeID, bridge NodeID) {
 // Heal removes every partition. Link latency and loss settings stay.
 func (n *Network) Heal() {
 	n.ensure()
-	clear(n.blocked)
+	n.pairs.heal()
 	n.w.fault(FaultHeal, -1, -1, 0, "")
 }
 
