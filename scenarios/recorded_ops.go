@@ -68,6 +68,12 @@ func (s *recordedOps) load(i int, op *history.Operation, head bool) {
 	s.msgs.payloadInto(&op.Output, rec.out, s.text)
 }
 
+// bytes returns the memory the source holds: its tables, and its foreign
+// operations (whole history.Operations).
+func (s *recordedOps) bytes() int {
+	return s.opTables.bytes() + len(s.foreign.chunks)*chunkSize*int(unsafe.Sizeof(history.Operation{}))
+}
+
 // bytes returns the memory the tables hold.
 func (t *opTables) bytes() int {
 	size := (len(t.requests.chunks)*int(unsafe.Sizeof(call{})) + len(t.ops.chunks)*int(unsafe.Sizeof(opRec{}))) * chunkSize

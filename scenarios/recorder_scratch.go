@@ -171,5 +171,7 @@ func putOps(h *history.History) {
 		scratchSpares.drop()
 		return
 	}
-	opTableSpares.put(&src.opTables)
+	// Only the tables a run records in: the spare must not keep the rest of
+	// the source (its foreign operations, names and strings) alive.
+	opTableSpares.put(&opTables{ops: src.ops, requests: src.requests, msgs: msgTable{chunks: src.msgs.chunks, text: src.msgs.text}})
 }

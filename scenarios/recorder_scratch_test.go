@@ -101,6 +101,23 @@ func TestReleasedOpTablesAreHandedOn(t *testing.T) {
 	before = forced()
 	r.takeScratch()
 	assert.Equal(t, before, forced(), "once")
+
+	// Foreign operations are whole history.Operations: they count, and a
+	// spare keeps only the tables a run records in, not its source.
+	var foreign history.History
+	foreign.SetOpSource(&recordedOps{foreign: chunked[history.Operation]{
+		chunks: make([][]history.Operation, maxScratch/(chunkSize*int(unsafe.Sizeof(history.Operation{})))+1)}})
+	putHistory(&foreign)
+	assert.True(t, largeReleased.Swap(false), "a history of many foreign operations is large")
+	src = &recordedOps{opTables: opTables{ops: chunked[opRec]{chunks: [][]opRec{make([]opRec, chunkSize)}}},
+		foreign: chunked[history.Operation]{chunks: [][]history.Operation{make([]history.Operation, 1)}}}
+	var kept history.History
+	kept.SetOpSource(src)
+	putHistory(&kept)
+	spare, ok := opTableSpares.get()
+	require.True(t, ok)
+	assert.NotSame(t, &src.opTables, spare, "the spare does not point into the source, which would keep it alive")
+	assert.Same(t, &src.ops.chunks[0][0], &spare.ops.chunks[0][0])
 }
 
 // A released history's effects, units and beliefs are handed on cleared
