@@ -99,12 +99,12 @@ func (r *opRow) grantorOK(k opKind) bool { return r.grantor && r.kind == k && r.
 func opRows(h *history.History) []opRow {
 	rows := make([]opRow, h.NumOps())
 	var clients numbering[string]
-	var op history.Operation
+	var op history.OpHead
 	for i := range rows {
 		h.LoadOpHead(i, &op)
 		c, _ := clients.id(op.Client, strHint(op.Client))
 		rows[i] = opRow{processed: op.Processed, incarnation: op.Incarnation, id: op.ID, client: c,
-			kind: kindOf(op.Input.Kind), err: errOf(op.Output.Err), grantor: op.Server == h.Grantor,
+			kind: kindOf(op.Kind), err: errOf(op.Err), grantor: op.Server == h.Grantor,
 			fenced: op.Server == h.Resource, returned: op.Returned()}
 	}
 	return rows

@@ -99,13 +99,13 @@ func registrantKeys(a *analysis) []string {
 			keys = append(keys, r)
 		}
 	}
-	var op history.Operation
+	var op history.OpHead
 	for i, r := range a.rows() {
 		if !r.grantor || r.kind != opAcquire {
 			continue
 		}
-		if h.LoadOpHead(i, &op); strings.HasPrefix(op.Input.Resource, registryPrefix) {
-			keys = append(keys, op.Input.Resource)
+		if h.LoadOpHead(i, &op); strings.HasPrefix(op.Resource, registryPrefix) {
+			keys = append(keys, op.Resource)
 		}
 	}
 	slices.Sort(keys)

@@ -24,6 +24,14 @@ func (s *listSource) Load(i int, op *history.Operation) {
 	*op = s.ops[i]
 }
 
+// headSource is a listSource that loads heads itself.
+type headSource struct{ listSource }
+
+func (s *headSource) LoadHead(i int, head *history.OpHead) {
+	*head = s.ops[i].Head()
+	head.Server = "from LoadHead"
+}
+
 func testOps() []history.Operation {
 	return []history.Operation{
 		{Client: "h1", Server: "grantor", ID: 1, Call: 1, Processed: 2, Return: 3,
@@ -41,7 +49,9 @@ func TestOpsReadTheSameFromEitherStore(t *testing.T) {
 	given := &history.History{}
 	src := &listSource{ops: testOps()}
 	given.SetOpSource(src)
-	for name, h := range map[string]*history.History{"held": held, "given": given} {
+	headed := &history.History{}
+	headed.SetOpSource(&headSource{listSource{ops: testOps()}})
+	for name, h := range map[string]*history.History{"held": held, "given": given, "given with heads": headed} {
 		t.Run(name, func(t *testing.T) {
 			require.Equal(t, 2, h.NumOps())
 			assert.Equal(t, testOps(), h.CopyOps())
@@ -57,6 +67,18 @@ func TestOpsReadTheSameFromEitherStore(t *testing.T) {
 			for range h.AllOps() {
 				break // stopping early is allowed
 			}
+			server := "grantor"
+			if h == headed {
+				server = "from LoadHead" // a source that loads heads itself is asked for them
+			}
+			var head history.OpHead
+			h.LoadOpHead(1, &head)
+			assert.Equal(t, history.OpHead{Server: server, Client: "h2", ID: 1, Call: 2, Processed: 4,
+				Return: history.Never, Kind: "acquire", Resource: "lock", Reply: "acquire_reply", Err: "held"}, head)
+			assert.False(t, head.Returned())
+			h.LoadOpHead(0, &head)
+			assert.True(t, head.Returned())
+			assert.True(t, head.OK)
 		})
 	}
 	assert.Equal(t, history.OpSource(src), given.OpSource())

@@ -38,20 +38,10 @@ type opTables struct {
 func (s *recordedOps) Len() int { return int(s.ops.n) }
 
 // Load sets *op to operation i.
-func (s *recordedOps) Load(i int, op *history.Operation) { s.load(i, op, false) }
-
-// LoadHead sets *op to operation i's head (history.History.LoadOpHead).
-func (s *recordedOps) LoadHead(i int, op *history.Operation) { s.load(i, op, true) }
-
-// load sets *op to operation i, or to its head.
-func (s *recordedOps) load(i int, op *history.Operation, head bool) {
+func (s *recordedOps) Load(i int, op *history.Operation) {
 	rec := s.ops.at(int32(i))
 	if rec.req < 0 {
-		if f := s.foreign.at(rec.out); head {
-			*op = f.Head()
-		} else {
-			*op = *f
-		}
+		*op = *s.foreign.at(rec.out)
 		op.Return = rec.ret
 		return
 	}
@@ -59,13 +49,24 @@ func (s *recordedOps) load(i int, op *history.Operation, head bool) {
 	inc, id := leasewire.SplitReqID(c.reqID)
 	*op = history.Operation{Server: s.names[rec.server], Client: s.names[c.client], Processed: rec.processed,
 		Call: c.at, Return: rec.ret, Incarnation: inc, ID: id}
-	if head {
-		s.msgs.headInto(&op.Input, c.in)
-		s.msgs.headInto(&op.Output, rec.out)
-		return
-	}
 	s.msgs.payloadInto(&op.Input, c.in, s.text)
 	s.msgs.payloadInto(&op.Output, rec.out, s.text)
+}
+
+// LoadHead sets *head to operation i's head (history.History.LoadOpHead).
+func (s *recordedOps) LoadHead(i int, head *history.OpHead) {
+	rec := s.ops.at(int32(i))
+	if rec.req < 0 {
+		*head = s.foreign.at(rec.out).Head()
+		head.Return = rec.ret
+		return
+	}
+	c := s.requests.at(rec.req)
+	inc, id := leasewire.SplitReqID(c.reqID)
+	*head = history.OpHead{Server: s.names[rec.server], Client: s.names[c.client], Processed: rec.processed,
+		Call: c.at, Return: rec.ret, Incarnation: inc, ID: id}
+	head.Kind, head.Resource, _, _ = s.msgs.head(c.in)
+	head.Reply, _, head.Err, head.OK = s.msgs.head(rec.out)
 }
 
 // bytes returns the memory the source holds: its tables, and its foreign

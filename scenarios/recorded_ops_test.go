@@ -14,7 +14,7 @@ import (
 // every catalogue scenario's, over a few seeds. (zoo/k8slease's tests
 // judge histories with foreign operations, whose heads are Head's.)
 func TestRecordedOpsLoadWholeAndHeads(t *testing.T) {
-	var head history.Operation
+	var head history.OpHead
 	for _, sc := range CatalogFor(lease.Correct()) {
 		for seed := uint64(1); seed <= 2; seed++ {
 			out, err := Execute(sc, seed, Options{})

@@ -2,7 +2,6 @@ package scenarios
 
 import (
 	"encoding/binary"
-	"math/bits"
 	"slices"
 	"time"
 
@@ -20,19 +19,21 @@ import (
 // is built (and which raise its peak memory) are that much smaller, and the
 // garbage collector never scans them.
 
-// The fields a recorded message has, in the order they are encoded.
+// The fields a recorded message has, in the order they are encoded: its
+// interned strings first, so that a message's head (its kind, error and
+// resource: msgTable.head) is read without passing over the rest.
 const (
-	hasToken = 1 << iota
+	hasResource = 1 << iota
+	hasKey
+	hasPrefix
+	hasHolder // a request's Client, a reply's Holder
+	hasToken
 	hasStateToken
 	hasTTL
 	hasClock
 	hasRemaining
 	hasText // offset in msgTable.text, value length, state length
-	hasResource
-	hasKey
-	hasPrefix
-	hasHolder // a request's Client, a reply's Holder
-	hasKeys   // 1 + its index in msgTable.keys
+	hasKeys // 1 + its index in msgTable.keys
 )
 
 // msgChunk holds up to chunkSize recorded messages, encoded one after the
@@ -82,6 +83,11 @@ func (t *msgTable) add(m *lease.Message) int32 {
 	b := ch.data[n : n+maxMsgLen]
 	b[0], b[1] = byte(m.Kind), byte(m.Err)
 	w := 2 + binary.PutUvarint(b[2:], fields)
+	for _, id := range [...]int32{resource, key, prefix, holderID} {
+		if id != 0 {
+			w += binary.PutUvarint(b[w:], uint64(id))
+		}
+	}
 	if fields&hasToken != 0 {
 		w += binary.PutUvarint(b[w:], m.Token)
 	}
@@ -103,11 +109,6 @@ func (t *msgTable) add(m *lease.Message) int32 {
 		w += binary.PutUvarint(b[w:], uint64(len(m.State)))
 		t.text = append(doubled(t.text), m.Value...)
 		t.text = append(t.text, m.State...)
-	}
-	for _, id := range [...]int32{resource, key, prefix, holderID} {
-		if id != 0 {
-			w += binary.PutUvarint(b[w:], uint64(id))
-		}
 	}
 	if fields&hasKeys != 0 {
 		kvs := make([]history.KV, len(m.Keys))
@@ -144,16 +145,6 @@ func (r *msgReader) uvarint() uint64 {
 	return v
 }
 
-// skip passes over a varint, signed or not.
-func (r *msgReader) skip() {
-	b := *r
-	n := 0
-	for b[n] >= 0x80 {
-		n++
-	}
-	*r = b[n+1:]
-}
-
 func (r *msgReader) varint() int64 {
 	v, n := binary.Varint(*r)
 	*r = (*r)[n:]
@@ -166,7 +157,18 @@ func (r *msgReader) varint() int64 {
 // string). It decodes straight into p: a run's history is read from the
 // table by every pass that loads its operations.
 func (t *msgTable) payloadInto(p *history.Payload, i int32, text string) {
-	r, fields := t.kindInto(p, i)
+	var r msgReader
+	var fields uint64
+	p.Kind, p.Resource, p.Err, p.OK, r, fields = t.decodeHead(i)
+	if fields&hasKey != 0 {
+		p.Key = t.strs.strs[r.uvarint()]
+	}
+	if fields&hasPrefix != 0 {
+		p.Prefix = t.strs.strs[r.uvarint()]
+	}
+	if fields&hasHolder != 0 { // a request's Client, a reply's Holder: the payload's Holder either way
+		p.Holder = t.strs.strs[r.uvarint()]
+	}
 	if fields&hasToken != 0 {
 		p.Token = r.uvarint()
 	}
@@ -186,60 +188,40 @@ func (t *msgTable) payloadInto(p *history.Payload, i int32, text string) {
 		at, nv, ns := int(r.uvarint()), int(r.uvarint()), int(r.uvarint())
 		p.Value, p.State = text[at:at+nv], text[at+nv:at+nv+ns]
 	}
-	if fields&hasResource != 0 {
-		p.Resource = t.strs.strs[r.uvarint()]
-	}
-	if fields&hasKey != 0 {
-		p.Key = t.strs.strs[r.uvarint()]
-	}
-	if fields&hasPrefix != 0 {
-		p.Prefix = t.strs.strs[r.uvarint()]
-	}
-	if fields&hasHolder != 0 { // a request's Client, a reply's Holder: the payload's Holder either way
-		p.Holder = t.strs.strs[r.uvarint()]
-	}
 	if fields&hasKeys != 0 {
 		p.Keys = t.keys[r.uvarint()-1] // shared by every payload built from the message: readers only read
 	}
 }
 
-// headInto sets *p, a zero payload, to message i's head as the history's
-// payload: its Kind, Err, OK and Resource (history.Operation.Head), as
-// payloadInto sets them, without reading the rest.
-func (t *msgTable) headInto(p *history.Payload, i int32) {
-	r, fields := t.kindInto(p, i)
-	if fields&hasResource == 0 {
-		return
-	}
-	skip := bits.OnesCount64(fields & (hasToken | hasStateToken | hasTTL | hasClock | hasRemaining))
-	if fields&hasText != 0 {
-		skip += 3
-	}
-	for range skip {
-		r.skip()
-	}
-	p.Resource = t.strs.strs[r.uvarint()]
+// head returns message i's kind, resource, error and OK, as payloadInto
+// sets them (the history's OpHead), without reading the rest.
+func (t *msgTable) head(i int32) (kind, resource, err string, ok bool) {
+	kind, resource, err, ok, _, _ = t.decodeHead(i)
+	return kind, resource, err, ok
 }
 
-// kindInto sets p's Kind, Err and OK from message i, and returns a reader
-// of the message's fields after its bitmap, and the bitmap.
-func (t *msgTable) kindInto(p *history.Payload, i int32) (msgReader, uint64) {
+// decodeHead returns message i's kind, resource, error and OK, and a reader
+// of its fields after its resource, and its bitmap of fields.
+func (t *msgTable) decodeHead(i int32) (kind, resource, err string, ok bool, r msgReader, fields uint64) {
 	ch, k := t.chunks[i/chunkSize], i%chunkSize
 	begin := 0
 	if k > 0 {
 		begin = int(ch.end[k-1])
 	}
 	enc := ch.data[begin:ch.end[k]]
-	kind, code := lease.Kind(enc[0]), lease.ErrCode(enc[1])
-	p.Kind = kind.String()
-	if !kind.IsRequest() {
-		p.OK = code == lease.CodeOK
+	mk, code := lease.Kind(enc[0]), lease.ErrCode(enc[1])
+	kind = mk.String()
+	if !mk.IsRequest() {
+		ok = code == lease.CodeOK
 	}
 	if code != lease.CodeOK {
-		p.Err = code.String()
+		err = code.String()
 	}
-	r := msgReader(enc[2:])
-	return r, r.uvarint()
+	r = msgReader(enc[2:])
+	if fields = r.uvarint(); fields&hasResource != 0 {
+		resource = t.strs.strs[r.uvarint()]
+	}
+	return kind, resource, err, ok, r, fields
 }
 
 // strTable interns strings: each distinct string once, by a small integer.

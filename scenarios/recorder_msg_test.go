@@ -51,7 +51,11 @@ func TestMsgTablePayloadsAreTheMessages(t *testing.T) {
 	for i := len(msgs) - 1; i >= 0; i-- {
 		var got history.Payload
 		table.payloadInto(&got, ids[i], text)
-		assert.Equal(t, leasewire.Payload(msgs[i]), got, "message %d (%s)", i, msgs[i].Kind)
+		want := leasewire.Payload(msgs[i])
+		assert.Equal(t, want, got, "message %d (%s)", i, msgs[i].Kind)
+		kind, resource, err, ok := table.head(ids[i])
+		assert.Equal(t, []any{want.Kind, want.Resource, want.Err, want.OK}, []any{kind, resource, err, ok},
+			"message %d's head", i)
 	}
 	var last history.Payload
 	table.payloadInto(&last, int32(len(msgs)+2*chunkSize-1), text)
