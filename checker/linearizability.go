@@ -67,6 +67,7 @@ func Linearizability(h *history.History, opts Options) Result {
 	p := newAsProcessed(h, store)
 	walk := p.inOrderWalk()
 	ops := newP3Ops(h, p.store, p.register, walk)
+	defer ops.release()
 	v := newVerdict(h, "P3")
 	okSummary := fmt.Sprintf("%d %s and %d fenced-resource operations on %d resources are linearizable",
 		ops.stores, store.Name, len(ops.idx)-ops.stores, ops.resources)

@@ -6,6 +6,7 @@ import (
 	"github.com/anishathalye/porcupine"
 
 	"github.com/leasesim/leasesim/history"
+	"github.com/leasesim/leasesim/internal/spares"
 	"github.com/leasesim/leasesim/model"
 )
 
@@ -91,10 +92,14 @@ type p3Ops struct {
 func newP3Ops(h *history.History, store, register model.Spec, walk *inOrderWalk) p3Ops {
 	// At most a few of the operations are not P3's.
 	n := h.NumOps()
-	p := p3Ops{idx: make([]int32, 0, n), processed: make([]history.Time, 0, n)}
+	p, ok := p3Tables.Get()
+	if !ok || cap(p.idx) < n {
+		p = p3Ops{idx: make([]int32, 0, n), processed: make([]history.Time, 0, n), part: make([]int32, 0, n)}
+	}
+	p.idx, p.processed, p.part = p.idx[:0], p.processed[:0], p.part[:0]
 	keyed := store.Key != nil && register.Key != nil
-	if keyed {
-		p.part = make([]int32, 0, n)
+	if !keyed {
+		p.part = nil
 	}
 	// An operation's cell: its server, resource and partition. There are
 	// few, each numbered once by the numberings they are new to.
@@ -148,6 +153,20 @@ func newP3Ops(h *history.History, store, register model.Spec, walk *inOrderWalk)
 	}
 	p.resources, p.parts = servedAt.len(), parts.len()
 	return p
+}
+
+// p3Tables keeps finished checks' tables of P3 operations (newP3Ops) for
+// later checks: a sweep checks thousands of runs. Tables of more than
+// maxSpareRows operations are not kept.
+var p3Tables spares.Spares[p3Ops]
+
+// release hands ops's tables on to later checks (p3Tables), once nothing
+// will read them again.
+func (ops *p3Ops) release() {
+	if cap(ops.idx) <= maxSpareRows && ops.part != nil {
+		p3Tables.Put(p3Ops{idx: ops.idx, processed: ops.processed, part: ops.part})
+	}
+	*ops = p3Ops{}
 }
 
 // inOrderWalk is witnessed's walk, taken while newP3Ops loads the

@@ -2,15 +2,15 @@ package scenarios
 
 import (
 	"runtime"
-	"sync"
 	"sync/atomic"
 	"unsafe"
 
 	"github.com/leasesim/leasesim/history"
+	"github.com/leasesim/leasesim/internal/spares"
 )
 
 // recorderScratch is the memory of a recorder's compact tables, which a
-// finished run hands on to the next run in the process: they hold no
+// finished run hands on to the next run in the process (spares): they hold no
 // pointers (but the beliefs' chunks, cleared when handed on), so a run
 // that reuses them allocates, clears and faults in none of that memory
 // again. Its operations' tables (opTables) go with its history, and are
@@ -24,53 +24,9 @@ type recorderScratch struct {
 }
 
 var (
-	scratchSpares spares[*recorderScratch]
-	opTableSpares spares[*opTables]
+	scratchSpares spares.Spares[*recorderScratch]
+	opTableSpares spares.Spares[*opTables]
 )
-
-// spares keeps a few values that finished runs hand on, for later runs in
-// the process: one per processor (GOMAXPROCS), as many as run at once.
-// Unlike a sync.Pool it keeps them through collections (a pool empties at
-// the second collection after a Put, and a Get on one processor does not
-// see what another put in its private slot: one swarm run in five or more
-// missed the table the run before it had released, and allocated its
-// own). A run too large to hand its tables on lets the spares go (drop),
-// so that they do not add to its peak.
-type spares[T any] struct {
-	mu   sync.Mutex
-	free []T
-}
-
-// get takes a spare, if there is one.
-func (s *spares[T]) get() (v T, ok bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	n := len(s.free)
-	if n == 0 {
-		return v, false
-	}
-	v = s.free[n-1]
-	clear(s.free[n-1:])
-	s.free = s.free[:n-1]
-	return v, true
-}
-
-// put keeps v, unless there are spares enough.
-func (s *spares[T]) put(v T) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if len(s.free) < runtime.GOMAXPROCS(0) {
-		s.free = append(s.free, v)
-	}
-}
-
-// drop lets every spare go.
-func (s *spares[T]) drop() {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	clear(s.free)
-	s.free = s.free[:0]
-}
 
 // largeReleased is set when an outcome released a large history: the next
 // run collects before it starts (takeScratch). Left to the collector's
@@ -86,12 +42,12 @@ func (r *recorder) takeScratch() {
 	if largeReleased.Swap(false) {
 		runtime.GC()
 	}
-	t, _ := tableSpares.get()
+	t, _ := tableSpares.Get()
 	r.spareEffects, r.spareUnits, r.beliefs.spare = t.effects, t.units, t.beliefs
-	if o, ok := opTableSpares.get(); ok {
+	if o, ok := opTableSpares.Get(); ok {
 		r.requests.chunks, r.ops.chunks, r.msgs.chunks, r.msgs.text = o.requests.chunks, o.ops.chunks, o.msgs.chunks, o.msgs.text[:0]
 	}
-	if s, ok := scratchSpares.get(); ok {
+	if s, ok := scratchSpares.Get(); ok {
 		r.units.chunks, r.effects.chunks, r.beliefs.beliefs.chunks = s.units, s.effects, s.beliefs
 		r.calls = s.calls.emptied()
 	}
@@ -119,7 +75,7 @@ func (r *recorder) putScratch() {
 	for _, c := range s.beliefs {
 		clear(c) // they hold the run's strings
 	}
-	scratchSpares.put(s)
+	scratchSpares.Put(s)
 }
 
 // historyTables are a released history's effects, units and beliefs,
@@ -130,7 +86,7 @@ type historyTables struct {
 	beliefs []history.BeliefInterval
 }
 
-var tableSpares spares[historyTables]
+var tableSpares spares.Spares[historyTables]
 
 // putHistory hands the tables of h, a released outcome's history, on to
 // later runs: its operations' (putOps), and its effects, units and beliefs
@@ -139,7 +95,7 @@ func putHistory(h *history.History) {
 	putOps(h)
 	t := historyTables{effects: recycled(h.Effects), units: recycled(h.Units), beliefs: recycled(h.Beliefs)}
 	if t.effects != nil || t.units != nil || t.beliefs != nil {
-		tableSpares.put(t)
+		tableSpares.Put(t)
 	}
 }
 
@@ -167,11 +123,11 @@ func putOps(h *history.History) {
 	h.SetOps(nil)
 	if src.bytes() > maxScratch {
 		largeReleased.Store(true)
-		opTableSpares.drop()
-		scratchSpares.drop()
+		opTableSpares.Drop()
+		scratchSpares.Drop()
 		return
 	}
 	// Only the tables a run records in: the spare must not keep the rest of
 	// the source (its foreign operations, names and strings) alive.
-	opTableSpares.put(&opTables{ops: src.ops, requests: src.requests, msgs: msgTable{chunks: src.msgs.chunks, text: src.msgs.text}})
+	opTableSpares.Put(&opTables{ops: src.ops, requests: src.requests, msgs: msgTable{chunks: src.msgs.chunks, text: src.msgs.text}})
 }

@@ -66,7 +66,7 @@ func TestReleasedOutcomeLeavesNoTrace(t *testing.T) {
 // next run, even after collections; a large history's are not, and the
 // next run collects them before it starts, once.
 func TestReleasedOpTablesAreHandedOn(t *testing.T) {
-	opTableSpares.drop() // earlier tests' tables
+	opTableSpares.Drop() // earlier tests' tables
 	small := ThunderingHerd()
 	small.Contenders = 3
 	out, err := Execute(small, 1, Options{})
@@ -88,13 +88,13 @@ func TestReleasedOpTablesAreHandedOn(t *testing.T) {
 		runtime.ReadMemStats(&m)
 		return m.NumForcedGC
 	}
-	opTableSpares.put(&opTables{})
+	opTableSpares.Put(&opTables{})
 	var h history.History
 	h.SetOpSource(&recordedOps{opTables: opTables{ops: chunked[opRec]{chunks: make([][]opRec, maxScratch/(chunkSize*int(unsafe.Sizeof(opRec{})))+1)}}})
 	putHistory(&h)
 	assert.Zero(t, h.NumOps(), "a released history gives no operations")
 	require.True(t, largeReleased.Load())
-	assert.Empty(t, opTableSpares.free, "a large run lets the spares go")
+	assert.Zero(t, opTableSpares.Len(), "a large run lets the spares go")
 	before := forced()
 	r.takeScratch()
 	assert.Equal(t, before+1, forced(), "collected before the run")
@@ -114,7 +114,7 @@ func TestReleasedOpTablesAreHandedOn(t *testing.T) {
 	var kept history.History
 	kept.SetOpSource(src)
 	putHistory(&kept)
-	spare, ok := opTableSpares.get()
+	spare, ok := opTableSpares.Get()
 	require.True(t, ok)
 	assert.NotSame(t, &src.opTables, spare, "the spare does not point into the source, which would keep it alive")
 	assert.Same(t, &src.ops.chunks[0][0], &spare.ops.chunks[0][0])
