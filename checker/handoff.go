@@ -86,12 +86,13 @@ func checkHandedOver(v *verdict, latest *checkpoint, grant *history.Operation) {
 			grant.Output.State, grant.Output.StateToken), describeOp(grant))
 		return
 	}
-	v.violateDuring(grant.Processed, latest.processed, grant.Processed,
+	accepted := v.h.Op(latest.op)
+	v.violateDuring(grant.Processed, accepted.Processed, grant.Processed,
 		fmt.Sprintf("lost checkpoint: the grant of %q to %s (token %d) handed over state %q of token %d, "+
 			"but the latest accepted checkpoint is %q of token %d, accepted at %v", grant.Input.Resource,
 			grant.Client, grant.Output.Token, grant.Output.State, grant.Output.StateToken, want, wantToken,
-			latest.processed),
-		"latest accepted: "+describeOpAt(v.h, latest.op), "grant: "+describeOp(grant))
+			accepted.Processed),
+		"latest accepted: "+describeOp(&accepted), "grant: "+describeOp(grant))
 }
 
 // checkCheckpointToken checks (b) for an accepted checkpoint.
@@ -123,12 +124,11 @@ type checkpointTracker struct {
 // describe it. It keeps no operation: a history may give its operations
 // only as copies, loaded one after another into one variable.
 type checkpoint struct {
-	op        int // the index of the operation in the history
-	client    string
-	token     uint64 // Input.Token
-	request   uint64 // requestID
-	state     string // Input.State
-	processed history.Time
+	op      int // the index of the operation in the history
+	client  string
+	token   uint64 // Input.Token
+	request uint64 // requestID
+	state   string // Input.State
 }
 
 func newCheckpointTracker() checkpointTracker {
@@ -152,6 +152,5 @@ func (t checkpointTracker) accept(i int, op *history.Operation) {
 		cur = new(checkpoint)
 		t.byResource[op.Input.Resource] = cur
 	}
-	*cur = checkpoint{op: i, client: op.Client, token: op.Input.Token, request: requestID(op),
-		state: op.Input.State, processed: op.Processed}
+	*cur = checkpoint{op: i, client: op.Client, token: op.Input.Token, request: requestID(op), state: op.Input.State}
 }

@@ -168,13 +168,11 @@ func sightingsInOrder(ss []history.RegistrationSighted) []int32 {
 }
 
 // aliveUntil is the latest true time a key's lease may be alive, and the
-// grant or renewal that set it (its index in the history, and when the
-// grantor processed it), if set.
+// grant or renewal that set it (its index in the history), if set.
 type aliveUntil struct {
-	at          history.Time
-	by          int
-	byProcessed history.Time
-	set         bool
+	at  history.Time
+	by  int
+	set bool
 }
 
 // staleness is the state of the registry staleness sweep.
@@ -200,7 +198,7 @@ func (s *staleness) op(i int, op *history.Operation, granted bool) {
 	until := op.Processed.Add(holdTrue(s.h.Lease, ttl))
 	for _, kv := range s.keys[op.Input.Resource] {
 		if a := s.alive[kv.Key]; !a.set || until > a.at {
-			s.alive[kv.Key] = aliveUntil{at: until, by: i, byProcessed: op.Processed, set: true}
+			s.alive[kv.Key] = aliveUntil{at: until, by: i, set: true}
 		}
 	}
 }
@@ -214,19 +212,18 @@ func (s *staleness) sighting(x *history.RegistrationSighted) {
 	s.stale++
 	detail := fmt.Sprintf("a reader saw a dead registration for %q: %s saw it at %v", x.Key, x.Reader, x.At)
 	evidence := []string{fmt.Sprintf("%s saw %q owned by %s at %v", x.Reader, x.Key, x.Owner, x.At)}
+	from := x.At
 	if !a.set {
 		detail += ", but no lease ever carried it"
 	} else {
-		detail += fmt.Sprintf(", after the bound %v of its lease's last grant or renewal at %v", a.at, a.byProcessed)
-		evidence = append(evidence, "last grant or renewal: "+describeOpAt(s.h, a.by))
+		by := s.h.Op(a.by)
+		from = by.Processed
+		detail += fmt.Sprintf(", after the bound %v of its lease's last grant or renewal at %v", a.at, by.Processed)
+		evidence = append(evidence, "last grant or renewal: "+describeOp(&by))
 	}
 	if driftExceeded(s.h) {
 		s.v.assumptionExceeded(driftNote(s.h) + ", so " + detail + " is not a bug")
 		return
-	}
-	from := x.At
-	if a.set {
-		from = a.byProcessed
 	}
 	s.v.violateDuring(x.At, from, x.At, detail, evidence...)
 }

@@ -25,7 +25,7 @@ type OpHeadSource interface {
 }
 
 // OpHead is what a pass over every operation reads of each to tell what it
-// is, and to choose the few it loads whole (History.LoadOpHead): a fifth
+// is, and to choose the few it loads whole (History.LoadOpHead): a quarter
 // of an Operation, with none of its payloads' other fields.
 type OpHead struct {
 	Server, Client          string
