@@ -159,22 +159,23 @@ func cover(a *analysis) Coverage {
 // succeeded: most of a contended run's operations are acquires refused.
 func coverOps(a *analysis, c *Coverage) {
 	h := a.h
-	c[bDuplicateProcessed] += uint64(processedTwice(a.rows()))
+	c[bDuplicateProcessed] += uint64(processedTwice(a.rows(), a.lives))
 	var latestInc []uint64                   // by client: the highest incarnation the grantor processed so far
 	grantedAt := make(map[string]freshGrant) // resource -> latest fresh grant
 	grants := newGrantTracker()
 	var op history.Operation
 	for i, r := range a.inProcessedOrder() {
-		if r.grantor {
-			for int(r.client) >= len(latestInc) {
+		if r.grantor() {
+			l := a.lives[r.life]
+			for int(l.client) >= len(latestInc) {
 				latestInc = append(latestInc, 0)
 			}
-			if r.incarnation < latestInc[r.client] {
+			if l.incarnation < latestInc[l.client] {
 				c[bEarlierIncarnation]++
 			}
-			latestInc[r.client] = max(latestInc[r.client], r.incarnation)
+			latestInc[l.client] = max(latestInc[l.client], l.incarnation)
 		}
-		if !r.returned {
+		if !r.returned() {
 			c[bReplyLost]++
 		}
 		ok := r.err == errNone

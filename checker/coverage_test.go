@@ -127,10 +127,10 @@ func TestProcessedTwice(t *testing.T) {
 				want++
 			}
 		}
-		rows := opRows(withOps(&history.History{}, ops))
-		require.Equal(t, want, processedTwice(rows), "%v", ops)
-		if lifeOf, lives, noted := noteLives(rows); noted {
-			_, ok := twiceByBits(rows, lifeOf, lives)
+		rows, lives := opRows(withOps(&history.History{}, ops))
+		require.Equal(t, want, processedTwice(rows, lives), "%v", ops)
+		if ids, noted := noteLives(rows, lives); noted {
+			_, ok := twiceByBits(rows, ids)
 			paths[ok]++
 		}
 	}

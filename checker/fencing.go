@@ -55,7 +55,7 @@ func checkFencing(a *analysis) Result {
 		case !foreign && r.grantorOK(opAcquire):
 			h.LoadOp(i, &op)
 			f.grant(i, &op)
-		case r.fenced && r.kind == opWrite && r.err == errNone:
+		case r.fenced() && r.kind == opWrite && r.err == errNone:
 			h.LoadOp(i, &op)
 			f.accepted(i, &op)
 		}
@@ -208,5 +208,5 @@ func (f *fencing) accepted(i int, op *history.Operation) {
 // hasGrantorOps reports whether h has any operation the lease store
 // processed.
 func hasGrantorOps(a *analysis) bool {
-	return a.h.Grantor != "" && slices.ContainsFunc(a.rows(), func(r opRow) bool { return r.grantor })
+	return a.h.Grantor != "" && slices.ContainsFunc(a.rows(), func(r opRow) bool { return r.grantor() })
 }

@@ -44,7 +44,7 @@ func checkHandoff(a *analysis) Result {
 	checkpoints := 0 // every checkpoint the grantor answered, accepted or refused
 	var op history.Operation
 	for i, r := range a.inProcessedOrder() {
-		if r.grantor && r.kind == opCheckpoint {
+		if r.grantor() && r.kind == opCheckpoint {
 			checkpoints++
 		}
 		if !r.grantorOK(opAcquire) && !r.grantorOK(opCheckpoint) {

@@ -77,7 +77,8 @@ func (w *walker) step(op *history.Operation) bool {
 
 // p3Ops are the operations of a history that P3 checks.
 type p3Ops struct {
-	idx       []int32        // indices in the history, in their order
+	count     int            // how many there are
+	idx       []int32        // indices in the history, in their order; nil if not kept (newP3Ops)
 	processed []history.Time // when each was processed, parallel to idx
 	stores    int            // how many are lease-store operations
 	resources int            // how many (server, resource) pairs they span
@@ -87,19 +88,29 @@ type p3Ops struct {
 	parts int
 }
 
-// newP3Ops numbers the partitions of h's P3 operations. If walk is not
-// nil, it walks them as it loads them (inOrderWalk).
+// newP3Ops counts h's P3 operations and numbers their partitions. If walk
+// is nil, it keeps their table (idx, processed, part); otherwise it walks
+// them as it loads them (inOrderWalk) and keeps no table. The walk almost
+// always witnesses the history, and the table then goes unread: for a
+// 500-contender herd it was a third of checking's memory. A history the
+// walk does not witness is loaded again, with a table (Linearizability).
 func newP3Ops(h *history.History, store, register model.Spec, walk *inOrderWalk) p3Ops {
-	// At most a few of the operations are not P3's.
 	n := h.NumOps()
-	p, ok := p3Tables.Get()
-	if !ok || cap(p.idx) < n {
-		p = p3Ops{idx: make([]int32, 0, n), processed: make([]history.Time, 0, n), part: make([]int32, 0, n)}
-	}
-	p.idx, p.processed, p.part = p.idx[:0], p.processed[:0], p.part[:0]
 	keyed := store.Key != nil && register.Key != nil
-	if !keyed {
-		p.part = nil
+	if walk != nil && !keyed {
+		walk.inOrder, walk = false, nil // witnessed decides: no partitions
+	}
+	var p p3Ops
+	if walk == nil {
+		// At most a few of the operations are not P3's.
+		var ok bool
+		if p, ok = p3Tables.Get(); !ok || cap(p.idx) < n {
+			p = p3Ops{idx: make([]int32, 0, n), processed: make([]history.Time, 0, n), part: make([]int32, 0, n)}
+		}
+		p.idx, p.processed, p.part = p.idx[:0], p.processed[:0], p.part[:0]
+		if !keyed {
+			p.part = nil
+		}
 	}
 	// An operation's cell: its server, resource and partition. There are
 	// few, each numbered once by the numberings they are new to.
@@ -121,8 +132,11 @@ func newP3Ops(h *history.History, store, register model.Spec, walk *inOrderWalk)
 		if !checkedByP3(h, &op) {
 			continue
 		}
-		p.idx = append(p.idx, int32(i))
-		p.processed = append(p.processed, op.Processed)
+		p.count++
+		if walk == nil {
+			p.idx = append(p.idx, int32(i))
+			p.processed = append(p.processed, op.Processed)
+		}
 		c := cell{server: op.Server, resource: op.Input.Resource, reg: isRegisterOp(op.Input.Kind)}
 		if !c.reg {
 			p.stores++
@@ -141,15 +155,12 @@ func newP3Ops(h *history.History, store, register model.Spec, walk *inOrderWalk)
 			part, _ := parts.id(partKey{c.key, c.reg}, hint)
 			partOf = append(partOf, part)
 		}
-		if keyed {
+		switch {
+		case walk != nil:
+			walk.step(partOf[id], &op)
+		case keyed:
 			p.part = append(p.part, partOf[id])
-			if walk != nil {
-				walk.step(partOf[id], &op)
-			}
 		}
-	}
-	if walk != nil && !keyed {
-		walk.inOrder = false // witnessed decides: no partitions
 	}
 	p.resources, p.parts = servedAt.len(), parts.len()
 	return p

@@ -130,7 +130,7 @@ func (m *Metrics) countOps(a *analysis) {
 		if r.err == errIsFenced {
 			m.Fenced++
 		}
-		if !r.grantor {
+		if !r.grantor() {
 			continue
 		}
 		switch r.kind {
@@ -143,7 +143,7 @@ func (m *Metrics) countOps(a *analysis) {
 				m.Acquisitions++
 			}
 		case opRenew:
-			if r.err == errNone && r.returned {
+			if r.err == errNone && r.returned() {
 				m.Renewals++
 			} else {
 				m.RenewalFailures++

@@ -9,7 +9,7 @@ import (
 )
 
 // opRow is what the checkers' passes over every operation read first: a
-// compact row of 40 bytes per operation, without pointers, built in one
+// compact row of 24 bytes per operation, without pointers, built in one
 // pass over the operations' heads (opRows, History.LoadOpHead). Loading an
 // operation builds it (a history.Operation is 576 bytes, decoded from its
 // producer's records), and most operations of a contended run are
@@ -18,14 +18,39 @@ import (
 // cared. A pass now reads the rows, in cache, and loads the operations it
 // cares about.
 type opRow struct {
-	processed       history.Time
-	incarnation, id uint64
-	client          int32 // the client, numbered in order of first appearance
-	kind            opKind
-	err             opErr
-	grantor, fenced bool // processed by the lease store (h.Grantor), by the fenced store (h.Resource)
-	returned        bool // the reply reached the client
+	processed history.Time
+	id        uint64 // the request's id
+	life      int32  // the client incarnation that sent it, into the rows' lives
+	kind      opKind
+	err       opErr
+	at        rowFlags
 }
+
+// clientLife is a client incarnation, as the rows number them: in order of
+// first appearance.
+type clientLife struct {
+	client      int32 // the client, numbered in order of first appearance
+	incarnation uint64
+}
+
+// rowFlags say where an operation was processed and whether its reply
+// came back.
+type rowFlags uint8
+
+const (
+	atGrantor rowFlags = 1 << iota // processed by the lease store (History.Grantor)
+	atFenced                       // processed by the fenced store (History.Resource)
+	gotReply                       // the reply reached the client
+)
+
+// grantor reports whether the lease store processed the operation.
+func (r *opRow) grantor() bool { return r.at&atGrantor != 0 }
+
+// fenced reports whether the fenced store processed the operation.
+func (r *opRow) fenced() bool { return r.at&atFenced != 0 }
+
+// returned reports whether the operation's reply reached its client.
+func (r *opRow) returned() bool { return r.at&gotReply != 0 }
 
 // opKind is an operation's request kind, as the checkers tell them apart
 // (kinds.go).
@@ -94,7 +119,7 @@ func errOf(err string) opErr {
 
 // grantorOK reports whether the row is an operation of kind k that the
 // lease store processed and accepted.
-func (r *opRow) grantorOK(k opKind) bool { return r.grantor && r.kind == k && r.err == errNone }
+func (r *opRow) grantorOK(k opKind) bool { return r.grantor() && r.kind == k && r.err == errNone }
 
 // rowTables keeps the row tables of finished analyses (Judge) for later
 // ones: a sweep judges thousands of runs, and a swarm run's rows were a
@@ -106,8 +131,8 @@ var rowTables spares.Spares[[]opRow]
 const maxSpareRows = 1 << 15
 
 // opRows returns a row for each of h's operations, in a kept table if one
-// is large enough (rowTables).
-func opRows(h *history.History) []opRow {
+// is large enough (rowTables), and the client lives they name.
+func opRows(h *history.History) ([]opRow, []clientLife) {
 	n := h.NumOps()
 	rows, ok := rowTables.Get()
 	if !ok || cap(rows) < n {
@@ -115,21 +140,45 @@ func opRows(h *history.History) []opRow {
 	}
 	rows = rows[:n] // every row is written below
 	var clients numbering[string]
+	var livesOf [][]int32 // by client: its lives, into lives (a client has a life or a few)
+	var lives []clientLife
 	var op history.OpHead
 	for i := range rows {
 		h.LoadOpHead(i, &op)
-		c, _ := clients.id(op.Client, strHint(op.Client))
-		rows[i] = opRow{processed: op.Processed, incarnation: op.Incarnation, id: op.ID, client: c,
-			kind: kindOf(op.Kind), err: errOf(op.Err), grantor: op.Server == h.Grantor,
-			fenced: op.Server == h.Resource, returned: op.Returned()}
+		c, isNew := clients.id(op.Client, strHint(op.Client))
+		if isNew {
+			livesOf = append(livesOf, nil)
+		}
+		l := int32(-1)
+		for _, j := range livesOf[c] {
+			if lives[j].incarnation == op.Incarnation {
+				l = j
+				break
+			}
+		}
+		if l < 0 {
+			l = int32(len(lives))
+			lives = append(lives, clientLife{client: c, incarnation: op.Incarnation})
+			livesOf[c] = append(livesOf[c], l)
+		}
+		rows[i] = opRow{processed: op.Processed, id: op.ID, life: l, kind: kindOf(op.Kind), err: errOf(op.Err),
+			at: flagIf(op.Server == h.Grantor, atGrantor) | flagIf(op.Server == h.Resource, atFenced) | flagIf(op.Returned(), gotReply)}
 	}
-	return rows
+	return rows, lives
+}
+
+// flagIf returns f if cond holds, else no flag.
+func flagIf(cond bool, f rowFlags) rowFlags {
+	if cond {
+		return f
+	}
+	return 0
 }
 
 // rows returns opRows(h), computed when first asked for.
 func (a *analysis) rows() []opRow {
 	if a.opRows == nil {
-		a.opRows = opRows(a.h)
+		a.opRows, a.lives = opRows(a.h)
 	}
 	return a.opRows
 }

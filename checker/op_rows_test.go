@@ -16,7 +16,7 @@ func TestOpRowsSayWhatTheCheckersAsk(t *testing.T) {
 		return history.Operation{Server: server, Client: client, Input: history.Payload{Kind: kind},
 			Output: history.Payload{Kind: kind + "_reply", Err: err}, Return: ret, Incarnation: 2, ID: 7}
 	}
-	h.SetOps([]history.Operation{
+	ops := []history.Operation{
 		op("grantor", "h1", kindAcquire, "", 5),
 		op("grantor", "h2", kindAcquire, errHeld, history.Never),
 		op("grantor", "h1", kindRenew, errGrace, 5),
@@ -27,20 +27,24 @@ func TestOpRowsSayWhatTheCheckersAsk(t *testing.T) {
 		op("store", "h1", kindRead, "", 5),
 		op("grantor", "r1", kindList, "", 5),
 		op("grantor2", "h1", "set_nx_px", "", 5),
-	})
-	want := []opRow{
-		{incarnation: 2, id: 7, client: 0, kind: opAcquire, err: errNone, grantor: true, returned: true},
-		{incarnation: 2, id: 7, client: 1, kind: opAcquire, err: errIsHeld, grantor: true},
-		{incarnation: 2, id: 7, client: 0, kind: opRenew, err: errIsGrace, grantor: true, returned: true},
-		{incarnation: 2, id: 7, client: 1, kind: opRelease, err: errOther, grantor: true, returned: true},
-		{incarnation: 2, id: 7, client: 0, kind: opRevoke, err: errNone, grantor: true, returned: true},
-		{incarnation: 2, id: 7, client: 0, kind: opCheckpoint, err: errIsFenced, grantor: true, returned: true},
-		{incarnation: 2, id: 7, client: 1, kind: opWrite, err: errNone, fenced: true, returned: true},
-		{incarnation: 2, id: 7, client: 0, kind: opRead, err: errNone, fenced: true, returned: true},
-		{incarnation: 2, id: 7, client: 2, kind: opList, err: errNone, grantor: true, returned: true},
-		{incarnation: 2, id: 7, client: 0, kind: opOther, err: errNone, returned: true},
 	}
-	assert.Equal(t, want, opRows(h))
+	ops[len(ops)-1].Incarnation = 3 // h1 restarted
+	h.SetOps(ops)
+	want := []opRow{
+		{id: 7, life: 0, kind: opAcquire, err: errNone, at: atGrantor | gotReply},
+		{id: 7, life: 1, kind: opAcquire, err: errIsHeld, at: atGrantor},
+		{id: 7, life: 0, kind: opRenew, err: errIsGrace, at: atGrantor | gotReply},
+		{id: 7, life: 1, kind: opRelease, err: errOther, at: atGrantor | gotReply},
+		{id: 7, life: 0, kind: opRevoke, err: errNone, at: atGrantor | gotReply},
+		{id: 7, life: 0, kind: opCheckpoint, err: errIsFenced, at: atGrantor | gotReply},
+		{id: 7, life: 1, kind: opWrite, err: errNone, at: atFenced | gotReply},
+		{id: 7, life: 0, kind: opRead, err: errNone, at: atFenced | gotReply},
+		{id: 7, life: 2, kind: opList, err: errNone, at: atGrantor | gotReply},
+		{id: 7, life: 3, kind: opOther, err: errNone, at: gotReply},
+	}
+	rows, lives := opRows(h)
+	assert.Equal(t, want, rows)
+	assert.Equal(t, []clientLife{{0, 2}, {1, 2}, {2, 2}, {0, 3}}, lives, "h1, h2 and r1 in their second life; h1 in its third")
 	assert.True(t, want[0].grantorOK(opAcquire))
 	assert.False(t, want[1].grantorOK(opAcquire), "refused")
 	assert.False(t, want[6].grantorOK(opWrite), "not the grantor's")

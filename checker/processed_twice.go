@@ -23,56 +23,44 @@ import (
 // operations sorted by (life, id) instead, and the runs of two or more
 // counted (twiceBySorting). With random latency most lives are noted, a
 // worker having hundreds of requests in flight.
-func processedTwice(rows []opRow) int {
-	lifeOf, lives, anyNoted := noteLives(rows)
+func processedTwice(rows []opRow, lives []clientLife) int {
+	ids, anyNoted := noteLives(rows, lives)
 	if !anyNoted {
 		return 0
 	}
-	if n, ok := twiceByBits(rows, lifeOf, lives); ok {
+	if n, ok := twiceByBits(rows, ids); ok {
 		return n
 	}
-	return twiceBySorting(rows, lifeOf, lives)
+	return twiceBySorting(rows, ids)
 }
 
-// noteLives returns each operation's life (lifeOf, into lives), and
-// whether any life is noted.
-func noteLives(rows []opRow) (lifeOf []int32, lives []life, anyNoted bool) {
-	var livesOf [][]int32 // by client: its lives, into lives
-	lifeOf = make([]int32, len(rows))
+// noteLives returns the ids of each of the rows' lives, and whether any
+// life is noted.
+func noteLives(rows []opRow, lives []clientLife) (ids []lifeIDs, anyNoted bool) {
+	ids = make([]lifeIDs, len(lives))
+	next := int32(0) // the lives are numbered in order of first appearance
 	for k := range rows {
 		r := &rows[k]
-		c := r.client
-		if int(c) == len(livesOf) { // clients are numbered in order of first appearance
-			livesOf = append(livesOf, nil)
-		}
-		l := int32(-1)
-		for _, i := range livesOf[c] { // a client has a life or a few
-			if lives[i].incarnation == r.incarnation {
-				l = i
-				break
-			}
-		}
+		l := &ids[r.life]
 		switch {
-		case l < 0:
-			l = int32(len(lives))
-			lives = append(lives, life{incarnation: r.incarnation, lowest: r.id, highest: r.id})
-			livesOf[c] = append(livesOf[c], l)
-		case r.id <= lives[l].highest:
-			lives[l].noted, anyNoted = true, true
-			lives[l].lowest = min(lives[l].lowest, r.id)
+		case r.life == next:
+			next++
+			l.lowest, l.highest = r.id, r.id
+		case r.id <= l.highest:
+			l.noted, anyNoted = true, true
+			l.lowest = min(l.lowest, r.id)
 		default:
-			lives[l].highest = r.id
+			l.highest = r.id
 		}
-		lifeOf[k] = l
 	}
-	return lifeOf, lives, anyNoted
+	return ids, anyNoted
 }
 
-// life is a client incarnation as processedTwice sees it: the lowest and
-// highest id of its requests so far, whether one was not above the highest
-// when recorded (noted), and where its ids start in twiceByBits' bits.
-type life struct {
-	incarnation     uint64
+// lifeIDs are a client incarnation's request ids as processedTwice sees
+// them: the lowest and highest so far, whether one was not above the
+// highest when recorded (noted), and where its ids start in twiceByBits'
+// bits.
+type lifeIDs struct {
 	lowest, highest uint64
 	noted           bool
 	base            uint64
@@ -85,7 +73,7 @@ const bitsPerOp = 64
 
 // twiceByBits counts the requests of noted lives processed twice with two
 // bits per id, if the lives' ids are dense enough (ok).
-func twiceByBits(rows []opRow, lifeOf []int32, lives []life) (n int, ok bool) {
+func twiceByBits(rows []opRow, lives []lifeIDs) (n int, ok bool) {
 	var total uint64
 	for i := range lives {
 		l := &lives[i]
@@ -99,11 +87,12 @@ func twiceByBits(rows []opRow, lifeOf []int32, lives []life) (n int, ok bool) {
 		}
 	}
 	seen := make([]uint64, (total+63)/64) // a life's bit pairs: id's seen at base+2i, counted at base+2i+1
-	for k, l := range lifeOf {
-		if !lives[l].noted {
+	for k := range rows {
+		l := &lives[rows[k].life]
+		if !l.noted {
 			continue
 		}
-		b := lives[l].base + 2*(rows[k].id-lives[l].lowest)
+		b := l.base + 2*(rows[k].id-l.lowest)
 		word, bit := seen[b/64], uint64(1)<<(b%64) // the pair never straddles a word: b is even
 		switch {
 		case word&bit == 0:
@@ -118,20 +107,20 @@ func twiceByBits(rows []opRow, lifeOf []int32, lives []life) (n int, ok bool) {
 
 // twiceBySorting counts the requests of noted lives processed twice by
 // sorting them by (life, id) and counting the runs of two or more.
-func twiceBySorting(rows []opRow, lifeOf []int32, lives []life) int {
+func twiceBySorting(rows []opRow, lives []lifeIDs) int {
 	type request struct {
 		life int32
 		id   uint64
 	}
 	noted := 0
-	for _, l := range lifeOf {
-		if lives[l].noted {
+	for k := range rows {
+		if lives[rows[k].life].noted {
 			noted++
 		}
 	}
 	reqs := make([]request, 0, noted) // at its size: it can hold nearly every operation
-	for k, l := range lifeOf {
-		if lives[l].noted {
+	for k := range rows {
+		if l := rows[k].life; lives[l].noted {
 			reqs = append(reqs, request{l, rows[k].id})
 		}
 	}

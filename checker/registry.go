@@ -101,7 +101,7 @@ func registrantKeys(a *analysis) []string {
 	}
 	var op history.OpHead
 	for i, r := range a.rows() {
-		if !r.grantor || r.kind != opAcquire {
+		if !r.grantor() || r.kind != opAcquire {
 			continue
 		}
 		if h.LoadOpHead(i, &op); strings.HasPrefix(op.Resource, registryPrefix) {

@@ -44,7 +44,7 @@ func reportedBeliefs(v *verdict, a *analysis) {
 	var order []string
 	var op history.Operation
 	for i, r := range a.rows() {
-		if r.kind != opAcquire || r.err != errNone || !r.returned {
+		if r.kind != opAcquire || r.err != errNone || !r.returned() {
 			continue
 		}
 		h.LoadOp(i, &op)

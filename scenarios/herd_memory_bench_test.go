@@ -23,7 +23,11 @@ import (
 // resident set before the first run (base-RSS-MB: the test process, its
 // packages and earlier benchmarks' leftovers), which the runs' peak
 // includes. What the runs add to it should stay within about twice what
-// the history needs. It runs
+// the history needs. The first sample in a fresh process reads about a
+// third of the history higher than the rest: its base does not yet hold
+// the code the first run pages in (about 1 MB, file-backed) nor the
+// runtime's own metadata for the heap the run grew (about 1.3 MB, kept
+// after FreeOSMemory), which later samples' bases do. It runs
 // under simrun's garbage collector policy (batch-gc, internal/batchgc) and
 // under Go's default GOGC (default-gc, what a Go test of the herd gets).
 func BenchmarkHerd500(b *testing.B) {
