@@ -59,11 +59,14 @@ zoo-modules:
 		case " $(ZOO_MODULES) " in *" $$m "*) ;; *) echo "Makefile: $$m has a go.mod but is not in ZOO_MODULES"; exit 1;; esac; \
 	done
 
-## lint: formatting and vet (of the core and of every module under zoo/).
+## lint: formatting, vet and staticcheck (of the core and of every module under zoo/). staticcheck is pinned and
+## fetched through the module proxy on first use.
+STATICCHECK ?= $(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2
 lint: zoo-modules
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1; }
 	$(GO) vet ./...
-	@for m in $(ZOO_MODULES); do ( cd $$m && $(GO) vet ./... ) || exit $$?; done
+	$(STATICCHECK) ./...
+	@for m in $(ZOO_MODULES); do ( cd $$m && $(GO) vet ./... && $(STATICCHECK) ./... ) || exit $$?; done
 
 ## tune-example: tune example workloads over a grid that shows the trade-off (TTL × renew × checkpoint, on the same
 ## seeds, at most 2 store writes/s); prints each table and writes out/tune/NAME/tune.json and tune.html.

@@ -338,22 +338,20 @@ func (e *endpoint) Read(b []byte) (int, error) {
 func (e *endpoint) Write(b []byte) (int, error) {
 	e.h.mu.Lock()
 	defer e.h.mu.Unlock()
-	for {
-		switch {
-		case e.closed:
-			return 0, e.opErr("write", net.ErrClosed)
-		case e.node.dead:
-			return 0, e.opErr("write", ErrCrashed)
-		case e.reset:
-			return 0, e.opErr("write", syscall.ECONNRESET)
-		case !e.wdl.IsZero() && !time.Now().Before(e.wdl):
-			return 0, e.opErr("write", os.ErrDeadlineExceeded)
-		}
-		if len(b) > 0 {
-			e.emit(segment{kind: segData, data: slices.Clone(b)})
-		}
-		return len(b), nil
+	switch {
+	case e.closed:
+		return 0, e.opErr("write", net.ErrClosed)
+	case e.node.dead:
+		return 0, e.opErr("write", ErrCrashed)
+	case e.reset:
+		return 0, e.opErr("write", syscall.ECONNRESET)
+	case !e.wdl.IsZero() && !time.Now().Before(e.wdl):
+		return 0, e.opErr("write", os.ErrDeadlineExceeded)
 	}
+	if len(b) > 0 {
+		e.emit(segment{kind: segData, data: slices.Clone(b)})
+	}
+	return len(b), nil
 }
 
 // emit sends a segment, or holds it at the node's boundary while the node

@@ -10,10 +10,8 @@ import (
 // producer hands it) and Reader (to what a file says). Field names in the
 // errors are the wire names.
 
-// maxNameBytes bounds a name (a node, a resource, a key, a kind).
-const maxNameBytes = 4096
-
-// name checks a required name: present, valid UTF-8, bounded.
+// name checks a required name (a node, a resource, a key, a kind):
+// present, and a text (valid UTF-8, no longer than a line may be).
 func name(field, s string) *fieldError {
 	if s == "" {
 		return badf(field, "missing or empty")

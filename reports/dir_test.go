@@ -91,10 +91,10 @@ func TestWriteRunDir(t *testing.T) {
 }
 
 func TestWriteRunDirLinksLinearizability(t *testing.T) {
-	run, out := kleppmann(t)
+	_, out := kleppmann(t)
 	dir := t.TempDir()
 	out.Checks[2].Visualization = []byte("<html><body>porcupine</body></html>") // as P3 returns it
-	run = NewRun(out, testWall)
+	run := NewRun(out, testWall)
 	paths, err := WriteRunDir(dir, run, out)
 	require.NoError(t, err)
 	artifact := filepath.Join(dir, LinearizableFile)
@@ -153,14 +153,14 @@ func TestWriteRunDirOwnsItsArtifacts(t *testing.T) {
 		{"this run's page replaces it and is linked", "<html><body>this run</body></html>", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			run, out := kleppmann(t)
+			_, out := kleppmann(t)
 			dir := t.TempDir()
 			stale := filepath.Join(dir, LinearizableFile)
 			require.NoError(t, os.WriteFile(stale, []byte("<html>old failure</html>"), 0o644))
 			if tc.page != "" {
 				out.Checks[2].Visualization = []byte(tc.page)
 			}
-			run = NewRun(out, testWall)
+			run := NewRun(out, testWall)
 			paths, err := WriteRunDir(dir, run, out)
 			require.NoError(t, err)
 			page, statErr := os.ReadFile(stale)

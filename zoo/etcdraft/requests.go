@@ -51,10 +51,7 @@ func (m *member) request(req Request) {
 
 // propose proposes c through the log.
 func (m *member) propose(c *command) error {
-	data := c.encode(nil)
-	var err error
-	err = m.rn.Propose(data)
-	return err
+	return m.rn.Propose(c.encode(nil))
 }
 
 // readReady takes a read state: the read is served once its index is

@@ -100,7 +100,8 @@ func cpuTime() time.Duration {
 // plainElection runs the election in the current bubble over net.Pipe
 // and returns the Lease requests the server answered.
 func plainElection(t *testing.T, seed uint64) int {
-	rand.Seed(int64(seed)) //nolint:staticcheck // client-go's jitter reads the global source (main_test.go's randseednop=0)
+	//lint:ignore SA1019 client-go's jitter reads the global source (main_test.go's randseednop=0)
+	rand.Seed(int64(seed))
 	pn := pipenet.New()
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup

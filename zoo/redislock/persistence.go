@@ -45,8 +45,8 @@ func (p Persistence) String() string {
 	return fmt.Sprintf("Persistence(%d)", uint8(p))
 }
 
-// everySec is how often AppendFsyncEverySec syncs.
-const everySec = time.Second
+// fsyncInterval is how often AppendFsyncEverySec syncs: every second.
+const fsyncInterval = time.Second
 
 // Durable keys of the server.
 const (

@@ -45,7 +45,7 @@ func newServer(env lease.Env, mode Persistence) (*server, error) {
 		s.durable, s.keys = loadKeys(env.Store, env.Clock.Now())
 	}
 	if mode == AppendFsyncEverySec {
-		s.env.Clock.AfterFunc(everySec, s.syncTick)
+		s.env.Clock.AfterFunc(fsyncInterval, s.syncTick)
 	}
 	return s, nil
 }
@@ -209,7 +209,7 @@ func (s *server) syncTick() {
 	if s.unsynced && s.env.Store.Sync() == nil {
 		s.unsynced = false
 	}
-	s.env.Clock.AfterFunc(everySec, s.syncTick)
+	s.env.Clock.AfterFunc(fsyncInterval, s.syncTick)
 }
 
 // saturatingAdd returns t+d, or the largest reading if that overflows.

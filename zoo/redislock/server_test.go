@@ -141,7 +141,7 @@ func TestServerRestart(t *testing.T) {
 		{NoPersistence, false, false},
 	}
 	for _, tt := range tests {
-		for _, wait := range []time.Duration{0, everySec} {
+		for _, wait := range []time.Duration{0, fsyncInterval} {
 			want := tt.keptAtOnce
 			if wait > 0 {
 				want = tt.keptAfterSync

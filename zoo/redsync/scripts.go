@@ -15,7 +15,7 @@ import (
 type script uint8
 
 const (
-	noScript script = iota
+	_ script = iota // the zero script is none: knownScripts never maps to it
 	// deleteScript: if GET KEYS[1] == ARGV[1] then DEL (1), absent (-1),
 	// else 0. Mutex.Unlock and the release after a failed Lock.
 	deleteScript
