@@ -167,7 +167,15 @@ func (b *hb) list(reader string, t history.Time, keys ...string) *hb {
 }
 
 func (b *hb) task(id string, units int, unitTime time.Duration, arrival, done history.Time) *hb {
-	b.h.Tasks = append(b.h.Tasks, history.TaskRecord{ID: id, Units: units, Arrival: arrival, Done: done, UnitTime: unitTime})
+	b.h.Tasks = append(b.h.Tasks, history.TaskRecord{ID: id, Units: units, Arrival: arrival, Done: done,
+		DoneUnanswered: history.Never, UnitTime: unitTime})
+	return b
+}
+
+// unanswered says that a worker asked at t to checkpoint the last task
+// added done and got no answer.
+func (b *hb) unanswered(t history.Time) *hb {
+	b.h.Tasks[len(b.h.Tasks)-1].DoneUnanswered = t
 	return b
 }
 

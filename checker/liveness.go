@@ -39,7 +39,10 @@ func LivenessBound(l history.Lease) time.Duration {
 //   - (a) every resource in h.Contended is believed by a holder that is not
 //     crashed at some time within [HealAt, HealAt+B];
 //   - (b) every task that arrived completes by max(Arrival, HealAt) + B +
-//     Units×UnitTime + 1s;
+//     Units×UnitTime + 1s (TaskRecord.Done); if a done checkpoint asked
+//     by then got no answer (TaskRecord.DoneUnanswered), it may have
+//     completed the task in time, unseen, and a later completion is
+//     Unknown, never a violation;
 //   - (c) the service registry: every registrant's key is seen by a reader
 //     within [HealAt, HealAt+B] (if there are readers), and no reader sees
 //     a registration after its lease must have expired (see registry.go).
@@ -155,6 +158,15 @@ func checkTasks(v *verdict, h *history.History, bound time.Duration) string {
 		switch {
 		case t.Done <= due:
 			done++
+		case t.DoneUnanswered <= due:
+			// The request may have completed it at any time after it was
+			// asked: a completion first known later proves nothing late.
+			known := "was never known complete"
+			if t.Done != history.Never {
+				known = fmt.Sprintf("was first known complete at %v", t.Done)
+			}
+			v.dontKnow(fmt.Sprintf("task %q was due by %v and %s, but a worker asked at %v to checkpoint it done "+
+				"and got no answer: that request may have completed it in time", t.ID, due, known, t.DoneUnanswered))
 		case t.Done == history.Never && h.End < due:
 			v.dontKnow(fmt.Sprintf("run too short: it ended at %v, before task %q was due at %v", h.End, t.ID, due))
 		default:

@@ -98,13 +98,23 @@ func TestLivenessTasks(t *testing.T) {
 		{"arriving after the heal is due later", newHistory().task("t1", 10, u, at(70_000), due+10*history.Time(time.Second)), OK},
 		{"never arrived", newHistory().task("t1", 10, u, at(130_000), history.Never), OK},
 		{"run too short to tell", newHistory().span(heal, at(70_000)).task("t1", 10, u, at(0), history.Never), Unknown},
+		// A done checkpoint that got no answer may have completed the task
+		// at any time after it was asked (a replicated store applying it
+		// after the member that took it crashed).
+		{"known done late, asked in time unanswered", newHistory().task("t1", 10, u, at(0), due+1).unanswered(due), Unknown},
+		{"never known done, asked in time unanswered", newHistory().task("t1", 10, u, at(0), history.Never).unanswered(at(20_000)), Unknown},
+		{"known done late, asked late unanswered", newHistory().task("t1", 10, u, at(0), due+2).unanswered(due + 1), Violated},
+		{"done in time, an unanswered ask changes nothing", newHistory().task("t1", 10, u, at(0), due).unanswered(at(20_000)), OK},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			r := Liveness(tt.h.build())
 			require.Equal(t, tt.want, r.Status, r.Summary)
-			if tt.want == Violated {
+			switch tt.want {
+			case Violated:
 				assert.Contains(t, r.Violations[0].Detail, "task \"t1\" (10 units of 500ms, arrived 0s) was due by")
+			case Unknown:
+				assert.Empty(t, r.Violations)
 			}
 		})
 	}

@@ -251,7 +251,8 @@ func (t *TaskRecord) check() *fieldError {
 		return badf("units", "must be positive, got %d", t.Units)
 	}
 	return first(name("id", t.ID), nonNegative("unit_time_ns", t.UnitTime), instant("arrival_ns", t.Arrival),
-		after("done_ns", t.Done, Never, "arrival_ns", t.Arrival))
+		after("done_ns", t.Done, Never, "arrival_ns", t.Arrival),
+		after("done_unanswered_ns", t.DoneUnanswered, Never, "arrival_ns", t.Arrival))
 }
 
 func (p *PremiseRecord) check() *fieldError {

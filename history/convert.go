@@ -251,14 +251,15 @@ func (w *faultWire) event() (Event, *fieldError) {
 
 func (t *TaskRecord) toWire() any {
 	return &taskWire{Type: TypeTask, ID: t.ID, Units: ptr(t.Units), UnitTime: ptr(int64(t.UnitTime)),
-		Arrival: timePtr(t.Arrival), Done: optTime(t.Done, Never)}
+		Arrival: timePtr(t.Arrival), Done: optTime(t.Done, Never), DoneUnanswered: optTime(t.DoneUnanswered, Never)}
 }
 
 func (w *taskWire) event() (Event, *fieldError) {
 	var m missing
 	return &TaskRecord{ID: w.ID, Units: need(&m, "units", w.Units),
 		UnitTime: time.Duration(need(&m, "unit_time_ns", w.UnitTime)),
-		Arrival:  Time(need(&m, "arrival_ns", w.Arrival)), Done: opt(&m, "done_ns", w.Done, Never)}, m.err
+		Arrival:  Time(need(&m, "arrival_ns", w.Arrival)), Done: opt(&m, "done_ns", w.Done, Never),
+		DoneUnanswered: opt(&m, "done_unanswered_ns", w.DoneUnanswered, Never)}, m.err
 }
 
 func (p *PremiseRecord) toWire() any {
@@ -294,8 +295,11 @@ func (s *RegistrationSighted) bounds() (Time, Time) { return s.At, s.At }
 func (f *FaultWindow) bounds() (Time, Time)         { return f.Start, f.End }
 
 func (t *TaskRecord) bounds() (Time, Time) {
-	if t.Done != Never {
-		return t.Arrival, t.Done
+	latest := t.Arrival
+	for _, at := range [...]Time{t.Done, t.DoneUnanswered} {
+		if at != Never {
+			latest = max(latest, at)
+		}
 	}
-	return t.Arrival, t.Arrival
+	return t.Arrival, latest
 }

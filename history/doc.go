@@ -38,7 +38,8 @@
 //	effect      from, incarnation, resource, id, at_ns, msg           P6
 //	sighting    reader, key, owner, at_ns                             P4 (registry)
 //	fault       kind, nodes, start_ns, end_ns, detail                 evidence
-//	task        id, units, unit_time_ns, arrival_ns, done_ns          P4, P6
+//	task        id, units, unit_time_ns, arrival_ns, done_ns,
+//	            done_unanswered_ns                                    P4, P6
 //	premise     name, held, detail                                    every verdict
 //	leader      server, members, term, start_ns, end_ns, extension_ns,
 //	            checkpoint_interval_ns, check_period_ns               P3 (replicated store)

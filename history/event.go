@@ -256,8 +256,21 @@ type TaskRecord struct {
 	// Units is how many units of work the task has, each taking UnitTime.
 	Units    int
 	UnitTime time.Duration
-	// Arrival is when the task arrived; Done when it completed, or Never.
-	Arrival, Done Time
+	// Arrival is when the task arrived.
+	Arrival Time
+	// Done is when the task was first known complete, or Never: when the
+	// store accepted a checkpoint that says so, or, if earlier, when a
+	// worker was handed the task as done (a grant whose checkpoint said
+	// so: the store had completed it by then, though no acceptance was
+	// seen, as when a replicated store commits a request after the member
+	// that took it crashed). It is never before the true completion.
+	Done Time
+	// DoneUnanswered is when a worker first asked the store to checkpoint
+	// the task done and never learned the outcome (the request timed out,
+	// or the worker crashed first), or Never. Such a request may complete
+	// the task at any time after it, so a completion first known after
+	// its due time may still have been in time (P4 says unknown).
+	DoneUnanswered Time
 }
 
 // PremiseRecord is one thing a scenario's story needs to have happened

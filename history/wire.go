@@ -178,6 +178,8 @@ type taskWire struct {
 	UnitTime *int64 `json:"unit_time_ns"`
 	Arrival  *int64 `json:"arrival_ns"`
 	Done     *int64 `json:"done_ns,omitzero"`
+	// DoneUnanswered is TaskRecord.DoneUnanswered; absent is Never.
+	DoneUnanswered *int64 `json:"done_unanswered_ns,omitzero"`
 }
 
 type premiseWire struct {

@@ -44,8 +44,10 @@ type Holder interface {
 	// mutants and the zoo's).
 	Write(resource, key string, value []byte, done func(error))
 	// Checkpoint stores state at the grantor under the lease's token. done
-	// receives nil, ErrLeaseExpired, ErrFenced or ErrTimeout. Like Write,
-	// it does not keep state once it returns.
+	// receives nil, ErrLeaseExpired (not valid, nothing sent), ErrFenced
+	// (refused as stale) or ErrTimeout (no answer: the state may still be
+	// stored, and the harness then treats the outcome as unknown). Like
+	// Write, it does not keep state once it returns.
 	Checkpoint(resource string, state []byte, done func(error))
 	// SideEffect performs an unfenced external side effect named id (a
 	// webhook, an email): fire and forget, no token.

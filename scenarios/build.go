@@ -122,9 +122,10 @@ func (b *builder) finish(h *history.History, plan faults.Schedule, res sim.Resul
 	}
 	for i := range h.Tasks {
 		if at, ok := done[h.Tasks[i].ID]; ok {
-			h.Tasks[i].Done = at
+			h.Tasks[i].Done = min(h.Tasks[i].Done, at) // a worker may have been handed it as done first (seenDone)
 		}
 	}
+	b.queue.finishCompletion()
 	h.Contended = b.contended()
 	h.Premises = evaluatePremises(b.sc.Premises, premiseView{h: h, log: log, ttl: b.cfg.TTL})
 }

@@ -49,12 +49,15 @@ type taskQueue struct {
 	openAt  map[string]int      // index into open; looked up, never iterated
 	holes   int                 // completed entries ("") left in open
 	specs   map[string]TaskSpec // every arrived task, looked up, never iterated
+	records map[string]int      // every arrived task's index in h.Tasks, looked up, never iterated
+	asks    []doneAsk           // workers' done checkpoints, in the order asked (task_completion.go)
 	workers []*sim.Node         // worker nodes, in order
 	current []*worker           // each worker node's current incarnation
 }
 
 func newTaskQueue(w *sim.World, h *history.History, src TaskSource) *taskQueue {
-	return &taskQueue{w: w, h: h, src: src, specs: make(map[string]TaskSpec), openAt: make(map[string]int)}
+	return &taskQueue{w: w, h: h, src: src, specs: make(map[string]TaskSpec), records: make(map[string]int),
+		openAt: make(map[string]int)}
 }
 
 // start schedules the first arrival.
@@ -90,8 +93,9 @@ func (q *taskQueue) arrive(t TaskSpec) {
 	q.specs[t.ID] = t
 	q.openAt[t.ID] = len(q.open)
 	q.open = append(q.open, t.ID)
+	q.records[t.ID] = len(q.h.Tasks)
 	q.h.Tasks = append(q.h.Tasks, history.TaskRecord{ID: t.ID, Units: t.Units, Arrival: history.Time(q.w.Now()),
-		Done: history.Never, UnitTime: t.UnitTime})
+		Done: history.Never, DoneUnanswered: history.Never, UnitTime: t.UnitTime})
 	for i, n := range q.workers {
 		// A node timer, so that a paused worker hears of it when it resumes
 		// and a crashed one not at all.

@@ -33,8 +33,9 @@ type worker struct {
 type taskRun struct {
 	spec     TaskSpec
 	token    uint64
-	next     int // next unit to run
-	lastCkpt int // progress of the last checkpoint sent
+	next     int   // next unit to run
+	lastCkpt int   // progress of the last checkpoint sent
+	doneAsk  int32 // the done checkpoint awaiting its answer (taskQueue.askedDone), or -1
 	// The run's timer callbacks and action completions (these behind their
 	// harness boundary), each bound to the run once, when first needed,
 	// rather than once per unit, tick or action. None keeps state beyond
@@ -63,10 +64,11 @@ func (wk *worker) granted(g lease.Grant) {
 	}
 	p := history.DecodeProgress(g.State)
 	if p.Done {
+		wk.queue.seenDone(g.Resource)
 		wk.finished(g.Resource)
 		return
 	}
-	r := &taskRun{spec: wk.queue.specs[g.Resource], token: g.Token, next: p.Units, lastCkpt: p.Units}
+	r := &taskRun{spec: wk.queue.specs[g.Resource], token: g.Token, next: p.Units, lastCkpt: p.Units, doneAsk: -1}
 	wk.runs[g.Resource] = r
 	wk.step(r)
 	if wk.cfg.CheckpointInterval > 0 {
@@ -170,12 +172,21 @@ func (wk *worker) checkpoint(r *taskRun, done bool) {
 		cb = guardDone(func(err error) { wk.checkpointed(r, false, err) })
 		r.checkpointed = cb
 	}
+	if done {
+		r.doneAsk = wk.queue.askedDone(r.spec.ID)
+	}
 	holderCheckpoint(wk.h, r.spec.ID, state, cb)
 }
 
 // checkpointed handles the outcome of a checkpoint of r (done: the
 // completion checkpoint).
 func (wk *worker) checkpointed(r *taskRun, done bool, err error) {
+	if done && r.doneAsk >= 0 {
+		if err == nil || errors.Is(err, lease.ErrFenced) || errors.Is(err, lease.ErrLeaseExpired) {
+			wk.queue.answeredDone(r.doneAsk)
+		}
+		r.doneAsk = -1
+	}
 	switch {
 	case err == nil && done:
 		wk.finished(r.spec.ID)
