@@ -42,8 +42,21 @@ func (b *Belief) Valid(now, ttl time.Duration) (lease.Grant, bool) {
 // than the deadline believed so far: it reports a renewal, or, if the
 // holder did not believe, a grant and returns true (the caller then tells
 // the owner, OnGrant, as its protocol says). At the deadline, expire runs.
+//
+// If the deadline has passed but its timer has not run yet (both come due
+// at the same instant, as when a pause ends), belief has already ended:
+// the owner may have seen Valid fail and dropped its work. expire runs
+// first, and believing again is a new grant, never a silent renewal (the
+// gap zoo/etcdraft's swarm seed 986 showed).
 func (b *Belief) Extend(env lease.Env, until time.Duration, expire func()) (granted bool) {
 	now := env.Clock.Now()
+	if b.Believing && now >= b.Until {
+		StopTimer(b.expiry)
+		expire()
+		if b.Believing {
+			return false // expire kept it (the owner let it go): nothing to extend
+		}
+	}
 	if until <= now || (b.Believing && until <= b.Until) {
 		return false // the news came too late to believe anything more
 	}

@@ -148,3 +148,28 @@ func TestBeliefGrantRenewLapse(t *testing.T) {
 	w.Advance(10 * time.Second)
 	assert.Len(t, lost, 1, "a dropped belief does not lapse")
 }
+
+// An extension that comes when the deadline has passed, before its timer
+// ran, lapses the belief first and is a new grant: the owner hears the
+// loss, then the grant, never a renewal across the lapse.
+func TestBeliefExtendedAfterItsDeadlineLapsesFirst(t *testing.T) {
+	w := leasetest.NewWorld()
+	env := w.Env("h", 1)
+	var events recorder
+	env.Observer = &events
+	var lost int
+	b := &Belief{Resource: "r", Token: 3, OnLost: func(string, uint64, error) { lost++ }}
+	expire := func() { b.Lapse(env, errors.New("lapsed")) }
+	w.Advance(5 * time.Second)
+	b.Believing, b.Until = true, 5*time.Second // due now; its timer has not run
+
+	assert.True(t, b.Extend(env, 9*time.Second, expire), "believing again is a grant")
+	assert.Equal(t, 1, lost, "the owner heard the loss first")
+	var kinds []lease.EventKind
+	for _, ev := range events {
+		kinds = append(kinds, ev.Kind)
+	}
+	assert.Equal(t, []lease.EventKind{lease.EventLost, lease.EventGrant}, kinds)
+	_, ok := b.Valid(env.Clock.Now(), time.Second)
+	assert.True(t, ok)
+}
