@@ -9,44 +9,88 @@ import (
 	"github.com/leasesim/leasesim/history"
 )
 
-// cut is a fault window that cut some holders off from the grantor: they
-// could neither renew nor be heard.
+// cut is a fault window that cut some holders off from the lease store:
+// they could neither renew nor be heard.
 type cut struct {
 	start history.Time
-	all   bool     // everyone (the grantor itself was isolated)
+	all   bool     // everyone (the store itself was cut off)
 	nodes []string // who, unless all
 }
 
 func (c cut) cuts(node string) bool { return c.all || slices.Contains(c.nodes, node) }
 
-// cutsFromGrantor turns the fault windows into cuts: a holder's crash, its
-// isolation or the grantor's, a partition that puts it and the grantor in
-// different groups, or a one-way partition between them in either
-// direction. A crash of the grantor is not a holder's failure and is left
-// out.
-func cutsFromGrantor(h *history.History) []cut {
+// storeMembers are the nodes of the lease store: its members, if it is
+// replicated (History.Leaders), else its grantor. A holder is cut off from
+// it when it reaches fewer than a quorum of them: a majority of a
+// replicated store's members, the grantor of a single one.
+type storeMembers struct {
+	names  []string
+	quorum int
+}
+
+// storeOf returns h's lease store: every member a leader named, else the
+// grantor; none if the history names no grantor (then only a holder's own
+// crash or isolation cuts it off).
+func storeOf(h *history.History) storeMembers {
+	var names []string
+	for _, l := range h.Leaders {
+		for _, m := range l.Members {
+			if !slices.Contains(names, m) {
+				names = append(names, m)
+			}
+		}
+	}
+	if len(names) == 0 && h.Grantor != "" {
+		names = []string{h.Grantor}
+	}
+	quorum := 0
+	if len(names) > 0 {
+		quorum = len(names)/2 + 1
+	}
+	return storeMembers{names: names, quorum: quorum}
+}
+
+func (s storeMembers) member(node string) bool { return slices.Contains(s.names, node) }
+
+// cutOff reports whether a holder that reaches only reachable members is
+// cut off from the store.
+func (s storeMembers) cutOff(reachable int) bool { return reachable < s.quorum }
+
+// cutsFromStore turns the fault windows into cuts: a holder's crash or
+// isolation; an isolation of a member, or a one-way partition between a
+// holder and a member in either direction, that leaves fewer than a
+// quorum of members (on a single grantor: the grantor itself isolated cuts
+// everyone, a one-way partition cuts the holder); a partition that puts a
+// holder in a group with fewer than a quorum of members (members in no
+// group keep their links). A member's crash is not a holder's failure and
+// is left out. Each window is judged alone, not with the windows it
+// overlaps.
+func cutsFromStore(h *history.History) []cut {
+	store := storeOf(h)
 	var cuts []cut
 	for _, w := range h.Faults {
 		c := cut{start: w.Start}
 		switch w.Kind {
 		case history.FaultCrash:
-			if w.Node() != h.Grantor {
+			if !store.member(w.Node()) {
 				c.nodes = []string{w.Node()}
 			}
 		case history.FaultIsolate:
-			c.all = w.Node() == h.Grantor
-			if !c.all {
+			if store.member(w.Node()) {
+				c.all = store.cutOff(len(store.names) - 1)
+			} else {
 				c.nodes = []string{w.Node()}
 			}
 		case history.FaultPartitionOneWay:
-			switch h.Grantor {
-			case w.Node():
-				c.nodes = []string{w.Peer()}
-			case w.Peer():
-				c.nodes = []string{w.Node()}
+			a, b := w.Node(), w.Peer()
+			if store.member(a) != store.member(b) && store.cutOff(len(store.names)-1) {
+				c.nodes = []string{a}
+				if store.member(a) {
+					c.nodes = []string{b}
+				}
 			}
 		case history.FaultPartition, history.FaultSplit, history.FaultBridge:
-			c.nodes = apartFrom(w, h.Grantor)
+			c.nodes = cutByGroups(w, store)
 		}
 		if c.all || len(c.nodes) > 0 {
 			cuts = append(cuts, c)
@@ -58,27 +102,38 @@ func cutsFromGrantor(h *history.History) []cut {
 	return cuts
 }
 
-// apartFrom returns the nodes a partition window puts in another group
-// than node. A node in no group keeps its links (a split's bystander, a
-// bridge).
-func apartFrom(w history.FaultWindow, node string) []string {
+// cutByGroups returns the nodes, not the store's, that a partition window
+// puts in a group with fewer than a quorum of the store's members. A node
+// in no group keeps its links (a split's bystander, a bridge), so a member
+// in none is reached from every group.
+func cutByGroups(w history.FaultWindow, store storeMembers) []string {
 	groups := parseGroups(w.Detail)
-	mine := -1
-	for i, g := range groups {
-		if slices.Contains(g, node) {
-			mine = i
+	bystanders := len(store.names)
+	for _, g := range groups {
+		for _, n := range g {
+			if store.member(n) {
+				bystanders--
+			}
 		}
 	}
-	if mine < 0 {
-		return nil
-	}
-	var apart []string
-	for i, g := range groups {
-		if i != mine {
-			apart = append(apart, g...)
+	var cut []string
+	for _, g := range groups {
+		reachable := bystanders
+		for _, n := range g {
+			if store.member(n) {
+				reachable++
+			}
+		}
+		if !store.cutOff(reachable) {
+			continue
+		}
+		for _, n := range g {
+			if !store.member(n) {
+				cut = append(cut, n)
+			}
 		}
 	}
-	return apart
+	return cut
 }
 
 // parseGroups reads the groups of a partition's detail, "[a b] | [c]".
@@ -95,7 +150,7 @@ func parseGroups(detail string) [][]string {
 }
 
 // failovers measures, for every belief during which its holder was cut off
-// from the grantor (the first cut that began within it), the time from the
+// from the lease store (the first cut that began within it: cutsFromStore), the time from the
 // cut until the resource is held again: the next new grant of the resource
 // to another holder, or the first grant to the same holder for a request it
 // sent after the cut (a crashed holder restarted, or an isolated one
@@ -111,7 +166,7 @@ func parseGroups(detail string) [][]string {
 // acquire replies alone.
 func failovers(a *analysis) (samples []time.Duration, unresolved int) {
 	h := a.h
-	cuts := cutsFromGrantor(h)
+	cuts := cutsFromStore(h)
 	if len(cuts) == 0 {
 		return nil, 0
 	}
@@ -181,7 +236,7 @@ func takenBack(gs []ownGrant, at history.Time) (history.Time, bool) {
 }
 
 // firstCut returns when b's holder was first cut off while it believed.
-// cuts are in order of start (cutsFromGrantor): it looks only at those that
+// cuts are in order of start (cutsFromStore): it looks only at those that
 // began within the belief, so a long run's thousands of beliefs and cuts
 // cost a search each instead of a scan of every cut.
 func firstCut(cuts []cut, b *history.BeliefInterval) (history.Time, bool) {

@@ -1,10 +1,15 @@
 package checker
 
 import (
+	"cmp"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
 
 	"github.com/leasesim/leasesim/history"
 )
@@ -59,4 +64,117 @@ func TestMeasureFailoverFromBeliefs(t *testing.T) {
 			assert.Equal(t, tt.unresolved, m.FailoversUnresolved)
 		})
 	}
+}
+
+// On a replicated store (History.Leaders) a holder is cut off when it
+// reaches fewer than a quorum of the members: one member's isolation or a
+// one-way partition to one member cuts no one, a partition cuts the holders
+// on a minority's side, and a member's crash is no holder's failure.
+func TestCutsFromAReplicatedStore(t *testing.T) {
+	replicated := func() *hb {
+		b := newHistory()
+		b.h.Leaders = []history.LeaderTerm{{Server: "g1", Members: []string{"g1", "g2", "g3"}, Term: 1, Start: 0, End: at(120_000)}}
+		return b
+	}
+	tests := []struct {
+		name string
+		h    *hb
+		want []cut
+	}{
+		{"a holder's crash", replicated().fault(history.FaultCrash, "h1", at(1000), at(2000)),
+			[]cut{{start: at(1000), nodes: []string{"h1"}}}},
+		{"a holder's isolation", replicated().fault(history.FaultIsolate, "h1", at(1000), at(2000)),
+			[]cut{{start: at(1000), nodes: []string{"h1"}}}},
+		{"a member's isolation: a quorum is left", replicated().fault(history.FaultIsolate, "g1", at(1000), at(2000)), nil},
+		{"a member's crash", replicated().fault(history.FaultCrash, "g1", at(1000), at(2000)), nil},
+		{"one way from a holder to one member", replicated().
+			faultDetail(history.FaultPartitionOneWay, "h1", "g1", "", at(1000), at(2000)), nil},
+		{"a partition: the holder with a minority", replicated().
+			faultDetail(history.FaultPartition, "h1", "g3", "[h1 g1] | [g2 g3 h2]", at(1000), at(2000)),
+			[]cut{{start: at(1000), nodes: []string{"h1"}}}},
+		{"a partition: the holder with a majority", replicated().
+			faultDetail(history.FaultPartition, "h1", "g3", "[h1 g1 g2] | [g3 h2]", at(1000), at(2000)),
+			[]cut{{start: at(1000), nodes: []string{"h2"}}}},
+		{"a split: a member bystander is reached from both sides", replicated().
+			faultDetail(history.FaultSplit, "h1", "g3", "[h1 g1] | [g3 h2]", at(1000), at(2000)), nil},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, cutsFromStore(tt.h.build()))
+		})
+	}
+}
+
+// On a single grantor the cuts are what they were when only the grantor
+// counted (grantorCuts, the earlier rule, kept here as the reference).
+func TestCutsFromASingleGrantorAreTheGrantors(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		h := &history.History{Grantor: rapid.SampledFrom([]string{"g", ""}).Draw(t, "grantor")}
+		nodes := []string{"g", "h1", "h2", "h3"}
+		for range rapid.IntRange(0, 12).Draw(t, "windows") {
+			kind := rapid.SampledFrom([]string{history.FaultCrash, history.FaultIsolate, history.FaultPartitionOneWay,
+				history.FaultPartition, history.FaultSplit, history.FaultPause}).Draw(t, "kind")
+			w := history.FaultWindow{Kind: kind, Start: history.Time(rapid.Int64Range(0, 50).Draw(t, "start"))}
+			w.End = w.Start + 5
+			a := rapid.SampledFrom(nodes).Draw(t, "node")
+			w.Nodes = []string{a}
+			switch kind {
+			case history.FaultPartitionOneWay:
+				others := slices.DeleteFunc(slices.Clone(nodes), func(n string) bool { return n == a })
+				w.Nodes = append(w.Nodes, rapid.SampledFrom(others).Draw(t, "peer"))
+			case history.FaultPartition, history.FaultSplit:
+				perm := rapid.Permutation(nodes).Draw(t, "order")
+				k := rapid.IntRange(1, len(perm)-1).Draw(t, "first group")
+				rest := perm[k:]
+				if kind == history.FaultSplit {
+					rest = rest[:rapid.IntRange(1, len(rest)).Draw(t, "second group")] // the others stand by
+				}
+				w.Detail = "[" + strings.Join(perm[:k], " ") + "] | [" + strings.Join(rest, " ") + "]"
+			}
+			h.Faults = append(h.Faults, w)
+		}
+		require.Equal(t, grantorCuts(h), cutsFromStore(h))
+	})
+}
+
+// grantorCuts is the rule before replicated stores counted: a holder's
+// crash or isolation, the grantor's isolation (everyone), a one-way
+// partition between a holder and the grantor, a partition that puts a node
+// in another group than the grantor's.
+func grantorCuts(h *history.History) []cut {
+	var cuts []cut
+	for _, w := range h.Faults {
+		c := cut{start: w.Start}
+		switch w.Kind {
+		case history.FaultCrash:
+			if w.Node() != h.Grantor {
+				c.nodes = []string{w.Node()}
+			}
+		case history.FaultIsolate:
+			c.all = w.Node() == h.Grantor
+			if !c.all {
+				c.nodes = []string{w.Node()}
+			}
+		case history.FaultPartitionOneWay:
+			switch h.Grantor {
+			case w.Node():
+				c.nodes = []string{w.Peer()}
+			case w.Peer():
+				c.nodes = []string{w.Node()}
+			}
+		case history.FaultPartition, history.FaultSplit, history.FaultBridge:
+			groups := parseGroups(w.Detail)
+			mine := slices.IndexFunc(groups, func(g []string) bool { return slices.Contains(g, h.Grantor) })
+			for i, g := range groups {
+				if mine >= 0 && i != mine {
+					c.nodes = append(c.nodes, g...)
+				}
+			}
+		}
+		if c.all || len(c.nodes) > 0 {
+			cuts = append(cuts, c)
+		}
+	}
+	slices.SortStableFunc(cuts, func(a, b cut) int { return cmp.Compare(a.start, b.start) })
+	return cuts
 }

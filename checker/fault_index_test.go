@@ -53,7 +53,7 @@ func TestFirstCutMatchesAScan(t *testing.T) {
 				Nodes: []string{node}, Start: start, End: start + 5,
 			})
 		}
-		cuts := cutsFromGrantor(h)
+		cuts := cutsFromStore(h)
 		for range 20 {
 			start := history.Time(rapid.Int64Range(-1, 60).Draw(t, "belief start"))
 			b := &history.BeliefInterval{Holder: rapid.SampledFrom([]string{"h1", "h2", "h3", "h4"}).Draw(t, "holder"),

@@ -44,9 +44,10 @@ type Metrics struct {
 	// the fenced store.
 	Fenced int `json:"fenced"`
 
-	// Failovers counts failover samples: a holder cut off from the grantor
-	// (its crash, its isolation or the grantor's, a partition between
-	// them) while it believed it held a resource, until the resource is
+	// Failovers counts failover samples: a holder cut off from the lease
+	// store (its crash, its isolation or the grantor's, a partition between
+	// them; on a replicated store, whatever leaves it fewer than a quorum
+	// of the members) while it believed it held a resource, until the resource is
 	// held again: the next new grant to another holder, or a grant to the
 	// same holder for a request it sent after the cut (restarted or
 	// reconnected, it took its lease back).
