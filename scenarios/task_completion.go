@@ -24,7 +24,7 @@ type doneAsk struct {
 // askedDone notes that a worker asks now to checkpoint task done, and
 // returns the ask for answeredDone.
 func (q *taskQueue) askedDone(task string) int32 {
-	q.asks = append(q.asks, doneAsk{task: q.records[task], at: history.Time(q.w.Now())})
+	q.asks = append(q.asks, doneAsk{task: q.arrived[task].record, at: history.Time(q.w.Now())})
 	return int32(len(q.asks) - 1)
 }
 
@@ -36,7 +36,7 @@ func (q *taskQueue) answeredDone(ask int32) { q.asks[ask].answered = true }
 
 // seenDone notes that a worker was handed task as done now.
 func (q *taskQueue) seenDone(task string) {
-	t := &q.h.Tasks[q.records[task]]
+	t := &q.h.Tasks[q.arrived[task].record]
 	t.Done = min(t.Done, history.Time(q.w.Now())) // Never is the largest time
 }
 

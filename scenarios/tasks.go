@@ -45,19 +45,23 @@ type taskQueue struct {
 	h       *history.History
 	src     TaskSource
 	err     error
-	open    []string            // arrived and not known complete, in arrival order; "" where one completed
-	openAt  map[string]int      // index into open; looked up, never iterated
-	holes   int                 // completed entries ("") left in open
-	specs   map[string]TaskSpec // every arrived task, looked up, never iterated
-	records map[string]int      // every arrived task's index in h.Tasks, looked up, never iterated
-	asks    []doneAsk           // workers' done checkpoints, in the order asked (task_completion.go)
-	workers []*sim.Node         // worker nodes, in order
-	current []*worker           // each worker node's current incarnation
+	open    []string               // arrived and not known complete, in arrival order; "" where one completed
+	openAt  map[string]int         // index into open; looked up, never iterated
+	holes   int                    // completed entries ("") left in open
+	arrived map[string]arrivedTask // every arrived task, looked up, never iterated
+	asks    []doneAsk              // workers' done checkpoints, in the order asked (task_completion.go)
+	workers []*sim.Node            // worker nodes, in order
+	current []*worker              // each worker node's current incarnation
 }
 
 func newTaskQueue(w *sim.World, h *history.History, src TaskSource) *taskQueue {
-	return &taskQueue{w: w, h: h, src: src, specs: make(map[string]TaskSpec), records: make(map[string]int),
-		openAt: make(map[string]int)}
+	return &taskQueue{w: w, h: h, src: src, arrived: make(map[string]arrivedTask), openAt: make(map[string]int)}
+}
+
+// arrivedTask is a task that arrived, and its record in the history.
+type arrivedTask struct {
+	TaskSpec
+	record int // into History.Tasks
 }
 
 // start schedules the first arrival.
@@ -82,7 +86,7 @@ func (q *taskQueue) fail(err error) {
 }
 
 func (q *taskQueue) arrive(t TaskSpec) {
-	if _, dup := q.specs[t.ID]; dup {
+	if _, dup := q.arrived[t.ID]; dup {
 		q.fail(fmt.Errorf("task %q arrives twice", t.ID))
 		return
 	}
@@ -90,10 +94,9 @@ func (q *taskQueue) arrive(t TaskSpec) {
 		q.fail(fmt.Errorf("task %q: needs an id, units > 0 and a unit time > 0", t.ID))
 		return
 	}
-	q.specs[t.ID] = t
+	q.arrived[t.ID] = arrivedTask{TaskSpec: t, record: len(q.h.Tasks)}
 	q.openAt[t.ID] = len(q.open)
 	q.open = append(q.open, t.ID)
-	q.records[t.ID] = len(q.h.Tasks)
 	q.h.Tasks = append(q.h.Tasks, history.TaskRecord{ID: t.ID, Units: t.Units, Arrival: history.Time(q.w.Now()),
 		Done: history.Never, DoneUnanswered: history.Never, UnitTime: t.UnitTime})
 	for i, n := range q.workers {

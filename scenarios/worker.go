@@ -68,7 +68,7 @@ func (wk *worker) granted(g lease.Grant) {
 		wk.finished(g.Resource)
 		return
 	}
-	r := &taskRun{spec: wk.queue.specs[g.Resource], token: g.Token, next: p.Units, lastCkpt: p.Units, doneAsk: -1}
+	r := &taskRun{spec: wk.queue.arrived[g.Resource].TaskSpec, token: g.Token, next: p.Units, lastCkpt: p.Units, doneAsk: -1}
 	wk.runs[g.Resource] = r
 	wk.step(r)
 	if wk.cfg.CheckpointInterval > 0 {
