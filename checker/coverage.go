@@ -159,14 +159,15 @@ func cover(a *analysis) Coverage {
 // succeeded: most of a contended run's operations are acquires refused.
 func coverOps(a *analysis, c *Coverage) {
 	h := a.h
-	c[bDuplicateProcessed] += uint64(processedTwice(a.rows(), a.lives))
+	lives := a.lives()
+	c[bDuplicateProcessed] += uint64(processedTwice(a.rows(), lives))
 	var latestInc []uint64                   // by client: the highest incarnation the grantor processed so far
 	grantedAt := make(map[string]freshGrant) // resource -> latest fresh grant
 	grants := newGrantTracker()
 	var op history.Operation
 	for i, r := range a.inProcessedOrder() {
 		if r.grantor() {
-			l := a.lives[r.life]
+			l := lives[r.life]
 			for int(l.client) >= len(latestInc) {
 				latestInc = append(latestInc, 0)
 			}

@@ -27,12 +27,12 @@ func Judge(h *history.History, opts Options) Judgement {
 // analysis is a history with what several checkers compute from it, each
 // computed when first asked for and then kept.
 type analysis struct {
-	h      *history.History
-	rw     *rework
-	first  []int32      // firstEffects(h.Effects), nil until asked for
-	opRows []opRow      // opRows(h), nil until asked for
-	lives  []clientLife // the client lives opRows names
-	order  []int32      // the rows in processed order; empty if they are in it, nil until asked for
+	h       *history.History
+	rw      *rework
+	first   []int32      // firstEffects(h.Effects), nil until asked for
+	opRows  []opRow      // opRows(h), nil until asked for
+	opLives []clientLife // the client lives opRows names, with opRows
+	order   []int32      // the rows in processed order; empty if they are in it, nil until asked for
 }
 
 func newAnalysis(h *history.History) *analysis { return &analysis{h: h} }
@@ -43,7 +43,7 @@ func (a *analysis) release() {
 	if a.opRows != nil && cap(a.opRows) <= maxSpareRows {
 		rowTables.Put(a.opRows)
 	}
-	a.opRows, a.lives = nil, nil
+	a.opRows, a.opLives = nil, nil
 }
 
 // rework returns the history's at-least-once accounting (measureRework).

@@ -178,9 +178,16 @@ func flagIf(cond bool, f rowFlags) rowFlags {
 // rows returns opRows(h), computed when first asked for.
 func (a *analysis) rows() []opRow {
 	if a.opRows == nil {
-		a.opRows, a.lives = opRows(a.h)
+		a.opRows, a.opLives = opRows(a.h)
 	}
 	return a.opRows
+}
+
+// lives returns the client lives the rows name (opRows), computed with
+// them when first asked for.
+func (a *analysis) lives() []clientLife {
+	a.rows()
+	return a.opLives
 }
 
 // inProcessedOrder yields the index and row of each operation in the order
