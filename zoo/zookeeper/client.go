@@ -2,6 +2,7 @@ package zookeeper
 
 import (
 	"context"
+	"errors"
 	"net"
 	"sync"
 	"time"
@@ -15,9 +16,9 @@ import (
 const ServerAddr = ZooKeeperNode + Port
 
 // Connect opens a go-zookeeper session, unchanged, to the simulated
-// ZooKeeper through the node's network: zk.WithDialer over Node.Dial
-// (bounded by the client's connect timeout, and by the life's context so
-// a crash ends a dial), a static host provider (go-zookeeper's default one
+// ZooKeeper through the node's network: zk.WithDialer over d, that is
+// Node.Dial (bounded by the client's connect timeout, and by the life's
+// context so a crash ends a dial), a static host provider (go-zookeeper's default one
 // resolves names with the real DNS), zk's logger silenced, and onEvent as
 // zk.WithEventCallback, which sees every session state change as the
 // client makes it (the event channel drops events when it is full).
@@ -25,16 +26,59 @@ const ServerAddr = ZooKeeperNode + Port
 // Randomness: go-zookeeper shuffles the server list with math/rand, which
 // draws nothing for a list of one, and names protected lock nodes with 16
 // bytes of crypto/rand (the run must set gohost.Config.SeedCryptoRand).
-func Connect(n *gohost.Node, sessionTimeout time.Duration, onEvent func(zk.Event)) (*zk.Conn, error) {
-	dial := func(network, address string, timeout time.Duration) (net.Conn, error) {
-		ctx, cancel := context.WithTimeout(n.Context(), timeout)
-		defer cancel()
-		return n.Dial(ctx, network, address)
-	}
-	c, _, err := zk.Connect([]string{ServerAddr}, sessionTimeout, zk.WithDialer(dial),
+func Connect(n *gohost.Node, d *dialer, sessionTimeout time.Duration, onEvent func(zk.Event)) (*zk.Conn, error) {
+	c, _, err := zk.Connect([]string{ServerAddr}, sessionTimeout, zk.WithDialer(d.dial),
 		zk.WithHostProvider(&staticHosts{}), zk.WithLogger(quiet{}), zk.WithLogInfo(false),
 		zk.WithEventCallback(onEvent))
 	return c, err
+}
+
+// dialer dials over the node's network for zk.WithDialer and keeps the
+// connections it made, so that a stopping holder can cut them (stop).
+type dialer struct {
+	n       *gohost.Node
+	mu      sync.Mutex
+	conns   []net.Conn
+	stopped bool
+}
+
+// errStopped is a dial after the holder stopped.
+var errStopped = errors.New("zookeeper: the holder stopped")
+
+// dial connects to address within timeout (the client's connect timeout)
+// or until the life ends.
+func (d *dialer) dial(network, address string, timeout time.Duration) (net.Conn, error) {
+	d.mu.Lock()
+	stopped := d.stopped
+	d.mu.Unlock()
+	if stopped {
+		return nil, errStopped
+	}
+	ctx, cancel := context.WithTimeout(d.n.Context(), timeout)
+	defer cancel()
+	c, err := d.n.Dial(ctx, network, address)
+	if err != nil {
+		return nil, err
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.stopped {
+		c.Close()
+		return nil, errStopped
+	}
+	d.conns = append(d.conns, c)
+	return c, nil
+}
+
+// stop closes every connection made and refuses every later dial.
+func (d *dialer) stop() {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.stopped = true
+	for _, c := range d.conns {
+		c.Close()
+	}
+	d.conns = nil
 }
 
 // quiet is zk's logger, silenced.

@@ -78,6 +78,9 @@ type HolderConfig struct {
 	Hold, WriteEvery, Idle time.Duration
 	// WriteTimeout bounds one write to the store.
 	WriteTimeout time.Duration
+	// Stop is when the holder stops (0: at the end of the run), as a
+	// process that exits: see holder.stop.
+	Stop time.Duration
 	// Token is what the writes carry; LostOn when the holder stops
 	// believing.
 	Token  Token
@@ -99,19 +102,23 @@ var DefaultHolder = HolderConfig{SessionTimeout: 6 * time.Second, Hold: 20 * tim
 func Holder(cfg HolderConfig) func(ctx context.Context, n *gohost.Node) error {
 	return func(ctx context.Context, n *gohost.Node) error {
 		h := &holder{n: n, cfg: cfg, store: n.NewStoreClient(StoreNode + gohost.StorePort)}
-		defer h.store.Close()
-		c, err := Connect(n, cfg.SessionTimeout, h.onEvent)
+		d := &dialer{n: n}
+		c, err := Connect(n, d, cfg.SessionTimeout, h.onEvent)
 		if err != nil {
 			return fmt.Errorf("zookeeper: connect: %w", err)
 		}
-		closed := make(chan struct{})
-		go func() { // zk.Lock waits on a watch without a context: Close ends it
-			<-ctx.Done()
-			c.Close()
-			close(closed)
-		}()
-		h.run(ctx, c)
-		<-closed
+		life := ctx
+		if cfg.Stop > 0 {
+			var cancel context.CancelFunc
+			life, cancel = context.WithTimeout(ctx, cfg.Stop)
+			defer cancel()
+		}
+		go h.run(life, c) // zk.Lock waits on a watch without a context: Close ends it
+		<-life.Done()
+		h.stop()
+		d.stop()
+		go c.Close()
+		h.store.Close()
 		return nil
 	}
 }
@@ -126,6 +133,27 @@ type holder struct {
 	mu      sync.Mutex
 	holding bool // believes it holds the lock
 	token   uint64
+	stopped bool // the holder stopped: no belief or write from now on
+}
+
+// stop ends the holder as a process that exits: its belief ends now and no
+// other starts; then (Holder) its connection to ZooKeeper closes and no
+// dial leaves (the session stays until the server expires it), and
+// zk.Conn.Close ends the client's goroutines in the background, unseen by
+// the network. The holder does not wait for them: go-zookeeper's Close
+// waits up to a second for the reply to a close request that, racing its
+// own reconnect loop, may never be sent, and the length of that wait is
+// not the same in every run. A holder stopped this way before the run
+// ends leaves nothing behind; a holder crashed by the schedule may (its
+// zk goroutines still winding down are reported as a leak).
+func (h *holder) stop() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.holding {
+		h.holding = false
+		h.n.Release(LockPath, h.token)
+	}
+	h.stopped = true
 }
 
 // onEvent is the client's event callback: the session state LostOn names
@@ -222,6 +250,10 @@ var errLockNodeGone = errors.New("lock node gone")
 func (h *holder) hold(ctx context.Context, token uint64) {
 	n := h.n
 	h.mu.Lock()
+	if h.stopped {
+		h.mu.Unlock()
+		return
+	}
 	h.holding, h.token = true, token
 	n.Believe(LockPath, token, time.Now().Add(24*time.Hour)) // zk.Lock has no deadline: until told otherwise
 	h.mu.Unlock()

@@ -28,6 +28,9 @@ type ServerOptions struct {
 	// MinSessionTimeout and MaxSessionTimeout bound the negotiated session
 	// timeout (defaults 2 and 20 ticks, as ZooKeeper's).
 	MinSessionTimeout, MaxSessionTimeout time.Duration
+	// Paths are persistent nodes the server creates when it first starts
+	// with an empty tree (an operator's setup: the lock's parent).
+	Paths []string
 }
 
 // withDefaults fills the zero fields with ZooKeeper's defaults.
@@ -107,6 +110,13 @@ func newServer(n *gohost.Node, opts ServerOptions) (*server, error) {
 			return nil, err
 		}
 		s.d = d
+	}
+	if _, ok := n.Storage().Get(stateKey); !ok && len(opts.Paths) > 0 {
+		for _, p := range opts.Paths {
+			if code, _ := s.create(createRequest{path: p, acls: 1}, 0); code != errOK {
+				return nil, fmt.Errorf("zookeeper: initial node %q: error %d", p, code)
+			}
+		}
 	}
 	for id, t := range s.d.Sessions {
 		ss := &session{id: id, timeoutMs: t}

@@ -21,6 +21,10 @@ type Setup struct {
 	Schedule faults.Schedule
 }
 
+// stopBeforeEnd is how long before the end of the run the holders stop
+// and close their sessions (HolderConfig.Stop).
+const stopBeforeEnd = 3 * time.Second
+
 // HolderName is the i-th holder's node name (from 0: "h1").
 func HolderName(i int) string { return fmt.Sprintf("h%d", i+1) }
 
@@ -32,6 +36,7 @@ func (s Setup) Config() gohost.Config {
 		History: gohost.HistoryConfig{Grantor: ZooKeeperNode, FencedStore: StoreNode}}
 	for i, h := range s.Holders {
 		h.Token, h.LostOn = s.Token, s.LostOn
+		h.Stop = s.Duration - stopBeforeEnd
 		cfg.Nodes = append(cfg.Nodes, gohost.NodeSpec{Name: HolderName(i), Run: Holder(h)})
 	}
 	if len(s.Holders) > 0 {
