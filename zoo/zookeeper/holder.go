@@ -158,9 +158,25 @@ func (h *holder) stop() {
 
 // onEvent is the client's event callback: the session state LostOn names
 // ends the belief (history.EndLost).
+//
+// It also settles a race of go-zookeeper's own: when a connection fails,
+// the reconnect loop fails the pending requests with ErrConnectionClosed
+// and goes on to fail the requests not yet sent (ErrNoServer, when it has
+// tried every server) after reporting StateConnecting, while a caller woken
+// by the first failure may already be queueing its next request (zk.Lock's
+// protected create lists the lock's children: the race behind
+// samuel/go-zookeeper#229). Which comes first depends on the scheduler. At
+// StateConnecting the callback sleeps one nanosecond of the bubble's clock,
+// which lets every goroutine woken by the failure run first: the woken
+// caller's request is always queued before the loop fails the unsent ones.
+// A real client may take either order; the simulation takes this one in
+// every run.
 func (h *holder) onEvent(ev zk.Event) {
 	if ev.Type != zk.EventSession {
 		return
+	}
+	if ev.State == zk.StateConnecting {
+		time.Sleep(time.Nanosecond)
 	}
 	lost := ev.State == zk.StateExpired || h.cfg.LostOn == OnDisconnected && ev.State == zk.StateDisconnected
 	if !lost {

@@ -215,7 +215,7 @@ func Herd(l LostOn) gohost.Scenario {
 		Config: func(uint64) gohost.Config {
 			hs := holders(HerdSize, 100*time.Millisecond)
 			for i := range hs {
-				hs[i].Hold = 3 * time.Second
+				hs[i].Hold = 8 * time.Second // beyond the session's hold (6 s + a tick)
 			}
 			return Setup{Holders: hs, Token: CzxidToken, LostOn: l, Server: ServerOptions{Paths: []string{LockPath}},
 				Duration: 100 * time.Second}.Config()
