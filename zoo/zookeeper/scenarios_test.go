@@ -1,6 +1,7 @@
 package zookeeper
 
 import (
+	"context"
 	"testing"
 	"time"
 
@@ -75,10 +76,14 @@ func TestGCPauseStaleWrite(t *testing.T) {
 	}
 }
 
-// The orphan: after the lost reply, nobody ever holds the lock, and the
-// P4 verdict names the lock.
+// The orphan: after the lost reply, nobody ever holds the lock, the P4
+// verdict names the lock, and at the end of the run the lowest lock node
+// is the one h1's first Lock created (the first sequence number), still
+// there on a live session that queued a second node behind it (h1's next
+// Lock), with every contender's node queued behind it too.
 func TestOrphanNodeLiveness(t *testing.T) {
-	out := execute(t, OrphanNode(), 1)
+	sc := OrphanNode()
+	out := execute(t, sc, 1)
 	assert.Empty(t, out.Result.History.Beliefs, "nobody ever held the lock")
 	for _, c := range out.Checks {
 		if c.Property == "P4" {
@@ -86,6 +91,35 @@ func TestOrphanNodeLiveness(t *testing.T) {
 			assert.NotEmpty(t, c.Bound, "P4 states its bound")
 		}
 	}
+	cfg := sc.Config(1)
+	var final *durable
+	serve := cfg.Nodes[0].Run
+	require.Equal(t, ZooKeeperNode, cfg.Nodes[0].Name)
+	cfg.Nodes[0].Run = func(ctx context.Context, n *gohost.Node) error {
+		err := serve(ctx, n)
+		if b, ok := n.Storage().Get(stateKey); ok {
+			final, _ = decodeDurable(b)
+		}
+		return err
+	}
+	cfg.Duration -= stopBeforeEnd // the holders' sessions are still open
+	res := gohost.Run(t, cfg, 1)
+	require.NoError(t, res.Err())
+	require.NotNil(t, final)
+	children := final.Nodes[LockPath].Children
+	require.GreaterOrEqual(t, len(children), 3, "the orphan, h2's node, h1's next node: %v", children)
+	orphan, seq := lowest(children)
+	assert.Equal(t, int64(0), seq, "the first node created under the lock: %s", orphan)
+	owner := final.Nodes[LockPath+"/"+orphan].EphemeralOwner
+	assert.Contains(t, final.Sessions, owner, "the orphan's session is still open")
+	var mine int
+	for _, c := range children {
+		if final.Nodes[LockPath+"/"+c].EphemeralOwner == owner {
+			mine++
+		}
+	}
+	assert.GreaterOrEqual(t, mine, 2, "h1 queued a second node behind its own orphan")
+	t.Logf("orphan %s/%s of session %#x; children %v", LockPath, orphan, owner, children)
 }
 
 // The herd under its nemesis: P2 always holds with the czxid token; each
