@@ -108,7 +108,10 @@
 // reply, a connection dropped during a server stall) leaves an orphan lock
 // node on a live session: it has the lowest sequence number and nobody
 // will delete it, so every contender waits forever
-// (samuel/go-zookeeper#229, fixed by the unmerged PR #237 there).
+// (samuel/go-zookeeper#229, fixed by the unmerged PR #237 there). Holders
+// configured to clean up as that PR does (CleanOrphans: after a failed
+// Lock, delete the lock nodes their own session owns) get the lock held
+// again.
 //
 // # In simrun
 //

@@ -85,6 +85,12 @@ type HolderConfig struct {
 	// believing.
 	Token  Token
 	LostOn LostOn
+	// CleanOrphans makes the holder, after a failed Lock, delete every
+	// node under the lock that its own session owns before it locks again:
+	// the user-side form of the fix samuel/go-zookeeper PR #237 proposes
+	// inside the library (#229: a create the server performed but whose
+	// reply the client never read leaves a node nobody will delete).
+	CleanOrphans bool
 }
 
 // DefaultHolder holds for 20 s, writing every 500 ms, with a 6 s session.
@@ -199,6 +205,9 @@ func (h *holder) run(ctx context.Context, c *zk.Conn) {
 		l := zk.NewLock(c, LockPath, zk.WorldACL(zk.PermAll))
 		if err := l.Lock(); err != nil {
 			sleep(ctx, h.cfg.Idle)
+			if h.cfg.CleanOrphans {
+				h.cleanOrphans(ctx, c)
+			}
 			continue
 		}
 		token, err := h.tokenOf(c)
@@ -208,6 +217,40 @@ func (h *holder) run(ctx context.Context, c *zk.Conn) {
 		h.unlock(ctx, l)
 		sleep(ctx, h.cfg.Idle)
 	}
+}
+
+// cleanOrphans deletes the lock nodes of the holder's own session, retrying
+// until a listing succeeds: after a failed Lock the holder holds nothing,
+// so any such node is an orphan of that Lock.
+func (h *holder) cleanOrphans(ctx context.Context, c *zk.Conn) {
+	for ctx.Err() == nil {
+		if err := h.deleteOwn(c); err == nil {
+			return
+		}
+		sleep(ctx, h.cfg.Idle)
+	}
+}
+
+// deleteOwn lists the lock's children and deletes those its session owns.
+func (h *holder) deleteOwn(c *zk.Conn) error {
+	children, _, err := c.Children(LockPath)
+	if err != nil {
+		return fmt.Errorf("zookeeper: children of the lock: %w", err)
+	}
+	for _, name := range children {
+		p := LockPath + "/" + name
+		ok, st, err := c.Exists(p)
+		if err != nil {
+			return fmt.Errorf("zookeeper: stat of %s: %w", p, err)
+		}
+		if !ok || st.EphemeralOwner != c.SessionID() {
+			continue
+		}
+		if err := c.Delete(p, -1); err != nil && !errors.Is(err, zk.ErrNoNode) {
+			return fmt.Errorf("zookeeper: delete %s: %w", p, err)
+		}
+	}
+	return nil
 }
 
 // tokenOf returns the fencing token of the lock node Lock created.

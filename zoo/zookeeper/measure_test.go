@@ -15,7 +15,8 @@ import (
 
 // TestMeasure runs every scenario over seeds 1..ZOOKEEPER_SEEDS (each seed
 // twice, Verify) and writes the tables of RESULTS.md to ZOOKEEPER_RESULTS
-// (or the test log). Skipped unless ZOOKEEPER_SEEDS is set:
+// (or the test log); ZOOKEEPER_ONLY keeps the scenarios whose name
+// contains it. Skipped unless ZOOKEEPER_SEEDS is set:
 //
 //	ZOOKEEPER_SEEDS=200 ZOOKEEPER_RESULTS=/tmp/results.md go test -run TestMeasure -timeout 60m .
 func TestMeasure(t *testing.T) {
@@ -25,6 +26,9 @@ func TestMeasure(t *testing.T) {
 	}
 	var b strings.Builder
 	for _, sc := range Scenarios() {
+		if only := os.Getenv("ZOOKEEPER_ONLY"); only != "" && !strings.Contains(sc.Name, only) {
+			continue
+		}
 		counts := map[string]map[checker.Status]int{}
 		first := map[string]string{}
 		exceeded := map[string]int{} // unknowns that only say drift exceeded rho

@@ -42,14 +42,12 @@ func Scenarios() []gohost.Scenario {
 			out = append(out, SessionCutOff(l, t))
 		}
 	}
-	out = append(out, OrphanNode())
+	out = append(out, OrphanNode(false), OrphanNode(true))
 	out = append(out, ServerRestart())
 	for _, tok := range []Token{NoToken, SeqToken, CzxidToken} {
 		out = append(out, GCPause(tok))
 	}
-	for _, l := range []LostOn{OnExpired, OnDisconnected} {
-		out = append(out, Herd(l))
-	}
+	out = append(out, Herd(OnExpired, false), Herd(OnDisconnected, false), Herd(OnDisconnected, true))
 	return out
 }
 
@@ -96,13 +94,22 @@ func SessionCutOff(l LostOn, timeout time.Duration) gohost.Scenario {
 // it has the lowest sequence number, nobody owns it, and every contender,
 // h1's next Lock included, waits for it forever. P4 reports the lock never
 // held again after the heal.
-func OrphanNode() gohost.Scenario {
+//
+// With clean set (the cleanup configuration), the holders do what PR #237
+// there proposes inside go-zookeeper: after a failed Lock, a holder deletes
+// the lock nodes its own session owns before it locks again, and the lock
+// is held again once h1 reconnects.
+func OrphanNode(clean bool) gohost.Scenario {
+	name, doc := "czxid", "a create whose reply is lost leaves an orphan lock node that blocks every contender"
+	if clean {
+		name, doc = "cleanup", "a create whose reply is lost, with holders that delete their session's orphans after a failed Lock"
+	}
 	return gohost.Scenario{
-		Name:  "zookeeper-orphan-node/czxid",
-		Doc:   "a create whose reply is lost leaves an orphan lock node that blocks every contender",
+		Name:  "zookeeper-orphan-node/" + name,
+		Doc:   doc,
 		Story: "h1 locks at 1 s; ZooKeeper creates the node but the reply is lost and h1 is cut off until 5 s; Lock fails; h2 and h1 wait on the orphan.",
 		Config: func(uint64) gohost.Config {
-			return Setup{Holders: holders(2, 2*time.Second), Token: CzxidToken,
+			return Setup{Holders: holders(2, 2*time.Second), Token: CzxidToken, CleanOrphans: clean,
 				Server: ServerOptions{Paths: []string{LockPath}}, Duration: 45 * time.Second,
 				Schedule: faults.Schedule{Version: faults.Version, HealAt: 5 * time.Second, Events: []faults.Event{
 					{At: 500 * time.Millisecond, Kind: faults.KindFailpoint, Node: ZooKeeperNode,
@@ -201,24 +208,30 @@ const HerdSize = 10
 // and cuts up to twice the session timeout), with the czxid token and the
 // fenced store. Each release wakes only the next node in line (zk.Lock
 // watches its predecessor, not the parent). Until-expired holders break
-// P1 whenever a cut outlasts a holder's session (#20); P2 must hold.
-func Herd(l LostOn) gohost.Scenario {
+// P1 whenever a cut outlasts a holder's session (#20); P2 must hold; a
+// create performed but never answered leaves an orphan that blocks the
+// queue (#229) unless the holders clean their session's orphans (clean).
+func Herd(l LostOn, clean bool) gohost.Scenario {
 	nodes := []string{ZooKeeperNode}
 	for i := range HerdSize {
 		nodes = append(nodes, HolderName(i))
 	}
 	timeout := DefaultHolder.SessionTimeout
+	name := l.String()
+	if clean {
+		name += "-cleanup"
+	}
 	return gohost.Scenario{
-		Name:  "zookeeper-herd/" + l.String(),
-		Doc:   "ten holders contend under partitions and pauses (" + l.String() + ")",
+		Name:  "zookeeper-herd/" + name,
+		Doc:   "ten holders contend under partitions and pauses (" + name + ")",
 		Story: "h1 … h10 lock, write and unlock in turn, each waiting on its predecessor's node, while a nemesis cuts and freezes them and ZooKeeper.",
 		Config: func(uint64) gohost.Config {
 			hs := holders(HerdSize, 100*time.Millisecond)
 			for i := range hs {
 				hs[i].Hold = 8 * time.Second // beyond the session's hold (6 s + a tick)
 			}
-			return Setup{Holders: hs, Token: CzxidToken, LostOn: l, Server: ServerOptions{Paths: []string{LockPath}},
-				Duration: 100 * time.Second}.Config()
+			return Setup{Holders: hs, Token: CzxidToken, LostOn: l, CleanOrphans: clean,
+				Server: ServerOptions{Paths: []string{LockPath}}, Duration: 100 * time.Second}.Config()
 		},
 		Nemesis: &faults.Nemesis{Targets: nodes, Partitionable: nodes,
 			Kinds:           []faults.Kind{faults.KindPartition, faults.KindIsolate, faults.KindPause},

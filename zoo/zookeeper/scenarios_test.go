@@ -38,7 +38,8 @@ func TestStories(t *testing.T) {
 		{SessionCutOff(OnDisconnected, 6*time.Second), ok, ok, ok, ok, "recvTimeout (2/3 of the session) < the server's expiry"},
 		{SessionCutOff(OnExpired, 4*time.Second), bad, ok, ok, ok, "#20 at ZooKeeper's smallest session"},
 		{SessionCutOff(OnDisconnected, 10*time.Second), ok, ok, ok, ok, "a longer session, the same margin"},
-		{OrphanNode(), ok, ok, ok, bad, "#229: the orphan lock node blocks every contender"},
+		{OrphanNode(false), ok, ok, ok, bad, "#229: the orphan lock node blocks every contender"},
+		{OrphanNode(true), ok, ok, ok, ok, "PR #237's cleanup, done by the holder: the lock is held again"},
 		{ServerRestart(), ok, ok, ok, ok, "durable tree and sessions"},
 		{GCPause(NoToken), bad, bad, ok, ok, "Kleppmann: token 0 for both"},
 		{GCPause(SeqToken), bad, ok, ok, ok, "the sequence number fences the stale write"},
@@ -82,7 +83,7 @@ func TestGCPauseStaleWrite(t *testing.T) {
 // there on a live session that queued a second node behind it (h1's next
 // Lock), with every contender's node queued behind it too.
 func TestOrphanNodeLiveness(t *testing.T) {
-	sc := OrphanNode()
+	sc := OrphanNode(false)
 	out := execute(t, sc, 1)
 	assert.Empty(t, out.Result.History.Beliefs, "nobody ever held the lock")
 	for _, c := range out.Checks {
@@ -128,7 +129,7 @@ func TestHerd(t *testing.T) {
 	var faulted int
 	for seed := uint64(1); seed <= 2; seed++ {
 		for _, l := range []LostOn{OnExpired, OnDisconnected} {
-			out := gohost.Execute(t, Herd(l), seed, gohost.Options{Verify: true})
+			out := gohost.Execute(t, Herd(l, false), seed, gohost.Options{Verify: true})
 			require.NoError(t, out.Result.Err(), "seed %d", seed)
 			assert.Equal(t, checker.OK, out.Verdict("P2"), "seed %d %s", seed, l)
 			if len(out.Schedule.Events) > 0 {

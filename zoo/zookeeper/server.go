@@ -302,8 +302,11 @@ func (s *server) connect(zc *conn, req connectRequest) bool {
 		if ss.conn != nil && ss.conn != zc {
 			s.dropConn(ss.conn)
 		}
-		ss.timeoutMs = timeoutMs
-		s.d.Sessions[ss.id] = timeoutMs
+		if ss.timeoutMs != timeoutMs {
+			ss.timeoutMs = timeoutMs
+			s.d.Sessions[ss.id] = timeoutMs
+			s.persist()
+		}
 	} else {
 		id := 1<<56 | s.d.NextSession // server id 1, then a durable counter
 		s.d.NextSession++

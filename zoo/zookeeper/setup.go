@@ -13,12 +13,14 @@ import (
 // store and the holders h1, h2, … in order, all with the same token and
 // belief rule.
 type Setup struct {
-	Holders  []HolderConfig
-	Token    Token
-	LostOn   LostOn
-	Server   ServerOptions
-	Duration time.Duration
-	Schedule faults.Schedule
+	Holders []HolderConfig
+	Token   Token
+	LostOn  LostOn
+	// CleanOrphans is HolderConfig.CleanOrphans for every holder.
+	CleanOrphans bool
+	Server       ServerOptions
+	Duration     time.Duration
+	Schedule     faults.Schedule
 }
 
 // stopBeforeEnd is how long before the end of the run the holders stop
@@ -35,7 +37,7 @@ func (s Setup) Config() gohost.Config {
 			{Name: StoreNode, Run: gohost.FencedStore(gohost.StoreOptions{Unfenced: s.Token == NoToken})}},
 		History: gohost.HistoryConfig{Grantor: ZooKeeperNode, FencedStore: StoreNode}}
 	for i, h := range s.Holders {
-		h.Token, h.LostOn = s.Token, s.LostOn
+		h.Token, h.LostOn, h.CleanOrphans = s.Token, s.LostOn, s.CleanOrphans
 		h.Stop = s.Duration - stopBeforeEnd
 		cfg.Nodes = append(cfg.Nodes, gohost.NodeSpec{Name: HolderName(i), Run: Holder(h)})
 	}
