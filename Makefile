@@ -8,9 +8,9 @@ BENCHCOUNT ?= 6
 BIN       := bin/simrun
 # The Go modules under zoo/, each with its own go.mod (the core never imports them): make test and lint
 # vet and test each. zoo-modules fails when a zoo/*/go.mod is missing from this list.
-ZOO_MODULES := zoo/etcd zoo/k8s zoo/redsync
+ZOO_MODULES := zoo/etcd zoo/k8s zoo/redsync zoo/zookeeper
 
-.PHONY: run test bench fuzz lint build clean tune-example etcd-stories zoo-modules
+.PHONY: run test bench fuzz lint build clean tune-example etcd-stories zoo-modules zookeeper-results
 
 build:
 	$(GO) build -o $(BIN) ./cmd/simrun
@@ -52,6 +52,14 @@ fuzz:
 		pkg=$${t%%:*}; fn=$${t##*:}; echo "== $$fn ./$$pkg"; \
 		$(GO) test -run '^$$' -fuzz "^$$fn\$$" -fuzztime $(FUZZTIME) ./$$pkg/ || exit $$?; \
 	done
+
+## zookeeper-results: the tables of zoo/zookeeper/RESULTS.md: every story × configuration over seeds 1-ZK_SEEDS
+## (200), each seed run twice (verified), the first failing seed of each shrunk and replayed; written to
+## out/zookeeper-results.md (about 5 minutes on 2 cores).
+zookeeper-results:
+	@mkdir -p out
+	cd zoo/zookeeper && ZOOKEEPER_SEEDS=$(or $(ZK_SEEDS),200) ZOOKEEPER_RESULTS=$(CURDIR)/out/zookeeper-results.md \
+		$(GO) test -count=1 -run '^TestMeasure$$' -timeout 60m .
 
 ## zoo-modules: every zoo/*/go.mod is in ZOO_MODULES, so that no zoo module goes untested.
 zoo-modules:

@@ -1,0 +1,18 @@
+module github.com/leasesim/leasesim/zoo/zookeeper
+
+go 1.26.0
+
+require (
+	github.com/go-zookeeper/zk v1.0.4
+	github.com/leasesim/leasesim v0.0.0
+	github.com/stretchr/testify v1.12.1
+)
+
+require (
+	github.com/HdrHistogram/hdrhistogram-go v1.4.0 // indirect
+	github.com/anishathalye/porcupine v1.3.1 // indirect
+	github.com/go-json-experiment/json v1.27.2 // indirect
+	go.yaml.in/yaml/v3 v3.0.5 // indirect
+)
+
+replace github.com/leasesim/leasesim => ../..

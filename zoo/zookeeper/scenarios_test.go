@@ -1,0 +1,154 @@
+package zookeeper
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/leasesim/leasesim/checker"
+	"github.com/leasesim/leasesim/gohost"
+	"github.com/leasesim/leasesim/history"
+)
+
+// execute runs a scenario for a seed, twice, and requires a clean,
+// verified run with its premises held.
+func execute(t *testing.T, sc gohost.Scenario, seed uint64) *gohost.Outcome {
+	t.Helper()
+	out := gohost.Execute(t, sc, seed, gohost.Options{Verify: true})
+	require.NoError(t, out.Result.Err(), "%s seed %d", sc.Name, seed)
+	require.Equal(t, history.Verified, out.Result.Level.Determinism, "%s seed %d: %s", sc.Name, seed, out.Result.Level)
+	for _, p := range out.Premises() {
+		require.True(t, p.Held, "%s seed %d: premise %s: %s", sc.Name, seed, p.Name, p.Detail)
+	}
+	return out
+}
+
+// The expected verdicts of the scripted stories, over three seeds each.
+func TestStories(t *testing.T) {
+	ok, bad := checker.OK, checker.Violated
+	for _, tt := range []struct {
+		sc             gohost.Scenario
+		p1, p2, p3, p4 checker.Status
+		why            string
+	}{
+		{SessionCutOff(OnExpired, 6*time.Second), bad, ok, ok, ok, "#20: h1 learns of the expiry only after the heal"},
+		{SessionCutOff(OnDisconnected, 6*time.Second), ok, ok, ok, ok, "recvTimeout (2/3 of the session) < the server's expiry"},
+		{SessionCutOff(OnExpired, 4*time.Second), bad, ok, ok, ok, "#20 at ZooKeeper's smallest session"},
+		{SessionCutOff(OnDisconnected, 10*time.Second), ok, ok, ok, ok, "a longer session, the same margin"},
+		{OrphanNode(false), ok, ok, ok, bad, "#229: the orphan lock node blocks every contender"},
+		{OrphanNode(true), ok, ok, ok, ok, "PR #237's cleanup, done by the holder: the lock is held again"},
+		{ServerRestart(), ok, ok, ok, ok, "durable tree and sessions"},
+		{GCPause(NoToken), bad, bad, ok, ok, "Kleppmann: token 0 for both"},
+		{GCPause(SeqToken), bad, ok, ok, ok, "the sequence number fences the stale write"},
+		{GCPause(CzxidToken), bad, ok, ok, ok, "the czxid fences the stale write"},
+	} {
+		t.Run(tt.sc.Name, func(t *testing.T) {
+			for seed := uint64(1); seed <= 3; seed++ {
+				out := execute(t, tt.sc, seed)
+				for _, p := range []struct {
+					name string
+					want checker.Status
+				}{{"P1", tt.p1}, {"P2", tt.p2}, {"P3", tt.p3}, {"P4", tt.p4}} {
+					assert.Equal(t, p.want, out.Verdict(p.name), "seed %d %s (%s)", seed, p.name, tt.why)
+				}
+			}
+		})
+	}
+}
+
+// Kleppmann's pause: h1's write after the pause reaches the store, and the
+// fenced store refuses it under either token.
+func TestGCPauseStaleWrite(t *testing.T) {
+	for _, tok := range []Token{NoToken, SeqToken, CzxidToken} {
+		out := execute(t, GCPause(tok), 1)
+		after := history.Time(15 * time.Second) // h2 holds from about 10 s; h1 wakes at about 19 s
+		var stale, refused bool
+		for _, op := range out.Result.History.AllOps() {
+			if op.Server == StoreNode && op.Client == "h1" && op.Call > after {
+				stale = true
+				refused = refused || op.Output.Err != ""
+			}
+		}
+		assert.True(t, stale, "%s: h1's write after the pause reached the store", tok)
+		assert.Equal(t, tok != NoToken, refused, "%s: refused exactly when fenced", tok)
+	}
+}
+
+// The orphan: after the lost reply, nobody ever holds the lock, the P4
+// verdict names the lock, and at the end of the run the lowest lock node
+// is the one h1's first Lock created (the first sequence number), still
+// there on a live session that queued a second node behind it (h1's next
+// Lock), with every contender's node queued behind it too.
+func TestOrphanNodeLiveness(t *testing.T) {
+	sc := OrphanNode(false)
+	out := execute(t, sc, 1)
+	assert.Empty(t, out.Result.History.Beliefs, "nobody ever held the lock")
+	for _, c := range out.Checks {
+		if c.Property == "P4" {
+			assert.Contains(t, c.Summary, LockPath)
+			assert.NotEmpty(t, c.Bound, "P4 states its bound")
+		}
+	}
+	cfg := sc.Config(1)
+	var final *durable
+	serve := cfg.Nodes[0].Run
+	require.Equal(t, ZooKeeperNode, cfg.Nodes[0].Name)
+	cfg.Nodes[0].Run = func(ctx context.Context, n *gohost.Node) error {
+		err := serve(ctx, n)
+		if b, ok := n.Storage().Get(stateKey); ok {
+			final, _ = decodeDurable(b)
+		}
+		return err
+	}
+	// The holders stop 3 s before the end by cutting their connections:
+	// their sessions are still open when the run ends, 3 s later.
+	res := gohost.Run(t, cfg, 1)
+	require.NoError(t, res.Err())
+	require.NotNil(t, final)
+	children := final.Nodes[LockPath].Children
+	require.GreaterOrEqual(t, len(children), 3, "the orphan, h2's node, h1's next node: %v", children)
+	orphan, seq := lowest(children)
+	assert.Equal(t, int64(0), seq, "the first node created under the lock: %s", orphan)
+	owner := final.Nodes[LockPath+"/"+orphan].EphemeralOwner
+	assert.Contains(t, final.Sessions, owner, "the orphan's session is still open")
+	var mine int
+	for _, c := range children {
+		if final.Nodes[LockPath+"/"+c].EphemeralOwner == owner {
+			mine++
+		}
+	}
+	assert.GreaterOrEqual(t, mine, 2, "h1 queued a second node behind its own orphan")
+	t.Logf("orphan %s/%s of session %#x; children %v", LockPath, orphan, owner, children)
+}
+
+// The herd under its nemesis: P2 always holds with the czxid token; each
+// configuration runs clean and verified.
+func TestHerd(t *testing.T) {
+	var faulted int
+	for seed := uint64(1); seed <= 2; seed++ {
+		for _, l := range []LostOn{OnExpired, OnDisconnected} {
+			out := gohost.Execute(t, Herd(l, false), seed, gohost.Options{Verify: true})
+			require.NoError(t, out.Result.Err(), "seed %d", seed)
+			assert.Equal(t, checker.OK, out.Verdict("P2"), "seed %d %s", seed, l)
+			if len(out.Schedule.Events) > 0 {
+				faulted++
+			}
+		}
+	}
+	assert.Positive(t, faulted, "the nemesis drew faults")
+}
+
+// A failing seed shrinks and replays to the same hash.
+func TestShrinkAndReplay(t *testing.T) {
+	sc := SessionCutOff(OnExpired, 4*time.Second)
+	s, err := gohost.Shrink(t, sc, 2, 20)
+	require.NoError(t, err)
+	assert.Equal(t, "P1", s.Target.Property)
+	assert.Len(t, s.Schedule.Events, 1, "the cut itself: %s", s.Schedule)
+	again := gohost.Execute(t, sc, 2, gohost.Options{Schedule: &s.Schedule, Verify: true})
+	assert.Equal(t, s.Hash, again.Result.Hash)
+	assert.Equal(t, checker.Violated, again.Verdict("P1"))
+}

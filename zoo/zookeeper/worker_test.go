@@ -1,0 +1,12 @@
+package zookeeper
+
+import (
+	"testing"
+
+	"github.com/leasesim/leasesim/gohost"
+)
+
+// TestLeasesimWorker is simrun's worker for --impl zookeeper
+// (leasesim.json): it skips unless simrun runs it with gohost.WorkerEnv
+// naming a job.
+func TestLeasesimWorker(t *testing.T) { gohost.Worker(t, Scenarios()) }
