@@ -35,9 +35,11 @@ const (
 type Reads uint8
 
 const (
-	// FSMReads: a member that raft says leads (Raft.State() == Leader)
-	// reads its FSM and answers (Consul's default mode: a deposed or new
-	// leader can answer stale, consul#54, hashicorp/raft#359).
+	// FSMReads: the member the client takes for the leader answers from
+	// its FSM without asking raft: the stale-read bug of an application
+	// that trusts its clients' view of the leader, so a deposed leader
+	// (or any member a client still takes for the leader) keeps serving
+	// (consul#54, hashicorp/raft#359).
 	FSMReads Reads = iota
 	// VerifiedReads: Barrier, read the FSM, then VerifyLeader, and answer
 	// only if it succeeded (the order hashicorp/raft#603 recommends).

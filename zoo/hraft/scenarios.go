@@ -2,6 +2,7 @@ package hraft
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/leasesim/leasesim/faults"
@@ -132,8 +133,7 @@ func CrashRestart(n int, reads Reads) gohost.Scenario {
 				faults.Event{At: 8 * time.Second, Kind: faults.KindCrash, Node: MemberName(0)},
 				faults.Event{At: 12 * time.Second, Kind: faults.KindRestart, Node: MemberName(0)})}.Config()
 		},
-		Premises: []gohost.Premise{leaderFaulted("the leader crashed while it led", history.FaultCrash),
-			gohost.ChangedHands()},
+		Premises: []gohost.Premise{CrashedWhileLeading(MemberName(0)), gohost.ChangedHands()},
 	}
 }
 
@@ -214,4 +214,22 @@ func Churn(reads Reads) gohost.Scenario {
 			Boundaries: []time.Duration{DefaultTiming.LeaderLease, DefaultTiming.Heartbeat, 2 * DefaultTiming.Heartbeat}},
 		Premises: []gohost.Premise{gohost.ChangedHands()},
 	}
+}
+
+// CrashedWhileLeading holds when node crashed while it believed it led
+// (the crash ends the belief at its instant, so the belief reaches it).
+func CrashedWhileLeading(node string) gohost.Premise {
+	return gohost.Premise{Name: node + " crashed while it led", Holds: func(h *history.History) (bool, string) {
+		for _, w := range h.Faults {
+			if w.Kind != history.FaultCrash || !slices.Contains(w.Nodes, node) {
+				continue
+			}
+			for _, b := range h.Beliefs {
+				if b.Holder == node && b.Resource == LeaderResource && b.Start < w.Start && w.Start <= b.End {
+					return true, fmt.Sprintf("crash at %v while %s led (term %d)", w.Start, node, b.Token)
+				}
+			}
+		}
+		return false, node + " never crashed while it believed it led"
+	}}
 }

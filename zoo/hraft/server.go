@@ -128,7 +128,7 @@ func (m *member) write(req request) reply {
 // read serves a read as the cluster's Reads says.
 func (m *member) read(ctx context.Context, req request) reply {
 	ref, err := gohost.ParseOpRef(req.Ref)
-	if err != nil || m.r.State() != raft.Leader {
+	if err != nil || (m.c.Reads == VerifiedReads && m.r.State() != raft.Leader) {
 		return m.notLeader()
 	}
 	term := m.term.Load()
@@ -145,8 +145,9 @@ func (m *member) read(ctx context.Context, req request) reply {
 	if m.c.Reads == VerifiedReads && m.r.VerifyLeader().Error() != nil {
 		return m.notLeader()
 	}
-	// The read is the member acting as leader: it stretches the belief it
-	// was served under to now (Node.Act), as a holder's write does.
+	// A read begun while the member believed it led is the member acting
+	// as leader: it stretches that belief to now (Node.Act), as a
+	// holder's write does.
 	if term != 0 {
 		m.n.Act(LeaderResource, term)
 	}
