@@ -35,7 +35,7 @@ type Setup struct {
 func (s Setup) Config() gohost.Config {
 	c := s.Cluster
 	members := c.memberNames()
-	cfg := gohost.Config{Duration: s.Duration, Schedule: s.Schedule, SeedMathRand: true, SeedCryptoRand: true,
+	cfg := gohost.Config{Duration: s.Duration, Schedule: s.Schedule, SeedMathRand: true,
 		History: gohost.HistoryConfig{Spec: model.RegisterSpec().Name, Grantor: members[0], Lease: c.lease(),
 			Contended: []string{LeaderResource}}}
 	for i, name := range members {
