@@ -120,9 +120,9 @@ func Partition(n int, reads Reads) gohost.Scenario {
 
 // CrashRestart crashes the leader and restarts it 4 s later with its
 // durable log, stable store and snapshot: the others elect a leader, and
-// the restarted member rejoins as a follower of a later term. A new
-// leader that has not yet applied the old leader's last commits answers
-// FSM reads stale until its first entry commits.
+// the restarted member rejoins as a follower of a later term. With FSM
+// reads, the members the readers fall back to after the crash answer
+// stale when they had not yet learned the old leader's last commits.
 func CrashRestart(n int, reads Reads) gohost.Scenario {
 	return gohost.Scenario{
 		Name:  "hraft-crash-restart/" + configName(n, reads),
