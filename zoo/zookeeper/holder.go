@@ -321,13 +321,14 @@ func (h *holder) hold(ctx context.Context, token uint64) {
 		if !h.believes() {
 			return
 		}
+		// The decision to write, on the check just made: the action counts
+		// here on every host (gohost.Node.Act); a pause between the
+		// decision and the write is fencing's (P2) to catch.
+		n.Act(LockPath, token)
 		n.Failpoint(FailpointBeforeWrite) // between the check and the write
 		if ctx.Err() != nil {
 			return
 		}
-		// The write leaves on the check made before the failpoint: Act
-		// stretches the belief to it if the belief ended meanwhile.
-		n.Act(LockPath, token)
 		h.seq++
 		wctx, cancel := context.WithTimeout(ctx, h.cfg.WriteTimeout)
 		err := h.store.Write(wctx, LockPath, token, "data", fmt.Sprintf("%s/%d-%d", n.Name(), n.Incarnation(), h.seq))

@@ -8,6 +8,7 @@ import (
 	"github.com/leasesim/leasesim/faults"
 	"github.com/leasesim/leasesim/gohost"
 	"github.com/leasesim/leasesim/history"
+	"github.com/leasesim/leasesim/scenarios"
 )
 
 // holders returns n default holders starting stagger apart from 1 s.
@@ -35,8 +36,8 @@ var SessionTimeouts = []time.Duration{4 * time.Second, 6 * time.Second, 10 * tim
 
 // Scenarios returns every story of the module, each in the
 // configurations it is told in.
-func Scenarios() []gohost.Scenario {
-	var out []gohost.Scenario
+func Scenarios() []scenarios.Scenario {
+	var out []scenarios.Scenario
 	for _, l := range []LostOn{OnExpired, OnDisconnected} {
 		for _, t := range SessionTimeouts {
 			out = append(out, SessionCutOff(l, t))
@@ -62,23 +63,23 @@ func Scenarios() []gohost.Scenario {
 // that stops believing at StateDisconnected (until-disconnected) does so
 // recvTimeout = 2/3 of the session timeout after the last reply, before
 // the server can expire the session: P1 holds.
-func SessionCutOff(l LostOn, timeout time.Duration) gohost.Scenario {
+func SessionCutOff(l LostOn, timeout time.Duration) scenarios.Scenario {
 	cut := 2*timeout + 2*time.Second
 	at := 3 * time.Second
 	name := fmt.Sprintf("%s-%v", l, timeout)
-	return gohost.Scenario{
+	return scenarios.Scenario{
 		Name:  "zookeeper-session-cutoff/" + name,
 		Doc:   fmt.Sprintf("h1 is cut off from ZooKeeper past its %v session while h2 waits (%s)", timeout, l),
 		Story: fmt.Sprintf("h1 holds the lock; at %v it is cut off from ZooKeeper (not the store) for %v; the session expires, h2 locks; the cut heals.", at, cut),
-		Config: func(uint64) gohost.Config {
+		Goroutines: func(uint64) gohost.Config {
 			return Setup{Holders: withSession(holders(2, time.Second), timeout), Token: CzxidToken, LostOn: l,
 				Server: ServerOptions{Paths: []string{LockPath}}, Duration: at + cut + 40*time.Second,
 				Schedule: faults.Schedule{Version: faults.Version, HealAt: at + cut, Events: []faults.Event{
 					{At: at, Kind: faults.KindPartition, Groups: [][]string{{"h1"}, {ZooKeeperNode}}}}}}.Config()
 		},
-		Premises: []gohost.Premise{
-			gohost.FaultWhileBelieving("h1 was cut off from ZooKeeper while it held the lock", []string{history.FaultPartition}, "h1"),
-			gohost.ChangedHands(),
+		Premises: []scenarios.Premise{
+			scenarios.FaultWhileHolding("h1 was cut off from ZooKeeper while it held the lock", 0, []string{"h1"}, history.FaultPartition),
+			scenarios.ChangedHands(),
 		},
 	}
 }
@@ -99,16 +100,16 @@ func SessionCutOff(l LostOn, timeout time.Duration) gohost.Scenario {
 // there proposes inside go-zookeeper: after a failed Lock, a holder deletes
 // the lock nodes its own session owns before it locks again, and the lock
 // is held again once h1 reconnects.
-func OrphanNode(clean bool) gohost.Scenario {
+func OrphanNode(clean bool) scenarios.Scenario {
 	name, doc := "czxid", "a create whose reply is lost leaves an orphan lock node that blocks every contender"
 	if clean {
 		name, doc = "cleanup", "a create whose reply is lost, with holders that delete their session's orphans after a failed Lock"
 	}
-	return gohost.Scenario{
+	return scenarios.Scenario{
 		Name:  "zookeeper-orphan-node/" + name,
 		Doc:   doc,
 		Story: "h1 locks at 1 s; ZooKeeper creates the node but the reply is lost and h1 is cut off until 5 s; Lock fails; h2 and h1 wait on the orphan.",
-		Config: func(uint64) gohost.Config {
+		Goroutines: func(uint64) gohost.Config {
 			return Setup{Holders: holders(2, 2*time.Second), Token: CzxidToken, CleanOrphans: clean,
 				Server: ServerOptions{Paths: []string{LockPath}}, Duration: 45 * time.Second,
 				Schedule: faults.Schedule{Version: faults.Version, HealAt: 5 * time.Second, Events: []faults.Event{
@@ -116,14 +117,14 @@ func OrphanNode(clean bool) gohost.Scenario {
 						Failpoint: gohost.TriggerReplyLost, Action: faults.ActionCrash},
 					{At: 1100 * time.Millisecond, Kind: faults.KindPartition, Groups: [][]string{{"h1"}, {ZooKeeperNode}}}}}}.Config()
 		},
-		Premises: []gohost.Premise{gohost.FailpointHit(ZooKeeperNode, gohost.TriggerReplyLost), NobodyHeldBefore(time.Second)},
+		Premises: []scenarios.Premise{scenarios.FailpointHit(ZooKeeperNode, gohost.TriggerReplyLost), NobodyHeldBefore(time.Second)},
 	}
 }
 
 // NobodyHeldBefore holds when no holder believed it held the lock before
 // t: the lost reply was the first Lock's.
-func NobodyHeldBefore(t time.Duration) gohost.Premise {
-	return gohost.Premise{Name: fmt.Sprintf("nobody held the lock before %v", t), Holds: func(h *history.History) (bool, string) {
+func NobodyHeldBefore(t time.Duration) scenarios.Premise {
+	return scenarios.Premise{Name: fmt.Sprintf("nobody held the lock before %v", t), Holds: func(h *history.History) (bool, string) {
 		for _, b := range h.Beliefs {
 			if b.Start < history.Time(t) {
 				return false, fmt.Sprintf("%s believed from %v", b.Holder, b.Start)
@@ -138,25 +139,25 @@ func NobodyHeldBefore(t time.Duration) gohost.Premise {
 // (ZooKeeper's transaction log): the restarted server reopens every
 // session with a full timeout, h1 and h2 reconnect to their sessions
 // (their watches re-registered with setWatches), and the lock stays h1's.
-func ServerRestart() gohost.Scenario {
-	return gohost.Scenario{
+func ServerRestart() scenarios.Scenario {
+	return scenarios.Scenario{
 		Name:  "zookeeper-server-restart/durable",
 		Doc:   "ZooKeeper crashes and restarts while h1 holds the lock",
 		Story: "h1 holds the lock, h2 waits; ZooKeeper crashes at 5 s and restarts at 6 s.",
-		Config: func(uint64) gohost.Config {
+		Goroutines: func(uint64) gohost.Config {
 			return Setup{Holders: holders(2, time.Second), Token: CzxidToken, Duration: 40 * time.Second,
 				Schedule: faults.Schedule{Version: faults.Version, HealAt: 10 * time.Second, Events: []faults.Event{
 					{At: 5 * time.Second, Kind: faults.KindCrash, Node: ZooKeeperNode},
 					{At: 6 * time.Second, Kind: faults.KindRestart, Node: ZooKeeperNode}}}}.Config()
 		},
-		Premises: []gohost.Premise{ServerCrashedWhileHeld()},
+		Premises: []scenarios.Premise{ServerCrashedWhileHeld()},
 	}
 }
 
 // ServerCrashedWhileHeld holds when ZooKeeper crashed while some holder
 // believed it held the lock.
-func ServerCrashedWhileHeld() gohost.Premise {
-	return gohost.Premise{Name: "zookeeper crashed while a holder held the lock", Holds: func(h *history.History) (bool, string) {
+func ServerCrashedWhileHeld() scenarios.Premise {
+	return scenarios.Premise{Name: "zookeeper crashed while a holder held the lock", Holds: func(h *history.History) (bool, string) {
 		for _, w := range h.Faults {
 			if w.Kind != history.FaultCrash || !slices.Contains(w.Nodes, ZooKeeperNode) {
 				continue
@@ -179,23 +180,23 @@ func ServerCrashedWhileHeld() gohost.Premise {
 // decided on. P1 is violated whatever the token; without one the store
 // takes h1's stale write (P2), with the lock node's sequence number or
 // czxid as the token it refuses it.
-func GCPause(tok Token) gohost.Scenario {
+func GCPause(tok Token) scenarios.Scenario {
 	pause := 2*DefaultHolder.SessionTimeout + 4*time.Second
-	return gohost.Scenario{
+	return scenarios.Scenario{
 		Name:  "zookeeper-gc-pause/" + tok.String(),
 		Doc:   "a pause longer than the session between checking the lock and writing (" + tok.String() + ")",
 		Story: "h1 holds the lock and pauses at its write for twice the session timeout; the session expires, h2 locks; h1 wakes and writes.",
-		Config: func(uint64) gohost.Config {
+		Goroutines: func(uint64) gohost.Config {
 			return Setup{Holders: holders(2, time.Second), Token: tok, Server: ServerOptions{Paths: []string{LockPath}},
 				Duration: 60 * time.Second,
 				Schedule: faults.Schedule{Version: faults.Version, HealAt: 30 * time.Second, Events: []faults.Event{{
 					At: 3 * time.Second, Kind: faults.KindFailpoint, Node: "h1", Failpoint: FailpointBeforeWrite,
 					Action: faults.ActionPause, Duration: pause}}}}.Config()
 		},
-		Premises: []gohost.Premise{
-			gohost.FailpointHit("h1", FailpointBeforeWrite),
-			gohost.FaultWhileBelieving("h1 paused at its write while it held the lock", []string{history.FaultFailpointHit}, "h1"),
-			gohost.ChangedHands(),
+		Premises: []scenarios.Premise{
+			scenarios.FailpointHit("h1", FailpointBeforeWrite),
+			scenarios.FaultWhileHolding("h1 paused at its write while it held the lock", 0, []string{"h1"}, history.FaultFailpointHit),
+			scenarios.ChangedHands(),
 		},
 	}
 }
@@ -211,7 +212,7 @@ const HerdSize = 10
 // P1 whenever a cut outlasts a holder's session (#20); P2 must hold; a
 // create performed but never answered leaves an orphan that blocks the
 // queue (#229) unless the holders clean their session's orphans (clean).
-func Herd(l LostOn, clean bool) gohost.Scenario {
+func Herd(l LostOn, clean bool) scenarios.Scenario {
 	nodes := []string{ZooKeeperNode}
 	for i := range HerdSize {
 		nodes = append(nodes, HolderName(i))
@@ -221,11 +222,11 @@ func Herd(l LostOn, clean bool) gohost.Scenario {
 	if clean {
 		name += "-cleanup"
 	}
-	return gohost.Scenario{
+	return scenarios.Scenario{
 		Name:  "zookeeper-herd/" + name,
 		Doc:   "ten holders contend under partitions and pauses (" + name + ")",
 		Story: "h1 … h10 lock, write and unlock in turn, each waiting on its predecessor's node, while a nemesis cuts and freezes them and ZooKeeper.",
-		Config: func(uint64) gohost.Config {
+		Goroutines: func(uint64) gohost.Config {
 			hs := holders(HerdSize, 100*time.Millisecond)
 			for i := range hs {
 				hs[i].Hold = 8 * time.Second // beyond the session's hold (6 s + a tick)
@@ -237,6 +238,6 @@ func Herd(l LostOn, clean bool) gohost.Scenario {
 			Kinds:           []faults.Kind{faults.KindPartition, faults.KindIsolate, faults.KindPause},
 			FaultsPerMinute: 6, Phase: 60 * time.Second, PauseMax: 2 * timeout, WindowMax: 2*timeout + 2*time.Second,
 			Boundaries: []time.Duration{timeout, timeout * 2 / 3, timeout / 3}},
-		Premises: []gohost.Premise{gohost.ChangedHands()},
+		Premises: []scenarios.Premise{scenarios.ChangedHands()},
 	}
 }

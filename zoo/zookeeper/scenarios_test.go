@@ -11,16 +11,17 @@ import (
 	"github.com/leasesim/leasesim/checker"
 	"github.com/leasesim/leasesim/gohost"
 	"github.com/leasesim/leasesim/history"
+	"github.com/leasesim/leasesim/scenarios"
 )
 
 // execute runs a scenario for a seed, twice, and requires a clean,
 // verified run with its premises held.
-func execute(t *testing.T, sc gohost.Scenario, seed uint64) *gohost.Outcome {
+func execute(t *testing.T, sc scenarios.Scenario, seed uint64) *scenarios.Outcome {
 	t.Helper()
-	out := gohost.Execute(t, sc, seed, gohost.Options{Verify: true})
-	require.NoError(t, out.Result.Err(), "%s seed %d", sc.Name, seed)
-	require.Equal(t, history.Verified, out.Result.Level.Determinism, "%s seed %d: %s", sc.Name, seed, out.Result.Level)
-	for _, p := range out.Premises() {
+	out := executeOrFail(t, sc, seed, scenarios.Options{T: t, Verify: true})
+	require.NoError(t, out.Goroutine.Err(), "%s seed %d", sc.Name, seed)
+	require.Equal(t, history.Verified, out.Goroutine.Level.Determinism, "%s seed %d: %s", sc.Name, seed, out.Goroutine.Level)
+	for _, p := range out.History.Premises {
 		require.True(t, p.Held, "%s seed %d: premise %s: %s", sc.Name, seed, p.Name, p.Detail)
 	}
 	return out
@@ -30,7 +31,7 @@ func execute(t *testing.T, sc gohost.Scenario, seed uint64) *gohost.Outcome {
 func TestStories(t *testing.T) {
 	ok, bad := checker.OK, checker.Violated
 	for _, tt := range []struct {
-		sc             gohost.Scenario
+		sc             scenarios.Scenario
 		p1, p2, p3, p4 checker.Status
 		why            string
 	}{
@@ -66,7 +67,7 @@ func TestGCPauseStaleWrite(t *testing.T) {
 		out := execute(t, GCPause(tok), 1)
 		after := history.Time(15 * time.Second) // h2 holds from about 10 s; h1 wakes at about 19 s
 		var stale, refused bool
-		for _, op := range out.Result.History.AllOps() {
+		for _, op := range out.Goroutine.History.AllOps() {
 			if op.Server == StoreNode && op.Client == "h1" && op.Call > after {
 				stale = true
 				refused = refused || op.Output.Err != ""
@@ -85,14 +86,14 @@ func TestGCPauseStaleWrite(t *testing.T) {
 func TestOrphanNodeLiveness(t *testing.T) {
 	sc := OrphanNode(false)
 	out := execute(t, sc, 1)
-	assert.Empty(t, out.Result.History.Beliefs, "nobody ever held the lock")
+	assert.Empty(t, out.Goroutine.History.Beliefs, "nobody ever held the lock")
 	for _, c := range out.Checks {
 		if c.Property == "P4" {
 			assert.Contains(t, c.Summary, LockPath)
 			assert.NotEmpty(t, c.Bound, "P4 states its bound")
 		}
 	}
-	cfg := sc.Config(1)
+	cfg := sc.Goroutines(1)
 	var final *durable
 	serve := cfg.Nodes[0].Run
 	require.Equal(t, ZooKeeperNode, cfg.Nodes[0].Name)
@@ -130,8 +131,8 @@ func TestHerd(t *testing.T) {
 	var faulted int
 	for seed := uint64(1); seed <= 2; seed++ {
 		for _, l := range []LostOn{OnExpired, OnDisconnected} {
-			out := gohost.Execute(t, Herd(l, false), seed, gohost.Options{Verify: true})
-			require.NoError(t, out.Result.Err(), "seed %d", seed)
+			out := executeOrFail(t, Herd(l, false), seed, scenarios.Options{T: t, Verify: true})
+			require.NoError(t, out.Goroutine.Err(), "seed %d", seed)
 			assert.Equal(t, checker.OK, out.Verdict("P2"), "seed %d %s", seed, l)
 			if len(out.Schedule.Events) > 0 {
 				faulted++
@@ -144,11 +145,11 @@ func TestHerd(t *testing.T) {
 // A failing seed shrinks and replays to the same hash.
 func TestShrinkAndReplay(t *testing.T) {
 	sc := SessionCutOff(OnExpired, 4*time.Second)
-	s, err := gohost.Shrink(t, sc, 2, 20)
+	s, err := scenarios.ShrinkSeed(sc, 2, scenarios.Options{T: t}, 20)
 	require.NoError(t, err)
 	assert.Equal(t, "P1", s.Target.Property)
 	assert.Len(t, s.Schedule.Events, 1, "the cut itself: %s", s.Schedule)
-	again := gohost.Execute(t, sc, 2, gohost.Options{Schedule: &s.Schedule, Verify: true})
-	assert.Equal(t, s.Hash, again.Result.Hash)
+	again := executeOrFail(t, sc, 2, scenarios.Options{T: t, Schedule: &s.Schedule, Verify: true})
+	assert.Equal(t, s.Hash, again.Goroutine.Hash)
 	assert.Equal(t, checker.Violated, again.Verdict("P1"))
 }
