@@ -11,6 +11,7 @@ require (
 	github.com/HdrHistogram/hdrhistogram-go v1.4.0 // indirect
 	github.com/anishathalye/porcupine v1.3.1 // indirect
 	github.com/go-json-experiment/json v1.27.2 // indirect
+	k8s.io/component-helpers v0.37.2 // indirect
 )
 
 require (
