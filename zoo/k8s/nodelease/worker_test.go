@@ -13,4 +13,6 @@ func TestLeasesimWorker(t *testing.T) { gohost.Worker(t, nodelease.Scenarios()) 
 
 // TestLeasesimWorkerNoGraceCheck is simrun's worker for
 // k8s/nodelease/no-grace-check.
-func TestLeasesimWorkerNoGraceCheck(t *testing.T) { gohost.Worker(t, nodelease.NoGraceCheckScenarios()) }
+func TestLeasesimWorkerNoGraceCheck(t *testing.T) {
+	gohost.Worker(t, nodelease.NoGraceCheckScenarios())
+}
