@@ -48,6 +48,8 @@ var properties = []struct {
 	{"P4", func(a *analysis, _ Options) Result { return checkLiveness(a) }},
 	{"P5", func(a *analysis, _ Options) Result { return checkHandoff(a) }},
 	{"P6", func(a *analysis, _ Options) Result { return atLeastOnce(a) }},
+	{"P7", func(a *analysis, _ Options) Result { return checkAccuracy(a) }},
+	{"P8", func(a *analysis, _ Options) Result { return checkCompleteness(a) }},
 }
 
 // Check runs every property checker on h, in property order, but those

@@ -29,7 +29,7 @@ func notApplicable(property, name, why string) Result {
 
 // Result is one property's verdict on one run, with its evidence.
 type Result struct {
-	Property string `json:"property"` // "P1".."P6"
+	Property string `json:"property"` // "P1".."P8"
 	Name     string `json:"name"`     // "exclusivity", "fencing", ...
 	Status   Status `json:"status"`
 	Summary  string `json:"summary"` // one line a person reads first

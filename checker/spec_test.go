@@ -65,8 +65,8 @@ func TestCheckSkipsProperties(t *testing.T) {
 		}
 		return out
 	}
-	assert.Equal(t, []string{"P1", "P2", "P3", "P4", "P5", "P6", PropertyPremise}, names(Check(h, Options{})))
-	assert.Equal(t, []string{"P1", "P2", "P4", "P5", "P6"},
+	assert.Equal(t, []string{"P1", "P2", "P3", "P4", "P5", "P6", "P7", "P8", PropertyPremise}, names(Check(h, Options{})))
+	assert.Equal(t, []string{"P1", "P2", "P4", "P5", "P6", "P7", "P8"},
 		names(Check(h, Options{SkipProperties: []string{"P3", PropertyPremise}})))
 	assert.Empty(t, Check(h, Options{Skip: true}))
 }

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/leasesim/leasesim/faults"
+	"github.com/leasesim/leasesim/history"
 	"github.com/leasesim/leasesim/sim"
 )
 
@@ -317,6 +318,7 @@ func (h *host) applyClock(e faults.Event) {
 		h.setDrift(ns, e.Drift)
 	case faults.KindStep:
 		ns.clock.step += e.Step
+		h.openWindow(history.FaultStep, e.Node, fmt.Sprintf("step %v", e.Step), true) // evidence, as the event host's
 	}
 	h.clockFaults = append(h.clockFaults, e)
 }

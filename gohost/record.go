@@ -33,6 +33,8 @@ type recorder struct {
 	open    map[beliefKey]*openBelief // looked up, and closed in any order: beliefs are sorted at the end
 	beliefs []history.BeliefInterval
 	ops     []history.Operation // the fenced store's, in the order recorded
+	// declarations are a failure detector's verdicts (declare.go).
+	declarations []history.Declaration
 
 	// The lease store's operations (ops.go), assembled from calls,
 	// processings and returns; looked up by ref, never iterated.
@@ -89,7 +91,8 @@ func (r *recorder) history(cfg *Config, end time.Duration, windows []*history.Fa
 	heal := history.Time(cfg.Schedule.HealAt)
 	h := &history.History{Spec: cfg.History.Spec, Lease: cfg.History.Lease, Grantor: cfg.History.Grantor,
 		Resource: cfg.History.FencedStore, Beliefs: bs, Faults: fw,
-		HealAt: heal, End: history.Time(end), Contended: slices.Clone(cfg.History.Contended)}
+		HealAt: heal, End: history.Time(end), Contended: slices.Clone(cfg.History.Contended),
+		Declarations: sortedDeclarations(r.declarations)}
 	h.SetOps(append(r.storeOps(), r.ops...))
 	return h
 }

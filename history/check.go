@@ -127,7 +127,8 @@ func (l *Lease) check() *fieldError {
 	}
 	return first(nonNegative("renew_interval_ns", l.RenewInterval), nonNegative("margin_ns", l.Margin),
 		nonNegative("request_timeout_ns", l.RequestTimeout), nonNegative("backoff_max_ns", l.BackoffMax),
-		nonNegative("ttl_min_ns", l.TTLMin), nonNegative("ttl_max_ns", l.TTLMax))
+		nonNegative("ttl_min_ns", l.TTLMin), nonNegative("ttl_max_ns", l.TTLMax),
+		nonNegative("detect_bound_ns", l.DetectBound))
 }
 
 func (e *RunEnd) check(h *Header) *fieldError {

@@ -23,7 +23,7 @@
 //
 //	header      version, producer, spec, determinism (exact|verified|statistical),
 //	            scenario, seed, lease {ttl_ns, rho_ppb, hold_ppb, renew_interval_ns, margin_ns,
-//	            request_timeout_ns, backoff_max_ns, ttl_min_ns, ttl_max_ns},
+//	            request_timeout_ns, backoff_max_ns, ttl_min_ns, ttl_max_ns, detect_bound_ns},
 //	            lease_servers, fenced_servers, holders, resources, contended,
 //	            start_ns, heal_ns
 //	operation   client, incarnation, server, id, call_ns, processed_ns, return_ns,
@@ -43,6 +43,7 @@
 //	premise     name, held, detail                                    every verdict
 //	leader      server, members, term, start_ns, end_ns, extension_ns,
 //	            checkpoint_interval_ns, check_period_ns               P3 (replicated store)
+//	declaration detector, member, dead, at_ns, grace_ns               P7, P8 (detector)
 //	end         at_ns, max_drift_ppb, store_syncs                     P1, metrics
 //
 // An operation's input and output are a Payload: a kind ("acquire",
@@ -89,6 +90,12 @@
 //     leader checkpoints remaining TTLs through the log, how often it
 //     looks for expired leases. P3 bounds from it how long a lease may
 //     outlive its last renewal across leader changes (model.LessorBound).
+//   - declaration: a failure detector declaring a member dead (suspected)
+//     or alive again, and the grace period it applied. For a history whose
+//     lease configuration declares a detection bound (detect_bound_ns),
+//     P7 checks that no member whose accepted renewals show it alive is
+//     declared dead, and P8 that a member that stopped is declared dead
+//     within the bound of its last accepted renewal.
 //   - end: when the run ended and what is only known then: the largest
 //     drift seen (beyond rho_ppb, P1's assumption is exceeded) and the
 //     lease store's durable writes. A file without it was cut short, and
@@ -104,7 +111,8 @@
 // and as the checkers read them: the header's spec and lease
 // configuration, the operations, beliefs, units, tasks, effects,
 // sightings, fault windows (their kinds named as FaultKinds lists them),
-// premises and leader terms, and what the end record says. Its operations
+// premises, leader terms and a detector's declarations, and what the end
+// record says. Its operations
 // are read through its methods (ops.go: NumOps, Op, LoadOp, LoadOpHead,
 // AllOps), because a producer may give them from its own compact records
 // (OpSource) instead of holding millions of Operations; a small producer

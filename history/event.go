@@ -6,7 +6,8 @@ import "time"
 // released.
 type Type string
 
-// The record types (and TypeLeader, leader.go). A history is a header,
+// The record types (and TypeLeader, leader.go, and TypeDeclaration,
+// declaration.go). A history is a header,
 // then events in any order, then an end record.
 const (
 	TypeHeader     Type = "header"     // Header, the first line
@@ -27,7 +28,8 @@ const (
 // Event is one record between the header and the end: an *Operation,
 // *BeliefInterval, *Action, *FencedWrite, *CheckpointAccepted, *UnitDone,
 // *SideEffect, *RegistrationSighted, *FaultWindow, *TaskRecord,
-// *PremiseRecord or *LeaderTerm. The set is closed; switch on the concrete type.
+// *PremiseRecord, *LeaderTerm or *Declaration. The set is closed; switch on
+// the concrete type.
 type Event interface {
 	// Type returns the record's "type" on the wire.
 	Type() Type

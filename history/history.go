@@ -47,6 +47,10 @@ type History struct {
 	// Leaders are the terms in which a replicated store's members led,
 	// in the order they began (empty for a store of one grantor).
 	Leaders []LeaderTerm
+	// Declarations are a failure detector's verdicts about its members
+	// (dead, alive again), in the order they were made; P7 and P8 read
+	// them when Lease.DetectBound declares the run a detector's.
+	Declarations []Declaration
 	// HealAt is when the fault phase ended; End is when the run ended.
 	HealAt, End Time
 }

@@ -166,23 +166,24 @@ func (r *Reader) readEnd(text []byte) (Event, error) {
 
 // decoders read each event type from its line.
 var decoders = map[Type]func([]byte) (Event, error){
-	TypeOperation:  decode[operationWire],
-	TypeBelief:     decode[beliefWire],
-	TypeAction:     decode[actionWire],
-	TypeWrite:      decode[writeWire],
-	TypeCheckpoint: decode[checkpointWire],
-	TypeUnit:       decode[unitWire],
-	TypeEffect:     decode[effectWire],
-	TypeSighting:   decode[sightingWire],
-	TypeFault:      decode[faultWire],
-	TypeTask:       decode[taskWire],
-	TypePremise:    decode[premiseWire],
-	TypeLeader:     decode[leaderWire],
+	TypeOperation:   decode[operationWire],
+	TypeBelief:      decode[beliefWire],
+	TypeAction:      decode[actionWire],
+	TypeWrite:       decode[writeWire],
+	TypeCheckpoint:  decode[checkpointWire],
+	TypeUnit:        decode[unitWire],
+	TypeEffect:      decode[effectWire],
+	TypeSighting:    decode[sightingWire],
+	TypeFault:       decode[faultWire],
+	TypeTask:        decode[taskWire],
+	TypePremise:     decode[premiseWire],
+	TypeLeader:      decode[leaderWire],
+	TypeDeclaration: decode[declarationWire],
 }
 
 // eventTypes are the event types in the order messages list them.
 var eventTypes = []Type{TypeOperation, TypeBelief, TypeAction, TypeWrite, TypeCheckpoint, TypeUnit,
-	TypeEffect, TypeSighting, TypeFault, TypeTask, TypePremise, TypeLeader, TypeEnd}
+	TypeEffect, TypeSighting, TypeFault, TypeTask, TypePremise, TypeLeader, TypeDeclaration, TypeEnd}
 
 func typeList() string {
 	q := make([]string, len(eventTypes))

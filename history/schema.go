@@ -125,6 +125,13 @@ type Lease struct {
 	// period: it grants nothing until every lease it may have granted
 	// has expired.
 	RenewInterval, Margin, RequestTimeout, BackoffMax, TTLMin, TTLMax time.Duration
+	// DetectBound is declared by an implementation that uses its leases
+	// as a failure detector (node heartbeats, sessions, registrations):
+	// a member whose last accepted renewal was at r and that then stopped
+	// (crashed, paused, cut off from the lease store) is declared dead by
+	// r + DetectBound in true time (P8). Zero: not a failure detector, so
+	// P7 and P8 do not apply.
+	DetectBound time.Duration
 }
 
 // RunEnd is the last record of a history: what is known only once the

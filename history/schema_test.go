@@ -45,6 +45,8 @@ func everyEvent() []history.Event {
 		&history.PremiseRecord{Name: "failpoint-hit", Held: false, Detail: "the armed failpoint was never reached"},
 		&history.LeaderTerm{Server: "g", Members: []string{"g", "g2", "g3"}, Term: 2, Start: 5, End: 45,
 			Extension: 1000, CheckpointInterval: 2500, CheckPeriod: 100},
+		&history.Declaration{Detector: "nodelifecycle", Member: "node-1", Dead: true, At: 50, Grace: 40},
+		&history.Declaration{Detector: "nodelifecycle", Member: "node-1", Dead: false, At: 60},
 	}
 }
 
@@ -52,7 +54,7 @@ func fullHeader() history.Header {
 	return history.Header{Version: 1, Producer: "test", Spec: "lease-store", Determinism: history.Verified,
 		Scenario: "kleppmann-gc-pause", Seed: 42,
 		Lease: history.Lease{TTL: 10 * time.Second, RhoPPB: 1000, RenewInterval: 3, Margin: 4, RequestTimeout: 5,
-			BackoffMax: 6, TTLMin: 7, TTLMax: 8},
+			BackoffMax: 6, TTLMin: 7, TTLMax: 8, DetectBound: 9},
 		LeaseServers: []string{"g"}, FencedServers: []string{"r"}, Holders: []string{"h1", "h2"},
 		Resources: []string{"lock"}, Contended: []string{"lock"}, Start: 0, Heal: 40}
 }
@@ -141,7 +143,7 @@ func TestReaderRejects(t *testing.T) {
 		{"not an object", []string{header, `[1]`}, `h.jsonl:2:1: want an object, got an array`},
 		{"trailing data", []string{header, op + ` {}`}, `h.jsonl:2:95: invalid character '{' after top-level value`},
 		{"unknown type", []string{header, `{"type":"opertion"}`},
-			`h.jsonl:2: field "type": unknown record type "opertion" (want "operation", "belief", "action", "write", "checkpoint", "unit", "effect", "sighting", "fault", "task", "premise", "leader", "end")`},
+			`h.jsonl:2: field "type": unknown record type "opertion" (want "operation", "belief", "action", "write", "checkpoint", "unit", "effect", "sighting", "fault", "task", "premise", "leader", "declaration", "end")`},
 		{"type of the wrong type", []string{header, `{"type":7}`}, `h.jsonl:2: field "type": want a string, got a number`},
 		{"second header", []string{header, header}, `h.jsonl:2: field "type": a second header: only the first line is a header`},
 		{"unknown field", []string{header, `{"type":"action","holder":"h","resource":"r","token":1,"at_ns":1,"tokn":2}`},
@@ -193,6 +195,16 @@ func TestReaderRejects(t *testing.T) {
 			`h.jsonl:2: field "members": the leader "g" is not one of them`},
 		{"negative extension", []string{header, `{"type":"leader","server":"g","term":2,"start_ns":1,"end_ns":2,"extension_ns":-1}`},
 			`h.jsonl:2: field "extension_ns": must not be negative, got -1`},
+		{"declaration without dead", []string{header, `{"type":"declaration","detector":"c","member":"n","at_ns":1}`},
+			`h.jsonl:2: field "dead": missing`},
+		{"declaration about itself", []string{header, `{"type":"declaration","detector":"c","member":"c","dead":true,"at_ns":1}`},
+			`h.jsonl:2: field "member": the detector "c" declares about itself`},
+		{"declaration without member", []string{header, `{"type":"declaration","detector":"c","dead":true,"at_ns":1}`},
+			`h.jsonl:2: field "member": missing or empty`},
+		{"negative grace", []string{header, `{"type":"declaration","detector":"c","member":"n","dead":false,"at_ns":1,"grace_ns":-5}`},
+			`h.jsonl:2: field "grace_ns": must not be negative, got -5`},
+		{"negative detect bound", []string{strings.Replace(header, `"ttl_ns":10000000000`, `"ttl_ns":10000000000,"detect_bound_ns":-1`, 1), end},
+			`h.jsonl:1: field "lease.detect_bound_ns": must not be negative, got -1`},
 		{"cut short", []string{header, op}, `h.jsonl:2: the history stops without an "end" record: it was cut short`},
 		{"after the end", []string{header, end, op}, `h.jsonl:3: a record after the "end" record`},
 		{"end before an event", []string{header, `{"type":"fault","kind":"pause","start_ns":5,"end_ns":500}`, end},

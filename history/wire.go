@@ -35,6 +35,7 @@ type leaseWire struct {
 	BackoffMax     int64  `json:"backoff_max_ns,omitzero"`
 	TTLMin         int64  `json:"ttl_min_ns,omitzero"`
 	TTLMax         int64  `json:"ttl_max_ns,omitzero"`
+	DetectBound    int64  `json:"detect_bound_ns,omitzero"`
 }
 
 type endWire struct {

@@ -33,6 +33,8 @@ func ExampleExecute() {
 	// P4 liveness ok
 	// P5 handoff n/a
 	// P6 at-least-once n/a
+	// P7 accuracy n/a
+	// P8 completeness n/a
 	// premise story ok
 	// h1's write under token 1 was fenced
 	// replay: simrun run --scenario kleppmann-gc-pause --seed 1

@@ -39,6 +39,8 @@ func Example() {
 	// P4 ok
 	// P5 n/a
 	// P6 n/a
+	// P7 n/a
+	// P8 n/a
 	// premise ok
 }
 

@@ -102,7 +102,7 @@ func WriteHistory(w io.Writer, h *history.History, meta ...Meta) error {
 
 // Events returns h as the schema's records: the header, the events
 // (operations, beliefs, units, tasks, effects, sightings, faults,
-// premises, then the write and checkpoint records Derived from the
+// premises, leader terms, declarations, then the write and checkpoint records Derived from the
 // operations), and the end record. The events point into h, but for the
 // operations, which point into a copy of them (History.CopyOps).
 func Events(h *history.History, m Meta) (history.Header, []history.Event, history.RunEnd) {
@@ -125,7 +125,7 @@ func Events(h *history.History, m Meta) (history.Header, []history.Event, histor
 	}
 	ops := h.CopyOps()
 	events := make([]history.Event, 0, len(ops)+len(h.Beliefs)+len(h.Units)+len(h.Tasks)+len(h.Effects)+
-		len(h.Sightings)+len(h.Faults)+len(h.Premises)+len(h.Leaders))
+		len(h.Sightings)+len(h.Faults)+len(h.Premises)+len(h.Leaders)+len(h.Declarations))
 	events = appendEvents(events, ops)
 	events = appendEvents(events, h.Beliefs)
 	events = appendEvents(events, h.Units)
@@ -135,6 +135,7 @@ func Events(h *history.History, m Meta) (history.Header, []history.Event, histor
 	events = appendEvents(events, h.Faults)
 	events = appendEvents(events, h.Premises)
 	events = appendEvents(events, h.Leaders)
+	events = appendEvents(events, h.Declarations)
 	events = append(events, Derived(ops, head.FencedServers)...)
 	end := history.RunEnd{At: h.End, MaxDriftPPB: h.MaxDriftPPB, StoreSyncs: h.GrantorSyncs}
 	return head, events, end

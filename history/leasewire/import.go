@@ -200,6 +200,8 @@ func (b *builder) add(e history.Event, line int) error {
 		h.Premises = append(h.Premises, *e)
 	case *history.LeaderTerm:
 		h.Leaders = append(h.Leaders, *e)
+	case *history.Declaration:
+		h.Declarations = append(h.Declarations, *e)
 	default:
 		return b.errAt(line, "type", fmt.Errorf("record type %q is not read by leasesim's checkers", e.Type()))
 	}

@@ -4,6 +4,7 @@ go 1.26.0
 
 require (
 	github.com/stretchr/testify v1.12.1
+	k8s.io/component-helpers v0.37.2
 	k8s.io/klog/v2 v2.140.0
 )
 

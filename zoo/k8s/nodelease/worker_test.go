@@ -1,0 +1,18 @@
+package nodelease_test
+
+import (
+	"testing"
+
+	"github.com/leasesim/leasesim/scenarios"
+	"github.com/leasesim/leasesim/zoo/k8s/nodelease"
+)
+
+// TestLeasesimWorker is simrun's worker for k8s/nodelease: it skips
+// unless simrun runs it (../leasesim.json).
+func TestLeasesimWorker(t *testing.T) { scenarios.Worker(t, nodelease.Scenarios()) }
+
+// TestLeasesimWorkerNoGraceCheck is simrun's worker for
+// k8s/nodelease/no-grace-check.
+func TestLeasesimWorkerNoGraceCheck(t *testing.T) {
+	scenarios.Worker(t, nodelease.NoGraceCheckScenarios())
+}
