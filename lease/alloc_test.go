@@ -140,7 +140,7 @@ func newLeanCluster(t testing.TB) *leanCluster {
 	require.NoError(t, err)
 	k.h, err = lease.NewHolder(env("h1"), cfg, grantorAddr, resourceAddr)
 	require.NoError(t, err)
-	k.nodes = map[lease.Addr]lease.Node{grantorAddr: k.g, resourceAddr: k.r, "h1": k.h}
+	k.nodes = map[lease.Addr]lease.Node{grantorAddr: k.g.(lease.Node), resourceAddr: k.r.(lease.Node), "h1": k.h.(lease.Node)}
 	k.h.Acquire("lock", lease.AcquireOptions{})
 	k.settle()
 	var ok bool

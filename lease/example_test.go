@@ -34,7 +34,7 @@ func Example() {
 	w.Advance(time.Minute)
 	gr, ok := h.Valid("job")
 	fmt.Println("still valid after a minute:", ok, "token", gr.Token)
-	h.Checkpoint("job", []byte("unit=42"), func(err error) { fmt.Println("checkpoint:", err) })
+	h.(lease.Checkpointer).Checkpoint("job", []byte("unit=42"), func(err error) { fmt.Println("checkpoint:", err) })
 	w.Settle()
 
 	// Close, Lookup and Highest are what leasesim's own nodes offer beyond

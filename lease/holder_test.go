@@ -193,7 +193,7 @@ func TestHolderFencedStopsActing(t *testing.T) {
 	assert.ErrorIs(t, log.lost[0].err, lease.ErrFenced)
 
 	var cerr error
-	h.Checkpoint("r", []byte("s"), func(err error) { cerr = err })
+	h.(lease.Checkpointer).Checkpoint("r", []byte("s"), func(err error) { cerr = err })
 	assert.ErrorIs(t, cerr, lease.ErrLeaseExpired)
 }
 
@@ -338,7 +338,7 @@ func TestHolderCheckpointHandoff(t *testing.T) {
 	acquireLogged(h1, "r")
 	f.w.Settle()
 	var cerr = errors.New("not called")
-	h1.Checkpoint("r", []byte("progress=7"), func(err error) { cerr = err })
+	h1.(lease.Checkpointer).Checkpoint("r", []byte("progress=7"), func(err error) { cerr = err })
 	f.w.Settle()
 	require.NoError(t, cerr)
 	assert.Equal(t, 1, f.obs.count("h1", lease.EventCheckpoint))

@@ -6,7 +6,7 @@ import (
 	"time"
 )
 
-// Node is anything that receives messages.
+// Node is a node that receives leasesim's messages.
 type Node interface {
 	// Deliver hands the node a message from the node at from. It is called
 	// on the node's event loop.
@@ -14,18 +14,28 @@ type Node interface {
 }
 
 // Grantor is the lease store: it grants, renews, releases, revokes and
-// checkpoints leases in response to messages. An operator revokes a lease by
-// delivering a KindRevoke message. The harness needs nothing else of it; a
-// grantor that keeps its own messages implements AnyNode too.
-type Grantor interface {
-	Node
+// checkpoints leases in response to messages. It receives leasesim's
+// messages (Node), those of its own protocol (AnyNode), or both: an
+// implementation implements only what it speaks, and a harness refuses a
+// grantor that takes neither (Receives). An operator revokes leasesim's
+// lease by delivering a KindRevoke message.
+type Grantor interface{}
+
+// Receives reports whether node takes messages at all: it implements Node,
+// AnyNode or both.
+func Receives(node any) bool {
+	_, lm := node.(Node)
+	_, any := node.(AnyNode)
+	return lm || any
 }
 
 // Holder is a client session manager: it acquires and keeps leases, and acts
 // under their tokens. Callbacks run on the node's event loop, and a done
-// callback may run before the call that takes it returns.
+// callback may run before the call that takes it returns. Like a Grantor,
+// it receives leasesim's messages (Node), its own (AnyNode) or both; it
+// checkpoints (Checkpointer) and performs side effects (Effector) only
+// when its implementation declares those Capabilities.
 type Holder interface {
-	Node
 	// Acquire starts acquiring resource and keeps it (renewing, and
 	// re-acquiring after a loss) until Release. It does nothing if the
 	// resource is already being acquired or held.
@@ -43,23 +53,32 @@ type Holder interface {
 	// reuse it (every implementation in this module does: the core, its
 	// mutants and the zoo's).
 	Write(resource, key string, value []byte, done func(error))
+}
+
+// Checkpointer is a Holder that checkpoints: what Capabilities.Checkpoints
+// declares.
+type Checkpointer interface {
 	// Checkpoint stores state at the grantor under the lease's token. done
 	// receives nil, ErrLeaseExpired (not valid, nothing sent), ErrFenced
 	// (refused as stale) or ErrTimeout (no answer: the state may still be
 	// stored, and the harness then treats the outcome as unknown). Like
 	// Write, it does not keep state once it returns.
 	Checkpoint(resource string, state []byte, done func(error))
+}
+
+// Effector is a Holder that performs unfenced side effects: what
+// Capabilities.SideEffects declares.
+type Effector interface {
 	// SideEffect performs an unfenced external side effect named id (a
 	// webhook, an email): fire and forget, no token.
 	SideEffect(resource, id string)
 }
 
 // Resource is a fenced store: it accepts a write only if its token is at
-// least the highest it has accepted for that resource. The harness needs
-// nothing else of it.
-type Resource interface {
-	Node
-}
+// least the highest it has accepted for that resource. Like a Grantor, it
+// receives leasesim's messages (Node), its own (AnyNode) or both; the
+// harness needs nothing else of it.
+type Resource interface{}
 
 // LeaseLookup is offered by leasesim's own grantor beyond what the harness
 // calls: the lease it records for a resource, if it has not expired (a
@@ -182,13 +201,15 @@ func ParseMember(self Addr, n int) (grantor Addr, index int, ok bool) {
 // scenario that needs something missing is skipped, never failed for it.
 // The zero value supports nothing optional.
 type Capabilities struct {
-	// Checkpoints: Holder.Checkpoint stores state at the lease store under
-	// the token, and a new holder's Grant carries the latest state.
+	// Checkpoints: the holder is a Checkpointer, whose Checkpoint stores
+	// state at the lease store under the token, and a new holder's Grant
+	// carries the latest state.
 	Checkpoints bool
 	// Registrations: AcquireOptions.Keys are attached to the lease and
 	// vanish with it, and the lease store answers leasesim's list request.
 	Registrations bool
-	// SideEffects: Holder.SideEffect performs the unfenced effect.
+	// SideEffects: the holder is an Effector, whose SideEffect performs the
+	// unfenced effect.
 	SideEffects bool
 	// Failpoints are the Env.Failpoint names the implementation reaches.
 	Failpoints []string

@@ -53,9 +53,9 @@ func TestResourceReadAndDurability(t *testing.T) {
 func TestResourceCountsUnfencedEffects(t *testing.T) {
 	f := newFixture(t, testConfig())
 	h := f.holder("h1")
-	h.SideEffect("r", "email-42")
-	h.SideEffect("r", "email-42")
-	h.SideEffect("r", "email-43")
+	h.(lease.Effector).SideEffect("r", "email-42")
+	h.(lease.Effector).SideEffect("r", "email-42")
+	h.(lease.Effector).SideEffect("r", "email-43")
 	f.w.Settle()
 	assert.Equal(t, 2, f.r.Effects("r", "email-42"), "duplicates are counted, not rejected")
 	assert.Equal(t, 1, f.r.Effects("r", "email-43"))

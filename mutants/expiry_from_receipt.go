@@ -27,14 +27,14 @@ func expiryFromReceipt() lease.Impl {
 		if err != nil {
 			return nil, err
 		}
-		return receiptHolder{Holder: h, clock: env.Clock}, nil
+		return receiptHolder{ownHolder: h.(ownHolder), clock: env.Clock}, nil
 	}
 	return impl
 }
 
 // receiptHolder stamps grant and renewal replies with their receipt time.
 type receiptHolder struct {
-	lease.Holder
+	ownHolder
 	clock lease.Clock
 }
 
@@ -43,5 +43,5 @@ func (h receiptHolder) Deliver(from lease.Addr, m lease.Message) {
 	if m.Kind == lease.KindAcquireReply || m.Kind == lease.KindRenewReply {
 		m.SentAt = h.clock.Now()
 	}
-	h.Holder.Deliver(from, m)
+	h.ownHolder.Deliver(from, m)
 }

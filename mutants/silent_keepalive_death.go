@@ -45,7 +45,7 @@ func silentKeepaliveDeath() lease.Impl {
 		if err != nil {
 			return nil, err
 		}
-		k.Holder = h
+		k.ownHolder = h.(ownHolder)
 		return k, nil
 	}
 	return impl
@@ -53,7 +53,7 @@ func silentKeepaliveDeath() lease.Impl {
 
 // zombieHolder is a holder whose renewal loop died for some grants.
 type zombieHolder struct {
-	lease.Holder
+	ownHolder
 	clock    lease.Clock
 	net      lease.Transport
 	ttl      time.Duration
@@ -71,7 +71,7 @@ func (k *zombieHolder) send(to lease.Addr, m lease.Message) {
 	if token, ok := k.dead[m.Resource]; ok && token == m.Token {
 		fake := lease.Message{Kind: lease.KindRenewReply, ReqID: m.ReqID, Client: m.Client,
 			Resource: m.Resource, Token: m.Token, TTL: k.ttl, SentAt: m.SentAt}
-		k.clock.AfterFunc(0, func() { k.Holder.Deliver(to, fake) })
+		k.clock.AfterFunc(0, func() { k.ownHolder.Deliver(to, fake) })
 		return
 	}
 	k.renewing[m.Resource] = m.Token
@@ -87,5 +87,5 @@ func (k *zombieHolder) Deliver(from lease.Addr, m lease.Message) {
 		}
 		return
 	}
-	k.Holder.Deliver(from, m)
+	k.ownHolder.Deliver(from, m)
 }

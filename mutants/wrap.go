@@ -92,6 +92,16 @@ func (ic *interceptor) Send(to lease.Addr, m lease.Message) {
 	ic.net.Send(to, m)
 }
 
+// ownHolder is leasesim's own holder as a mutant wraps it: every method
+// the harness may call (lease.Holder is only what every implementation
+// must have).
+type ownHolder interface {
+	lease.Holder
+	lease.Node
+	lease.Checkpointer
+	lease.Effector
+}
+
 // deliver hands m, rewritten, to node, and watches the reply go out.
 func (ic *interceptor) deliver(node lease.Node, from lease.Addr, m lease.Message) {
 	if ic.handling != nil {
@@ -117,7 +127,7 @@ type interceptedGrantor struct {
 
 // Deliver passes m through the interceptor.
 func (g interceptedGrantor) Deliver(from lease.Addr, m lease.Message) {
-	g.ic.deliver(g.Grantor, from, m)
+	g.ic.deliver(g.Grantor.(lease.Node), from, m)
 }
 
 // Lookup is the wrapped grantor's (lease.LeaseLookup).
@@ -144,7 +154,7 @@ type interceptedResource struct {
 
 // Deliver passes m through the interceptor.
 func (r interceptedResource) Deliver(from lease.Addr, m lease.Message) {
-	r.ic.deliver(r.Resource, from, m)
+	r.ic.deliver(r.Resource.(lease.Node), from, m)
 }
 
 // Highest is the wrapped store's (lease.FenceLookup).

@@ -219,8 +219,9 @@ func (f nodeFailpoints) hit(name string, then func()) { f.n.FailpointVia(name, t
 
 // serve installs node's message handler: every delivered lease message goes
 // to the recorder, then to the lease node (behind an implementation
-// boundary when it is the implementation's: see guardImpl).
-func serve(n *sim.Node, rec *recorder, node lease.Node) {
+// boundary when it is the implementation's: see guardImpl); a message of
+// the implementation's own protocol goes to its lease.AnyNode.
+func serve(n *sim.Node, rec *recorder, node any) {
 	w := n.World()
 	handle := func(src *sim.Node, payload any) {
 		lm, ok := payload.(*lease.Message)
@@ -230,7 +231,7 @@ func serve(n *sim.Node, rec *recorder, node lease.Node) {
 		}
 		m := *lm
 		rec.delivered(src, n, m)
-		node.Deliver(lease.Addr(src.Name()), m)
+		deliverLease(node, lease.Addr(src.Name()), m)
 	}
 	n.Handle(func(from sim.NodeID, payload any) {
 		src := w.Node(from)

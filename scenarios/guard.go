@@ -149,26 +149,44 @@ type guardedImpl struct{ impl *lease.Impl }
 
 func (x guardedImpl) newGrantor(env lease.Env, cfg lease.Config) (lease.Grantor, error) {
 	node, err := x.impl.NewGrantor(env, cfg)
-	if node != nil {
-		node = guardedGrantor{&grantorRef{node}}
+	if node == nil || err != nil {
+		return node, err
 	}
-	return node, err
+	return guardedGrantor{&grantorRef{node}}, x.speaks("grantor", node)
 }
 
 func (x guardedImpl) newHolder(env lease.Env, cfg lease.Config, grantor, resource lease.Addr) (lease.Holder, error) {
 	node, err := x.impl.NewHolder(env, cfg, grantor, resource)
-	if node != nil {
-		node = guardedHolder{&holderRef{node}}
+	if node == nil || err != nil {
+		return node, err
 	}
-	return node, err
+	return guardedHolder{&holderRef{node}}, x.speaks("holder", node)
 }
 
 func (x guardedImpl) newResource(env lease.Env) (lease.Resource, error) {
 	node, err := x.impl.NewResource(env)
-	if node != nil {
-		node = guardedResource{&resourceRef{node}}
+	if node == nil || err != nil {
+		return node, err
 	}
-	return node, err
+	return guardedResource{&resourceRef{node}}, x.speaks("resource", node)
+}
+
+// speaks checks that a node the implementation built takes messages, and
+// that a holder has what the implementation's capabilities declare: an
+// implementation implements only what it speaks.
+func (x guardedImpl) speaks(role string, node any) error {
+	caps := x.impl.Capabilities
+	_, checkpoints := node.(lease.Checkpointer)
+	_, effects := node.(lease.Effector)
+	switch {
+	case !lease.Receives(node):
+		return fmt.Errorf("%s: its %s %T takes no messages (implement lease.Node, lease.AnyNode or both)", x.impl.Name, role, node)
+	case role == "holder" && caps.Checkpoints && !checkpoints:
+		return fmt.Errorf("%s declares checkpoints, but its holder %T has no Checkpoint (lease.Checkpointer)", x.impl.Name, node)
+	case role == "holder" && caps.SideEffects && !effects:
+		return fmt.Errorf("%s declares side effects, but its holder %T has no SideEffect (lease.Effector)", x.impl.Name, node)
+	}
+	return nil
 }
 
 // The guarded nodes put the implementation's nodes behind implementation
@@ -191,15 +209,27 @@ type (
 )
 
 func (x guardedGrantor) Deliver(from lease.Addr, m lease.Message) {
-	x.g.Deliver(from, m)
+	deliverLease(x.g, from, m)
 }
 
 func (x guardedResource) Deliver(from lease.Addr, m lease.Message) {
-	x.r.Deliver(from, m)
+	deliverLease(x.r, from, m)
 }
 
 func (x guardedHolder) Deliver(from lease.Addr, m lease.Message) {
-	x.h.Deliver(from, m)
+	deliverLease(x.h, from, m)
+}
+
+// deliverLease hands one of leasesim's messages to node, which must take
+// them (lease.Node): an implementation that speaks only its own protocol
+// and is sent one of leasesim's has a bug, and the run says so.
+func deliverLease(node any, from lease.Addr, m lease.Message) {
+	n, ok := node.(lease.Node)
+	if !ok {
+		panic(fmt.Sprintf("a leasesim %s from %s reached %T, which takes only its own messages (implement lease.Node)",
+			m.Kind, from, node))
+	}
+	n.Deliver(from, m)
 }
 
 func (x guardedHolder) Acquire(resource string, opts lease.AcquireOptions) {
@@ -263,11 +293,11 @@ func (x guardedHolder) write(resource, key string, value []byte, done guardedDon
 // checkpoint is Checkpoint with a completion callback already behind its
 // boundary.
 func (x guardedHolder) checkpoint(resource string, state []byte, done guardedDone) {
-	x.h.Checkpoint(resource, state, done)
+	x.h.(lease.Checkpointer).Checkpoint(resource, state, done)
 }
 
 func (x guardedHolder) SideEffect(resource, id string) {
-	x.h.SideEffect(resource, id)
+	x.h.(lease.Effector).SideEffect(resource, id)
 }
 
 // guardedDone is a harness completion callback behind a harness boundary.
@@ -303,7 +333,7 @@ func holderCheckpoint(h lease.Holder, resource string, state []byte, done guarde
 		g.checkpoint(resource, state, done)
 		return
 	}
-	h.Checkpoint(resource, state, done)
+	h.(lease.Checkpointer).Checkpoint(resource, state, done)
 }
 
 func (x guardedObserver) Observe(e lease.Event) {

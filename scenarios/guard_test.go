@@ -28,12 +28,19 @@ func panickingHolder() lease.Impl {
 	impl.Name = "test/panics"
 	impl.NewHolder = func(env lease.Env, cfg lease.Config, g, r lease.Addr) (lease.Holder, error) {
 		h, err := lease.NewHolder(env, cfg, g, r)
-		return deliverPanics{h}, err
+		return deliverPanics{h.(ownHolder)}, err
 	}
 	return impl
 }
 
-type deliverPanics struct{ lease.Holder }
+// ownHolder is leasesim's holder with everything it speaks.
+type ownHolder interface {
+	lease.Holder
+	lease.Checkpointer
+	lease.Effector
+}
+
+type deliverPanics struct{ ownHolder }
 
 func (deliverPanics) Deliver(lease.Addr, lease.Message) {
 	panic("scenarios: looks like the harness, is not")

@@ -95,13 +95,13 @@ func synctestWorkload(t *testing.T) int64 {
 	if err != nil {
 		t.Fatal(err)
 	}
-	gn.node = grantor
+	gn.node = grantor.(lease.Node)
 	sn, senv := newNode("store", 2)
 	store, err := lease.NewResource(senv)
 	if err != nil {
 		t.Fatal(err)
 	}
-	sn.node = store
+	sn.node = store.(lease.Node)
 	var writes atomic.Int64
 	for i := range workload.holders {
 		hn, henv := newNode(lease.Addr("h"+strconv.Itoa(i+1)), uint64(3+i))
@@ -109,7 +109,7 @@ func synctestWorkload(t *testing.T) int64 {
 		if err != nil {
 			t.Fatal(err)
 		}
-		hn.node = h
+		hn.node = h.(lease.Node)
 		c := &stContender{n: hn, h: h, writes: &writes}
 		hn.AfterFunc(time.Duration(i)*workload.load.Stagger, c.contend)
 	}

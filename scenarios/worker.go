@@ -113,7 +113,7 @@ func (wk *worker) step(r *taskRun) {
 func (wk *worker) unitDone(r *taskRun) {
 	index := r.next
 	wk.rec.unit(wk.n, r.spec.ID, index, r.token)
-	wk.h.SideEffect(r.spec.ID, unitEffectID(r.spec.ID, index))
+	wk.h.(lease.Effector).SideEffect(r.spec.ID, unitEffectID(r.spec.ID, index))
 	r.next = index + 1
 	if every := wk.cfg.CheckpointEveryUnits; every > 0 && r.next%every == 0 && r.next < r.spec.Units {
 		wk.checkpoint(r, false)

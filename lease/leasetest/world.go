@@ -70,7 +70,13 @@ func (w *World) Env(self lease.Addr, seed uint64) lease.Env {
 }
 
 // Register makes n receive the messages sent to self.
-func (w *World) Register(self lease.Addr, n lease.Node) { w.slot(self).node = n }
+func (w *World) Register(self lease.Addr, n any) {
+	node, ok := n.(lease.Node)
+	if !ok {
+		panic(fmt.Sprintf("leasetest: invariant node-takes-lease-messages: %T registered at %s is no lease.Node", n, self))
+	}
+	w.slot(self).node = node
+}
 
 // Store returns the durable store of the node at self.
 func (w *World) Store(self lease.Addr) *Store { return w.slot(self).store }

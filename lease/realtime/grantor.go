@@ -20,7 +20,7 @@ func StartGrantor(opts Options) (*Grantor, error) {
 	n, err := startNode(opts, func(impl lease.Impl, env lease.Env) (lease.Node, error) {
 		core, err := impl.NewGrantor(env, opts.Config)
 		g.core = core
-		return core, err
+		return speaksLease(core, err)
 	})
 	if err != nil {
 		return nil, err

@@ -30,7 +30,7 @@ func StartHolder(opts Options, grantor, resource lease.Addr) (*Holder, error) {
 	n, err := startNode(opts, func(impl lease.Impl, env lease.Env) (lease.Node, error) {
 		core, err := impl.NewHolder(env, opts.Config, grantor, resource)
 		h.core = core
-		return core, err
+		return speaksLease(core, err)
 	})
 	if err != nil {
 		return nil, err
@@ -150,12 +150,20 @@ func (h *Holder) Write(ctx context.Context, resource, key string, value []byte) 
 
 // Checkpoint stores state at the grantor under the lease's token.
 func (h *Holder) Checkpoint(ctx context.Context, resource string, state []byte) error {
-	return h.await(ctx, func(done func(error)) { h.core.Checkpoint(resource, state, done) })
+	c, ok := h.core.(lease.Checkpointer)
+	if !ok {
+		return fmt.Errorf("realtime: checkpoint: %w", errUnsupported("checkpoints", h.core))
+	}
+	return h.await(ctx, func(done func(error)) { c.Checkpoint(resource, state, done) })
 }
 
 // SideEffect performs an unfenced side effect named id at the resource.
 func (h *Holder) SideEffect(resource, id string) error {
-	return h.n.loop.do(context.Background(), func() { h.core.SideEffect(resource, id) })
+	e, ok := h.core.(lease.Effector)
+	if !ok {
+		return fmt.Errorf("realtime: side effect: %w", errUnsupported("side effects", h.core))
+	}
+	return h.n.loop.do(context.Background(), func() { e.SideEffect(resource, id) })
 }
 
 // Release stops believing in the lease on resource and releases it.

@@ -19,7 +19,7 @@ func StartResource(opts Options) (*Resource, error) {
 	n, err := startNode(opts, func(impl lease.Impl, env lease.Env) (lease.Node, error) {
 		core, err := impl.NewResource(env)
 		r.core = core
-		return core, err
+		return speaksLease(core, err)
 	})
 	if err != nil {
 		return nil, err

@@ -113,9 +113,6 @@ func newMember(env lease.Env, cfg lease.Config, o settings) (*member, error) {
 	return m, nil
 }
 
-// Deliver ignores leasesim's own messages: the store speaks its own.
-func (m *member) Deliver(lease.Addr, lease.Message) {}
-
 // DeliverAny takes raft messages from the other members and requests
 // from holders.
 func (m *member) DeliverAny(from lease.Addr, msg any) {

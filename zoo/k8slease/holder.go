@@ -2,7 +2,6 @@ package k8slease
 
 import (
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -252,13 +251,6 @@ func (h *holder) fenced(resource string, token uint64, err error) {
 		return
 	}
 	h.observe(lease.Event{Kind: lease.EventFenced, Resource: resource, Token: token, Err: err.Error()})
-}
-
-// Checkpoint is not supported: a Kubernetes Lease carries no state.
-func (h *holder) Checkpoint(resource string, _ []byte, done func(error)) {
-	if done != nil {
-		done(fmt.Errorf("k8slease: checkpoint %q: a Lease carries no state: %w", resource, errors.ErrUnsupported))
-	}
 }
 
 // SideEffect performs an unfenced effect at the store: fire and forget.

@@ -112,14 +112,6 @@ func (h *holder) Valid(resource string) (lease.Grant, bool) {
 	return s.Valid(h.env.Clock.Now(), h.t.ttl)
 }
 
-// Checkpoint is not supported: a Redis lock stores no state with the lock.
-// (An application would keep its progress in the fenced store.)
-func (h *holder) Checkpoint(resource string, _ []byte, done func(error)) {
-	if done != nil {
-		done(fmt.Errorf("checkpoint %q: checkpoints are not supported by a Redis lock: %w", resource, lease.ErrBadRequest))
-	}
-}
-
 // DeliverAny takes the server's replies.
 func (h *holder) DeliverAny(_ lease.Addr, m any) {
 	if r, ok := m.(Reply); ok {

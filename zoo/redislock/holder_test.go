@@ -265,11 +265,21 @@ func TestHolderWriteFailpoint(t *testing.T) {
 	assert.Equal(t, f.n.clock.now, out[0].m.(lease.Message).SentAt)
 }
 
+// TestHolderSpeaksOnlyWhatItSupports: the Redis lock implements only what
+// it speaks: its server takes only its own protocol (no lease.Node), its
+// holder does not checkpoint (no lease.Checkpointer: it declares no
+// checkpoints), and it refuses attached keys.
 func TestHolderUnsupported(t *testing.T) {
 	f := newFixture(t, bugs{})
+	var holder any = f.h
+	_, checkpoints := holder.(lease.Checkpointer)
+	assert.False(t, checkpoints, "the holder has no Checkpoint")
+	var srv any = &server{}
+	_, takesLease := srv.(lease.Node)
+	_, takesOwn := srv.(lease.AnyNode)
+	assert.False(t, takesLease, "the server has no Deliver(lease.Message)")
+	assert.True(t, takesOwn)
 	var err error
-	f.h.Checkpoint("r", []byte("s"), func(e error) { err = e })
-	assert.ErrorIs(t, err, lease.ErrBadRequest)
 	f.h.Acquire("s", lease.AcquireOptions{Keys: []lease.KV{{Key: "k"}},
 		OnLost: func(_ string, token uint64, e error) { err = e; assert.Zero(t, token) }})
 	assert.ErrorIs(t, err, lease.ErrBadRequest)

@@ -64,10 +64,6 @@ func anyTransport(env lease.Env) (lease.AnyTransport, error) {
 	return net, nil
 }
 
-// Deliver ignores leasesim's own messages: this server speaks only its
-// own protocol.
-func (s *server) Deliver(lease.Addr, lease.Message) {}
-
 // DeliverAny runs a Command and replies to its sender. A command whose
 // change cannot be made durable (AppendFsyncAlways) gets no reply; its
 // sender times out, as a Redis client does when the server dies mid-fsync.
