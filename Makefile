@@ -8,7 +8,7 @@ BENCHCOUNT ?= 6
 BIN       := bin/simrun
 # The Go modules under zoo/, each with its own go.mod (the core never imports them): make test and lint
 # vet and test each. zoo-modules fails when a zoo/*/go.mod is missing from this list.
-ZOO_MODULES := zoo/etcd zoo/k8s zoo/redsync
+ZOO_MODULES := zoo/consul zoo/etcd zoo/k8s zoo/redsync
 
 .PHONY: run test bench fuzz lint build clean tune-example etcd-stories zoo-modules
 
