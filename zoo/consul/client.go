@@ -17,8 +17,15 @@ import (
 // closing its idle connections at the end of a life. Like api.DefaultConfig
 // the client has no request timeout: a blocking query waits as long as the
 // server lets it, and a request stalled by a partition waits for the heal.
+//
+// Determinism: the transport keeps no idle connections (one connection per
+// request, DisableKeepAlives). net/http hands a finished connection back
+// to its pool from its read loop's goroutine, which wakes at the same
+// instant of the bubble's clock as the caller's next request: whether that
+// request reuses the connection or dials a new one would be the Go
+// runtime's choice, and Verify would see two runs diverge there.
 func NewClient(n *gohost.Node) (*api.Client, *http.Transport, error) {
-	tr := &http.Transport{DialContext: n.Dial, MaxIdleConnsPerHost: 4, DisableCompression: true}
+	tr := &http.Transport{DialContext: n.Dial, DisableKeepAlives: true, DisableCompression: true}
 	c, err := api.NewClient(&api.Config{Address: ServerNode + HTTPPort, Scheme: "http",
 		HttpClient: &http.Client{Transport: lifeTransport{n: n, next: tr}}})
 	if err != nil {

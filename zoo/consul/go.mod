@@ -7,6 +7,7 @@ replace github.com/leasesim/leasesim => ../..
 require (
 	github.com/hashicorp/consul/api v1.34.5
 	github.com/leasesim/leasesim v0.0.0
+	github.com/stretchr/testify v1.12.1
 )
 
 require (
@@ -28,7 +29,7 @@ require (
 	github.com/mattn/go-colorable v0.1.15 // indirect
 	github.com/mattn/go-isatty v0.0.22 // indirect
 	github.com/mitchellh/go-homedir v1.1.0 // indirect
-	github.com/stretchr/objx v0.5.3 // indirect
+	go.yaml.in/yaml/v3 v3.0.5 // indirect
 	golang.org/x/exp v0.0.0-20260218203240-3dfff04db8fa // indirect
 	golang.org/x/sys v0.49.0 // indirect
 )

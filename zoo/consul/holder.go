@@ -159,6 +159,13 @@ func (h *holder) locker() (locker, error) {
 	return locker{take: l.Lock, give: l.Unlock}, nil
 }
 
+// settle is how long a holder waits after Lock returns before its own
+// requests: api.Lock's monitor goroutine sends its first query at the
+// instant Lock returns, and two requests of one node at one instant of the
+// bubble's clock would dial in an order the Go runtime picks (connections
+// are numbered in the trace by dial order).
+const settle = time.Millisecond
+
 // forever is a belief's deadline: api.Lock's holder has none, it believes
 // until the lost channel closes.
 const forever = 24 * time.Hour
@@ -166,6 +173,11 @@ const forever = 24 * time.Hour
 // hold runs one tenure, from a successful Lock to the unlock.
 func (h *holder) hold(ctx context.Context, lost <-chan struct{}) {
 	n := h.n
+	// Lock started its monitor's blocking query at this very instant of the
+	// bubble's clock; the holder lets it dial first (see settle).
+	if !sleep(ctx, settle) {
+		return
+	}
 	token, ok := h.token(ctx)
 	if !ok {
 		return
