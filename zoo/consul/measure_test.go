@@ -13,9 +13,10 @@ import (
 	"github.com/leasesim/leasesim/history"
 )
 
-// TestMeasure runs every scenario over seeds 1..CONSUL_SEEDS (each seed
-// twice, Verify) and writes the tables of RESULTS.md to CONSUL_RESULTS
-// (or the test log). Skipped unless CONSUL_SEEDS is set:
+// TestMeasure runs every scenario (whose name starts with CONSUL_ONLY, if
+// set) over seeds 1..CONSUL_SEEDS (each seed twice, Verify) and writes the
+// tables of RESULTS.md to CONSUL_RESULTS (or the test log). Skipped unless
+// CONSUL_SEEDS is set:
 //
 //	CONSUL_SEEDS=200 CONSUL_RESULTS=/tmp/results.md go test -run TestMeasure -timeout 60m .
 func TestMeasure(t *testing.T) {
@@ -25,6 +26,9 @@ func TestMeasure(t *testing.T) {
 	}
 	var b strings.Builder
 	for _, sc := range Scenarios() {
+		if !strings.HasPrefix(sc.Name, os.Getenv("CONSUL_ONLY")) {
+			continue
+		}
 		counts := map[string]map[checker.Status]int{}
 		first := map[string]string{}
 		exceeded := map[string]int{} // unknowns that only say drift exceeded rho

@@ -93,6 +93,9 @@ func Scenarios() []gohost.Scenario {
 	for _, p := range []Primitive{UseLock, UseSemaphore} {
 		out = append(out, Herd(p))
 	}
+	for _, t := range []Token{NoToken, ModifyIndex} {
+		out = append(out, Contention(t))
+	}
 	return out
 }
 
@@ -310,4 +313,31 @@ func ServerCrashedWhileHeld() gohost.Premise {
 		}
 		return false, "consul never crashed while a holder believed"
 	}}
+}
+
+// Contention is three holders contending for the lock for four minutes
+// while a nemesis partitions, isolates, pauses and crashes holders and the
+// server (a server crash is a failover) and arms the before-write
+// failpoint with a pause, windows and pauses up to 60 s: past twice the
+// TTL and the lock-delay (45 s). P1 fails when a holder is cut off or
+// paused past that while another locks (hashicorp/consul#18271, and
+// Kleppmann's pause); without a token P2 fails wherever the lock changes
+// hands; with the ModifyIndex token and the fenced store P2 must hold.
+func Contention(t Token) gohost.Scenario {
+	nodes := []string{ServerNode, "h1", "h2", "h3"}
+	ttl := DefaultHolder.SessionTTL
+	return gohost.Scenario{
+		Name:  "consul-contention/" + t.String(),
+		Doc:   "three holders contend under partitions, pauses, crashes and failovers (" + t.String() + ")",
+		Story: "h1, h2 and h3 lock, write and unlock in turn for four minutes while a nemesis cuts, freezes and crashes them and the server.",
+		Config: func(uint64) gohost.Config {
+			return Setup{Holders: holders(3, 700*time.Millisecond), Token: t, Server: DefaultServer, Duration: 4 * time.Minute}.Config()
+		},
+		Nemesis: &faults.Nemesis{Targets: nodes, Partitionable: nodes,
+			Kinds:      []faults.Kind{faults.KindPartition, faults.KindIsolate, faults.KindPause, faults.KindCrash, faults.KindFailpoint},
+			Failpoints: []string{FailpointBeforeWrite}, FaultsPerMinute: 4, Phase: 150 * time.Second, PauseMax: 60 * time.Second,
+			WindowMax:  60 * time.Second,
+			Boundaries: []time.Duration{ttl, 2 * ttl, 2*ttl + DefaultLockDelay}},
+		Premises: []gohost.Premise{gohost.ChangedHands()},
+	}
 }

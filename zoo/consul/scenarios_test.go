@@ -1,6 +1,7 @@
 package consul
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -58,7 +59,12 @@ func TestStoriesVerdicts(t *testing.T) {
 		"consul-herd/lock-modify-index":  {ok, ok},
 		"consul-herd/semaphore-no-token": {ok, v},
 	}
-	scs := Scenarios()
+	var scs []gohost.Scenario
+	for _, sc := range Scenarios() {
+		if !strings.HasPrefix(sc.Name, "consul-contention/") { // its nemesis draws: TestContention
+			scs = append(scs, sc)
+		}
+	}
 	require.Len(t, scs, len(want), "every scenario has its expected verdicts here")
 	for _, sc := range scs {
 		w, found := want[sc.Name]
@@ -101,4 +107,24 @@ func TestShrinkAndReplay(t *testing.T) {
 	assert.Equal(t, s.Hash, again.Result.Hash)
 	assert.Equal(t, checker.Violated, again.Verdict("P1"))
 	assert.Equal(t, history.Verified, again.Result.Level.Determinism)
+}
+
+// Under the nemesis the ModifyIndex token and the fenced store keep P2;
+// without a token every hand-over breaks it. Seed 1 cuts a holder off
+// past 2×TTL and the lock-delay while another locks (P1, #18271).
+func TestContention(t *testing.T) {
+	var faulted int
+	for seed := uint64(1); seed <= 2; seed++ {
+		out := execute(t, Contention(ModifyIndex), seed)
+		assert.Equal(t, checker.OK, out.Verdict("P2"), "seed %d", seed)
+		if len(out.Schedule.Events) > 0 {
+			faulted++
+		}
+		if seed == 1 {
+			assert.Equal(t, checker.Violated, out.Verdict("P1"), "seed 1")
+		}
+		nt := execute(t, Contention(NoToken), seed)
+		assert.Equal(t, checker.Violated, nt.Verdict("P2"), "seed %d: without a token every holder writes under 0", seed)
+	}
+	assert.Equal(t, 2, faulted, "the nemesis drew faults")
 }
