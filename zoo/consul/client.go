@@ -23,9 +23,12 @@ import (
 // to its pool from its read loop's goroutine, which wakes at the same
 // instant of the bubble's clock as the caller's next request: whether that
 // request reuses the connection or dials a new one would be the Go
-// runtime's choice, and Verify would see two runs diverge there.
+// runtime's choice, and Verify would see two runs diverge there. Dials go
+// through a first-come, first-served queue (dialQueue), so that dials
+// that a pause held back leave in the order they were asked for.
 func NewClient(n *gohost.Node) (*api.Client, *http.Transport, error) {
-	tr := &http.Transport{DialContext: n.Dial, DisableKeepAlives: true, DisableCompression: true}
+	q := &dialQueue{dial: n.Dial}
+	tr := &http.Transport{DialContext: q.DialContext, DisableKeepAlives: true, DisableCompression: true}
 	c, err := api.NewClient(&api.Config{Address: ServerNode + HTTPPort, Scheme: "http",
 		HttpClient: &http.Client{Transport: lifeTransport{n: n, next: tr}}})
 	if err != nil {

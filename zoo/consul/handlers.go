@@ -255,7 +255,7 @@ func blocking(waitParam, indexParam string) (time.Duration, uint64, error) {
 	if waitParam != "" {
 		d, err := time.ParseDuration(waitParam)
 		if err != nil {
-			return 0, 0, fmt.Errorf("Invalid wait time: %w", err)
+			return 0, 0, fmt.Errorf("invalid wait time: %w", err)
 		}
 		wait = min(d, maxWait)
 	}
@@ -263,7 +263,7 @@ func blocking(waitParam, indexParam string) (time.Duration, uint64, error) {
 	if indexParam != "" {
 		var err error
 		if index, err = strconv.ParseUint(indexParam, 10, 64); err != nil {
-			return 0, 0, fmt.Errorf("Invalid index: %w", err)
+			return 0, 0, fmt.Errorf("invalid index: %w", err)
 		}
 	}
 	return wait, index, nil
@@ -337,7 +337,7 @@ func casParam(v string, present bool) (int64, error) {
 	}
 	n, err := strconv.ParseInt(v, 10, 64)
 	if err != nil || n < 0 {
-		return 0, fmt.Errorf("Invalid cas index %q", v)
+		return 0, fmt.Errorf("invalid cas index %q", v)
 	}
 	return n, nil
 }

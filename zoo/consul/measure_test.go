@@ -13,8 +13,8 @@ import (
 	"github.com/leasesim/leasesim/history"
 )
 
-// TestMeasure runs every scenario (whose name starts with CONSUL_ONLY, if
-// set) over seeds 1..CONSUL_SEEDS (each seed twice, Verify) and writes the
+// TestMeasure runs every scenario (whose name starts with one of the
+// comma-separated prefixes of CONSUL_ONLY, if set) over seeds 1..CONSUL_SEEDS (each seed twice, Verify) and writes the
 // tables of RESULTS.md to CONSUL_RESULTS (or the test log). Skipped unless
 // CONSUL_SEEDS is set:
 //
@@ -26,7 +26,7 @@ func TestMeasure(t *testing.T) {
 	}
 	var b strings.Builder
 	for _, sc := range Scenarios() {
-		if !strings.HasPrefix(sc.Name, os.Getenv("CONSUL_ONLY")) {
+		if !selected(sc.Name, os.Getenv("CONSUL_ONLY")) {
 			continue
 		}
 		counts := map[string]map[checker.Status]int{}
@@ -115,4 +115,18 @@ func sameWord(same bool) string {
 		return "the same as the shrink's"
 	}
 	return "DIFFERENT from the shrink's"
+}
+
+// selected reports whether name starts with one of the comma-separated
+// prefixes (every name when there are none).
+func selected(name, prefixes string) bool {
+	if prefixes == "" {
+		return true
+	}
+	for _, p := range strings.Split(prefixes, ",") {
+		if strings.HasPrefix(name, p) {
+			return true
+		}
+	}
+	return false
 }

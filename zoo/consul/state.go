@@ -154,10 +154,10 @@ func (s *state) createSession(name, behavior string, ttl, lockDelay time.Duratio
 	case behavior == "":
 		behavior = BehaviorRelease
 	case behavior != BehaviorRelease && behavior != BehaviorDelete:
-		return nil, fmt.Errorf("Invalid Behavior setting '%s'", behavior)
+		return nil, fmt.Errorf("invalid Behavior setting '%s'", behavior)
 	}
 	if ttl != 0 && (ttl < TTLMin || ttl > TTLMax) {
-		return nil, fmt.Errorf("Invalid Session TTL '%d', must be between [%v=%v]", ttl, TTLMin, TTLMax)
+		return nil, fmt.Errorf("invalid Session TTL '%d', must be between [%v=%v]", ttl, TTLMin, TTLMax)
 	}
 	if lockDelay > MaxLockDelay {
 		lockDelay = MaxLockDelay
