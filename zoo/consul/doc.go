@@ -115,12 +115,14 @@
 // # Determinism
 //
 // The server's session IDs and query jitter come from its Node.Rand; the
-// API client draws no randomness. Two choices keep the client's
-// goroutines off one another (see NewClient and settle): a connection per
-// request (net/http's idle pool hands a connection back from another
-// goroutine at the instant of the next request) and a 1 ms pause after
-// Lock returns before the holder's own requests (Lock's monitor sends its
-// first query at that instant). lifeTransport answers every request of a
+// API client draws no randomness. Three choices keep the client's
+// goroutines off one another (see NewClient, dialQueue and settle): a
+// connection per request (net/http's idle pool hands a connection back
+// from another goroutine at the instant of the next request), dials let
+// through one at a time in the order they were asked for (a paused node's
+// held-back dials all proceed at its resume), and a 1 ms pause after Lock
+// returns before the holder's own requests (Lock's monitor sends its first
+// query at that instant). lifeTransport answers every request of a
 // crashed or finished life at once with a non-retryable status, so that
 // RenewPeriodic and monitorLock, which retry network errors on their own
 // timers, end with the life instead of outliving it as leaks.
