@@ -31,8 +31,9 @@
 //   - The TTL is a lower bound. Consul's pull request #524 (which added
 //     session TTLs, after Chubby) says "Consul promises not to terminate a
 //     session before the TTL has expired, but is allowed to extend the
-//     expiration past it", and the session API reference says sessions
-//     "may not be reaped for up to double this TTL". The server invalidates
+//     expiration past it", and the session API reference (its TTL field)
+//     warns that a session may be reaped as late as twice its TTL after
+//     its last renewal. The server invalidates
 //     a session TTL×ServerOptions.TTLMultiplier after its last renewal on
 //     its own clock (gohost.Node.Clock): 2 by default, the
 //     SessionTTLMultiplier Consul's leader applies (agent/consul/

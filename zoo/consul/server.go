@@ -24,10 +24,10 @@ type ServerOptions struct {
 	// after a session's last renewal before it invalidates it: 0 means 2,
 	// Consul's (structs.SessionTTLMultiplier, applied by resetSessionTimer
 	// in agent/consul/session_ttl.go). Consul documents the TTL as a lower
-	// bound only ("Consul will not expire the session before the TTL is
-	// reached, but it is allowed to delay the expiration past it", the
-	// sessions overview; "the actual invalidation may take up to twice the
-	// TTL", the /v1/session/create reference), so any value ≥ 1 is Consul.
+	// bound only (Consul promises not to end a session before its TTL and
+	// may end it later: the pull request that added session TTLs, #524, and
+	// the /v1/session/create reference, which warns that a session may be
+	// reaped as late as twice its TTL), so any value ≥ 1 is Consul.
 	TTLMultiplier float64
 	// IgnoreLockDelay is a variant, not Consul: the server never refuses an
 	// acquire for a lock-delay (as if every session had LockDelay 0).
