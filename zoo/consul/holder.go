@@ -74,6 +74,10 @@ type HolderConfig struct {
 	Token Token
 	// Primitive is api.Lock or api.Semaphore.
 	Primitive Primitive
+	// Budget is a holder-side fix (budget.go), with api.Lock only: the
+	// holder renews its own session and believes only until a TTL after
+	// its last successful renewal was sent.
+	Budget bool
 }
 
 // DefaultHolder is api.Lock with its defaults (session TTL 15 s,
@@ -111,16 +115,7 @@ func Holder(cfg HolderConfig) func(ctx context.Context, n *gohost.Node) error {
 		}
 		for ctx.Err() == nil {
 			h.seq++
-			l, err := h.locker()
-			if err != nil {
-				return err
-			}
-			lost, err := l.take(ctx.Done())
-			if err == nil && lost != nil {
-				h.hold(ctx, lost)
-				_ = l.give() // its error is the client's business; the belief ended already
-				<-lost       // monitorLock returns once the key changes or a request fails
-			}
+			h.tenure(ctx)
 			sleep(ctx, cfg.Idle)
 		}
 		return nil
@@ -129,11 +124,44 @@ func Holder(cfg HolderConfig) func(ctx context.Context, n *gohost.Node) error {
 
 // holder is one life of a holder.
 type holder struct {
-	n     *gohost.Node
-	cfg   HolderConfig
-	c     *api.Client
-	store *gohost.StoreClient
-	seq   int // tenures, for the lock's value and the writes
+	n      *gohost.Node
+	cfg    HolderConfig
+	c      *api.Client
+	store  *gohost.StoreClient
+	seq    int     // tenures, for the lock's value and the writes
+	budget *budget // this tenure's, with Budget
+}
+
+// tenure locks, holds and unlocks once.
+func (h *holder) tenure(ctx context.Context) {
+	h.budget = nil
+	if h.cfg.Budget {
+		b, err := newBudget(ctx, h.n, h.c, h.cfg)
+		if err != nil {
+			return
+		}
+		h.budget = b
+		defer b.close(ctx)
+	}
+	l, err := h.locker()
+	if err != nil {
+		panic("consul: lock options: " + err.Error()) // the options are the holder's own
+	}
+	lost, err := l.take(ctx.Done())
+	if err != nil || lost == nil {
+		return
+	}
+	h.hold(ctx, lost)
+	_ = l.give() // its error is the client's business; the belief ended already
+	<-lost       // monitorLock returns once the key changes or a request fails
+}
+
+// endBelief ends the belief for reason (history.EndRelease: released).
+func (h *holder) endBelief(token uint64, reason history.EndReason) {
+	if h.budget != nil {
+		h.budget.end()
+	}
+	h.n.EndBelief(Resource, token, reason)
 }
 
 // value is the lock's value this tenure: it tells the holder's own key
@@ -151,8 +179,12 @@ func (h *holder) locker() (locker, error) {
 		}
 		return locker{take: s.Acquire, give: s.Release}, nil
 	}
-	l, err := h.c.LockOpts(&api.LockOptions{Key: Resource, Value: []byte(h.value()), SessionTTL: ttl,
-		LockDelay: h.cfg.LockDelay, MonitorRetries: h.cfg.MonitorRetries})
+	opts := &api.LockOptions{Key: Resource, Value: []byte(h.value()), SessionTTL: ttl,
+		LockDelay: h.cfg.LockDelay, MonitorRetries: h.cfg.MonitorRetries}
+	if h.budget != nil {
+		opts.Session = h.budget.id
+	}
+	l, err := h.c.LockOpts(opts)
 	if err != nil {
 		return locker{}, fmt.Errorf("lock: %w", err)
 	}
@@ -182,19 +214,27 @@ func (h *holder) hold(ctx context.Context, lost <-chan struct{}) {
 	if !ok {
 		return
 	}
-	n.Believe(Resource, token, n.Now().Add(forever))
+	if h.budget != nil {
+		h.budget.believe(token)
+	} else {
+		n.Believe(Resource, token, n.Now().Add(forever))
+	}
 	acquired := n.Now()
 	for {
 		select {
 		case <-lost:
-			n.EndBelief(Resource, token, history.EndLost)
+			h.endBelief(token, history.EndLost)
 			return
 		case <-ctx.Done():
 			return
 		default:
 		}
 		if n.Now().Sub(acquired) >= h.cfg.Hold {
-			n.Release(Resource, token)
+			h.endBelief(token, history.EndRelease)
+			return
+		}
+		if h.budget != nil && !h.budget.valid() {
+			h.endBelief(token, history.EndDeadline)
 			return
 		}
 		n.Failpoint(FailpointBeforeWrite) // between the check and the write
@@ -206,12 +246,12 @@ func (h *holder) hold(ctx context.Context, lost <-chan struct{}) {
 		err := h.store.Write(wctx, Resource, token, "data", fmt.Sprintf("%s-%d", h.value(), acquired.UnixNano()))
 		cancel()
 		if errors.Is(err, gohost.ErrFenced) {
-			n.EndBelief(Resource, token, history.EndFenced)
+			h.endBelief(token, history.EndFenced)
 			return
 		}
 		select {
 		case <-lost:
-			n.EndBelief(Resource, token, history.EndLost)
+			h.endBelief(token, history.EndLost)
 			return
 		case <-ctx.Done():
 			return

@@ -78,7 +78,7 @@ func Scenarios() []gohost.Scenario {
 	var out []gohost.Scenario
 	for _, c := range []CutOffConfig{{Token: NoToken}, {Token: ModifyIndex}, {Token: LockIndex},
 		{Token: ModifyIndex, TTL: 10 * time.Second}, {Token: ModifyIndex, TTL: 30 * time.Second},
-		{Token: NoToken, Primitive: UseSemaphore}} {
+		{Token: NoToken, Primitive: UseSemaphore}, {Token: ModifyIndex, Budget: true}} {
 		out = append(out, CutOff(c))
 	}
 	for _, v := range []DelayVariant{DelayHonoured, DelayIgnored, DelayShort, EarlyInvalidation} {
@@ -104,6 +104,8 @@ type CutOffConfig struct {
 	Token     Token
 	TTL       time.Duration // 0: api.Lock's default, 15 s
 	Primitive Primitive
+	// Budget is the holder-side fix (HolderConfig.Budget).
+	Budget bool
 }
 
 // name is the configuration's part of the scenario name.
@@ -114,6 +116,9 @@ func (c CutOffConfig) name() string {
 	}
 	if c.Primitive == UseSemaphore {
 		n = "semaphore-" + n
+	}
+	if c.Budget {
+		n += "-budget"
 	}
 	return n
 }
@@ -126,14 +131,17 @@ func (c CutOffConfig) name() string {
 // hears nothing until the heal, so h1 believes throughout: P1 is violated
 // in every configuration. Without a token P2 is violated too; with the
 // key's ModifyIndex or LockIndex as token the store refuses h1's stale
-// writes (queued during the cut, delivered at the heal).
+// writes (queued during the cut, delivered at the heal). With the
+// holder-side fix (Budget) h1 stops believing a TTL after its last
+// successful renewal was sent, before the server can invalidate the
+// session: P1 holds.
 func CutOff(c CutOffConfig) gohost.Scenario {
 	hs := holders(2, time.Second)
 	for i := range hs {
 		if c.TTL != 0 {
 			hs[i].SessionTTL = c.TTL
 		}
-		hs[i].Primitive = c.Primitive
+		hs[i].Primitive, hs[i].Budget = c.Primitive, c.Budget
 		hs[i].Hold = time.Hour // h1 keeps the lock it believes it holds
 	}
 	return gohost.Scenario{

@@ -43,6 +43,8 @@ func TestStoriesVerdicts(t *testing.T) {
 		"consul-cutoff/modify-index-ttl-10s": {v, ok},
 		"consul-cutoff/modify-index-ttl-30s": {v, ok},
 		"consul-cutoff/semaphore-no-token":   {v, v},
+		// the holder-side fix: h1's belief ends a TTL after its last renewal.
+		"consul-cutoff/modify-index-budget": {ok, ok},
 		// the lock-delay outlasts the cut: h1 learns before h2 can lock.
 		"consul-lock-delay/honoured": {ok, ok},
 		// variants and a user's 1 ms lock-delay: h2 locks while h1 believes.
