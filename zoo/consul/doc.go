@@ -85,6 +85,13 @@
 // lock's key right after Lock (the belief then starts at that read) and
 // write under its ModifyIndex or LockIndex to the fenced store.
 //
+// HolderConfig.Budget is a holder-side fix for hashicorp/consul#18271 (as
+// hashicorp/terraform#15557 manages the session in Terraform's Consul
+// backend; budget.go): the holder creates its session, hands it to
+// api.Lock (LockOptions.Session), renews it itself with each renewal
+// bounded by half the TTL, and believes only until a TTL after it sent its
+// last successful renewal, before the server may invalidate the session.
+//
 // # Properties
 //
 // P1 (exclusivity) is what the stories are about. api.Lock's session
@@ -93,7 +100,7 @@
 // (hashicorp/consul#18271), so a holder cut off from the server past its
 // TTL keeps believing until the cut heals while another client locks: P1
 // is violated in the correct configurations of the cut-off and GC-pause
-// stories, for that reason. P2 (fencing) fails without a token wherever
+// stories, for that reason (and holds in the cut-off story with Budget). P2 (fencing) fails without a token wherever
 // the lock changes hands; with the ModifyIndex or LockIndex token and the
 // fenced store it holds. P4 judges the lock (HistoryConfig.Contended)
 // with B = TTL×multiplier (HoldPPB) + the lock-delay, api.Lock's 5 s
