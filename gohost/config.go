@@ -82,8 +82,8 @@ type HistoryConfig struct {
 // before it reports a stall.
 const DefaultWatchdog = 10 * time.Second
 
-// nodeNames returns the nodes' names, in order: what schedules name.
-func (cfg *Config) nodeNames() []string {
+// NodeNames returns the nodes' names, in order: what schedules name.
+func (cfg *Config) NodeNames() []string {
 	names := make([]string, len(cfg.Nodes))
 	for i, n := range cfg.Nodes {
 		names[i] = n.Name
@@ -122,7 +122,7 @@ func (cfg *Config) validate() error {
 	if cfg.Schedule.Version == 0 {
 		cfg.Schedule.Version = faults.Version
 	}
-	if err := cfg.Schedule.Validate(cfg.nodeNames()); err != nil {
+	if err := cfg.Schedule.Validate(cfg.NodeNames()); err != nil {
 		return fmt.Errorf("gohost: schedule: %w", err)
 	}
 	return nil

@@ -102,11 +102,19 @@
 // a watchdog outside the bubble (Config.Watchdog, real time) reports it,
 // naming the node and its stack.
 //
+// # Stories
+//
+// gohost is a host, not a test API: a story about goroutine code is a
+// scenarios.Scenario whose Goroutines field builds this package's Config
+// for a seed, and scenarios.Execute, scenarios.Run, scenarios.ShrinkSeed,
+// its premises and simrun treat it as they treat a story on the event
+// host. Package examples/ttllock shows one.
+//
 // # Limits of this first slice
 //
 // synctest.Test needs a *testing.T, so Run works from go test only: simrun
 // cannot run it in-process: it runs a zoo module's test binary as worker
-// processes (Worker). A goroutine that outlives the run keeps the bubble from
+// processes (scenarios.Worker). A goroutine that outlives the run keeps the bubble from
 // ending: synctest panics ("deadlock: main bubble goroutine has exited but
 // blocked goroutines remain"); Run recovers that panic, reports it with
 // the leaks, and the goroutines stay parked in the abandoned bubble.

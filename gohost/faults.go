@@ -69,7 +69,7 @@ func (h *host) apply(e faults.Event) {
 		h.restart(h.byName[e.Node])
 	case faults.KindFailpoint:
 		h.byName[e.Node].armed[e.Failpoint] = e
-		h.openWindow(history.FaultFailpointArm, e.Node, fmt.Sprintf("%q %s", e.Failpoint, e.Action), true)
+		h.openWindow(history.FaultFailpointArm, e.Node, history.FailpointDetail(e.Failpoint, string(e.Action)), true)
 	case faults.KindDrift, faults.KindStep:
 		h.applyClock(e)
 	default:

@@ -70,6 +70,7 @@ func TestRealClockDiverges(t *testing.T) {
 	require.True(t, res.Level.Diverged(), "reading the real clock must show: %s", res.Level)
 	assert.Contains(t, res.Level.String(), "diverged at event")
 	assert.Contains(t, res.Level.First, "deliver cli -> srv")
+	assert.Contains(t, res.Level.Likely, "the same step produced a different value", "the diagnosis")
 	require.Error(t, res.Err())
 	assert.Contains(t, res.Err().Error(), "determinism: diverged at event")
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/leasesim/leasesim/faults"
+	"github.com/leasesim/leasesim/history"
 )
 
 // ErrCrashed is the error a crashed node's connections, listeners and
@@ -119,7 +120,7 @@ func (n *Node) Failpoint(name string) {
 	}
 	delete(n.ns.armed, name)
 	h.note(Event{Kind: "failpoint-hit", Node: n.Name(), Detail: fmt.Sprintf("%q %s", name, ev.Action)}, nil)
-	h.openWindow("failpoint-hit", n.Name(), fmt.Sprintf("%q %s", name, ev.Action), true)
+	h.openWindow(history.FaultFailpointHit, n.Name(), history.FailpointDetail(name, string(ev.Action)), true)
 	switch ev.Action {
 	case faults.ActionCrash:
 		h.later(h.now(), n.Name(), func() { h.crash(n.ns, "failpoint "+name) })

@@ -142,11 +142,18 @@ func (n *Node) EndBelief(resource string, token uint64, reason history.EndReason
 	h.rec.end(k, ob, history.Time(h.now()), reason)
 }
 
-// Act records that the node acted under resource's token now (sent a
-// write, an effect): an action stretches the belief it was taken under to
-// the action, as the event host does, so that P1 sees a holder that acts
-// after its deadline as believing then. An action under a token the node
-// was never seen to believe is a belief of one instant, inferred.
+// Act records that the node decided, now, to act under resource's token
+// (a write, an effect). The rule is the same on every host: an action
+// counts at the decision, the moment the code committed to it on the
+// strength of its lease (the event host's recorder records a holder's
+// write when the holder decides on it, before its before-write failpoint).
+// Call Act there, before any point where the code may stall between
+// deciding and doing (a failpoint, a blocking call): a pause in between
+// is the Kleppmann hazard, which fencing (P2) must catch, not a belief
+// (P1). An action stretches the belief it was taken under to the action,
+// so P1 sees a holder that decides after its deadline as believing then.
+// An action under a token the node was never seen to believe is a belief
+// of one instant, inferred.
 func (n *Node) Act(resource string, token uint64) {
 	h := n.h
 	h.mu.Lock()

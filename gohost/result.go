@@ -72,6 +72,10 @@ type Level struct {
 	// First and Second are the events at DivergedAt in each run ("end of
 	// trace" when one run's trace is shorter).
 	First, Second string
+	// Likely names the divergence's likely source: events of one instant
+	// in the other order, the same step with another value, or another
+	// timing, and the process-global randomness the run left unseeded.
+	Likely string
 }
 
 // Diverged reports whether two runs of the seed gave different traces.
@@ -82,7 +86,8 @@ func (l Level) Diverged() bool { return l.DivergedAt >= 0 }
 func (l Level) String() string {
 	switch {
 	case l.Diverged():
-		return fmt.Sprintf("diverged at event %d (first run: %s; second run: %s)", l.DivergedAt, l.First, l.Second)
+		return fmt.Sprintf("diverged at event %d (first run: %s; second run: %s); likely: %s", l.DivergedAt, l.First,
+			l.Second, l.Likely)
 	case l.Determinism == history.Verified:
 		return string(history.Verified)
 	}

@@ -41,6 +41,7 @@ func Run(t *testing.T, cfg Config, seed uint64) Result {
 	if i := firstDifference(res.Events, again.Events); i >= 0 {
 		res.Level.DivergedAt = i
 		res.Level.First, res.Level.Second = eventAt(res.Events, i), eventAt(again.Events, i)
+		res.Level.Likely = diagnose(&cfg, res.Events, again.Events, i)
 	} else {
 		res.Level.Determinism = history.Verified
 	}

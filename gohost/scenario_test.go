@@ -19,42 +19,43 @@ import (
 	"github.com/leasesim/leasesim/faults"
 	"github.com/leasesim/leasesim/gohost"
 	"github.com/leasesim/leasesim/history"
+	"github.com/leasesim/leasesim/scenarios"
 	"github.com/leasesim/leasesim/sim"
 )
 
 // brokenScenario is the lock service with a client that ignores its
 // deadline, cut off while it holds the lock, and a nemesis that adds
 // pauses and partitions on top.
-func brokenScenario() gohost.Scenario {
+func brokenScenario() scenarios.Scenario {
 	c := defaultClient
 	broken := c
 	broken.broken, broken.hold = true, 15*time.Second
 	clients := map[string]clientConfig{"c1": broken, "c2": withStart(c, 300*time.Millisecond)}
-	return gohost.Scenario{
+	return scenarios.Scenario{
 		Name: "broken-client",
 		Doc:  "a client that ignores its deadline is cut off while it holds the lock",
-		Config: func(uint64) gohost.Config {
+		Goroutines: func(uint64) gohost.Config {
 			return lockConfig(20*time.Second, partitionSchedule, clients, "c1", "c2")
 		},
 		Nemesis: &faults.Nemesis{Targets: []string{"c2"}, Partitionable: []string{"c2", "store"},
 			Kinds: []faults.Kind{faults.KindPause, faults.KindPartition}, FaultsPerMinute: 40, Phase: 11 * time.Second,
 			PauseMax: time.Second, Boundaries: []time.Duration{2 * time.Second}},
-		Premises: []gohost.Premise{
-			gohost.FaultWhileBelieving("c1 was cut off while it held the lock", []string{history.FaultIsolate}, "c1"),
-			gohost.ChangedHands(),
+		Premises: []scenarios.Premise{
+			scenarios.FaultWhileHolding("c1 was cut off while it held the lock", 0, []string{"c1"}, history.FaultIsolate),
+			scenarios.ChangedHands(),
 		},
 	}
 }
 
 func TestExecuteJudgesAndChecksPremises(t *testing.T) {
-	out := gohost.Execute(t, brokenScenario(), 8, gohost.Options{Verify: true})
-	require.NoError(t, out.Result.Err())
-	assert.Equal(t, history.Verified, out.Result.Level.Determinism)
+	out := executeOrFail(t, brokenScenario(), 8, scenarios.Options{T: t, Verify: true})
+	require.NoError(t, out.Goroutine.Err())
+	assert.Equal(t, history.Verified, out.Goroutine.Level.Determinism)
 	assert.Equal(t, checker.Violated, out.Verdict("P1"))
 	assert.Equal(t, checker.OK, out.Verdict("premise"))
 	assert.Greater(t, len(out.Schedule.Events), len(partitionSchedule.Events), "the nemesis drew faults: %s", out.Schedule)
 	assert.True(t, out.Failed())
-	for _, p := range out.Premises() {
+	for _, p := range out.History.Premises {
 		assert.True(t, p.Held, "%s: %s", p.Name, p.Detail)
 	}
 }
@@ -62,33 +63,32 @@ func TestExecuteJudgesAndChecksPremises(t *testing.T) {
 func TestPremiseNotHeldMakesTheRunUnknown(t *testing.T) {
 	sc := brokenScenario()
 	sc.Nemesis = nil
-	sc.Premises = []gohost.Premise{gohost.FaultWhileBelieving("c2 was paused while it held the lock",
-		[]string{history.FaultPause}, "c2"), gohost.FailpointHit("c1", "before-write")}
-	out := gohost.Execute(t, sc, 3, gohost.Options{})
+	sc.Premises = []scenarios.Premise{scenarios.FaultWhileHolding("c2 was paused while it held the lock", 0, []string{"c2"}, history.FaultPause), scenarios.FailpointHit("c1", "before-write")}
+	out := executeOrFail(t, sc, 3, scenarios.Options{T: t})
 	assert.Equal(t, checker.Unknown, out.Verdict("premise"))
-	for _, p := range out.Premises() {
+	for _, p := range out.History.Premises {
 		assert.False(t, p.Held, p.Name)
 	}
 }
 
 func TestShrinkKeepsTheViolationWithFewerFaults(t *testing.T) {
 	sc := brokenScenario()
-	s, err := gohost.Shrink(t, sc, 8, 100)
+	s, err := scenarios.ShrinkSeed(sc, 8, scenarios.Options{T: t}, 100)
 	require.NoError(t, err)
 	assert.Equal(t, "P1", s.Target.Property)
 	assert.LessOrEqual(t, len(s.Schedule.Events), 3, "shrunk: %s", s.Schedule)
 	assert.Less(t, len(s.Schedule.Events), len(s.Original.Events), "original: %s", s.Original)
 	// The shrunk schedule replays to the same hash and still fails.
-	again := gohost.Execute(t, sc, 8, gohost.Options{Schedule: &s.Schedule})
-	assert.Equal(t, s.Hash, again.Result.Hash)
+	again := executeOrFail(t, sc, 8, scenarios.Options{T: t, Schedule: &s.Schedule})
+	assert.Equal(t, s.Hash, again.Goroutine.Hash)
 	assert.Equal(t, checker.Violated, again.Verdict("P1"))
 
-	sc.Config = func(uint64) gohost.Config {
+	sc.Goroutines = func(uint64) gohost.Config {
 		return lockConfig(5*time.Second, faults.Schedule{}, map[string]clientConfig{"c1": defaultClient}, "c1")
 	}
 	sc.Nemesis = nil
-	_, err = gohost.Shrink(t, sc, 3, 10)
-	assert.ErrorIs(t, err, gohost.ErrNothingToShrink)
+	_, err = scenarios.ShrinkSeed(sc, 3, scenarios.Options{T: t}, 10)
+	assert.ErrorIs(t, err, scenarios.ErrNothingToShrink)
 }
 
 // writer writes to the store under each token in order, one per 100 ms,

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/leasesim/leasesim/faults"
+	"github.com/leasesim/leasesim/history"
 )
 
 // Event-triggered failpoints on the simulated network. A schedule arms
@@ -83,6 +84,6 @@ func (h *host) reach(ns *nodeState, name string) (faults.Event, bool) {
 	delete(ns.armed, name)
 	detail := fmt.Sprintf("%q %s", name, ev.Action)
 	h.event(Event{Kind: "failpoint-hit", Node: ns.spec.Name, Detail: detail})
-	h.openWindow("failpoint-hit", ns.spec.Name, detail, true)
+	h.openWindow(history.FaultFailpointHit, ns.spec.Name, history.FailpointDetail(name, string(ev.Action)), true)
 	return ev, true
 }

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strings"
-	"testing"
 
 	"github.com/leasesim/leasesim/checker"
 	"github.com/leasesim/leasesim/faults"
@@ -152,121 +150,6 @@ type JobError struct {
 	Seed    uint64 `json:"seed,omitempty"`
 }
 
-// Worker is the body of a zoo module's worker test:
-//
-//	func TestLeasesimWorker(t *testing.T) { gohost.Worker(t, k8s.Scenarios()) }
-//
-// Unless WorkerEnv names a job file, it skips the test: it runs only as
-// simrun's worker process. It runs the job's seeds one at a time, each in
-// a subtest of its own ("seed=N"), and writes a Record per outcome to the
-// job's Out file as soon as it has it. A job it cannot do is an Error
-// record, not a failed test; t fails only when the records cannot be
-// written.
-func Worker(t *testing.T, scenarios []Scenario) {
-	path := os.Getenv(WorkerEnv)
-	if path == "" {
-		t.Skip("runs only as simrun's worker process (" + WorkerEnv + " names its job)")
-	}
-	job, jobErr := ReadJob(path)
-	if job.Out == "" {
-		t.Fatalf("gohost worker: %v", jobErr)
-	}
-	f, err := os.Create(job.Out)
-	if err != nil {
-		t.Fatalf("gohost worker: %v", err)
-	}
-	w := &recordWriter{f: f}
-	defer func() {
-		if err := errors.Join(w.err, f.Close()); err != nil {
-			t.Fatalf("gohost worker: writing %s: %v", job.Out, err)
-		}
-	}()
-	if jobErr != nil {
-		w.fail(ErrKindBadJob, jobErr.Error())
-		return
-	}
-	if job.Kind == JobList {
-		for _, sc := range scenarios {
-			w.write(Record{Scenario: describe(sc)})
-		}
-		return
-	}
-	sc, ok := findScenario(scenarios, job.Scenario)
-	if !ok {
-		w.fail(ErrKindUnknownScenario, fmt.Sprintf("unknown scenario %q (known: %s)", job.Scenario, scenarioNames(scenarios)))
-		return
-	}
-	if job.Schedule != nil {
-		if err := job.Schedule.Validate(describe(sc).Nodes); err != nil {
-			w.fail(ErrKindBadSchedule, fmt.Sprintf("%v (nodes: %s)", err, strings.Join(describe(sc).Nodes, ", ")))
-			return
-		}
-	}
-	if job.Kind == JobShrink {
-		shrinkJob(t, sc, job, w)
-		return
-	}
-	for _, seed := range job.Seeds {
-		var rec *OutcomeRecord
-		ok := t.Run(fmt.Sprintf("seed=%d", seed), func(t *testing.T) {
-			out := Execute(t, sc, seed, Options{Schedule: job.Schedule, Verify: job.Verify})
-			r := NewOutcomeRecord(out)
-			rec = &r
-		})
-		if !ok || rec == nil {
-			w.write(Record{Error: &JobError{Kind: ErrKindSeedFailed, Seed: seed,
-				Message: fmt.Sprintf("scenario %s seed %d: the worker's test failed (its output says why)", sc.Name, seed)}})
-			continue
-		}
-		w.write(Record{Outcome: rec})
-	}
-}
-
-// shrinkJob shrinks the job's one seed and writes the Shrunk record.
-func shrinkJob(t *testing.T, sc Scenario, job Job, w *recordWriter) {
-	seed := job.Seeds[0]
-	var s *Shrunk
-	var err error
-	ok := t.Run(fmt.Sprintf("seed=%d", seed), func(t *testing.T) { s, err = Shrink(t, sc, seed, job.MaxAttempts) })
-	switch {
-	case !ok:
-		w.write(Record{Error: &JobError{Kind: ErrKindSeedFailed, Seed: seed,
-			Message: fmt.Sprintf("scenario %s seed %d: the worker's test failed while shrinking (its output says why)", sc.Name, seed)}})
-	case errors.Is(err, ErrNothingToShrink):
-		w.write(Record{Error: &JobError{Kind: ErrKindNothingToShrink, Seed: seed, Message: err.Error()}})
-	case errors.Is(err, ErrNotReproducible):
-		w.write(Record{Error: &JobError{Kind: ErrKindNotReproducible, Seed: seed, Message: err.Error()}})
-	case err != nil:
-		w.write(Record{Error: &JobError{Kind: ErrKindSeedFailed, Seed: seed, Message: err.Error()}})
-	default:
-		w.write(Record{Shrunk: &ShrunkRecord{Scenario: sc.Name, Seed: seed, Target: verdict(s.Target),
-			Original: s.Original, Schedule: s.Schedule, Hash: HashString(s.Hash),
-			Attempts: s.Stats.Attempts, Exhausted: s.Stats.Exhausted}})
-	}
-}
-
-// recordWriter writes records, one a line, keeping the first error.
-type recordWriter struct {
-	f   *os.File
-	err error
-}
-
-func (w *recordWriter) write(r Record) {
-	if w.err != nil {
-		return
-	}
-	r.SchemaVersion = WorkerSchema
-	b, err := json.Marshal(r)
-	if err == nil {
-		_, err = w.f.Write(append(b, '\n'))
-	}
-	w.err = err
-}
-
-func (w *recordWriter) fail(kind, msg string) {
-	w.write(Record{Error: &JobError{Kind: kind, Message: msg}})
-}
-
 // ReadJob reads and checks a job file strictly. It returns what it could
 // read even with an error, so that a worker knows where to say what was
 // wrong.
@@ -335,25 +218,6 @@ func ReadRecord(line []byte) (Record, error) {
 	return r, nil
 }
 
-// NewOutcomeRecord turns an outcome into plain data.
-func NewOutcomeRecord(o *Outcome) OutcomeRecord {
-	res := o.Result
-	rec := OutcomeRecord{Scenario: o.Scenario, Seed: o.Seed, Hash: HashString(res.Hash),
-		Determinism: determinism(res.Level), Level: res.Level.String(), Schedule: o.Schedule,
-		Verdicts: []Verdict{}, Premises: []PremiseInfo{}, Leaks: []string{},
-		Problems: append([]string{}, res.Problems...), NotApplied: append([]string{}, res.NotApplied...)}
-	for _, c := range o.Checks {
-		rec.Verdicts = append(rec.Verdicts, verdict(c))
-	}
-	for _, p := range o.Premises() {
-		rec.Premises = append(rec.Premises, PremiseInfo{Name: p.Name, Held: p.Held, Detail: p.Detail})
-	}
-	for _, l := range res.Leaks {
-		rec.Leaks = append(rec.Leaks, l.String())
-	}
-	return rec
-}
-
 // The determinism words of an OutcomeRecord.
 const (
 	DeterminismVerified   = string(history.Verified)
@@ -361,7 +225,13 @@ const (
 	DeterminismUnverified = "unverified"
 )
 
-func determinism(l Level) string {
+// HashString writes a trace hash as 16 hex digits, as the event host's
+// TraceHashString does.
+func HashString(h uint64) string { return fmt.Sprintf("%016x", h) }
+
+// DeterminismWord is an OutcomeRecord's determinism word for a level:
+// verified, diverged or unverified.
+func DeterminismWord(l Level) string {
 	switch {
 	case l.Diverged():
 		return DeterminismDiverged
@@ -369,39 +239,4 @@ func determinism(l Level) string {
 		return DeterminismVerified
 	}
 	return DeterminismUnverified
-}
-
-func verdict(c checker.Result) Verdict {
-	return Verdict{Property: c.Property, Name: c.Name, Status: c.Status, Summary: c.Summary,
-		AssumptionExceeded: c.AssumptionOnly()}
-}
-
-// HashString writes a trace hash as 16 hex digits, as the event host's
-// TraceHashString does.
-func HashString(h uint64) string { return fmt.Sprintf("%016x", h) }
-
-// describe lists a scenario's name, docs and nodes (from seed 0's config).
-func describe(sc Scenario) *ScenarioInfo {
-	info := &ScenarioInfo{Name: sc.Name, Doc: sc.Doc, Story: sc.Story, Nodes: []string{}}
-	for _, n := range sc.Config(0).Nodes {
-		info.Nodes = append(info.Nodes, n.Name)
-	}
-	return info
-}
-
-func findScenario(scenarios []Scenario, name string) (Scenario, bool) {
-	for _, sc := range scenarios {
-		if sc.Name == name {
-			return sc, true
-		}
-	}
-	return Scenario{}, false
-}
-
-func scenarioNames(scenarios []Scenario) string {
-	names := make([]string, len(scenarios))
-	for i, sc := range scenarios {
-		names[i] = sc.Name
-	}
-	return strings.Join(names, ", ")
 }

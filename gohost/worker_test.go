@@ -14,11 +14,12 @@ import (
 	"github.com/leasesim/leasesim/checker"
 	"github.com/leasesim/leasesim/faults"
 	"github.com/leasesim/leasesim/gohost"
+	"github.com/leasesim/leasesim/scenarios"
 )
 
 // runJob writes job to a file, runs Worker on it in a subtest as a worker
 // process would, and returns the records it wrote.
-func runJob(t *testing.T, scenarios []gohost.Scenario, job gohost.Job) []gohost.Record {
+func runJob(t *testing.T, scs []scenarios.Scenario, job gohost.Job) []gohost.Record {
 	t.Helper()
 	dir := t.TempDir()
 	job.SchemaVersion, job.Out = gohost.WorkerSchema, filepath.Join(dir, "out.jsonl")
@@ -27,7 +28,7 @@ func runJob(t *testing.T, scenarios []gohost.Scenario, job gohost.Job) []gohost.
 	path := filepath.Join(dir, "job.json")
 	require.NoError(t, os.WriteFile(path, data, 0o644))
 	t.Setenv(gohost.WorkerEnv, path)
-	t.Run("worker", func(t *testing.T) { gohost.Worker(t, scenarios) })
+	t.Run("worker", func(t *testing.T) { scenarios.Worker(t, scs) })
 	return readRecords(t, job.Out)
 }
 
@@ -53,26 +54,26 @@ func TestWorkerSkipsWithoutAJob(t *testing.T) {
 	var sub *testing.T
 	t.Run("worker", func(t *testing.T) {
 		sub = t
-		gohost.Worker(t, []gohost.Scenario{brokenScenario()})
+		scenarios.Worker(t, []scenarios.Scenario{brokenScenario()})
 	})
 	assert.True(t, sub.Skipped(), "an ordinary go test run skips the worker test")
 }
 
 func TestWorkerListsRunsAndVerifies(t *testing.T) {
 	sc := brokenScenario()
-	list := runJob(t, []gohost.Scenario{sc}, gohost.Job{Kind: gohost.JobList})
+	list := runJob(t, []scenarios.Scenario{sc}, gohost.Job{Kind: gohost.JobList})
 	require.Len(t, list, 1)
 	assert.Equal(t, "broken-client", list[0].Scenario.Name)
 	assert.Equal(t, []string{"lock", "store", "c1", "c2"}, list[0].Scenario.Nodes)
 
-	recs := runJob(t, []gohost.Scenario{sc}, gohost.Job{Kind: gohost.JobRun, Scenario: sc.Name, Seeds: []uint64{8, 3}, Verify: true})
+	recs := runJob(t, []scenarios.Scenario{sc}, gohost.Job{Kind: gohost.JobRun, Scenario: sc.Name, Seeds: []uint64{8, 3}, Verify: true})
 	require.Len(t, recs, 2)
 	for i, seed := range []uint64{8, 3} {
 		o := recs[i].Outcome
 		require.NotNil(t, o, "record %d: %+v", i, recs[i].Error)
-		direct := gohost.Execute(t, sc, seed, gohost.Options{})
+		direct := executeOrFail(t, sc, seed, scenarios.Options{T: t})
 		assert.Equal(t, seed, o.Seed)
-		assert.Equal(t, gohost.HashString(direct.Result.Hash), o.Hash, "the worker runs what Execute runs")
+		assert.Equal(t, gohost.HashString(direct.Goroutine.Hash), o.Hash, "the worker runs what Execute runs")
 		assert.Equal(t, gohost.DeterminismVerified, o.Determinism)
 		assert.Len(t, o.Verdicts, len(direct.Checks))
 		assert.Len(t, o.Premises, 2)
@@ -83,14 +84,14 @@ func TestWorkerListsRunsAndVerifies(t *testing.T) {
 
 func TestWorkerShrinksAndSaysWhatItCannotDo(t *testing.T) {
 	sc := brokenScenario()
-	recs := runJob(t, []gohost.Scenario{sc}, gohost.Job{Kind: gohost.JobShrink, Scenario: sc.Name, Seeds: []uint64{8}, MaxAttempts: 100})
+	recs := runJob(t, []scenarios.Scenario{sc}, gohost.Job{Kind: gohost.JobShrink, Scenario: sc.Name, Seeds: []uint64{8}, MaxAttempts: 100})
 	require.Len(t, recs, 1)
 	s := recs[0].Shrunk
 	require.NotNil(t, s, "%+v", recs[0].Error)
 	assert.Equal(t, "P1", s.Target.Property)
 	assert.LessOrEqual(t, len(s.Schedule.Events), 3, "shrunk: %s", s.Schedule)
-	again := gohost.Execute(t, sc, 8, gohost.Options{Schedule: &s.Schedule})
-	assert.Equal(t, s.Hash, gohost.HashString(again.Result.Hash), "the shrunk schedule replays to its hash")
+	again := executeOrFail(t, sc, 8, scenarios.Options{T: t, Schedule: &s.Schedule})
+	assert.Equal(t, s.Hash, gohost.HashString(again.Goroutine.Hash), "the shrunk schedule replays to its hash")
 
 	bad := faults.Schedule{Version: faults.Version, Events: []faults.Event{{At: time.Second, Kind: faults.KindCrash, Node: "nobody"}}}
 	for _, tt := range []struct {
@@ -104,7 +105,7 @@ func TestWorkerShrinksAndSaysWhatItCannotDo(t *testing.T) {
 		{"unknown kind", gohost.Job{Kind: "dance"}, gohost.ErrKindBadJob},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			recs := runJob(t, []gohost.Scenario{sc}, tt.job)
+			recs := runJob(t, []scenarios.Scenario{sc}, tt.job)
 			require.Len(t, recs, 1)
 			require.NotNil(t, recs[0].Error)
 			assert.Equal(t, tt.kind, recs[0].Error.Kind, recs[0].Error.Message)

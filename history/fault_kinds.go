@@ -1,5 +1,10 @@
 package history
 
+import (
+	"slices"
+	"strings"
+)
+
 // The fault kinds leasesim's harness records in a FaultWindow's Kind (the
 // names of the kernel's fault kinds). A producer may name others; the
 // checkers cite every window as evidence and read these kinds where a
@@ -45,4 +50,37 @@ func (f *FaultWindow) Peer() string {
 		return ""
 	}
 	return f.Nodes[1]
+}
+
+// FailpointDetail is the Detail of a failpoint-arm or failpoint-hit window
+// on every host: the failpoint's name, a colon, and the action ("before-write:
+// pause"). FaultWindow.Failpoint reads the name back.
+func FailpointDetail(name, action string) string { return name + ": " + action }
+
+// Failpoint returns the failpoint a failpoint-arm or failpoint-hit window
+// names (FailpointDetail), or "" for any other window.
+func (f *FaultWindow) Failpoint() string {
+	if f.Kind != FaultFailpointArm && f.Kind != FaultFailpointHit {
+		return ""
+	}
+	name, _, _ := strings.Cut(f.Detail, ": ")
+	return name
+}
+
+// Touches reports whether the fault involved node: it is one of Nodes, or,
+// for a partition, split or bridge, a member of one of the groups Detail
+// names ("[a b] | [c]").
+func (f *FaultWindow) Touches(node string) bool {
+	if slices.Contains(f.Nodes, node) {
+		return true
+	}
+	switch f.Kind {
+	case FaultPartition, FaultSplit, FaultBridge:
+		for _, g := range strings.Split(f.Detail, "|") {
+			if slices.Contains(strings.Fields(strings.Trim(strings.TrimSpace(g), "[]")), node) {
+				return true
+			}
+		}
+	}
+	return false
 }

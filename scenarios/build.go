@@ -127,7 +127,7 @@ func (b *builder) finish(h *history.History, plan faults.Schedule, res sim.Resul
 	}
 	b.queue.finishCompletion()
 	h.Contended = b.contended()
-	h.Premises = evaluatePremises(b.sc.Premises, premiseView{h: h, log: log, ttl: b.cfg.TTL})
+	h.Premises = EvaluatePremises(b.sc.Premises, h)
 }
 
 // kindCheckpoint is the payload kind of a checkpoint request.

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/leasesim/leasesim/faults"
+	"github.com/leasesim/leasesim/history"
 	"github.com/leasesim/leasesim/sim"
 )
 
@@ -42,7 +43,7 @@ func MessageChaos() Scenario {
 			FaultsPerMinute: 4,
 		},
 		Premises: []Premise{
-			FaultWhileHolding("a network fault hit a holder while it held the lease", 0, nil, sim.FaultLink, sim.FaultIsolate, sim.FaultPartitionOneWay),
+			FaultWhileHolding("a network fault hit a holder while it held the lease", 0, nil, history.FaultLink, history.FaultIsolate, history.FaultPartitionOneWay),
 		},
 		Duration: 2 * time.Minute,
 		HealAt:   90 * time.Second,

@@ -4,8 +4,8 @@ import (
 	"time"
 
 	"github.com/leasesim/leasesim/faults"
+	"github.com/leasesim/leasesim/history"
 	"github.com/leasesim/leasesim/lease"
-	"github.com/leasesim/leasesim/sim"
 )
 
 // driftRho is the wider drift bound of the clock scenarios: at 5% the
@@ -89,7 +89,7 @@ func ClockStep() Scenario {
 			StepMax:         3 * ttl,
 		},
 		Premises: []Premise{
-			FaultWhileLeaseLive("a wall clock was stepped while a lease was live", []sim.FaultKind{sim.FaultStep}),
+			FaultWhileLeaseLive("a wall clock was stepped while a lease was live", []string{history.FaultStep}),
 		},
 		Duration: 2 * time.Minute,
 		HealAt:   90 * time.Second,

@@ -4,8 +4,8 @@ import (
 	"time"
 
 	"github.com/leasesim/leasesim/faults"
+	"github.com/leasesim/leasesim/history"
 	"github.com/leasesim/leasesim/lease"
-	"github.com/leasesim/leasesim/sim"
 )
 
 // KleppmannGCPause is the story from Martin Kleppmann's "How to do
@@ -38,7 +38,7 @@ func KleppmannGCPause() Scenario {
 		}}},
 		Premises: []Premise{
 			FailpointHit("h1", lease.FailpointBeforeWrite),
-			FaultWhileHolding("h1 was paused longer than the TTL while it held the lock", ttl, []string{"h1"}, sim.FaultPause),
+			FaultWhileHolding("h1 was paused longer than the TTL while it held the lock", ttl, []string{"h1"}, history.FaultPause),
 		},
 		Duration: time.Minute,
 		HealAt:   30 * time.Second,

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/leasesim/leasesim/faults"
+	"github.com/leasesim/leasesim/history"
 	"github.com/leasesim/leasesim/sim"
 )
 
@@ -32,7 +33,7 @@ func PartitionHeal() Scenario {
 			FaultsPerMinute: 4,
 		},
 		Premises: []Premise{
-			FaultWhileHolding("the isolation cut h1 off while it held the lock", 0, []string{"h1"}, sim.FaultIsolate),
+			FaultWhileHolding("the isolation cut h1 off while it held the lock", 0, []string{"h1"}, history.FaultIsolate),
 		},
 		Duration: 2 * time.Minute,
 		HealAt:   90 * time.Second,
@@ -67,7 +68,7 @@ func AsymmetricPartition() Scenario {
 			FaultsPerMinute: 4,
 		},
 		Premises: []Premise{
-			FaultWhileHolding("the one-way partition cut h1 off from the grantor while it held the lock", 0, []string{"h1"}, sim.FaultPartitionOneWay),
+			FaultWhileHolding("the one-way partition cut h1 off from the grantor while it held the lock", 0, []string{"h1"}, history.FaultPartitionOneWay),
 		},
 		Duration: 2 * time.Minute,
 		HealAt:   90 * time.Second,

@@ -7,43 +7,39 @@ import (
 	"time"
 
 	"github.com/leasesim/leasesim/history"
-	"github.com/leasesim/leasesim/sim"
 )
 
 // Premise is what a scenario's story needs to have happened for its
 // verdicts to mean anything: the armed failpoint was hit, the partition cut
 // a holder off while it held the lease, the pause outlasted the TTL. It is
-// checked on the outcome of every run. A run whose premise did not happen
-// is reported unknown with the reason (property "premise"), never ok: a
-// fencing check that passed because the stale write was never attempted
-// proves nothing.
+// a pure function of the run's history, so it means the same on every host:
+// the event host, goroutine code and real processes record the same
+// records (fault windows, beliefs, operations) and every premise reads only
+// them. A run whose premise did not happen is reported unknown with the
+// reason (property "premise"), never ok: a fencing check that passed
+// because the stale write was never attempted proves nothing.
 type Premise struct {
 	// Name says what must have happened, as a sentence.
 	Name string
-	// held reports whether it happened, and the evidence either way.
-	held func(v premiseView) (bool, string)
+	// Holds judges the finished history: whether it happened, and the
+	// evidence either way (when it happened, or why it did not).
+	Holds func(h *history.History) (bool, string)
 }
 
-// premiseView is what premises read: the finished history, the kernel's
-// fault log and the run's TTL.
-type premiseView struct {
-	h   *history.History
-	log []sim.FaultRecord
-	ttl time.Duration
-}
-
-// evaluatePremises checks each premise on a finished run.
-func evaluatePremises(ps []Premise, v premiseView) []history.PremiseRecord {
+// EvaluatePremises judges every premise on h, in order, as the records
+// checker.Premises reads.
+func EvaluatePremises(ps []Premise, h *history.History) []history.PremiseRecord {
 	out := make([]history.PremiseRecord, 0, len(ps))
 	for _, p := range ps {
-		held, detail := p.held(v)
+		held, detail := p.Holds(h)
 		out = append(out, history.PremiseRecord{Name: p.Name, Held: held, Detail: detail})
 	}
 	return out
 }
 
 // FailpointHit: the failpoint name, armed on node (on any node if node is
-// empty), fired there.
+// empty), fired there. Every host records a hit as a failpoint-hit fault
+// window naming the failpoint (history.FailpointDetail).
 func FailpointHit(node, name string) Premise {
 	where := node
 	if where == "" {
@@ -51,33 +47,34 @@ func FailpointHit(node, name string) Premise {
 	}
 	return Premise{
 		Name: fmt.Sprintf("the failpoint %s armed on %s was hit", name, where),
-		held: func(v premiseView) (bool, string) {
-			for _, f := range v.log {
-				if f.Kind == sim.FaultFailpointHit && (node == "" || f.Node == node) && strings.HasPrefix(f.Detail, name+":") {
-					return true, fmt.Sprintf("hit on %s at %v", f.Node, time.Duration(f.At))
+		Holds: func(h *history.History) (bool, string) {
+			for _, w := range h.Faults {
+				if w.Kind == history.FaultFailpointHit && (node == "" || w.Node() == node) && w.Failpoint() == name {
+					return true, fmt.Sprintf("hit on %s at %v", w.Node(), time.Duration(w.Start))
 				}
 			}
-			return false, fmt.Sprintf("%s never reached %s while it was armed: does the implementation call "+
-				"Env.Failpoint(%q)?", where, name, name)
+			return false, fmt.Sprintf("%s never reached %s while it was armed: does the implementation "+
+				"reach the failpoint %q?", where, name, name)
 		},
 	}
 }
 
-// FaultWhileHolding: a fault of one of kinds (any kind if none) acted on
-// one of nodes (any node if none) while that node believed it held a
-// lease, and, when atLeast > 0, lasted at least that long. Partitions count
-// for the node isolated or the peer cut off.
-func FaultWhileHolding(what string, atLeast time.Duration, nodes []string, kinds ...sim.FaultKind) Premise {
+// FaultWhileHolding: a fault of one of kinds (history fault kinds:
+// history.FaultPause, ...; any kind if none) involved one of nodes (any node
+// if none; history.FaultWindow.Touches: a partition involves every member
+// of its groups) while that node believed it held a lease, and, when
+// atLeast > 0, lasted at least that long.
+func FaultWhileHolding(what string, atLeast time.Duration, nodes []string, kinds ...string) Premise {
 	return Premise{
 		Name: what,
-		held: func(v premiseView) (bool, string) {
+		Holds: func(h *history.History) (bool, string) {
 			longest := time.Duration(-1)
-			for _, w := range v.h.Faults {
-				if len(kinds) > 0 && !kindIn(kinds, w.Kind) {
+			for _, w := range h.Faults {
+				if len(kinds) > 0 && !slices.Contains(kinds, w.Kind) {
 					continue
 				}
-				for _, node := range []string{w.Node(), w.Peer()} {
-					if node == "" || len(nodes) > 0 && !slices.Contains(nodes, node) || !believedDuring(v.h, node, w.Start, w.End) {
+				for _, node := range involved(h, &w) {
+					if len(nodes) > 0 && !slices.Contains(nodes, node) || !believedDuring(h, node, w.Start, w.End) {
 						continue
 					}
 					d := time.Duration(w.End - w.Start)
@@ -96,23 +93,36 @@ func FaultWhileHolding(what string, atLeast time.Duration, nodes []string, kinds
 	}
 }
 
-// ChangedHands: some resource was believed held by two different holders
-// over the run: the lease moved.
+// involved returns the holders a fault window touched, in the order the
+// history first names them.
+func involved(h *history.History, w *history.FaultWindow) []string {
+	var out []string
+	for _, b := range h.Beliefs {
+		if !slices.Contains(out, b.Holder) && w.Touches(b.Holder) {
+			out = append(out, b.Holder)
+		}
+	}
+	return out
+}
+
+// ChangedHands: some resource was believed held by two lives (two holders,
+// or one holder's two incarnations) over the run: the lease moved.
 func ChangedHands() Premise {
 	return Premise{
 		Name: "a lease changed hands",
-		held: func(v premiseView) (bool, string) {
-			first := make(map[string]string) // resource -> first holder; looked up, never iterated
-			for _, b := range v.h.Beliefs {
+		Holds: func(h *history.History) (bool, string) {
+			first := make(map[string]history.BeliefInterval) // resource -> first belief; looked up, never iterated
+			for _, b := range h.Beliefs {
 				f, seen := first[b.Resource]
 				switch {
 				case !seen:
-					first[b.Resource] = b.Holder
-				case f != b.Holder:
-					return true, fmt.Sprintf("%s passed from %s to %s", b.Resource, f, b.Holder)
+					first[b.Resource] = b
+				case f.Holder != b.Holder || f.Incarnation != b.Incarnation:
+					return true, fmt.Sprintf("%s passed from %s to %s at %v", b.Resource, f.Holder, b.Holder,
+						time.Duration(b.Start))
 				}
 			}
-			return false, "every resource stayed with the holder that first held it"
+			return false, "every resource stayed with the life that first held it"
 		},
 	}
 }
@@ -125,15 +135,15 @@ func DriftApplied(beyond bool) Premise {
 	}
 	return Premise{
 		Name: name,
-		held: func(v premiseView) (bool, string) {
-			rhoPPB := v.h.Lease.RhoPPB
+		Holds: func(h *history.History) (bool, string) {
+			rhoPPB := h.Lease.RhoPPB
 			switch {
-			case v.h.MaxDriftPPB == 0:
+			case h.MaxDriftPPB == 0:
 				return false, "no clock drifted"
-			case beyond && v.h.MaxDriftPPB <= rhoPPB:
-				return false, fmt.Sprintf("the largest drift, %d ppb, stayed within rho (%d ppb)", v.h.MaxDriftPPB, rhoPPB)
+			case beyond && h.MaxDriftPPB <= rhoPPB:
+				return false, fmt.Sprintf("the largest drift, %d ppb, stayed within rho (%d ppb)", h.MaxDriftPPB, rhoPPB)
 			}
-			return true, fmt.Sprintf("largest drift %d ppb (rho %d ppb)", v.h.MaxDriftPPB, rhoPPB)
+			return true, fmt.Sprintf("largest drift %d ppb (rho %d ppb)", h.MaxDriftPPB, rhoPPB)
 		},
 	}
 }
@@ -142,11 +152,11 @@ func DriftApplied(beyond bool) Premise {
 func Sighted() Premise {
 	return Premise{
 		Name: "a reader sighted a registration",
-		held: func(v premiseView) (bool, string) {
-			if len(v.h.Sightings) == 0 {
+		Holds: func(h *history.History) (bool, string) {
+			if len(h.Sightings) == 0 {
 				return false, "no reader ever listed a registration"
 			}
-			s := v.h.Sightings[0]
+			s := h.Sightings[0]
 			return true, fmt.Sprintf("%s saw %s at %v", s.Reader, s.Key, time.Duration(s.At))
 		},
 	}
@@ -163,19 +173,19 @@ func believedDuring(h *history.History, node string, from, to history.Time) bool
 	return false
 }
 
-// FaultWhileLeaseLive: a fault of one of kinds (any kind if none) began on
-// one of nodes (any node if none) while some holder believed it held a
-// lease: a lease store crashing with a live lease in its memory, a clock
-// stepped under a live lease.
-func FaultWhileLeaseLive(what string, kinds []sim.FaultKind, nodes ...string) Premise {
+// FaultWhileLeaseLive: a fault of one of kinds (history fault kinds; any
+// kind if none) began on one of nodes (any node if none) while some holder
+// believed it held a lease: a lease store crashing with a live lease in its
+// memory, a clock stepped under a live lease.
+func FaultWhileLeaseLive(what string, kinds []string, nodes ...string) Premise {
 	return Premise{
 		Name: what,
-		held: func(v premiseView) (bool, string) {
-			for _, w := range v.h.Faults {
-				if len(kinds) > 0 && !kindIn(kinds, w.Kind) || len(nodes) > 0 && !slices.Contains(nodes, w.Node()) {
+		Holds: func(h *history.History) (bool, string) {
+			for _, w := range h.Faults {
+				if len(kinds) > 0 && !slices.Contains(kinds, w.Kind) || len(nodes) > 0 && !slices.Contains(nodes, w.Node()) {
 					continue
 				}
-				for _, b := range v.h.Beliefs {
+				for _, b := range h.Beliefs {
 					if b.Start <= w.Start && (b.End >= w.Start || b.End == history.Never) {
 						return true, fmt.Sprintf("%s on %s at %v while %s held %s", w.Kind, w.Node(),
 							time.Duration(w.Start), b.Holder, b.Resource)
@@ -187,21 +197,16 @@ func FaultWhileLeaseLive(what string, kinds []sim.FaultKind, nodes ...string) Pr
 	}
 }
 
-// kindIn reports whether a fault window's kind, by name, is one of kinds.
-func kindIn(kinds []sim.FaultKind, name string) bool {
-	return slices.ContainsFunc(kinds, func(k sim.FaultKind) bool { return k.String() == name })
-}
-
 // AnyOf holds when at least one of ps holds: stories that may happen in
 // more than one way (a worker that froze past its TTL or crashed outright,
 // mid-task, hands its task over either way).
 func AnyOf(what string, ps ...Premise) Premise {
 	return Premise{
 		Name: what,
-		held: func(v premiseView) (bool, string) {
+		Holds: func(h *history.History) (bool, string) {
 			var why []string
 			for _, p := range ps {
-				held, detail := p.held(v)
+				held, detail := p.Holds(h)
 				if held {
 					return true, detail
 				}

@@ -46,6 +46,7 @@ func simrunLine(scenario, impl string, seed uint64, schedule string) string {
 type replayLines struct {
 	goTest string
 	simrun string // empty when the CLI cannot run it
+	shrink string // the go test line with shrinking on; empty when nothing was violated
 }
 
 // String writes the lines as a failure message ends.
@@ -55,11 +56,15 @@ func (l replayLines) String() string {
 	if l.simrun != "" {
 		b.WriteString("\n      or: " + l.simrun)
 	}
+	if l.shrink != "" {
+		b.WriteString("\n  shrink: " + l.shrink)
+	}
 	return b.String()
 }
 
 // linesFor returns the lines that re-run t, the test that ran out, from the
-// module root. schedule, when not empty, is the file (relative to the
+// module root, and, when out violated a property, the line that re-runs it
+// with shrinking on (ShrinkEnv). schedule, when not empty, is the file (relative to the
 // module root) of the fault schedule to run instead of the scenario's own.
 // cli says whether simrun knows out's scenario and implementation. When the
 // command line replaced the test's seeds, the go test line selects the seed
@@ -78,6 +83,10 @@ func linesFor(t testing.TB, out *Outcome, cli bool, schedule string) replayLines
 			env = append(env, repro.Assign(SeedsEnv, strconv.FormatUint(out.Seed, 10)))
 		}
 		l.goTest = strings.Join(append(env, repro.GoTest(t.Name(), pkg)), " ")
+		if len(out.Violated()) > 0 && !cmdline.shrink {
+			l.shrink = strings.Join(append([]string{repro.Assign(ShrinkEnv, "1")}, env...), " ") + " " +
+				repro.GoTest(t.Name(), pkg)
+		}
 	}
 	if cli {
 		l.simrun = simrunLine(out.Scenario, out.Impl, out.Seed, schedule)

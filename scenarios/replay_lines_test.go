@@ -11,6 +11,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/leasesim/leasesim/examples/ttllock"
 	"github.com/leasesim/leasesim/internal/repro"
 	"github.com/leasesim/leasesim/mutants"
 	"github.com/leasesim/leasesim/scenarios"
@@ -37,6 +38,9 @@ func TestReproDemo(t *testing.T) {
 	})
 	t.Run("builtin", func(t *testing.T) {
 		scenarios.Run(t, scenarios.KleppmannGCPause(), scenarios.Seeds(1, 2), scenarios.WithImpl(broken))
+	})
+	t.Run("goroutine", func(t *testing.T) { // goroutine code: a TTL lock whose store does not fence
+		scenarios.Run(t, ttllock.KleppmannUnfenced(), scenarios.Seeds(1, 2))
 	})
 }
 
@@ -66,6 +70,7 @@ func TestPrintedLinesRunAsPrinted(t *testing.T) {
 	first := run(t, root, append(env, scenarios.ShrinkEnv+"=1"), "go", "test", "-count=1", "-run", "^TestReproDemo$", "./scenarios")
 	require.Len(t, failedSeeds(first, "TestReproDemo/own"), 12, first)
 	require.Equal(t, []string{"1", "2"}, failedSeeds(first, "TestReproDemo/builtin"), first)
+	require.Equal(t, []string{"1", "2"}, failedSeeds(first, "TestReproDemo/goroutine"), first)
 	printed := replayLines(first)
 	for _, line := range printed {
 		if strings.Contains(line, "TestReproDemo$/^own$") || strings.Contains(line, "--impl mine") {
@@ -79,6 +84,7 @@ func TestPrintedLinesRunAsPrinted(t *testing.T) {
 		also             string
 	}{
 		{"own implementation", `go test -run '^TestReproDemo$/^own$/^seed=1$' ./scenarios`, "TestReproDemo/own", ""},
+		{"goroutine code", `go test -run '^TestReproDemo$/^goroutine$/^seed=2$' ./scenarios`, "TestReproDemo/goroutine", ""},
 		{"built-in, shrunk", `LEASESIM_SCHEDULE=` + schedule + ` go test -run '^TestReproDemo$/^builtin$/^seed=2$' ./scenarios`,
 			"TestReproDemo/builtin", "faults: the schedule in " + schedule},
 		{"simrun", `simrun run --scenario kleppmann-gc-pause --seed 2 --impl mutant/unfenced-resource`, "", "seed 2"},
@@ -95,6 +101,35 @@ func TestPrintedLinesRunAsPrinted(t *testing.T) {
 				assert.Equal(t, []string{seed}, failedSeeds(out, tc.test), "exactly the printed seed ran, and failed:\n%s", out)
 			}
 			assert.Contains(t, out, tc.also)
+		})
+	}
+}
+
+// A failing seed run without shrinking prints the line that shrinks it, on
+// either host, and that line runs as printed: it shrinks the seed's fault
+// schedule and prints the replay of the smaller one.
+func TestPrintedShrinkLineRunsAsPrinted(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go test in subprocesses")
+	}
+	root, err := repro.ModuleRoot()
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		shrunkDir := filepath.Join(root, "scenarios", filepath.FromSlash(scenarios.ShrunkDir))
+		_ = os.RemoveAll(filepath.Join(shrunkDir, "TestReproDemo"))
+		_ = os.Remove(shrunkDir)
+	})
+	env := append(cleanEnv(), demoEnv+"=1")
+	for _, sub := range []string{"builtin", "goroutine"} {
+		t.Run(sub, func(t *testing.T) {
+			out := run(t, root, env, "go", "test", "-count=1", "-run", "^TestReproDemo$/^"+sub+"$/^seed=1$", "./scenarios")
+			m := shrinkRE.FindStringSubmatch(out)
+			require.NotNil(t, m, "no shrink line in:\n%s", out)
+			want := scenarios.ShrinkEnv + `=1 go test -run '^TestReproDemo$/^` + sub + `$/^seed=1$' ./scenarios`
+			require.Equal(t, want, m[1])
+			shrunk := run(t, root, env, "sh", "-c", m[1])
+			assert.Contains(t, shrunk, "P2 fencing still violated", shrunk)
+			assert.Equal(t, []string{"1"}, failedSeeds(shrunk, "TestReproDemo/"+sub), shrunk)
 		})
 	}
 }
@@ -127,6 +162,7 @@ func run(t *testing.T, dir string, env []string, name string, args ...string) st
 
 var (
 	replayRE   = regexp.MustCompile(`(?m)(?:^|\s)(?:replay|or): (.+)$`)
+	shrinkRE   = regexp.MustCompile(`(?m)(?:^|\s)shrink: (.+)$`)
 	lineSeedRE = regexp.MustCompile(`\^seed=(\d+)\$`)
 	failRE     = regexp.MustCompile(`(?m)^\s*--- FAIL: (\S+)/seed=(\d+) `)
 )

@@ -8,7 +8,6 @@ import (
 	"github.com/leasesim/leasesim/faults"
 	"github.com/leasesim/leasesim/history"
 	"github.com/leasesim/leasesim/lease"
-	"github.com/leasesim/leasesim/sim"
 )
 
 // The scenarios of a replicated lease store (lease.Impl.Members > 1). Its
@@ -60,8 +59,8 @@ func (s Scenario) membersNeeded() (int, string) {
 func LeaderChanged() Premise {
 	return Premise{
 		Name: "leadership moved to another member",
-		held: func(v premiseView) (bool, string) {
-			for _, op := range v.h.AllOps() {
+		Holds: func(h *history.History) (bool, string) {
+			for _, op := range h.AllOps() {
 				if op.Server != "" && op.Server != GrantorNode && op.Server != StoreNode && op.Output.Err == "" &&
 					slices.Contains([]string{"grant_reply", "keepalive_reply", "create_reply"}, op.Output.Kind) {
 					return true, fmt.Sprintf("%s answered %s at %v", op.Server, op.Output.Kind, time.Duration(op.Processed))
@@ -90,7 +89,7 @@ func LeaderPartitionMinority() Scenario {
 			{At: 40*time.Second + 4*ttl, Kind: faults.KindHeal},
 		}},
 		Premises: []Premise{
-			FaultWhileLeaseLive("the leader lost a follower while a lease was live", []sim.FaultKind{sim.FaultPartition}),
+			FaultWhileLeaseLive("the leader lost a follower while a lease was live", []string{history.FaultPartition}),
 		},
 		Duration: 90 * time.Second,
 		HealAt:   70 * time.Second,
@@ -128,7 +127,7 @@ func LeaderPartitionMajority() Scenario {
 			Idle: 200 * time.Millisecond},
 		Faults: faults.Schedule{Events: evs},
 		Premises: []Premise{
-			FaultWhileLeaseLive("the leader was cut off while a lease was live", []sim.FaultKind{sim.FaultPartition}),
+			FaultWhileLeaseLive("the leader was cut off while a lease was live", []string{history.FaultPartition}),
 			LeaderChanged(),
 		},
 		Duration: 100 * time.Second,
@@ -154,7 +153,7 @@ func LeaderStall() Scenario {
 			{At: 60 * time.Second, Kind: faults.KindPause, Node: member(3), Duration: 2 * ttl},
 		}},
 		Premises: []Premise{
-			FaultWhileLeaseLive("the leader stalled while a lease was live", []sim.FaultKind{sim.FaultPause}, GrantorNode),
+			FaultWhileLeaseLive("the leader stalled while a lease was live", []string{history.FaultPause}, GrantorNode),
 			LeaderChanged(),
 		},
 		Duration: 90 * time.Second,
@@ -183,7 +182,7 @@ func RollingRestart() Scenario {
 		Lock:       replicatedLoad(),
 		Faults:     faults.Schedule{Events: evs},
 		Premises: []Premise{
-			FaultWhileLeaseLive("a member crashed while a lease was live", []sim.FaultKind{sim.FaultCrash}),
+			FaultWhileLeaseLive("a member crashed while a lease was live", []string{history.FaultCrash}),
 			LeaderChanged(),
 		},
 		Duration: 90 * time.Second,
@@ -321,10 +320,10 @@ const (
 func LeaderChangesWhileDeadLeaseLive(holder string, atLeast int) Premise {
 	return Premise{
 		Name: fmt.Sprintf("leadership moved %d times while %s's lease outlived it", atLeast, holder),
-		held: func(v premiseView) (bool, string) {
+		Holds: func(h *history.History) (bool, string) {
 			var died history.Time = -1
 			var resource string
-			for _, b := range v.h.Beliefs {
+			for _, b := range h.Beliefs {
 				if b.Holder == holder && b.Reason == history.EndCrash {
 					died, resource = b.End, b.Resource
 					break
@@ -333,14 +332,14 @@ func LeaderChangesWhileDeadLeaseLive(holder string, atLeast int) Premise {
 			if died < 0 {
 				return false, holder + " never crashed while it held a lease"
 			}
-			next := v.h.End
-			for _, b := range v.h.Beliefs {
+			next := h.End
+			for _, b := range h.Beliefs {
 				if b.Resource == resource && b.Holder != holder && b.Start > died && b.Start < next {
 					next = b.Start
 				}
 			}
 			n := 0
-			for _, l := range v.h.Leaders {
+			for _, l := range h.Leaders {
 				if l.Start > died && l.Start <= next {
 					n++
 				}

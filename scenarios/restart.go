@@ -4,8 +4,8 @@ import (
 	"time"
 
 	"github.com/leasesim/leasesim/faults"
+	"github.com/leasesim/leasesim/history"
 	"github.com/leasesim/leasesim/lease"
-	"github.com/leasesim/leasesim/sim"
 )
 
 // GrantorRestart crashes and restarts the lease store while leases and
@@ -29,7 +29,7 @@ func GrantorRestart() Scenario {
 		Faults:          grantorCrashes(2 * time.Second),
 		Nemesis:         grantorCrashNemesis(),
 		Premises: []Premise{
-			FaultWhileLeaseLive("the grantor crashed while a lease was live", []sim.FaultKind{sim.FaultCrash}, GrantorNode),
+			FaultWhileLeaseLive("the grantor crashed while a lease was live", []string{history.FaultCrash}, GrantorNode),
 		},
 		Duration: 2 * time.Minute,
 		HealAt:   90 * time.Second,
@@ -54,7 +54,7 @@ func LockServerRestart() Scenario {
 		Faults:     grantorCrashes(time.Second),
 		Nemesis:    grantorCrashNemesis(),
 		Premises: []Premise{
-			FaultWhileLeaseLive("the lock's server crashed while the lock was held", []sim.FaultKind{sim.FaultCrash}, GrantorNode),
+			FaultWhileLeaseLive("the lock's server crashed while the lock was held", []string{history.FaultCrash}, GrantorNode),
 		},
 		Duration: 2 * time.Minute,
 		HealAt:   90 * time.Second,
@@ -89,8 +89,8 @@ func WorkerCrashHandoff() Scenario {
 		Premises: []Premise{
 			FailpointHit("", lease.FailpointBeforeCheckpoint),
 			AnyOf("a worker froze past the TTL or crashed while it held a task",
-				FaultWhileHolding("a worker froze past the TTL", ttl, []string{"w1", "w2", "w3"}, sim.FaultPause),
-				FaultWhileHolding("a worker crashed", 0, []string{"w1", "w2", "w3"}, sim.FaultCrash)),
+				FaultWhileHolding("a worker froze past the TTL", ttl, []string{"w1", "w2", "w3"}, history.FaultPause),
+				FaultWhileHolding("a worker crashed", 0, []string{"w1", "w2", "w3"}, history.FaultCrash)),
 			ChangedHands(),
 		},
 		Duration: 2 * time.Minute,

@@ -7,10 +7,12 @@ import (
 	"slices"
 	"strings"
 	"sync/atomic"
+	"testing"
 	"time"
 
 	"github.com/leasesim/leasesim/checker"
 	"github.com/leasesim/leasesim/faults"
+	"github.com/leasesim/leasesim/gohost"
 	"github.com/leasesim/leasesim/history"
 	"github.com/leasesim/leasesim/history/leasewire"
 	"github.com/leasesim/leasesim/lease"
@@ -35,6 +37,13 @@ type Options struct {
 	Observer lease.Observer
 	// Check configures the checkers; Skip runs none.
 	Check checker.Options
+	// T is the test a goroutine-host scenario runs in (testing/synctest
+	// needs one); Run sets it. The event host ignores it.
+	T *testing.T
+	// Verify runs a goroutine-host seed twice and compares the traces: the
+	// outcome's determinism is then verified, or diverged at an event. The
+	// event host is exact by construction and ignores it.
+	Verify bool
 }
 
 // Outcome is one finished run: what ran, what happened, and the verdicts.
@@ -42,12 +51,18 @@ type Outcome struct {
 	Scenario string
 	Impl     string
 	Seed     uint64
+	// Host is the host that ran it: HostEvent or HostGoroutine.
+	Host string
 	// Adapted says how the scenario ran differently for this implementation
 	// than the catalogue describes it (Adaptations), if it did.
 	Adapted []string
 	// Sim is the kernel's result: time reached, events, trace hash, and why
-	// the run stopped early, if it did.
+	// the run stopped early, if it did (the event host).
 	Sim sim.Result
+	// Goroutine is the goroutine host's result: its trace and hash, the
+	// determinism level, leaked goroutines and problems (nil on the event
+	// host).
+	Goroutine *gohost.Result
 	// Schedule is the fault plan that was applied: the explicit faults plus
 	// the nemesis's draw, or Options.Schedule.
 	Schedule faults.Schedule
@@ -91,13 +106,51 @@ func (o *Outcome) Violated() []checker.Result {
 	return out
 }
 
-// Execute runs scenario sc with seed. An error means bad input (an invalid
+// Verdict returns the status of property ("P1" … "P6", "premise"), or ""
+// when it was not checked.
+func (o *Outcome) Verdict(property string) checker.Status {
+	for _, r := range o.Checks {
+		if r.Property == property {
+			return r.Status
+		}
+	}
+	return ""
+}
+
+// TraceHash is the run's trace hash, on either host.
+func (o *Outcome) TraceHash() uint64 {
+	if o.Goroutine != nil {
+		return o.Goroutine.Hash
+	}
+	return o.Sim.TraceHash
+}
+
+// Err reports what went wrong outside the properties: the event host's run
+// stopped at a limit; the goroutine host's run diverged, leaked a
+// goroutine, or had a problem (a node's error, a stall).
+func (o *Outcome) Err() error {
+	if o.Goroutine != nil {
+		return o.Goroutine.Err()
+	}
+	return o.Sim.Err
+}
+
+// Failed reports whether the run found something wrong: a property
+// violated, or Err.
+func (o *Outcome) Failed() bool { return len(o.Violated()) > 0 || o.Err() != nil }
+
+// Execute runs scenario sc with seed, on the host the scenario names: the
+// event host, or the goroutine host when sc.Goroutines is set (which needs
+// opts.T). An error means bad input (an invalid
 // scenario or schedule), an implementation that failed to boot, or a bug of
 // the harness itself: a *HarnessPanic, which is never the implementation's
 // fault (a CLI exits 3 for it). A panic of the implementation under test
 // is the implementation's: the run ends and Outcome.Checks reports it under
 // PanicProperty. A run that hits a limit reports it in Outcome.Sim.Err.
 func Execute(sc Scenario, seed uint64, opts Options) (out *Outcome, err error) {
+	if sc.Goroutines != nil {
+		return executeGoroutines(sc, seed, opts)
+	}
 	defer func() {
 		if r := recover(); r != nil {
 			out, err = nil, asHarnessPanic(markPanic(r))
@@ -159,13 +212,13 @@ func Execute(sc Scenario, seed uint64, opts Options) (out *Outcome, err error) {
 		// beyond rho, by the drift they had (P1 reports the assumption).
 		h.Spec = model.LessorDriftVariant(h.MaxDriftPPB)
 	}
-	out = &Outcome{Scenario: sc.Name, Impl: impl.Name, Seed: seed, Adapted: adapted, Sim: res, Schedule: plan,
+	out = &Outcome{Scenario: sc.Name, Impl: impl.Name, Seed: seed, Host: HostEvent, Adapted: adapted, Sim: res, Schedule: plan,
 		Faults: slices.Clip(w.Faults()), History: h} // the world ends here: its log needs no copy
 	if b.leaders != nil {
 		out.Unapplied = b.leaders.unapplied
 	}
 	// Coverage is part of checking: an unchecked run measures only the simulation.
-	j := checker.Judge(h, opts.Check)
+	j := checker.Judge(h, sc.checkOptions(opts.Check))
 	out.Checks, out.Metrics, out.Coverage = j.Checks, j.Metrics, j.Coverage
 	if crash != "" {
 		out.Checks = append(out.Checks, checker.Result{Property: PanicProperty, Name: "no panic", Status: checker.Violated,
@@ -273,6 +326,9 @@ func (sc Scenario) plan(w *sim.World, override *faults.Schedule, nodes []string)
 // leader is (faults.RoleLeader). Schedules against impl name these.
 func (sc Scenario) NodesFor(impl lease.Impl) []string {
 	nodes := sc.Nodes()
+	if sc.Goroutines != nil {
+		return nodes // the goroutine host's nodes are the scenario's own
+	}
 	for _, m := range lease.MemberAddrs(GrantorNode, impl.Members)[1:] {
 		nodes = append(nodes, string(m))
 	}

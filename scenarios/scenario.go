@@ -6,20 +6,40 @@ import (
 	"math/rand/v2"
 	"time"
 
+	"github.com/leasesim/leasesim/checker"
 	"github.com/leasesim/leasesim/faults"
+	"github.com/leasesim/leasesim/gohost"
 	"github.com/leasesim/leasesim/lease"
 	"github.com/leasesim/leasesim/sim"
 )
 
-// Scenario is one test story as a value: who runs, what they do, and what
-// goes wrong. Node names are fixed by role: "grantor" (the lease store),
-// "store" (the fenced resource), contending holders "h1".."hN", workers
-// "w1".."wN", service registrants "s1".."sN" and discovery readers
-// "r1".."rN".
+// Scenario is one test story as a value: who runs, what they do, what goes
+// wrong, and what must have happened for the verdicts to mean anything. It
+// runs on one of two hosts, and everything above the host (Execute, Run,
+// ShrinkSeed, premises, the checkers, simrun) is the same for both:
+//
+//   - The event host (the default): leasesim's roles on the kernel, with
+//     node names fixed by role: "grantor" (the lease store), "store" (the
+//     fenced resource), contending holders "h1".."hN", workers "w1".."wN",
+//     service registrants "s1".."sN" and discovery readers "r1".."rN". The
+//     implementation is a lease.Impl (Options.Impl).
+//   - The goroutine host, when Goroutines is set: ordinary Go code, one
+//     function per node, in a testing/synctest bubble on a simulated
+//     network (package gohost). The role fields stay zero.
 type Scenario struct {
 	Name  string // kebab-case, used on the command line
 	Doc   string // one line, for `simrun list`
 	Story string // a paragraph: what happens and what must hold
+
+	// Goroutines, when set, makes the scenario a goroutine-host story: it
+	// builds the run for a seed (the nodes and their Go functions, the
+	// explicit faults, the duration and the history header) and must
+	// depend on nothing but the seed. Nemesis draws more faults into its
+	// schedule; Premises and Check apply as on the event host.
+	Goroutines func(seed uint64) gohost.Config
+	// Check is how the checkers judge this story (a spec, properties to
+	// skip); Options.Check, when it sets a field, overrides it.
+	Check checker.Options
 
 	// Config is the lease configuration; zero fields take defaults.
 	Config lease.Config
@@ -106,6 +126,9 @@ const (
 
 // Validate reports the first field that makes s unusable.
 func (s Scenario) Validate() error {
+	if s.Goroutines != nil {
+		return s.validateGoroutines()
+	}
 	cfg := s.Config.WithDefaults()
 	switch {
 	case s.Name == "":
@@ -142,6 +165,10 @@ func (s Scenario) Validate() error {
 // Nodes returns every node name of the scenario, in the order they are added
 // to the world.
 func (s Scenario) Nodes() []string {
+	if s.Goroutines != nil {
+		cfg := s.Goroutines(0)
+		return cfg.NodeNames()
+	}
 	names := []string{GrantorNode, StoreNode}
 	for _, role := range []struct {
 		prefix string

@@ -32,7 +32,9 @@ type Shrunk struct {
 	Target checker.Result
 	// Original is the schedule the seed ran; Schedule the smallest found.
 	Original, Schedule faults.Schedule
-	Stats              faults.ShrinkStats
+	// Hash is the trace hash of the seed run with Schedule.
+	Hash  uint64
+	Stats faults.ShrinkStats
 }
 
 // ShrinkSeed runs sc with seed and opts, takes the first property the run
@@ -61,7 +63,15 @@ func ShrinkSeed(sc Scenario, seed uint64, opts Options, maxAttempts int) (*Shrun
 		return nil, fmt.Errorf("%w: %s of scenario %s seed %d", ErrNotReproducible, target.Property, sc.Name, seed)
 	}
 	small, stats := faults.Shrink(out.Schedule, fails, faults.ShrinkOptions{Nodes: sc.NodesFor(opts.Impl.OrCorrect()), MaxAttempts: maxAttempts})
-	return &Shrunk{Target: target, Original: out.Schedule, Schedule: small, Stats: stats}, nil
+	// The last failing run may have been a larger candidate: run the
+	// smallest once more for its hash.
+	o := opts
+	o.Schedule = &small
+	last, err := Execute(sc, seed, o)
+	if err != nil {
+		return nil, err
+	}
+	return &Shrunk{Target: target, Original: out.Schedule, Schedule: small, Hash: last.TraceHash(), Stats: stats}, nil
 }
 
 // violates reports whether out violated property.

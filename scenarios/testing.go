@@ -108,7 +108,9 @@ func (c *runConfig) runSeed(t *testing.T, sc Scenario, seed uint64, cli bool, sc
 	if scheduleFile != "" {
 		t.Logf("faults: the schedule in %s (%s), not the scenario's own", scheduleFile, ScheduleEnv)
 	}
-	out, err := Execute(sc, seed, c.opts)
+	opts := c.opts
+	opts.T = t
+	out, err := Execute(sc, seed, opts)
 	if err != nil {
 		t.Fatalf("scenario %s seed %d: %v", sc.Name, seed, err)
 	}
@@ -121,7 +123,7 @@ func (c *runConfig) runSeed(t *testing.T, sc Scenario, seed uint64, cli bool, sc
 	}
 	t.Log(linesFor(t, out, cli, scheduleFile))
 	if c.shrink && len(out.Violated()) > 0 {
-		shrinkFailure(t, sc, seed, c.opts, cli)
+		shrinkFailure(t, sc, seed, opts, cli)
 	}
 }
 
@@ -142,8 +144,8 @@ func Report(t testing.TB, out *Outcome) {
 func report(t testing.TB, out *Outcome) bool {
 	t.Helper()
 	failed := false
-	if out.Sim.Err != nil {
-		t.Errorf("run stopped early: %v", out.Sim.Err)
+	if err := out.Err(); err != nil {
+		t.Errorf("%s", runProblem(out, err))
 		failed = true
 	}
 	for _, r := range out.Checks {
@@ -156,4 +158,13 @@ func report(t testing.TB, out *Outcome) bool {
 		}
 	}
 	return failed
+}
+
+// runProblem says what went wrong outside the properties, as the host
+// words it.
+func runProblem(out *Outcome, err error) string {
+	if out.Goroutine != nil {
+		return "goroutine host: " + err.Error()
+	}
+	return "run stopped early: " + err.Error()
 }

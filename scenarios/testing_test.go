@@ -2,9 +2,10 @@ package scenarios_test
 
 import (
 	"fmt"
-	"github.com/leasesim/leasesim/faults"
 	"strings"
 	"testing"
+
+	"github.com/leasesim/leasesim/faults"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"

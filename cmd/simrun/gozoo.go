@@ -24,7 +24,7 @@ import (
 // needs a *testing.T, so it runs only inside a test binary, and
 // crypto/rand's seeding is process-global, so bubbles must not run in
 // parallel in one process: simrun builds the module's test binary and runs
-// its worker test (gohost.Worker) in worker processes, one job each. The
+// its worker test (scenarios.Worker) in worker processes, one job each. The
 // core never imports a zoo module: it finds one by the manifest
 // (manifestFile) in the module's directory.
 
@@ -224,7 +224,7 @@ func (g *goImpl) runWorker(ctx context.Context, bin string, job gohost.Job) (wor
 	case ctx.Err() != nil:
 		return wr, ctx.Err()
 	case errors.Is(rerr, os.ErrNotExist):
-		return wr, fmt.Errorf("the worker test %s of %s wrote nothing (is it in %s and does it call gohost.Worker?): %v\n%s",
+		return wr, fmt.Errorf("the worker test %s of %s wrote nothing (is it in %s and does it call scenarios.Worker?): %v\n%s",
 			g.Worker, g.Name, g.pkgDir(), err, outputTail(wr.output))
 	case rerr != nil:
 		return wr, fmt.Errorf("worker of %s: %w\n%s", g.Name, rerr, outputTail(wr.output))

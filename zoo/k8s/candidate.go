@@ -223,11 +223,12 @@ func elect(ctx context.Context, lock resourcelock.Interface, lead *Leadership, s
 
 // work is the leader's job: a write to the fenced store every every,
 // under the token, until ctx ends or the store fences it. Each write is
-// an action under the token (Env.Act), recorded as it is sent.
+// an action under the token (Env.Act), recorded where the leader decides
+// on it, before the failpoint that may stall it.
 func work(ctx context.Context, env Env, store StoreWriter, resource string, token uint64, every time.Duration) {
 	for seq := 1; sleep(ctx, every); seq++ {
+		env.Act(resource, token) // the decision to write: an action counts here (gohost.Node.Act)
 		env.Failpoint(FailpointBeforeWrite)
-		env.Act(resource, token)
 		err := store.Write(ctx, resource, token, "data", fmt.Sprintf("%s/%d-%d", env.Name(), env.Incarnation(), seq))
 		if errors.Is(err, gohost.ErrFenced) {
 			return // someone newer holds the lease: stop acting

@@ -14,6 +14,7 @@ import (
 	"github.com/leasesim/leasesim/checker"
 	"github.com/leasesim/leasesim/faults"
 	"github.com/leasesim/leasesim/gohost"
+	"github.com/leasesim/leasesim/scenarios"
 	k8s "github.com/leasesim/leasesim/zoo/k8s"
 )
 
@@ -67,21 +68,21 @@ func runController(ctx context.Context, n *gohost.Node, lead *k8s.Leadership, st
 // and that a replica leads again after the heal (P4) over 20 seeds, each
 // run twice to verify it is deterministic.
 func TestMyControllerSurvivesAPartition(t *testing.T) {
-	sc := exampleScenario()
-	for seed := uint64(1); seed <= 20; seed++ {
-		out := gohost.Execute(t, sc, seed, gohost.Options{Verify: true})
-		if err := out.Result.Err(); err != nil {
-			t.Fatalf("seed %d: %v", seed, err) // a leak, a node error, a divergence
-		}
-		for _, p := range []string{"P1", "P2", "P3", "P4", "premise"} {
-			if v := out.Verdict(p); v != checker.OK {
-				t.Errorf("seed %d: %s %s: %+v", seed, p, v, out.Checks)
+	// Each seed is a subtest; a failing one prints its evidence, the line
+	// that replays it and the line that shrinks it. A leak, a node error or
+	// a divergence fails it too.
+	scenarios.Run(t, exampleScenario(), scenarios.Seeds(1, 20),
+		scenarios.WithOptions(scenarios.Options{Verify: true}),
+		scenarios.Expect(func(t *testing.T, out *scenarios.Outcome) {
+			for _, p := range []string{"P1", "P2", "P3", "P4", "premise"} {
+				if v := out.Verdict(p); v != checker.OK {
+					t.Errorf("%s %s", p, v)
+				}
 			}
-		}
-	}
+		}))
 }
 
-func exampleScenario() gohost.Scenario {
+func exampleScenario() scenarios.Scenario {
 	replica := func(ctx context.Context, n *gohost.Node) error {
 		identity := fmt.Sprintf("%s_%d", n.Name(), n.Incarnation()) // a new identity each life
 		lead := k8s.NewLeadership(n, "kube-system/my-controller", identity, timing.LeaseDuration)
@@ -92,9 +93,9 @@ func exampleScenario() gohost.Scenario {
 		}
 		return nil
 	}
-	return gohost.Scenario{
+	return scenarios.Scenario{
 		Name: "my-controller-partition",
-		Config: func(uint64) gohost.Config {
+		Goroutines: func(uint64) gohost.Config {
 			return gohost.Config{
 				Nodes: []gohost.NodeSpec{
 					{Name: k8s.APIServerName, Run: k8s.APIServer},
@@ -117,6 +118,6 @@ func exampleScenario() gohost.Scenario {
 				},
 			}
 		},
-		Premises: []gohost.Premise{gohost.ChangedHands()},
+		Premises: []scenarios.Premise{scenarios.ChangedHands()},
 	}
 }

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/leasesim/leasesim/checker"
-	"github.com/leasesim/leasesim/gohost"
 	"github.com/leasesim/leasesim/history"
+	"github.com/leasesim/leasesim/scenarios"
 	k8s "github.com/leasesim/leasesim/zoo/k8s"
 )
 
@@ -30,11 +30,11 @@ func TestMeasure(t *testing.T) {
 		first := map[string]uint64{}
 		verified, unclean := 0, []string{}
 		for seed := lo; seed <= hi; seed++ {
-			out := gohost.Execute(t, sc.Scenario, seed, gohost.Options{Verify: true})
-			if out.Result.Level.Determinism == history.Verified {
+			out := executeOrFail(t, sc.Scenario, seed, scenarios.Options{T: t, Verify: true})
+			if out.Goroutine.Level.Determinism == history.Verified {
 				verified++
 			}
-			if err := out.Result.Err(); err != nil {
+			if err := out.Goroutine.Err(); err != nil {
 				unclean = append(unclean, fmt.Sprintf("seed %d: %v", seed, err))
 			}
 			for _, c := range out.Checks {
@@ -63,14 +63,14 @@ func TestMeasure(t *testing.T) {
 			fmt.Fprintf(&b, "  NOT CLEAN %s\n", u)
 		}
 		if s := firstViolation(first); s != 0 {
-			shrunk, err := gohost.Shrink(t, sc.Scenario, s, 100)
+			shrunk, err := scenarios.ShrinkSeed(sc.Scenario, s, scenarios.Options{T: t}, 100)
 			if err != nil {
 				fmt.Fprintf(&b, "  shrink seed %d: %v\n", s, err)
 			} else {
-				again := gohost.Execute(t, sc.Scenario, s, gohost.Options{Schedule: &shrunk.Schedule, Verify: true})
+				again := executeOrFail(t, sc.Scenario, s, scenarios.Options{T: t, Schedule: &shrunk.Schedule, Verify: true})
 				fmt.Fprintf(&b, "  shrunk seed %d (%s): %d -> %d faults: %s; replay hash %x == %x: %v, %s, %s %s\n", s,
 					shrunk.Target.Property, len(shrunk.Original.Events), len(shrunk.Schedule.Events), shrunk.Schedule,
-					again.Result.Hash, shrunk.Hash, again.Result.Hash == shrunk.Hash, again.Result.Level,
+					again.Goroutine.Hash, shrunk.Hash, again.Goroutine.Hash == shrunk.Hash, again.Goroutine.Level,
 					shrunk.Target.Property, again.Verdict(shrunk.Target.Property))
 			}
 		}
@@ -93,15 +93,15 @@ func TestMeasureDefaultTiming(t *testing.T) {
 			Store: k8s.StoreAddr, WriteEvery: time.Second}})
 	}
 	cut := k8s.LeaderCutOff(false)
-	setup := k8s.Setup{Candidates: cands, Timing: timing, Duration: cut.Config(1).Duration, Schedule: cut.Config(1).Schedule}
-	sc := gohost.Scenario{Name: "leader-cut-off/default-timing", Config: setup.Config}
+	setup := k8s.Setup{Candidates: cands, Timing: timing, Duration: cut.Goroutines(1).Duration, Schedule: cut.Goroutines(1).Schedule}
+	sc := scenarios.Scenario{Name: "leader-cut-off/default-timing", Goroutines: setup.Config}
 	diverged := 0
 	for seed := lo; seed <= hi; seed++ {
-		out := gohost.Execute(t, sc, seed, gohost.Options{Verify: true})
-		if out.Result.Level.Determinism != history.Verified {
+		out := executeOrFail(t, sc, seed, scenarios.Options{T: t, Verify: true})
+		if out.Goroutine.Level.Determinism != history.Verified {
 			diverged++
 			if diverged == 1 {
-				t.Logf("seed %d: %s", seed, out.Result.Level)
+				t.Logf("seed %d: %s", seed, out.Goroutine.Level)
 			}
 		}
 	}
@@ -112,7 +112,7 @@ func TestMeasureDefaultTiming(t *testing.T) {
 // implScenario is a scenario and the simrun --impl name that serves it.
 type implScenario struct {
 	impl string
-	gohost.Scenario
+	scenarios.Scenario
 }
 
 // allScenarios are both configurations' scenarios, fenced first.

@@ -9,6 +9,7 @@ import (
 	"github.com/leasesim/leasesim/faults"
 	"github.com/leasesim/leasesim/gohost"
 	"github.com/leasesim/leasesim/history"
+	"github.com/leasesim/leasesim/scenarios"
 )
 
 // StoreName is the fenced store's node name, StoreAddr its address.
@@ -110,27 +111,27 @@ func baseOptions() CandidateOptions {
 // scenario builds a Scenario over a Setup, fenced or not. A scenario has
 // the same name fenced and unfenced: the two configurations are two
 // --impl names of simrun (leasesim.json).
-func scenario(name, doc, story string, setup Setup, unfenced bool, premises ...gohost.Premise) gohost.Scenario {
+func scenario(name, doc, story string, setup Setup, unfenced bool, premises ...scenarios.Premise) scenarios.Scenario {
 	setup.Unfenced = unfenced
 	setup.Timing = ScenarioTiming
-	return gohost.Scenario{Name: name, Doc: doc, Story: story, Config: setup.Config, Premises: premises}
+	return scenarios.Scenario{Name: name, Doc: doc, Story: story, Goroutines: setup.Config, Premises: premises}
 }
 
 // Scenarios returns the stories with the fenced store: simrun's
 // k8s/leaderelection.
-func Scenarios() []gohost.Scenario { return scenarios(false) }
+func Scenarios() []scenarios.Scenario { return stories(false) }
 
 // UnfencedScenarios returns the same stories with a store that takes
 // every write, whatever its token: simrun's k8s/leaderelection/unfenced.
-func UnfencedScenarios() []gohost.Scenario { return scenarios(true) }
+func UnfencedScenarios() []scenarios.Scenario { return stories(true) }
 
-func scenarios(unfenced bool) []gohost.Scenario {
-	return []gohost.Scenario{LeaderCutOff(unfenced), LeaderStalled(unfenced), SlowShutdown(unfenced), ThunderingHerd(unfenced)}
+func stories(unfenced bool) []scenarios.Scenario {
+	return []scenarios.Scenario{LeaderCutOff(unfenced), LeaderStalled(unfenced), SlowShutdown(unfenced), ThunderingHerd(unfenced)}
 }
 
 // LeaderCutOff: c1 leads, then is cut off from the API server (not from
 // the store) for 40 s.
-func LeaderCutOff(unfenced bool) gohost.Scenario {
+func LeaderCutOff(unfenced bool) scenarios.Scenario {
 	setup := Setup{Candidates: candidates(3, time.Second, baseOptions()), Duration: runFor,
 		Schedule: faults.Schedule{Version: faults.Version, HealAt: healAt, Events: []faults.Event{
 			{At: faultAt, Kind: faults.KindPartition, Groups: [][]string{{"c1"}, {APIServerName, "c2", "c3"}}},
@@ -142,13 +143,13 @@ func LeaderCutOff(unfenced bool) gohost.Scenario {
 			"RenewDeadline after the last renewal began, before LeaseDuration has passed for the others, who then "+
 			"take over with leaseTransitions+1.",
 		setup, unfenced,
-		gohost.FaultWhileBelieving("c1 was cut off while it led", []string{history.FaultPartition}, "c1"),
-		gohost.ChangedHands())
+		scenarios.FaultWhileHolding("c1 was cut off while it led", 0, []string{"c1"}, history.FaultPartition),
+		scenarios.ChangedHands())
 }
 
 // LeaderStalled: c1's I/O freezes for 25 s (> LeaseDuration) while it
 // leads.
-func LeaderStalled(unfenced bool) gohost.Scenario {
+func LeaderStalled(unfenced bool) scenarios.Scenario {
 	setup := Setup{Candidates: candidates(3, time.Second, baseOptions()), Duration: runFor,
 		Schedule: faults.Schedule{Version: faults.Version, HealAt: healAt, Events: []faults.Event{
 			{At: faultAt, Kind: faults.KindPause, Node: "c1", Duration: 25 * time.Second},
@@ -161,14 +162,14 @@ func LeaderStalled(unfenced bool) gohost.Scenario {
 			"token, after the new leader's writes. The fenced store refuses it; an unfenced one takes it. c1 sent it "+
 			"while it led, so exclusivity holds.",
 		setup, unfenced,
-		gohost.FaultWhileBelieving("c1 was paused while it led", []string{history.FaultPause}, "c1"),
-		gohost.ChangedHands())
+		scenarios.FaultWhileHolding("c1 was paused while it led", 0, []string{"c1"}, history.FaultPause),
+		scenarios.ChangedHands())
 }
 
 // SlowShutdown: as LeaderCutOff, but every candidate's shutdown hangs
 // 10 s in OnStoppedLeading and its work stops only after it
 // (cilium/cilium#42920), with ReleaseOnCancel false.
-func SlowShutdown(unfenced bool) gohost.Scenario {
+func SlowShutdown(unfenced bool) scenarios.Scenario {
 	opts := baseOptions()
 	opts.SlowShutdown = 10 * time.Second
 	setup := Setup{Candidates: candidates(3, time.Second, opts), Duration: runFor,
@@ -185,14 +186,14 @@ func SlowShutdown(unfenced bool) gohost.Scenario {
 			"actions under the old token while the new leader leads (P1, fenced or not); the fenced store refuses "+
 			"them once the new leader has written, an unfenced one takes them.",
 		setup, unfenced,
-		gohost.FaultWhileBelieving("c1 was cut off while it led", []string{history.FaultPartition}, "c1"),
-		gohost.ChangedHands())
+		scenarios.FaultWhileHolding("c1 was cut off while it led", 0, []string{"c1"}, history.FaultPartition),
+		scenarios.ChangedHands())
 }
 
 // ThunderingHerd: ten candidates start within 10 ms of each other; every
 // leader crashes at its first write after 20 s (a failpoint armed on
 // all), and a nemesis pauses and isolates candidates.
-func ThunderingHerd(unfenced bool) gohost.Scenario {
+func ThunderingHerd(unfenced bool) scenarios.Scenario {
 	names := make([]string, 10)
 	events := make([]faults.Event, 10)
 	for i := range names {
@@ -209,7 +210,7 @@ func ThunderingHerd(unfenced bool) gohost.Scenario {
 			"before-write, armed on all ten), so the lease changes hands under contention, LeaseDuration after "+
 			"each crash (nobody releases it); a nemesis adds pauses and isolations. Crashed candidates restart at "+
 			"70 s, the heal phase.",
-		setup, unfenced, gohost.ChangedHands())
+		setup, unfenced, scenarios.ChangedHands())
 	sc.Nemesis = &faults.Nemesis{Targets: names, Partitionable: names,
 		Kinds:           []faults.Kind{faults.KindPause, faults.KindIsolate},
 		FaultsPerMinute: 6, Phase: herdHeal, PauseMax: 25 * time.Second, WindowMax: 30 * time.Second,

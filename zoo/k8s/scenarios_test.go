@@ -8,8 +8,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/leasesim/leasesim/checker"
-	"github.com/leasesim/leasesim/gohost"
 	"github.com/leasesim/leasesim/history"
+	"github.com/leasesim/leasesim/scenarios"
 	k8s "github.com/leasesim/leasesim/zoo/k8s"
 )
 
@@ -50,12 +50,12 @@ func TestScenarios(t *testing.T) {
 			require.True(t, ok, "no expectation for %s (unfenced %v)", sc.Name, unfenced)
 			t.Run(fmt.Sprintf("%s/unfenced=%v", sc.Name, unfenced), func(t *testing.T) {
 				for seed := uint64(1); seed <= 3; seed++ {
-					out := gohost.Execute(t, sc, seed, gohost.Options{Verify: true})
-					require.NoError(t, out.Result.Err(), "seed %d", seed)
-					assert.Equal(t, history.Verified, out.Result.Level.Determinism, "seed %d", seed)
+					out := executeOrFail(t, sc, seed, scenarios.Options{T: t, Verify: true})
+					require.NoError(t, out.Goroutine.Err(), "seed %d", seed)
+					assert.Equal(t, history.Verified, out.Goroutine.Level.Determinism, "seed %d", seed)
 					got := verdicts{out.Verdict("P1"), out.Verdict("P2"), out.Verdict("P3"), out.Verdict("P4")}
 					assert.Equal(t, want, got, "seed %d: %+v", seed, out.Checks)
-					assert.Equal(t, checker.OK, out.Verdict("premise"), "seed %d premises: %+v", seed, out.Premises())
+					assert.Equal(t, checker.OK, out.Verdict("premise"), "seed %d premises: %+v", seed, out.History.Premises)
 				}
 			})
 		}
@@ -66,27 +66,27 @@ func TestScenarios(t *testing.T) {
 // writes late, the fenced store refuses at least one of its writes (the
 // fence is what keeps P2), and the unfenced one accepts them.
 func TestFencingRefusesTheOldLeader(t *testing.T) {
-	for _, mk := range []func(bool) gohost.Scenario{k8s.LeaderStalled, k8s.SlowShutdown} {
-		fenced := gohost.Execute(t, mk(false), 1, gohost.Options{})
+	for _, mk := range []func(bool) scenarios.Scenario{k8s.LeaderStalled, k8s.SlowShutdown} {
+		fenced := executeOrFail(t, mk(false), 1, scenarios.Options{T: t})
 		refused := 0
-		for _, op := range fenced.Result.History.AllOps() {
+		for _, op := range fenced.Goroutine.History.AllOps() {
 			if op.Server == k8s.StoreName && op.Client == "c1" && !op.Output.OK {
 				refused++
 			}
 		}
 		assert.Positive(t, refused, "%s: the store refused none of c1's writes", fenced.Scenario)
-		unfenced := gohost.Execute(t, mk(true), 1, gohost.Options{})
+		unfenced := executeOrFail(t, mk(true), 1, scenarios.Options{T: t})
 		assert.Equal(t, checker.Violated, unfenced.Verdict("P2"), unfenced.Scenario)
 	}
 }
 
 func TestSameSeedSameHash(t *testing.T) {
 	sc := k8s.ThunderingHerd(false)
-	a := gohost.Execute(t, sc, 7, gohost.Options{})
-	b := gohost.Execute(t, sc, 7, gohost.Options{})
-	c := gohost.Execute(t, sc, 8, gohost.Options{})
-	assert.Equal(t, a.Result.Hash, b.Result.Hash)
-	assert.NotEqual(t, a.Result.Hash, c.Result.Hash)
+	a := executeOrFail(t, sc, 7, scenarios.Options{T: t})
+	b := executeOrFail(t, sc, 7, scenarios.Options{T: t})
+	c := executeOrFail(t, sc, 8, scenarios.Options{T: t})
+	assert.Equal(t, a.Goroutine.Hash, b.Goroutine.Hash)
+	assert.NotEqual(t, a.Goroutine.Hash, c.Goroutine.Hash)
 }
 
 // TestShrinkSlowShutdown: the unsafe configuration's violation (P1
@@ -94,24 +94,24 @@ func TestSameSeedSameHash(t *testing.T) {
 // three faults and the shrunk schedule replays to the same hash.
 func TestShrinkSlowShutdown(t *testing.T) {
 	sc := k8s.SlowShutdown(true)
-	s, err := gohost.Shrink(t, sc, 1, 50)
+	s, err := scenarios.ShrinkSeed(sc, 1, scenarios.Options{T: t}, 50)
 	require.NoError(t, err)
 	assert.Equal(t, "P1", s.Target.Property)
 	assert.LessOrEqual(t, len(s.Schedule.Events), 3, "shrunk: %s", s.Schedule)
-	again := gohost.Execute(t, sc, 1, gohost.Options{Schedule: &s.Schedule, Verify: true})
-	assert.Equal(t, s.Hash, again.Result.Hash)
+	again := executeOrFail(t, sc, 1, scenarios.Options{T: t, Schedule: &s.Schedule, Verify: true})
+	assert.Equal(t, s.Hash, again.Goroutine.Hash)
 	assert.Equal(t, checker.Violated, again.Verdict("P1"))
-	assert.Equal(t, history.Verified, again.Result.Level.Determinism)
+	assert.Equal(t, history.Verified, again.Goroutine.Level.Determinism)
 }
 
 // TestSlowShutdownActsAfterItsLead: the P1 violation of slow-shutdown is
 // the old leader's writes after client-go cancelled its lead: its belief
 // ends at its last action (Node.Act), after the new leader's began.
 func TestSlowShutdownActsAfterItsLead(t *testing.T) {
-	out := gohost.Execute(t, k8s.SlowShutdown(false), 1, gohost.Options{})
+	out := executeOrFail(t, k8s.SlowShutdown(false), 1, scenarios.Options{T: t})
 	var old, next *history.BeliefInterval
-	for i := range out.Result.History.Beliefs {
-		b := &out.Result.History.Beliefs[i]
+	for i := range out.Goroutine.History.Beliefs {
+		b := &out.Goroutine.History.Beliefs[i]
 		switch {
 		case b.Holder == "c1" && b.Token == 0:
 			old = b

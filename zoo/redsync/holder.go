@@ -146,15 +146,15 @@ func (h *holder) hold(ctx context.Context) {
 			n.EndBelief(Resource, token, history.EndDeadline)
 			return
 		}
+		// The holder decides to write now, on the check it just made: the
+		// action counts here, at the decision (gohost.Node.Act), on every
+		// host. A pause between the decision and the write (the failpoint)
+		// is what fencing (P2) must catch.
+		n.Act(Resource, token)
 		n.Failpoint(FailpointBeforeWrite) // between the check and the write
 		if ctx.Err() != nil {
 			return
 		}
-		// The holder acts now on the check it made before the failpoint:
-		// the write leaves under this token. Act stretches the belief to
-		// this instant when a pause at the failpoint outlasted Until()
-		// (the rule the event host's recorder applies too).
-		n.Act(Resource, token)
 		h.seq++
 		wctx, cancel := context.WithTimeout(ctx, h.cfg.WriteTimeout)
 		err := h.store.Write(wctx, Resource, token, "data", fmt.Sprintf("%s/%d-%d", n.Name(), n.Incarnation(), h.seq))

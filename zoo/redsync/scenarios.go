@@ -9,6 +9,7 @@ import (
 	"github.com/leasesim/leasesim/gohost"
 	"github.com/leasesim/leasesim/history"
 	"github.com/leasesim/leasesim/model"
+	"github.com/leasesim/leasesim/scenarios"
 )
 
 // Fencing is how the holders' writes are fenced.
@@ -84,8 +85,8 @@ func holders(n int, stagger time.Duration) []HolderConfig {
 
 // Scenarios returns every story of the module, each in the
 // configurations it is told in.
-func Scenarios() []gohost.Scenario {
-	var out []gohost.Scenario
+func Scenarios() []scenarios.Scenario {
+	var out []scenarios.Scenario
 	for _, f := range []Fencing{NoToken, TokenUnenforced, Fenced} {
 		out = append(out, GCPause(f))
 	}
@@ -112,13 +113,13 @@ func Scenarios() []gohost.Scenario {
 // is the drift of Redis's clock, which its expiry reads). Drift applies
 // to Redis only: redsync reads time.Now, the bubble's clock, which no
 // fault moves (Result.NotApplied says so).
-func ClockDrift(drift float64) gohost.Scenario {
+func ClockDrift(drift float64) scenarios.Scenario {
 	name := fmt.Sprintf("fast-%g%%", drift*100)
-	return gohost.Scenario{
+	return scenarios.Scenario{
 		Name:  "redsync-clock-drift/" + name,
 		Doc:   fmt.Sprintf("Redis's clock runs %g%% fast; holders do not extend", drift*100),
 		Story: "h1 locks and holds until Until() without extending; h2 waits; Redis's clock runs fast.",
-		Config: func(uint64) gohost.Config {
+		Goroutines: func(uint64) gohost.Config {
 			hs := holders(2, time.Second)
 			for i := range hs {
 				hs[i].ExtendEvery = time.Hour
@@ -127,7 +128,7 @@ func ClockDrift(drift float64) gohost.Scenario {
 				Schedule: faults.Schedule{Version: faults.Version, HealAt: 25 * time.Second, Events: []faults.Event{
 					{At: time.Millisecond, Kind: faults.KindDrift, Node: RedisNode, Drift: drift}}}}.Config()
 		},
-		Premises: []gohost.Premise{gohost.ChangedHands()},
+		Premises: []scenarios.Premise{scenarios.ChangedHands()},
 	}
 }
 
@@ -138,22 +139,22 @@ func ClockDrift(drift float64) gohost.Scenario {
 // h1 wakes and sends the write it had decided on. Both believed at once
 // (P1 is violated whatever the fencing); without a token the store takes
 // h1's stale write (P2 is violated), with the INCR token it refuses it.
-func GCPause(f Fencing) gohost.Scenario {
+func GCPause(f Fencing) scenarios.Scenario {
 	pause := 2 * DefaultHolder.Expiry
-	return gohost.Scenario{
+	return scenarios.Scenario{
 		Name:  "redsync-gc-pause/" + f.String(),
 		Doc:   "a pause longer than the expiry between checking the lock and writing (" + f.String() + ")",
 		Story: "h1 holds the lock and pauses at its write for twice the expiry; the key expires, h2 locks; h1 wakes and writes.",
-		Config: func(uint64) gohost.Config {
+		Goroutines: func(uint64) gohost.Config {
 			return Setup{Holders: holders(2, time.Second), Fencing: f, Duration: 40 * time.Second,
 				Schedule: faults.Schedule{Version: faults.Version, HealAt: 30 * time.Second, Events: []faults.Event{{
 					At: 3 * time.Second, Kind: faults.KindFailpoint, Node: "h1", Failpoint: FailpointBeforeWrite,
 					Action: faults.ActionPause, Duration: pause}}}}.Config()
 		},
-		Premises: []gohost.Premise{
-			gohost.FailpointHit("h1", FailpointBeforeWrite),
-			gohost.FaultWhileBelieving("h1 paused at its write while it held the lock", []string{history.FaultFailpointHit}, "h1"),
-			gohost.ChangedHands(),
+		Premises: []scenarios.Premise{
+			scenarios.FailpointHit("h1", FailpointBeforeWrite),
+			scenarios.FaultWhileHolding("h1 paused at its write while it held the lock", 0, []string{"h1"}, history.FaultFailpointHit),
+			scenarios.ChangedHands(),
 		},
 	}
 }
@@ -166,13 +167,13 @@ func GCPause(f Fencing) gohost.Scenario {
 // store it must hold. P1 fails when a pause at the failpoint outlasts the
 // lock: an I/O pause alone does not stop the holder's code, which checks
 // Until() before each write and stops believing in time.
-func Contention(f Fencing) gohost.Scenario {
+func Contention(f Fencing) scenarios.Scenario {
 	nodes := []string{RedisNode, "h1", "h2", "h3"}
-	return gohost.Scenario{
+	return scenarios.Scenario{
 		Name:  "redsync-contention/" + f.String(),
 		Doc:   "three holders contend under partitions and pauses (" + f.String() + ")",
 		Story: "h1, h2 and h3 lock, extend, write and unlock in turn while a nemesis cuts and freezes them and Redis.",
-		Config: func(uint64) gohost.Config {
+		Goroutines: func(uint64) gohost.Config {
 			return Setup{Holders: holders(3, 700*time.Millisecond), Fencing: f, Duration: time.Minute}.Config()
 		},
 		Nemesis: &faults.Nemesis{Targets: nodes, Partitionable: nodes,
@@ -180,7 +181,7 @@ func Contention(f Fencing) gohost.Scenario {
 			Failpoints: []string{FailpointBeforeWrite}, FaultsPerMinute: 8, Phase: 45 * time.Second, PauseMax: 2 * DefaultHolder.Expiry,
 			WindowMax:  15 * time.Second,
 			Boundaries: []time.Duration{DefaultHolder.Expiry, DefaultHolder.ExtendEvery, DefaultClientOptions.ReadTimeout}},
-		Premises: []gohost.Premise{gohost.ChangedHands()},
+		Premises: []scenarios.Premise{scenarios.ChangedHands()},
 	}
 }
 
@@ -191,30 +192,30 @@ func Contention(f Fencing) gohost.Scenario {
 // specification: a key set for 8 s was gone after 2), and the INCR token
 // starts again at 1, a token h1 already held, so P2 fails even with the
 // fenced store. With appendonly (fsync always) nothing is lost.
-func ServerRestart(appendOnly bool) gohost.Scenario {
+func ServerRestart(appendOnly bool) scenarios.Scenario {
 	name := "volatile"
 	if appendOnly {
 		name = "appendonly"
 	}
-	return gohost.Scenario{
+	return scenarios.Scenario{
 		Name:  "redsync-server-restart/" + name,
 		Doc:   "Redis crashes and restarts while h1 holds the lock (" + name + ")",
 		Story: "h1 holds the lock, h2 waits; Redis crashes at 5 s and restarts at 6 s.",
-		Config: func(uint64) gohost.Config {
+		Goroutines: func(uint64) gohost.Config {
 			return Setup{Holders: holders(2, time.Second), Fencing: Fenced, Server: ServerOptions{AppendOnly: appendOnly},
 				Duration: 30 * time.Second,
 				Schedule: faults.Schedule{Version: faults.Version, HealAt: 10 * time.Second, Events: []faults.Event{
 					{At: 5 * time.Second, Kind: faults.KindCrash, Node: RedisNode},
 					{At: 6 * time.Second, Kind: faults.KindRestart, Node: RedisNode}}}}.Config()
 		},
-		Premises: []gohost.Premise{ServerCrashedWhileHeld()},
+		Premises: []scenarios.Premise{ServerCrashedWhileHeld()},
 	}
 }
 
 // ServerCrashedWhileHeld holds when the Redis node crashed while some
 // holder believed it held the lock.
-func ServerCrashedWhileHeld() gohost.Premise {
-	return gohost.Premise{Name: "redis crashed while a holder held the lock", Holds: func(h *history.History) (bool, string) {
+func ServerCrashedWhileHeld() scenarios.Premise {
+	return scenarios.Premise{Name: "redis crashed while a holder held the lock", Holds: func(h *history.History) (bool, string) {
 		for _, w := range h.Faults {
 			if w.Kind != history.FaultCrash || !slices.Contains(w.Nodes, RedisNode) {
 				continue

@@ -10,6 +10,7 @@ import (
 	"github.com/leasesim/leasesim/checker"
 	"github.com/leasesim/leasesim/gohost"
 	"github.com/leasesim/leasesim/history"
+	"github.com/leasesim/leasesim/scenarios"
 )
 
 // No test here is parallel: the runs seed the process-global crypto/rand
@@ -17,12 +18,12 @@ import (
 
 // execute runs a scenario for a seed, twice, and requires a clean,
 // verified run with its premises held.
-func execute(t *testing.T, sc gohost.Scenario, seed uint64) *gohost.Outcome {
+func execute(t *testing.T, sc scenarios.Scenario, seed uint64) *scenarios.Outcome {
 	t.Helper()
-	out := gohost.Execute(t, sc, seed, gohost.Options{Verify: true})
-	require.NoError(t, out.Result.Err(), "%s seed %d", sc.Name, seed)
-	require.Equal(t, history.Verified, out.Result.Level.Determinism, "%s seed %d: %s", sc.Name, seed, out.Result.Level)
-	for _, p := range out.Premises() {
+	out := executeOrFail(t, sc, seed, scenarios.Options{T: t, Verify: true})
+	require.NoError(t, out.Goroutine.Err(), "%s seed %d", sc.Name, seed)
+	require.Equal(t, history.Verified, out.Goroutine.Level.Determinism, "%s seed %d: %s", sc.Name, seed, out.Goroutine.Level)
+	for _, p := range out.History.Premises {
 		require.True(t, p.Held, "%s seed %d: premise %s: %s", sc.Name, seed, p.Name, p.Detail)
 	}
 	// Every story's holders keep contending for the lock (Contended), and
@@ -80,21 +81,26 @@ func TestGCPause(t *testing.T) {
 		t.Run(tt.fencing.String(), func(t *testing.T) {
 			for seed := uint64(1); seed <= 3; seed++ {
 				out := execute(t, GCPause(tt.fencing), seed)
-				assert.Equal(t, checker.Violated, out.Verdict("P1"), "seed %d: h1 wrote on a stale check while h2 held the lock", seed)
+				// h1 decided to write while it held the lock: its action
+				// counts at that decision, so its belief ends at its
+				// deadline and P1 holds; the write that leaves after the
+				// pause is fencing's (P2) to refuse.
+				assert.Equal(t, checker.OK, out.Verdict("P1"), "seed %d", seed)
 				assert.Equal(t, tt.p2, out.Verdict("P2"), "seed %d", seed)
 				assert.Equal(t, tt.p3, out.Verdict("P3"), "seed %d", seed)
 				after := history.Time(DefaultHolder.Expiry + 3*time.Second)
 				var stale, acted bool
-				for _, op := range out.Result.History.AllOps() {
+				for _, op := range out.Goroutine.History.AllOps() {
 					stale = stale || op.Server == StoreNode && op.Client == "h1" && op.Call > after
 				}
-				for _, b := range out.Result.History.Beliefs {
-					// Node.Act stretched h1's belief from its deadline to
-					// the write it sent after the pause.
-					acted = acted || b.Holder == "h1" && b.LastAct > after && b.End >= b.LastAct && !b.Inferred
+				for _, b := range out.Goroutine.History.Beliefs {
+					if b.Holder == "h1" { // h1's first belief: the one the pause fell in
+						acted = b.LastAct > after || b.End > after
+						break
+					}
 				}
 				assert.True(t, stale, "h1's write after the pause reached the store")
-				assert.True(t, acted, "h1's belief stretched to its stale write: %+v", out.Result.History.Beliefs)
+				assert.False(t, acted, "h1's action counts at its decision, before the pause: %+v", out.Goroutine.History.Beliefs)
 			}
 		})
 	}
@@ -136,14 +142,14 @@ func TestServerRestart(t *testing.T) {
 // replays to the same hash.
 func TestShrinkAndReplay(t *testing.T) {
 	sc := GCPause(TokenUnenforced)
-	s, err := gohost.Shrink(t, sc, 2, 50)
+	s, err := scenarios.ShrinkSeed(sc, 2, scenarios.Options{T: t}, 50)
 	require.NoError(t, err)
-	assert.Equal(t, "P1", s.Target.Property)
+	assert.Equal(t, "P2", s.Target.Property)
 	assert.LessOrEqual(t, len(s.Schedule.Events), 3, "shrunk: %s", s.Schedule)
-	again := gohost.Execute(t, sc, 2, gohost.Options{Schedule: &s.Schedule, Verify: true})
-	assert.Equal(t, s.Hash, again.Result.Hash)
-	assert.Equal(t, checker.Violated, again.Verdict("P1"))
-	assert.Equal(t, history.Verified, again.Result.Level.Determinism)
+	again := executeOrFail(t, sc, 2, scenarios.Options{T: t, Schedule: &s.Schedule, Verify: true})
+	assert.Equal(t, s.Hash, again.Goroutine.Hash)
+	assert.Equal(t, checker.Violated, again.Verdict("P2"))
+	assert.Equal(t, history.Verified, again.Goroutine.Level.Determinism)
 }
 
 func TestClockDrift(t *testing.T) {
@@ -161,10 +167,10 @@ func TestClockDrift(t *testing.T) {
 				assert.NotEmpty(t, r.Violations, "seed %d: the overlap is still shown", seed)
 			}
 		}
-		for _, out := range []*gohost.Outcome{within, beyond} {
+		for _, out := range []*scenarios.Outcome{within, beyond} {
 			assert.Equal(t, checker.OK, out.Verdict("P2"), "seed %d", seed)
 			assert.Equal(t, checker.OK, out.Verdict("P3"), "seed %d: expiry on the server's own clock", seed)
-			assert.NotEmpty(t, out.Result.NotApplied, "drift applies to Redis's Node.Clock only")
+			assert.NotEmpty(t, out.Goroutine.NotApplied, "drift applies to Redis's Node.Clock only")
 		}
 	}
 }

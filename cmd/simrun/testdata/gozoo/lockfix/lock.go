@@ -22,6 +22,7 @@ import (
 	"github.com/leasesim/leasesim/faults"
 	"github.com/leasesim/leasesim/gohost"
 	"github.com/leasesim/leasesim/history"
+	"github.com/leasesim/leasesim/scenarios"
 )
 
 const (
@@ -31,18 +32,18 @@ const (
 )
 
 // Scenarios are the fixture's scenarios.
-func Scenarios() []gohost.Scenario {
-	return []gohost.Scenario{scenario("careful-client", false), scenario("broken-client", true)}
+func Scenarios() []scenarios.Scenario {
+	return []scenarios.Scenario{scenario("careful-client", false), scenario("broken-client", true)}
 }
 
-func scenario(name string, broken bool) gohost.Scenario {
+func scenario(name string, broken bool) scenarios.Scenario {
 	doc := "two careful clients take turns under partitions and pauses"
 	if broken {
 		doc = "a client that assumes its failed renewals went through, under partitions and pauses"
 	}
-	return gohost.Scenario{
+	return scenarios.Scenario{
 		Name: name, Doc: doc,
-		Config: func(uint64) gohost.Config {
+		Goroutines: func(uint64) gohost.Config {
 			return gohost.Config{Duration: 20 * time.Second,
 				Nodes: []gohost.NodeSpec{{Name: "lock", Run: lockServer},
 					{Name: "store", Run: gohost.FencedStore(gohost.StoreOptions{})},

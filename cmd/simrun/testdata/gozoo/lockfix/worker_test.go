@@ -3,8 +3,8 @@ package lockfix
 import (
 	"testing"
 
-	"github.com/leasesim/leasesim/gohost"
+	"github.com/leasesim/leasesim/scenarios"
 )
 
 // TestLeasesimWorker is simrun's worker: it skips unless simrun runs it.
-func TestLeasesimWorker(t *testing.T) { gohost.Worker(t, Scenarios()) }
+func TestLeasesimWorker(t *testing.T) { scenarios.Worker(t, Scenarios()) }
