@@ -237,11 +237,14 @@ func (h *holder) hold(ctx context.Context, lost <-chan struct{}) {
 			h.endBelief(token, history.EndDeadline)
 			return
 		}
-		n.Failpoint(FailpointBeforeWrite) // between the check and the write
+		// The holder decides to write now, on the check it just made: the
+		// action counts at the decision (gohost.Node.Act), before the
+		// failpoint where it may stall between deciding and writing.
+		n.Act(Resource, token)
+		n.Failpoint(FailpointBeforeWrite)
 		if ctx.Err() != nil {
 			return
 		}
-		n.Act(Resource, token) // the write leaves on the check made before the failpoint
 		wctx, cancel := context.WithTimeout(ctx, h.cfg.WriteTimeout)
 		err := h.store.Write(wctx, Resource, token, "data", fmt.Sprintf("%s-%d", h.value(), acquired.UnixNano()))
 		cancel()

@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/leasesim/leasesim/checker"
-	"github.com/leasesim/leasesim/gohost"
-	"github.com/leasesim/leasesim/history"
+		"github.com/leasesim/leasesim/history"
+	"github.com/leasesim/leasesim/scenarios"
 )
 
 // TestMeasure runs every scenario (whose name starts with one of the
@@ -37,14 +37,14 @@ func TestMeasure(t *testing.T) {
 		var shrinkPreferred bool
 		start := time.Now()
 		for seed := uint64(1); seed <= uint64(n); seed++ {
-			out := gohost.Execute(t, sc, seed, gohost.Options{Verify: true})
-			if out.Result.Level.Determinism == history.Verified {
+			out := executeOrFail(t, sc, seed, scenarios.Options{T: t, Verify: true})
+			if out.Goroutine.Level.Determinism == history.Verified {
 				verified++
 			}
-			if out.Result.Err() == nil {
+			if out.Goroutine.Err() == nil {
 				clean++
 			} else {
-				t.Errorf("%s seed %d: %v", sc.Name, seed, out.Result.Err())
+				t.Errorf("%s seed %d: %v", sc.Name, seed, out.Goroutine.Err())
 			}
 			for _, c := range out.Checks {
 				if counts[c.Property] == nil {
@@ -89,15 +89,15 @@ func TestMeasure(t *testing.T) {
 				c[checker.NotApplicable], strings.ReplaceAll(first[p], "|", "\\|"))
 		}
 		if shrinkSeed != 0 {
-			s, err := gohost.Shrink(t, sc, shrinkSeed, 100)
+			s, err := scenarios.ShrinkSeed(sc, shrinkSeed, scenarios.Options{T: t}, 100)
 			if err != nil {
 				fmt.Fprintf(&b, "\nShrinking seed %d: %v\n", shrinkSeed, err)
 			} else {
-				again := gohost.Execute(t, sc, shrinkSeed, gohost.Options{Schedule: &s.Schedule, Verify: true})
+				again := executeOrFail(t, sc, shrinkSeed, scenarios.Options{T: t, Schedule: &s.Schedule, Verify: true})
 				fmt.Fprintf(&b, "\nFailing seed %d (%s) shrinks from %d to %d fault(s) in %d runs: `%s`; replay: hash %#x %s, %s, %s %s.\n",
 					shrinkSeed, s.Target.Property, len(s.Original.Events), len(s.Schedule.Events), s.Stats.Attempts,
-					strings.ReplaceAll(strings.TrimSpace(s.Schedule.String()), "\n", "; "), again.Result.Hash, sameWord(again.Result.Hash == s.Hash),
-					again.Result.Level, s.Target.Property, again.Verdict(s.Target.Property))
+					strings.ReplaceAll(strings.TrimSpace(s.Schedule.String()), "\n", "; "), again.Goroutine.Hash, sameWord(again.Goroutine.Hash == s.Hash),
+					again.Goroutine.Level, s.Target.Property, again.Verdict(s.Target.Property))
 			}
 		}
 		b.WriteString("\n")

@@ -10,6 +10,7 @@ import (
 	"github.com/leasesim/leasesim/faults"
 	"github.com/leasesim/leasesim/gohost"
 	"github.com/leasesim/leasesim/history"
+	"github.com/leasesim/leasesim/scenarios"
 )
 
 // Setup is one run's cast: the simulated Consul, the shared store and the
@@ -74,8 +75,8 @@ func holders(n int, stagger time.Duration) []HolderConfig {
 
 // Scenarios returns every story of the module, each in the
 // configurations it is told in.
-func Scenarios() []gohost.Scenario {
-	var out []gohost.Scenario
+func Scenarios() []scenarios.Scenario {
+	var out []scenarios.Scenario
 	for _, c := range []CutOffConfig{{Token: NoToken}, {Token: ModifyIndex}, {Token: LockIndex},
 		{Token: ModifyIndex, TTL: 10 * time.Second}, {Token: ModifyIndex, TTL: 30 * time.Second},
 		{Token: NoToken, Primitive: UseSemaphore}, {Token: ModifyIndex, Budget: true}} {
@@ -135,7 +136,7 @@ func (c CutOffConfig) name() string {
 // holder-side fix (Budget) h1 stops believing a TTL after its last
 // successful renewal was sent, before the server can invalidate the
 // session: P1 holds.
-func CutOff(c CutOffConfig) gohost.Scenario {
+func CutOff(c CutOffConfig) scenarios.Scenario {
 	hs := holders(2, time.Second)
 	for i := range hs {
 		if c.TTL != 0 {
@@ -144,18 +145,18 @@ func CutOff(c CutOffConfig) gohost.Scenario {
 		hs[i].Primitive, hs[i].Budget = c.Primitive, c.Budget
 		hs[i].Hold = time.Hour // h1 keeps the lock it believes it holds
 	}
-	return gohost.Scenario{
+	return scenarios.Scenario{
 		Name:  "consul-cutoff/" + c.name(),
 		Doc:   "the holder is cut off past its session TTL while another locks (hashicorp/consul#18271; " + c.name() + ")",
 		Story: "h1 locks; h1 is isolated from 5 s to 100 s; its session expires at 2×TTL, h2 locks after the lock-delay; h1 hears of it only at the heal.",
-		Config: func(uint64) gohost.Config {
+		Goroutines: func(uint64) gohost.Config {
 			return Setup{Holders: hs, Token: c.Token, Server: DefaultServer, Duration: 170 * time.Second,
 				Schedule: faults.Schedule{Version: faults.Version, HealAt: 100 * time.Second, Events: []faults.Event{
 					{At: 5 * time.Second, Kind: faults.KindIsolate, Node: "h1"}}}}.Config()
 		},
-		Premises: []gohost.Premise{
-			gohost.FaultWhileBelieving("h1 was isolated while it held the lock", []string{history.FaultIsolate}, "h1"),
-			gohost.ChangedHands(),
+		Premises: []scenarios.Premise{
+			scenarios.FaultWhileHolding("h1 was isolated while it held the lock", 0, []string{"h1"}, history.FaultIsolate),
+			scenarios.ChangedHands(),
 		},
 	}
 }
@@ -190,7 +191,7 @@ func (v DelayVariant) String() string {
 // h2 locks at about 30 s while h1 still believes: P1 is violated. A server
 // that invalidates at half the TTL (a variant below the documented lower
 // bound) lets h2 lock at about 22.5 s: P1 is violated.
-func LockDelayStory(v DelayVariant) gohost.Scenario {
+func LockDelayStory(v DelayVariant) scenarios.Scenario {
 	hs := holders(2, time.Second)
 	srv := DefaultServer
 	switch v {
@@ -206,18 +207,18 @@ func LockDelayStory(v DelayVariant) gohost.Scenario {
 	for i := range hs {
 		hs[i].Hold = time.Hour
 	}
-	return gohost.Scenario{
+	return scenarios.Scenario{
 		Name:  "consul-lock-delay/" + v.String(),
 		Doc:   "the holder is cut off past 2×TTL but heals within the lock-delay (" + v.String() + ")",
 		Story: "h1 locks; h1 is isolated from 5 s to 40 s; its session expires at about 30 s; h2 may lock after the lock-delay; h1 learns at the heal.",
-		Config: func(uint64) gohost.Config {
+		Goroutines: func(uint64) gohost.Config {
 			return Setup{Holders: hs, Token: ModifyIndex, Server: srv, Duration: 120 * time.Second,
 				Schedule: faults.Schedule{Version: faults.Version, HealAt: 40 * time.Second, Events: []faults.Event{
 					{At: 5 * time.Second, Kind: faults.KindIsolate, Node: "h1"}}}}.Config()
 		},
-		Premises: []gohost.Premise{
-			gohost.FaultWhileBelieving("h1 was isolated while it held the lock", []string{history.FaultIsolate}, "h1"),
-			gohost.ChangedHands(),
+		Premises: []scenarios.Premise{
+			scenarios.FaultWhileHolding("h1 was isolated while it held the lock", 0, []string{"h1"}, history.FaultIsolate),
+			scenarios.ChangedHands(),
 		},
 	}
 }
@@ -230,24 +231,24 @@ func LockDelayStory(v DelayVariant) gohost.Scenario {
 // (safely) and unlocks, its session lingers until it expires, and h2
 // locks after the TTL and the lock-delay. With 3 retries 2 s apart h1
 // rides the failover out and keeps the lock. P1 holds either way.
-func ServerRestart(retries int) gohost.Scenario {
+func ServerRestart(retries int) scenarios.Scenario {
 	hs := holders(2, time.Second)
 	for i := range hs {
 		hs[i].MonitorRetries = retries
 		hs[i].Hold = 40 * time.Second
 	}
 	name := fmt.Sprintf("monitor-retries-%d", retries)
-	return gohost.Scenario{
+	return scenarios.Scenario{
 		Name:  "consul-server-restart/" + name,
 		Doc:   "the Consul server fails over while h1 holds the lock (" + name + ")",
 		Story: "h1 holds the lock, h2 waits; the server crashes at 10 s, restarts at 12 s and has a leader at 13 s, which renews every session.",
-		Config: func(uint64) gohost.Config {
+		Goroutines: func(uint64) gohost.Config {
 			return Setup{Holders: hs, Token: ModifyIndex, Server: DefaultServer, Duration: 120 * time.Second,
 				Schedule: faults.Schedule{Version: faults.Version, HealAt: 20 * time.Second, Events: []faults.Event{
 					{At: 10 * time.Second, Kind: faults.KindCrash, Node: ServerNode},
 					{At: 12 * time.Second, Kind: faults.KindRestart, Node: ServerNode}}}}.Config()
 		},
-		Premises: []gohost.Premise{ServerCrashedWhileHeld()},
+		Premises: []scenarios.Premise{ServerCrashedWhileHeld()},
 	}
 }
 
@@ -258,21 +259,21 @@ func ServerRestart(retries int) gohost.Scenario {
 // decided on. Both believed at once (P1 violated whatever the token);
 // without a token the store takes h1's stale write (P2 violated), with the
 // key's ModifyIndex or LockIndex it refuses it.
-func GCPause(t Token) gohost.Scenario {
-	return gohost.Scenario{
+func GCPause(t Token) scenarios.Scenario {
+	return scenarios.Scenario{
 		Name:  "consul-gc-pause/" + t.String(),
 		Doc:   "a pause longer than 2×TTL + lock-delay between checking the lock and writing (" + t.String() + ")",
 		Story: "h1 holds the lock and pauses at its write for 60 s; its session expires, h2 locks; h1 wakes and writes.",
-		Config: func(uint64) gohost.Config {
+		Goroutines: func(uint64) gohost.Config {
 			return Setup{Holders: holders(2, time.Second), Token: t, Server: DefaultServer, Duration: 120 * time.Second,
 				Schedule: faults.Schedule{Version: faults.Version, HealAt: 70 * time.Second, Events: []faults.Event{{
 					At: 3 * time.Second, Kind: faults.KindFailpoint, Node: "h1", Failpoint: FailpointBeforeWrite,
 					Action: faults.ActionPause, Duration: 60 * time.Second}}}}.Config()
 		},
-		Premises: []gohost.Premise{
-			gohost.FailpointHit("h1", FailpointBeforeWrite),
-			gohost.FaultWhileBelieving("h1 paused at its write while it held the lock", []string{history.FaultFailpointHit}, "h1"),
-			gohost.ChangedHands(),
+		Premises: []scenarios.Premise{
+			scenarios.FailpointHit("h1", FailpointBeforeWrite),
+			scenarios.FaultWhileHolding("h1 paused at its write while it held the lock", 0, []string{"h1"}, history.FaultFailpointHit),
+			scenarios.ChangedHands(),
 		},
 	}
 }
@@ -283,7 +284,7 @@ func GCPause(t Token) gohost.Scenario {
 // and P4 must hold. With api.Semaphore (limit 1) the holders have no
 // token, so P2 fails as soon as the lock changes hands, and nothing else
 // may.
-func Herd(p Primitive) gohost.Scenario {
+func Herd(p Primitive) scenarios.Scenario {
 	hs := holders(10, 100*time.Millisecond)
 	for i := range hs {
 		hs[i].Primitive = p
@@ -293,22 +294,22 @@ func Herd(p Primitive) gohost.Scenario {
 	if p == UseSemaphore {
 		name, tok = "semaphore-no-token", NoToken
 	}
-	return gohost.Scenario{
+	return scenarios.Scenario{
 		Name:  "consul-herd/" + name,
 		Doc:   "ten holders contend for the lock (" + name + ")",
 		Story: "h1…h10 lock, hold 5 s, write, unlock and lock again, for three minutes, with no fault.",
-		Config: func(uint64) gohost.Config {
+		Goroutines: func(uint64) gohost.Config {
 			return Setup{Holders: hs, Token: tok, Server: DefaultServer, Duration: 180 * time.Second,
 				Schedule: faults.Schedule{Version: faults.Version, HealAt: 120 * time.Second}}.Config()
 		},
-		Premises: []gohost.Premise{gohost.ChangedHands()},
+		Premises: []scenarios.Premise{scenarios.ChangedHands()},
 	}
 }
 
 // ServerCrashedWhileHeld holds when the Consul node crashed while some
 // holder believed it held the lock.
-func ServerCrashedWhileHeld() gohost.Premise {
-	return gohost.Premise{Name: "consul crashed while a holder held the lock", Holds: func(h *history.History) (bool, string) {
+func ServerCrashedWhileHeld() scenarios.Premise {
+	return scenarios.Premise{Name: "consul crashed while a holder held the lock", Holds: func(h *history.History) (bool, string) {
 		for _, w := range h.Faults {
 			if w.Kind != history.FaultCrash || !slices.Contains(w.Nodes, ServerNode) {
 				continue
@@ -331,14 +332,14 @@ func ServerCrashedWhileHeld() gohost.Premise {
 // paused past that while another locks (hashicorp/consul#18271, and
 // Kleppmann's pause); without a token P2 fails wherever the lock changes
 // hands; with the ModifyIndex token and the fenced store P2 must hold.
-func Contention(t Token) gohost.Scenario {
+func Contention(t Token) scenarios.Scenario {
 	nodes := []string{ServerNode, "h1", "h2", "h3"}
 	ttl := DefaultHolder.SessionTTL
-	return gohost.Scenario{
+	return scenarios.Scenario{
 		Name:  "consul-contention/" + t.String(),
 		Doc:   "three holders contend under partitions, pauses, crashes and failovers (" + t.String() + ")",
 		Story: "h1, h2 and h3 lock, write and unlock in turn for four minutes while a nemesis cuts, freezes and crashes them and the server.",
-		Config: func(uint64) gohost.Config {
+		Goroutines: func(uint64) gohost.Config {
 			return Setup{Holders: holders(3, 700*time.Millisecond), Token: t, Server: DefaultServer, Duration: 4 * time.Minute}.Config()
 		},
 		Nemesis: &faults.Nemesis{Targets: nodes, Partitionable: nodes,
@@ -346,6 +347,6 @@ func Contention(t Token) gohost.Scenario {
 			Failpoints: []string{FailpointBeforeWrite}, FaultsPerMinute: 4, Phase: 150 * time.Second, PauseMax: 60 * time.Second,
 			WindowMax:  60 * time.Second,
 			Boundaries: []time.Duration{ttl, 2 * ttl, 2*ttl + DefaultLockDelay}},
-		Premises: []gohost.Premise{gohost.ChangedHands()},
+		Premises: []scenarios.Premise{scenarios.ChangedHands()},
 	}
 }

@@ -8,7 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/leasesim/leasesim/checker"
-	"github.com/leasesim/leasesim/gohost"
+	"github.com/leasesim/leasesim/scenarios"
 	"github.com/leasesim/leasesim/history"
 )
 
@@ -18,12 +18,12 @@ import (
 // execute runs a scenario for a seed, twice, and requires a clean,
 // verified run with its premises held and P4 ok (every story's holders
 // keep contending, and the heal ends every fault).
-func execute(t *testing.T, sc gohost.Scenario, seed uint64) *gohost.Outcome {
+func execute(t *testing.T, sc scenarios.Scenario, seed uint64) *scenarios.Outcome {
 	t.Helper()
-	out := gohost.Execute(t, sc, seed, gohost.Options{Verify: true})
-	require.NoError(t, out.Result.Err(), "%s seed %d", sc.Name, seed)
-	require.Equal(t, history.Verified, out.Result.Level.Determinism, "%s seed %d: %s", sc.Name, seed, out.Result.Level)
-	for _, p := range out.Premises() {
+	out := executeOrFail(t, sc, seed, scenarios.Options{T: t, Verify: true})
+	require.NoError(t, out.Goroutine.Err(), "%s seed %d", sc.Name, seed)
+	require.Equal(t, history.Verified, out.Goroutine.Level.Determinism, "%s seed %d: %s", sc.Name, seed, out.Goroutine.Level)
+	for _, p := range out.History.Premises {
 		require.True(t, p.Held, "%s seed %d: premise %s: %s", sc.Name, seed, p.Name, p.Detail)
 	}
 	assert.Equal(t, checker.OK, out.Verdict("P4"), "%s seed %d", sc.Name, seed)
@@ -61,7 +61,7 @@ func TestStoriesVerdicts(t *testing.T) {
 		"consul-herd/lock-modify-index":  {ok, ok},
 		"consul-herd/semaphore-no-token": {ok, v},
 	}
-	var scs []gohost.Scenario
+	var scs []scenarios.Scenario
 	for _, sc := range Scenarios() {
 		if !strings.HasPrefix(sc.Name, "consul-contention/") { // its nemesis draws: TestContention
 			scs = append(scs, sc)
@@ -86,7 +86,7 @@ func TestStoriesVerdicts(t *testing.T) {
 func TestMonitorRetriesRideOutTheFailover(t *testing.T) {
 	lostAtCrash := func(retries int) bool {
 		out := execute(t, ServerRestart(retries), 1)
-		for _, b := range out.Result.History.Beliefs {
+		for _, b := range out.History.Beliefs {
 			if b.Holder == "h1" && b.Reason == history.EndLost {
 				return true
 			}
@@ -101,14 +101,14 @@ func TestMonitorRetriesRideOutTheFailover(t *testing.T) {
 // hash, verified.
 func TestShrinkAndReplay(t *testing.T) {
 	sc := LockDelayStory(DelayIgnored)
-	s, err := gohost.Shrink(t, sc, 1, 40)
+	s, err := scenarios.ShrinkSeed(sc, 1, scenarios.Options{T: t}, 40)
 	require.NoError(t, err)
 	assert.Equal(t, "P1", s.Target.Property)
 	assert.LessOrEqual(t, len(s.Schedule.Events), 1, "shrunk: %s", s.Schedule)
-	again := gohost.Execute(t, sc, 1, gohost.Options{Schedule: &s.Schedule, Verify: true})
-	assert.Equal(t, s.Hash, again.Result.Hash)
+	again := executeOrFail(t, sc, 1, scenarios.Options{T: t, Schedule: &s.Schedule, Verify: true})
+	assert.Equal(t, s.Hash, again.Goroutine.Hash)
 	assert.Equal(t, checker.Violated, again.Verdict("P1"))
-	assert.Equal(t, history.Verified, again.Result.Level.Determinism)
+	assert.Equal(t, history.Verified, again.Goroutine.Level.Determinism)
 }
 
 // Under the nemesis the ModifyIndex token and the fenced store keep P2;
