@@ -80,8 +80,9 @@
 // (Release). It checks the lost channel before each write, records its
 // decision to write (Node.Act: an action counts at the decision, before any
 // point where the code may stall, the rule on every host), reaches the
-// before-write failpoint and writes to the shared gohost.FencedStore. api.Lock hands out no token: NoToken writes under 0
-// to a store that accepts everything; ModifyIndex and LockIndex read the
+// before-write failpoint and writes to the shared gohost.FencedStore.
+// api.Lock hands out no token: NoToken writes under 0 to a store that
+// accepts everything; ModifyIndex and LockIndex read the
 // lock's key right after Lock (the belief then starts at that read) and
 // write under its ModifyIndex or LockIndex to the fenced store.
 //

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/leasesim/leasesim/checker"
-		"github.com/leasesim/leasesim/history"
+	"github.com/leasesim/leasesim/history"
 	"github.com/leasesim/leasesim/scenarios"
 )
 

@@ -8,8 +8,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/leasesim/leasesim/checker"
-	"github.com/leasesim/leasesim/scenarios"
 	"github.com/leasesim/leasesim/history"
+	"github.com/leasesim/leasesim/scenarios"
 )
 
 // No test here is parallel: gohost runs in synctest bubbles the host owns,
