@@ -23,19 +23,19 @@
 //     destroyed or its TTL expires; the Behavior release (the default)
 //     clears the Session of every key it holds, delete deletes them. A TTL
 //     must lie between 10 s and 24 h; LockDelay defaults to 15 s and is
-//     capped at 60 s (the endpoint reads a bare number below 1000 as seconds). A
-//     renewal of an invalidated session is 404. Health checks are not
-//     simulated: a create naming Checks or NodeChecks is refused, and
-//     api.Lock names none (Consul would bind the agent's serfHealth check,
-//     which never fails here: the agent is the server's own node).
+//     capped at 60 s (the endpoint reads a bare number below 1000 as
+//     seconds). A renewal of an invalidated session is 404. Health checks
+//     are not simulated: a create naming Checks or NodeChecks is refused,
+//     and api.Lock names none (Consul would bind the agent's serfHealth
+//     check, which never fails here: the agent is the server's own node).
 //   - The TTL is a lower bound. Consul's pull request #524 (which added
 //     session TTLs, after Chubby) says "Consul promises not to terminate a
 //     session before the TTL has expired, but is allowed to extend the
 //     expiration past it", and the session API reference (its TTL field)
 //     warns that a session may be reaped as late as twice its TTL after
-//     its last renewal. The server invalidates
-//     a session TTL×ServerOptions.TTLMultiplier after its last renewal on
-//     its own clock (gohost.Node.Clock): 2 by default, the
+//     its last renewal. The server invalidates a session
+//     TTL×ServerOptions.TTLMultiplier after its last renewal on its own
+//     clock (gohost.Node.Clock): 2 by default, the
 //     SessionTTLMultiplier Consul's leader applies (agent/consul/
 //     session_ttl.go). The timers are not durable, as Consul's leader keeps
 //     them in memory.
