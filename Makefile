@@ -8,9 +8,9 @@ BENCHCOUNT ?= 6
 BIN       := bin/simrun
 # The Go modules under zoo/, each with its own go.mod (the core never imports them): make test and lint
 # vet and test each. zoo-modules fails when a zoo/*/go.mod is missing from this list.
-ZOO_MODULES := zoo/etcd zoo/hraft zoo/k8s zoo/redsync zoo/zookeeper
+ZOO_MODULES := zoo/consul zoo/etcd zoo/hraft zoo/k8s zoo/redsync zoo/zookeeper
 
-.PHONY: run test bench fuzz lint build clean tune-example etcd-stories zoo-modules zookeeper-results
+.PHONY: run test bench fuzz lint build clean tune-example etcd-stories consul-tables zoo-modules zookeeper-results
 
 build:
 	$(GO) build -o $(BIN) ./cmd/simrun
@@ -92,6 +92,13 @@ tune-example: build
 ## reproduction rate and its run directories (about 20 minutes on 2 cores).
 etcd-stories:
 	cd zoo/etcd && $(GO) run ./cmd/etcdstories -n $(or $(ETCD_RUNS),20)
+
+## consul-tables: zoo/consul's RESULTS.md tables: every story x configuration over seeds 1-CONSUL_SEEDS (200), each
+## seed run twice (Verify), the first failing seed of each shrunk and replayed; written to out/consul-results.md.
+consul-tables:
+	mkdir -p out
+	cd zoo/consul && CONSUL_SEEDS=$(or $(CONSUL_SEEDS),200) CONSUL_RESULTS=$(CURDIR)/out/consul-results.md \
+		$(GO) test -count=1 -run TestMeasure -timeout 120m .
 
 clean:
 	rm -rf bin out
