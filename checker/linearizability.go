@@ -67,6 +67,10 @@ func Linearizability(h *history.History, opts Options) Result {
 	p := newAsProcessed(h, store)
 	walk := p.inOrderWalk()
 	counted := newP3Ops(h, p.store, p.register, walk)
+	if counted.count == 0 {
+		return notApplicable("P3", name, fmt.Sprintf("no %s or fenced-resource operation was recorded, so there is "+
+			"nothing to linearize", store.Name))
+	}
 	v := newVerdict(h, "P3")
 	okSummary := fmt.Sprintf("%d %s and %d fenced-resource operations on %d resources are linearizable",
 		counted.stores, store.Name, counted.count-counted.stores, counted.resources)
