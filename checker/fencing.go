@@ -47,6 +47,7 @@ func checkFencing(a *analysis) Result {
 
 		silentWriters: make(map[string]bool),
 	}
+	f.order = newHandsOrder(h)
 	f.ownSpec = !leaseStoreSpec(h.Spec)
 	foreign := f.ownSpec || !hasGrantorOps(a)
 	if foreign {
@@ -134,6 +135,7 @@ type highWrite struct {
 type fencing struct {
 	a       *analysis
 	v       *verdict
+	order   handsOrder // the order the lease changed hands in (fencing_order.go)
 	grants  grantTracker
 	issued  map[resourceToken]issuedBy // the grant that first issued each token
 	issuedT map[issue]bool             // every (resource, token, client) issued
@@ -187,7 +189,9 @@ func (f *fencing) grant(i int, op *history.Operation) {
 func (f *fencing) accepted(i int, op *history.Operation) {
 	f.writes++
 	res, token := op.Input.Resource, op.Input.Token
-	if hi, ok := f.highest[res]; ok && token < hi.token {
+	hi, ok := f.highest[res]
+	f.order.accepted(f.v, i, op, ok && token < hi.token)
+	if ok && token < hi.token {
 		f.v.violate(op.Processed, fmt.Sprintf("the store accepted a write to %q with token %d after one with token %d",
 			res, token, hi.token), describeOpAt(f.v.h, hi.op), describeOp(op))
 	} else {

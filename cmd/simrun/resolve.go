@@ -53,6 +53,7 @@ func implementations() []lease.Impl {
 		redislock.ImplWith(redislock.Options{Persistence: redislock.AppendFsyncEverySec}),
 		redislock.ImplWith(redislock.Options{Persistence: redislock.NoPersistence}),
 		redislock.Mutant(),
+		redislock.SessionTokenMutant(),
 		k8slease.Impl(),
 		k8slease.Unfenced(),
 		k8slease.Mutant(),
