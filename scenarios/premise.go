@@ -34,6 +34,9 @@ type premiseView struct {
 
 // evaluatePremises checks each premise on a finished run.
 func evaluatePremises(ps []Premise, v premiseView) []history.PremiseRecord {
+	if len(ps) == 0 {
+		return nil // as a history file without premise records reads
+	}
 	out := make([]history.PremiseRecord, 0, len(ps))
 	for _, p := range ps {
 		held, detail := p.held(v)
