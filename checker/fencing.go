@@ -38,12 +38,16 @@ func checkFencing(a *analysis) Result {
 	h := a.h
 	v := newVerdict(h, "P2")
 	f := fencing{
+		a:       a,
 		v:       v,
 		grants:  newGrantTracker(),
 		issued:  make(map[resourceToken]issuedBy),
 		issuedT: make(map[issue]bool),
 		highest: make(map[string]highWrite),
+
+		silentWriters: make(map[string]bool),
 	}
+	f.order = newHandsOrder(h)
 	f.ownSpec = !leaseStoreSpec(h.Spec)
 	foreign := f.ownSpec || !hasGrantorOps(a)
 	if foreign {
@@ -59,6 +63,10 @@ func checkFencing(a *analysis) Result {
 			h.LoadOp(i, &op)
 			f.accepted(i, &op)
 		}
+	}
+	if f.writes == 0 && f.grantCount == 0 && v.violated == 0 && v.undecided == 0 {
+		return notApplicable("P2", "fencing", "no lease was granted (by the lease store's replies or a holder's "+
+			"belief) and the fenced store accepted no write, so fencing has nothing to judge")
 	}
 	if foreign {
 		return v.result("fencing", fmt.Sprintf("%d accepted writes, tokens non-decreasing and believed by "+
@@ -125,7 +133,9 @@ type highWrite struct {
 // fencing is the state of the P2 sweep. It keeps indices of operations,
 // not operations: the sweep loads each into one variable.
 type fencing struct {
+	a       *analysis
 	v       *verdict
+	order   handsOrder // the order the lease changed hands in (fencing_order.go)
 	grants  grantTracker
 	issued  map[resourceToken]issuedBy // the grant that first issued each token
 	issuedT map[issue]bool             // every (resource, token, client) issued
@@ -141,7 +151,10 @@ type fencing struct {
 	// believedFrom is, for an implementation with a spec of its own, when
 	// each (resource, token, holder) was first believed: its grant.
 	believedFrom map[issue]history.Time
-	ownSpec      bool // the lease store has a spec of its own: no grantor issues anything in leasesim's sense
+	// silentWriters are the silent holders (analysis.silentHolders) whose
+	// writes P2 could not judge, each reported once.
+	silentWriters map[string]bool
+	ownSpec       bool // the lease store has a spec of its own: no grantor issues anything in leasesim's sense
 }
 
 // grant checks a successful acquire, operation i of the history, and
@@ -176,7 +189,9 @@ func (f *fencing) grant(i int, op *history.Operation) {
 func (f *fencing) accepted(i int, op *history.Operation) {
 	f.writes++
 	res, token := op.Input.Resource, op.Input.Token
-	if hi, ok := f.highest[res]; ok && token < hi.token {
+	hi, ok := f.highest[res]
+	f.order.accepted(f.v, i, op, ok && token < hi.token)
+	if ok && token < hi.token {
 		f.v.violate(op.Processed, fmt.Sprintf("the store accepted a write to %q with token %d after one with token %d",
 			res, token, hi.token), describeOpAt(f.v.h, hi.op), describeOp(op))
 	} else {
@@ -188,6 +203,16 @@ func (f *fencing) accepted(i int, op *history.Operation) {
 		return
 	}
 	if at, ok := f.believedFrom[in]; ok && at <= op.Processed {
+		return
+	}
+	if f.ownSpec && f.a.silentHolder(op.Client) {
+		// Granted by the store's own reply but silent about its beliefs:
+		// whether it held the token cannot be read, which is no violation.
+		if !f.silentWriters[op.Client] {
+			f.silentWriters[op.Client] = true
+			f.v.dontKnow(fmt.Sprintf("the store accepted a write to %q by %s with token %d, and %s reported no "+
+				"belief, so whether it held that token cannot be judged", res, op.Client, token, op.Client))
+		}
 		return
 	}
 	detail := fmt.Sprintf("the store accepted a write to %q by %s with token %d, which the grantor never issued to it",

@@ -33,6 +33,9 @@ type analysis struct {
 	opRows  []opRow      // opRows(h), nil until asked for
 	opLives []clientLife // the client lives opRows names, with opRows
 	order   []int32      // the rows in processed order; empty if they are in it, nil until asked for
+	// silence are the silent holders (silentHolders), once silenceFound.
+	silence      []silentGrant
+	silenceFound bool
 }
 
 func newAnalysis(h *history.History) *analysis { return &analysis{h: h} }

@@ -42,15 +42,16 @@ import (
 // backwards leaves only the order within bursts of equal readings open, and
 // exploring those decides the resource (decideByGrantorTime); a fenced
 // register that accepted a lower token after a higher one had returned is
-// illegal in every order (decideRegister). What is left goes to one porcupine check
-// over both models, with opts.LinearizabilityTimeout
-// (DefaultLinearizabilityTimeout if zero); running out is Unknown, never
-// OK. A violation names, per resource, the first operation that breaks the
+// illegal in every order (decideRegister). What is left goes to porcupine
+// over both models, each resource within opts.LinearizabilitySteps model
+// steps (DefaultLinearizabilitySteps if zero; budgetedCheck), so the
+// verdict is the same on any machine and load; running out is Unknown
+// ("undecided after N model steps"), never OK. A violation names, per resource, the first operation that breaks the
 // specification, why, the state it met, and the faults active when the
 // server processed it. On Illegal or Unknown, when opts.Visualize is set,
 // porcupine's visualisation, with the faults as annotations, is returned in
 // Result.Visualization; the checker writes no file. The only clock read is
-// porcupine's own timeout.
+// porcupine's timeout on that drawing, which decides no verdict.
 func Linearizability(h *history.History, opts Options) Result {
 	const name = "linearizability"
 	if h == nil {
@@ -67,6 +68,10 @@ func Linearizability(h *history.History, opts Options) Result {
 	p := newAsProcessed(h, store)
 	walk := p.inOrderWalk()
 	counted := newP3Ops(h, p.store, p.register, walk)
+	if counted.count == 0 {
+		return notApplicable("P3", name, fmt.Sprintf("no %s or fenced-resource operation was recorded, so there is "+
+			"nothing to linearize", store.Name))
+	}
 	v := newVerdict(h, "P3")
 	okSummary := fmt.Sprintf("%d %s and %d fenced-resource operations on %d resources are linearizable",
 		counted.stores, store.Name, counted.count-counted.stores, counted.resources)
@@ -96,26 +101,37 @@ func Linearizability(h *history.History, opts Options) Result {
 	if witnessed {
 		return v.result(name, okSummary+witness)
 	}
-	timeout := cmp.Or(opts.LinearizabilityTimeout, DefaultLinearizabilityTimeout)
+	steps := cmp.Or(opts.LinearizabilitySteps, DefaultLinearizabilitySteps)
 	verdict, info := porcupine.Ok, porcupine.LinearizationInfo{}
 	if len(search) > 0 {
-		verdict, info = porcupine.CheckOperationsVerbose(l.model, search, timeout)
-		switch verdict {
-		case porcupine.Illegal:
-			l.explain(v, search, info)
-		case porcupine.Unknown:
-			v.dontKnow(fmt.Sprintf("porcupine did not decide %d operations within %v: not checked", len(search), timeout))
+		b := budgetedCheck(l.model, search, steps)
+		verdict, info = b.verdict, b.info
+		if verdict == porcupine.Illegal {
+			l.explain(v, b.illegal, info)
+		}
+		if miss := b.undecided; miss.partitions > 0 {
+			v.dontKnow(fmt.Sprintf("porcupine did not decide %d operations on %d resources within %d model steps "+
+				"each: undecided, not checked", miss.ops, miss.partitions, steps))
+			if verdict == porcupine.Ok {
+				verdict = porcupine.Unknown
+			}
 		}
 	}
 	r := v.result(name, okSummary)
 	if !opts.Visualize || r.Status == OK {
 		return r
 	}
-	if verdict == porcupine.Ok {
+	switch verdict {
+	case porcupine.Ok:
 		// The violations were proven from the grantor's readings: porcupine
 		// only draws those partitions, with a short limit, since the proof
 		// is already in hand.
-		_, info = porcupine.CheckOperationsVerbose(l.model, decided, min(timeout, visualizeTimeout))
+		_, info = porcupine.CheckOperationsVerbose(l.model, decided, visualizeTimeout)
+	case porcupine.Unknown:
+		// Undecided within the step budget: porcupine draws how far it
+		// got in a short time. Only the drawing reads the clock; the
+		// verdict was reached in steps.
+		_, info = porcupine.CheckOperationsVerbose(l.model, search, visualizeTimeout)
 	}
 	if page, err := l.visualize(info); err != nil {
 		r.Summary += "; " + err.Error()
@@ -126,7 +142,8 @@ func Linearizability(h *history.History, opts Options) Result {
 }
 
 // visualizeTimeout bounds the porcupine run that only draws partitions
-// already proven illegal.
+// already proven illegal, or how far an undecided search got: a drawing,
+// never a verdict.
 const visualizeTimeout = 2 * time.Second
 
 // linHistory is a run's history as porcupine operations.

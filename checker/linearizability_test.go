@@ -197,7 +197,7 @@ func TestLinearizability(t *testing.T) {
 			linWrite("h2", span{1, 1.1, 1.2}, 2, "b", ok, 2),
 			linRead("h3", span{2, 2.1, 2.2}, 1, "a"),
 		}, Violated, `read "x" returned tok 1 "a", but the latest write is tok 2 "b"`, secs(2.1)},
-		{"no operations", nil, OK, "", 0},
+		{"no operations: nothing to judge", nil, NotApplicable, "", 0},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
@@ -297,13 +297,22 @@ func ambiguousHistory(n int) *history.History {
 	return linHistoryOf(ops...)
 }
 
-func TestLinearizabilityTimeoutIsUnknown(t *testing.T) {
+// A search that runs out of its step budget is unknown, and says after how
+// many steps: the same verdict every time, on any machine and load (the
+// budget counts model steps, not seconds).
+func TestLinearizabilityBudgetIsUnknownInSteps(t *testing.T) {
 	h := ambiguousHistory(40)
 	h.Faults = []history.FaultWindow{{Kind: history.FaultPartition, Start: secs(0.2), End: secs(0.8), Detail: "[h0] | [store]"}}
-	r := Linearizability(h, Options{LinearizabilityTimeout: 50 * time.Millisecond, Visualize: true})
-	assert.Equal(t, Unknown, r.Status, "a timeout is never OK: %s", r.Summary)
+	r := Linearizability(h, Options{LinearizabilitySteps: 5000, Visualize: true})
+	assert.Equal(t, Unknown, r.Status, "running out is never OK: %s", r.Summary)
 	assert.Empty(t, r.Violations)
-	assert.Contains(t, r.Summary, "porcupine did not decide 41 operations within 50ms")
+	assert.Contains(t, r.Summary, "porcupine did not decide 41 operations on 1 resources within 5000 model steps each")
+	assert.NotRegexp(t, `[0-9.]+(ms|s)\b`, r.Summary, "no verdict mentions wall time")
+	for range 3 {
+		again := Linearizability(h, Options{LinearizabilitySteps: 5000})
+		assert.Equal(t, r.Status, again.Status)
+		assert.Equal(t, r.Summary, again.Summary)
+	}
 	html := r.Visualization
 	assert.Contains(t, string(html), "fault network", "the faults are annotations")
 	assert.Contains(t, string(html), "[h0] | [store]")
@@ -454,7 +463,7 @@ func TestLinearizabilityEqualReadings(t *testing.T) {
 	})
 	t.Run("no order of the backlog is legal", func(t *testing.T) {
 		h := backlog(sameG(linToken(lease.KindRenew, "h9", span{1, 3, 3.1}, 7, ok)))
-		r := Linearizability(h, Options{LinearizabilityTimeout: time.Minute})
+		r := Linearizability(h, Options{})
 		require.Equal(t, Violated, r.Status, r.Summary)
 		assert.Contains(t, r.Violations[0].Detail, "renew(h9, tok 7)")
 	})
@@ -468,4 +477,23 @@ func newLin(h *history.History) *linHistory {
 	}
 	p := newAsProcessed(h, spec)
 	return newLinHistory(p, newP3Ops(h, p.store, p.register, nil))
+}
+
+// The step budget gives the same verdict however loaded the machine is:
+// eight searches of one undecidable history at once, on however many
+// cores there are, all end undecided after the same number of steps, as
+// one search alone does.
+func TestLinearizabilityBudgetIgnoresLoad(t *testing.T) {
+	h := ambiguousHistory(40)
+	alone := Linearizability(h, Options{LinearizabilitySteps: 3000})
+	require.Equal(t, Unknown, alone.Status)
+	results := make(chan Result, 8)
+	for range 8 {
+		go func() { results <- Linearizability(h, Options{LinearizabilitySteps: 3000}) }()
+	}
+	for range 8 {
+		r := <-results
+		assert.Equal(t, alone.Status, r.Status)
+		assert.Equal(t, alone.Summary, r.Summary)
+	}
 }

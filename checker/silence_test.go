@@ -33,9 +33,14 @@ func TestExclusivitySilentHolder(t *testing.T) {
 			acquire("h1", "lock", 2, at(8000)).
 			belief("h1", "lock", 2, at(8000), at(9000)), OK, ""},
 		{"a grant that arrived too late to believe", newHistory().
-			acquire("h1", "lock", 1, at(1000)).calledAt(at(-4000)), OK, ""},
+			acquire("h1", "lock", 1, at(1000)).calledAt(at(-4000)).
+			belief("h2", "lock", 2, at(7000), at(9000)), OK, ""},
 		{"the grant never reached the holder", newHistory().
-			acquire("h1", "lock", 1, at(1000)).lost(), OK, ""},
+			acquire("h1", "lock", 1, at(1000)).lost().
+			belief("h2", "lock", 2, at(7000), at(9000)), OK, ""},
+		{"no belief and no grant: nothing to judge", newHistory(), Unknown, "nothing to judge"},
+		{"only beliefs inferred from actions", newHistory().
+			inferred("h1", "lock", 1, at(1000)), Unknown, "only inferred from actions"},
 		{"drift beyond rho and a silent holder: not only an assumption", newHistory().drift(30_000_000).
 			acquire("h3", "lock", 9, at(100)).
 			belief("h1", "lock", 1, at(0), at(5000)).

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/go-json-experiment/json"
@@ -134,6 +135,9 @@ func (r *Reader) inRun(e Event) *fieldError {
 	if ferr := e.check(); ferr != nil {
 		return ferr
 	}
+	if ferr := r.knownHolder(e); ferr != nil {
+		return ferr
+	}
 	earliest, latest := e.bounds()
 	if earliest != Unknown && earliest < r.header.Start {
 		return badf("", "time %d is before the header's start_ns %d", int64(earliest), int64(r.header.Start))
@@ -142,6 +146,18 @@ func (r *Reader) inRun(e Event) *fieldError {
 		r.latest, r.latestAt = latest, r.line
 	}
 	return nil
+}
+
+// knownHolder refuses a belief whose holder the header does not list
+// among its holders: a typo or a record from another run, which P1 would
+// otherwise judge as a grant of its own. A header that lists no holders
+// names none to check against, and every belief is accepted.
+func (r *Reader) knownHolder(e Event) *fieldError {
+	b, ok := e.(*BeliefInterval)
+	if !ok || len(r.header.Holders) == 0 || slices.Contains(r.header.Holders, b.Holder) {
+		return nil
+	}
+	return badf("holder", "%q is not among the header's holders (%s)", b.Holder, strings.Join(r.header.Holders, ", "))
 }
 
 // readEnd reads the end record.

@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -30,8 +29,8 @@ var (
 	// then search for long before it gives up (Unknown, which is never a
 	// catch). The bound keeps the test's time bounded; every mutant has a
 	// catching property other than P3.
-	catchP3Timeout = flag.Duration("mutants.p3timeout", 2*time.Second,
-		"porcupine time limit per run; a run that hits it is Unknown for P3")
+	catchP3Steps = flag.Int64("mutants.p3steps", 100_000,
+		"porcupine model steps per resource; a run that spends them is Unknown for P3")
 )
 
 // catchCase says how one mutant must be caught.
@@ -160,7 +159,7 @@ func sweep(t *testing.T, m lease.Impl, c catchCase) {
 // run: otherwise it is a checker's false alarm, and the test fails.
 func violates(t *testing.T, m lease.Impl, c catchCase, sc scenarios.Scenario, seed uint64) (checker.Result, *scenarios.Outcome) {
 	t.Helper()
-	check := checker.Options{LinearizabilityTimeout: *catchP3Timeout}
+	check := checker.Options{LinearizabilitySteps: *catchP3Steps}
 	out, err := scenarios.Execute(sc, seed, scenarios.Options{Impl: m, Check: check})
 	require.NoError(t, err, "%s on %s seed %d", m.Name, sc.Name, seed)
 	for _, r := range out.Violated() {

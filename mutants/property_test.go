@@ -92,7 +92,7 @@ func scheduleGen(sc scenarios.Scenario) *rapid.Generator[faults.Schedule] {
 // violations runs sc under schedule s and returns the violated properties.
 func violations(t *testing.T, sc scenarios.Scenario, impl lease.Impl, seed uint64, s faults.Schedule) []string {
 	out, err := scenarios.Execute(sc, seed, scenarios.Options{Impl: impl, Schedule: &s,
-		Check: checker.Options{LinearizabilityTimeout: 2 * time.Second}})
+		Check: checker.Options{LinearizabilitySteps: 100_000}})
 	require.NoError(t, err)
 	var props []string
 	for _, r := range out.Violated() {

@@ -29,6 +29,9 @@ type Premise struct {
 // EvaluatePremises judges every premise on h, in order, as the records
 // checker.Premises reads.
 func EvaluatePremises(ps []Premise, h *history.History) []history.PremiseRecord {
+	if len(ps) == 0 {
+		return nil // as a history file without premise records reads
+	}
 	out := make([]history.PremiseRecord, 0, len(ps))
 	for _, p := range ps {
 		held, detail := p.Holds(h)

@@ -34,6 +34,9 @@ func TestCheckJudgesAFile(t *testing.T) {
 			[]string{"Replay     simrun check testdata/check/pass.jsonl --spec lease-store/holder-budgets"}, nil},
 		{"a stale write accepted", []string{"testdata/check/p2-stale-write.jsonl"}, exitViolated,
 			[]string{"P2 fencing           VIOLATED", "token 1", "Violations"}, nil},
+		{"a session-age token: the old holder's write lands after its successor's",
+			[]string{"testdata/check/p2-session-age.jsonl"}, exitViolated,
+			[]string{"P2 fencing           VIOLATED", "the lease had changed hands", "P3 linearizability   OK"}, nil},
 		{"two beliefs overlap", []string{"testdata/check/p1-overlap.jsonl"}, exitViolated,
 			[]string{"P1 exclusivity       VIOLATED"}, nil},
 		{"malformed", []string{"testdata/check/malformed.jsonl"}, exitUsage, nil,
@@ -82,4 +85,28 @@ func TestCheckLineRunsAsPrinted(t *testing.T) {
 	again, replayed := shell(t, dir, line)
 	assert.Equal(t, exitViolated, again, replayed)
 	assert.Equal(t, line, lineAfter(t, replayed, "Replay"))
+}
+
+// No data is never a pass: a history of a header and an end record exits
+// non-zero under every spec, with no property ok; a holder granted the
+// lock by its spec's own success reply that reports no belief makes P1
+// unknown and is never a P2 violation, under every spec.
+func TestCheckNoDataIsNeverOK(t *testing.T) {
+	specs := []string{"lease-store", "expiring-key", "cas-record", "lessor"}
+	for _, spec := range specs {
+		t.Run("empty/"+spec, func(t *testing.T) {
+			r := simrunCheck(t, "testdata/check/empty.jsonl", "--spec", spec)
+			assert.Equal(t, exitViolated, r.code, "stdout: %s\nstderr: %s", r.stdout, r.stderr)
+			assert.Contains(t, r.stdout, "P1 exclusivity       UNKNOWN   no holder reported a belief")
+			assert.NotContains(t, r.stdout, " OK ")
+			assert.NotContains(t, r.stdout, "VIOLATED")
+		})
+		t.Run("silent/"+spec, func(t *testing.T) {
+			r := simrunCheck(t, "testdata/check/silent-"+spec+".jsonl")
+			assert.Equal(t, exitViolated, r.code, "stdout: %s\nstderr: %s", r.stdout, r.stderr)
+			assert.Contains(t, r.stdout, "P1 exclusivity       UNKNOWN   holder h1 was granted")
+			assert.NotContains(t, r.stdout, "VIOLATED", "a silent holder is no violation")
+			assert.Equal(t, exitOK, simrunCheck(t, "testdata/check/silent-"+spec+".jsonl", "--unknown=pass").code)
+		})
+	}
 }

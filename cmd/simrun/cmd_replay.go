@@ -118,7 +118,7 @@ func (a *app) replayDir(cmd *cobra.Command, path string, f replayFlags) error {
 	if err != nil {
 		return usagef(cmd, "%s: %w", runFile, err)
 	}
-	recorded, err := readSchedule(filepath.Join(dir, reports.ScheduleFile), sc.NodesFor(impl))
+	recorded, err := readSchedule(filepath.Join(dir, reports.ScheduleFile), sc.NodesFor(impl), knownFailpoints(impl))
 	if err != nil {
 		return usageErr(cmd, err)
 	}

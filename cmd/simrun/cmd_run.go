@@ -212,7 +212,7 @@ func (a *app) runOne(cmd *cobra.Command, f runFlags) error {
 	sc, impl := t.sc, t.impl
 	opts := scenarios.Options{Impl: impl, Logger: a.logger}
 	if f.schedule != "" {
-		s, err := readSchedule(f.schedule, sc.NodesFor(impl))
+		s, err := readSchedule(f.schedule, sc.NodesFor(impl), knownFailpoints(impl))
 		if err != nil {
 			return usageErr(cmd, err)
 		}

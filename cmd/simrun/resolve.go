@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 
 	"github.com/leasesim/leasesim/faults"
@@ -53,6 +54,7 @@ func implementations() []lease.Impl {
 		redislock.ImplWith(redislock.Options{Persistence: redislock.AppendFsyncEverySec}),
 		redislock.ImplWith(redislock.Options{Persistence: redislock.NoPersistence}),
 		redislock.Mutant(),
+		redislock.SessionTokenMutant(),
 		k8slease.Impl(),
 		k8slease.Unfenced(),
 		k8slease.Mutant(),
@@ -76,7 +78,7 @@ func lookupImpl(name string) (lease.Impl, error) {
 // readSchedule reads, parses and validates the schedule file at path
 // against a scenario's nodes. Errors name the file and, from package
 // faults, the line and column or the event and field.
-func readSchedule(path string, nodes []string) (faults.Schedule, error) {
+func readSchedule(path string, nodes, failpoints []string) (faults.Schedule, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return faults.Schedule{}, fmt.Errorf("--schedule: %w", err)
@@ -89,5 +91,21 @@ func readSchedule(path string, nodes []string) (faults.Schedule, error) {
 	if err := s.Validate(nodes); err != nil {
 		return s, fmt.Errorf("--schedule %s: %w (nodes: %s)", path, err, strings.Join(nodes, ", "))
 	}
+	if err := s.CheckFailpoints(failpoints); err != nil {
+		return s, fmt.Errorf("--schedule %s: %w", path, err)
+	}
 	return s, nil
+}
+
+// knownFailpoints are the failpoint names a schedule may arm against impl:
+// those leasesim's own code marks, the event triggers the wiring reaches
+// for every implementation, and those impl declares.
+func knownFailpoints(impl lease.Impl) []string {
+	known := append(slices.Clone(lease.AllCapabilities().Failpoints), scenarios.Triggers()...)
+	for _, fp := range impl.Capabilities.Failpoints {
+		if !slices.Contains(known, fp) {
+			known = append(known, fp)
+		}
+	}
+	return known
 }

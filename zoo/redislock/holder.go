@@ -24,6 +24,8 @@ type holder struct {
 	server, store lease.Addr
 	ids           *holderkit.RequestIDs
 	sessions      map[string]*session       // by resource; looked up, never iterated
+	sessionID     uint64                    // SessionTokenMutant: the id it fences with; 0 until drawn
+	attempts      uint64                    // SessionTokenMutant: SETs tried, to keep lock values unique
 	calls         *holderkit.Pending[*call] // commands awaiting a reply
 	// The holder's client of the fenced store at store: Write,
 	// SideEffect and Deliver (the store's replies) are its.
@@ -61,10 +63,20 @@ func newHolder(env lease.Env, cfg lease.Config, server, store lease.Addr, b bugs
 func lockKey(resource string) string  { return "lock:" + resource }
 func fenceKey(resource string) string { return "fence:" + resource }
 
+// sessionKey is the server key whose INCR draws a session id
+// (SessionTokenMutant).
+const sessionKey = "sessions"
+
 // lockValue is the value a holder sets on a lock: unique per acquisition,
-// since every token is drawn by a fresh INCR.
+// since every token is drawn by a fresh INCR. SessionTokenMutant reuses its
+// token, so it numbers its attempts after it to keep each value unique.
 func (h *holder) lockValue(token uint64) string {
-	return string(h.env.Self) + "/" + strconv.FormatUint(token, 10)
+	v := string(h.env.Self) + "/" + strconv.FormatUint(token, 10)
+	if h.bugs.sessionToken {
+		h.attempts++
+		v += "." + strconv.FormatUint(h.attempts, 10)
+	}
+	return v
 }
 
 // Acquire starts locking resource and keeps it locked (renewing it, and

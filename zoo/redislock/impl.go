@@ -20,6 +20,8 @@ type bugs struct {
 	// extendIgnoresRefusal reads the touch script's 0 (the key is not
 	// ours) as success: see Mutant.
 	extendIgnoresRefusal bool
+	// sessionToken fences with a session id: see SessionTokenMutant.
+	sessionToken bool
 }
 
 // Impl returns the Redis-style lock with a server that fsyncs every change
@@ -55,6 +57,24 @@ func Mutant() lease.Impl {
 	return build("zoo/redislock/extend-ignores-refusal",
 		"redsync's Extend bug (redsync#38, #61): a refused touch is read as success, so an expired lock is believed again",
 		Options{}, bugs{extendIgnoresRefusal: true})
+}
+
+// SessionTokenMutant returns the lock fencing with a session id instead of
+// a token drawn per acquisition: each holder draws one id when its first
+// attempt starts (INCR on one counter, sessionKey) and fences every lock it
+// takes with it, as a lock does that uses an etcd lease ID or a ZooKeeper
+// or Consul session ID as its fencing token. The id grows with the
+// session's age, not with the order the lock changes hands: a holder whose
+// session began later takes the lock first, pauses before its write, the
+// lock passes to an older session with a smaller id, whose write the
+// fenced store accepts, and then the paused holder's write with the larger
+// id lands after it. Tokens the store accepted never decrease, and each
+// was believed by its writer: only the order the lock changed hands in
+// shows the stale write (P2).
+func SessionTokenMutant() lease.Impl {
+	return build("zoo/redislock/session-token",
+		"fences with a session id drawn when the holder starts: the id grows with session age, not with acquisition",
+		Options{}, bugs{sessionToken: true})
 }
 
 // build assembles an Impl.

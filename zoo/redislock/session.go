@@ -50,12 +50,24 @@ func (s *session) stop() {
 }
 
 // attempt draws a fresh token: INCR fence:R.
+// SessionTokenMutant draws one session id instead, and reuses it.
 func (h *holder) attempt(s *session) {
 	s.phase, s.Token, s.value = phaseIncr, 0, ""
-	h.call(s, Command{Op: OpIncr, Key: fenceKey(s.Resource)}, func(r Reply, _ time.Duration) {
+	key := fenceKey(s.Resource)
+	if h.bugs.sessionToken {
+		if h.sessionID != 0 {
+			h.setNX(s, h.sessionID)
+			return
+		}
+		key = sessionKey
+	}
+	h.call(s, Command{Op: OpIncr, Key: key}, func(r Reply, _ time.Duration) {
 		if r.Err != ErrNone || r.N <= 0 {
 			h.retry(s)
 			return
+		}
+		if h.bugs.sessionToken {
+			h.sessionID = uint64(r.N)
 		}
 		h.setNX(s, uint64(r.N))
 	}, func() { h.retry(s) })
