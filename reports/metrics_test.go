@@ -45,7 +45,7 @@ func TestMetricRowsDropUnitSuffixes(t *testing.T) {
 func TestRunJSONKeepsUnitSuffixes(t *testing.T) {
 	run, out := kleppmann(t)
 	var text strings.Builder
-	require.NoError(t, TextOptions{}.WriteRunText(&text, run, out))
+	require.NoError(t, TextOptions{}.WriteRunText(&text, run, out.History))
 	assert.Contains(t, text.String(), "failover p99")
 	assert.NotContains(t, text.String(), "failover_p99_ns")
 	b, err := json.Marshal(run)

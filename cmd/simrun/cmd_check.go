@@ -14,8 +14,6 @@ import (
 	"github.com/leasesim/leasesim/internal/repro"
 	"github.com/leasesim/leasesim/model"
 	"github.com/leasesim/leasesim/reports"
-	"github.com/leasesim/leasesim/scenarios"
-	"github.com/leasesim/leasesim/sim"
 )
 
 type checkFlags struct {
@@ -79,25 +77,32 @@ func (a *app) checkFile(cmd *cobra.Command, file string, f checkFlags) error {
 		}
 	}
 	start := time.Now()
-	out := &scenarios.Outcome{Scenario: meta.Scenario, Impl: meta.Producer, Seed: meta.Seed,
-		Sim: sim.Result{Now: sim.Time(h.End)}, Faults: reports.FaultLog(h.Faults), History: h}
-	if out.Scenario == "" {
-		out.Scenario = file
-	}
-	j := checker.Judge(h, opts) // Check, Measure and Cover, sharing what they compute alike
-	out.Checks, out.Metrics, out.Coverage = j.Checks, j.Metrics, j.Coverage
-	run := reports.NewRun(out, time.Since(start))
+	run, data := judgeFile(h, meta, file, opts)
 	args := []string{"check", file}
 	if f.spec != "" {
 		args = append(args, "--spec", f.spec)
 	}
 	run.Replay = repro.Simrun(args...)
-	run.TraceHash, run.Acceleration = "none", 0 // a file has no kernel trace, and checking is no simulation
-	run.Source, run.Producer = file, meta.Producer
-	if err := a.showRun(run, out, f.json, f.out); err != nil {
+	run.WallSeconds = time.Since(start).Seconds()
+	if err := a.showRun(run, data, f.json, f.out); err != nil {
 		return err
 	}
 	return runVerdict(run, f.unknown)
+}
+
+// judgeFile judges a history read from file and returns its run object and
+// report data, as every host's run draws its reports: from the history
+// alone. The run is named by the header's scenario (the file's name when it
+// has none) and producer; a file has no trace hash of the kernel's and no
+// fault plan.
+func judgeFile(h *history.History, meta leasewire.Meta, file string, opts checker.Options) (reports.Run, reports.RunData) {
+	data := reports.RunData{History: h, Meta: meta}
+	run := reports.NewRun(h, meta, checker.Judge(h, opts)) // Check, Measure and Cover, sharing what they compute alike
+	if run.Scenario == "" {
+		run.Scenario = file
+	}
+	run.Impl, run.TraceHash, run.Source = meta.Producer, "none", file
+	return run, data
 }
 
 // readHistoryFile reads a history file through leasesim's protocol

@@ -212,9 +212,9 @@ func (a *app) keepFailures(cfg sweep.Config, sum *sweep.Summary, dir string, asJ
 		if err != nil { // it could not start (the "error" property): nothing to report
 			continue
 		}
-		run := reports.NewRun(out, time.Since(start))
+		run, data := reports.EventRun(out, time.Since(start))
 		run.Replay = f.Replay
-		if _, err := reports.WriteRunDir(path, run, out); err != nil {
+		if _, err := reports.WriteRunDir(path, run, data); err != nil {
 			return internalErr(err)
 		}
 		f.Dir = rel
