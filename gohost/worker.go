@@ -57,6 +57,9 @@ type Job struct {
 	MaxAttempts int `json:"max_attempts,omitempty"`
 	// Out is the file the worker writes its records to, one a line.
 	Out string `json:"out"`
+	// HistoryDir, when set, is a directory the worker writes each run
+	// seed's history to, as a history file (HistoryPath).
+	HistoryDir string `json:"history_dir,omitempty"`
 }
 
 // Record is one line a worker writes: exactly one of its fields besides
@@ -210,6 +213,11 @@ func Worker(t *testing.T, scenarios []Scenario) {
 		var rec *OutcomeRecord
 		ok := t.Run(fmt.Sprintf("seed=%d", seed), func(t *testing.T) {
 			out := Execute(t, sc, seed, Options{Schedule: job.Schedule, Verify: job.Verify})
+			if job.HistoryDir != "" {
+				if err := writeOutcomeHistory(job.HistoryDir, out); err != nil {
+					t.Fatal(err)
+				}
+			}
 			r := NewOutcomeRecord(out)
 			rec = &r
 		})

@@ -51,7 +51,7 @@ func TestGoHostRunJudgesOneSeed(t *testing.T) {
 			assert.Equal(t, hostGoroutine, run.Host)
 			assert.Equal(t, tt.p1, run.Verdicts[0].Status, run.Verdicts[0].Summary)
 			assert.Equal(t, gohost.DeterminismVerified, run.Determinism)
-			assert.Contains(t, run.Report, "no report files")
+			assert.Contains(t, run.Report, "give --out DIR")
 			// The replay line runs as printed and confirms the hash.
 			again := pasted(t, run.Replay)
 			assert.Equal(t, tt.code, again.code, again.stderr)
