@@ -16,6 +16,7 @@ import (
 	"github.com/leasesim/leasesim/gohost"
 	"github.com/leasesim/leasesim/internal/repro"
 	"github.com/leasesim/leasesim/reports"
+	"github.com/leasesim/leasesim/sweep"
 )
 
 // goHost puts the goroutine-host implementations of the zoo's modules
@@ -56,8 +57,11 @@ func (h *goHost) wrap(c *cobra.Command) {
 	}
 	event := c.RunE
 	c.RunE = func(cmd *cobra.Command, args []string) error {
-		name := cmd.Flags().Lookup("impl").Value.String()
-		if !cmd.Flags().Changed("impl") || isEventImpl(name) {
+		name, given := cmd.Flags().Lookup("impl").Value.String(), cmd.Flags().Changed("impl")
+		if rerun := cmd.Flags().Lookup("rerun-failures"); !given && rerun != nil && rerun.Value.String() != "" {
+			name, given = rerunImpl(rerun.Value.String()) // a summary's failing runs go back to its implementation's host
+		}
+		if !given || isEventImpl(name) {
 			if c.Name() == "replay" && (cmd.Flags().Changed("schedule") || cmd.Flags().Changed("hash")) {
 				return usagef(cmd, "--schedule, --hash: only for goroutine-host implementations; an event-host run "+
 					"replays from its run directory (simrun run --out DIR, then simrun replay DIR)")
@@ -81,6 +85,17 @@ func (h *goHost) wrap(c *cobra.Command) {
 		}
 		return h.sweep(cmd, g)
 	}
+}
+
+// rerunImpl returns the implementation a sweep summary names, and whether
+// it names one; a file that cannot be read is left to the event host's
+// --rerun-failures, which says why.
+func rerunImpl(path string) (string, bool) {
+	var prev sweep.Summary
+	if err := readJSONFile(path, &prev); err != nil || prev.Impl == "" {
+		return "", false
+	}
+	return prev.Impl, true
 }
 
 // isEventImpl reports whether name is one of the event host's

@@ -23,20 +23,22 @@ import (
 // returns its run object and report data, the run named by g and o. The
 // verdicts must be the worker's own: a file that judges otherwise is a
 // harness bug, never the implementation's.
-func judgeGoHistory(g *goImpl, o gohost.OutcomeRecord, file []byte, visualize bool) (reports.Run, reports.RunData, error) {
+func judgeGoHistory(g *goImpl, o gohost.OutcomeRecord, file []byte, visualize bool) (reports.Run, checker.Judgement, reports.RunData, error) {
 	name := fmt.Sprintf("%s seed %d's history", o.Scenario, o.Seed)
 	h, meta, err := leasewire.ReadHistory(bytes.NewReader(file), name)
 	if err != nil {
-		return reports.Run{}, reports.RunData{}, internalErr(fmt.Errorf("%s: the worker wrote a history simrun check cannot read: %w", g.Name, err))
+		return reports.Run{}, checker.Judgement{}, reports.RunData{},
+			internalErr(fmt.Errorf("%s: the worker wrote a history simrun check cannot read: %w", g.Name, err))
 	}
 	data := reports.RunData{History: h, Meta: meta, Schedule: &o.Schedule, Recorded: file}
-	run := reports.NewRun(h, meta, checker.Judge(h, checker.Options{Visualize: visualize}))
+	j := checker.Judge(h, checker.Options{Visualize: visualize})
+	run := reports.NewRun(h, meta, j)
 	run.Impl, run.Host, run.TraceHash = g.Name, hostGoroutine, o.Hash
 	if err := sameVerdicts(o.Verdicts, run.Properties); err != nil {
-		return run, data, internalErr(fmt.Errorf("%s %s seed %d: %w (a bug of leasesim's history writer or reader, not of %s)",
+		return run, j, data, internalErr(fmt.Errorf("%s %s seed %d: %w (a bug of leasesim's history writer or reader, not of %s)",
 			g.Name, o.Scenario, o.Seed, err, g.Name))
 	}
-	return run, data, nil
+	return run, j, data, nil
 }
 
 // sameVerdicts says where the checkers' results on a history file differ
@@ -63,7 +65,7 @@ func sameVerdicts(worker []gohost.Verdict, file []checker.Result) error {
 // writeRunDir writes a goroutine-host seed's report directory from its
 // history file, with the line that replays it, and returns the paths.
 func (h *goHost) writeRunDir(dir string, g *goImpl, o gohost.OutcomeRecord, file []byte, replay string) ([]string, error) {
-	run, data, err := judgeGoHistory(g, o, file, true)
+	run, _, data, err := judgeGoHistory(g, o, file, true)
 	if err != nil {
 		return nil, err
 	}
