@@ -86,6 +86,12 @@ type Metrics struct {
 	TaskLatencyP50  time.Duration `json:"task_latency_p50_ns"`
 	TaskLatencyP99  time.Duration `json:"task_latency_p99_ns"`
 
+	// NotApplicable names the metrics (by JSON key) the history cannot
+	// measure, each with why: they are not zero, they are unknown (the
+	// lease store's operations are not recorded, the host does not count
+	// the store's durable writes). Merged runs keep every run's.
+	NotApplicable map[string]string `json:"not_applicable,omitempty"`
+
 	// FailoverSamples and TaskLatencySamples are the sorted samples behind
 	// the percentiles.
 	FailoverSamples    []time.Duration `json:"-"`
@@ -99,7 +105,12 @@ func Measure(h *history.History) Metrics { return measure(newAnalysis(h)) }
 func measure(a *analysis) Metrics {
 	h := a.h
 	m := Metrics{Runs: 1, SimTime: time.Duration(h.End), StoreWrites: h.GrantorSyncs}
-	m.countOps(a)
+	if leasesimProtocol(a) {
+		m.countOps(a)
+	} else {
+		m.countFenced(a)
+		m.countForeign(a)
+	}
 	for i := range h.Beliefs {
 		if r := h.Beliefs[i].Reason; r == history.EndDeadline || r == history.EndLost {
 			m.FalseExpirations++
@@ -153,6 +164,15 @@ func (m *Metrics) countOps(a *analysis) {
 	}
 }
 
+// countFenced counts the operations answered with ErrFenced.
+func (m *Metrics) countFenced(a *analysis) {
+	for _, r := range a.rows() {
+		if r.err == errIsFenced {
+			m.Fenced++
+		}
+	}
+}
+
 // Merge adds the metrics of other runs to m; percentiles and rates are
 // recomputed over everything merged. Merging in any order gives the same
 // result. Merge is linear in the samples held; to merge many runs at once,
@@ -195,6 +215,9 @@ func (m *Metrics) addCounters(o Metrics) {
 	m.StoreWrites += o.StoreWrites
 	m.TasksCompleted += o.TasksCompleted
 	m.TasksUnfinished += o.TasksUnfinished
+	for metric, why := range o.NotApplicable { // into a map: order does not matter
+		m.notApplicable(metric, why)
+	}
 }
 
 // derive recomputes the fields that follow from the counters and samples.

@@ -43,6 +43,7 @@ func TestMeasureCounts(t *testing.T) {
 	assert.Equal(t, 2, m.Fenced)
 	assert.Equal(t, uint64(240), m.StoreWrites)
 	assert.InDelta(t, 2.0, m.StoreWritesPerSecond, 1e-12)
+	assert.Empty(t, m.NotApplicable, "leasesim's protocol measures every metric")
 }
 
 func TestMeasureWork(t *testing.T) {
@@ -226,5 +227,10 @@ func TestMetricsJSON(t *testing.T) {
 
 func TestMeasureEmpty(t *testing.T) {
 	m := Measure(&history.History{})
-	assert.Equal(t, Metrics{Runs: 1}, m)
+	why := map[string]string{metricRenewals: "the lease store's operations are not in the history: its server records none",
+		metricStoreWrites: "the host does not measure the lease store's durable writes"}
+	assert.Equal(t, Metrics{Runs: 1, NotApplicable: map[string]string{
+		metricRenewals: why[metricRenewals], metricRenewalFailures: why[metricRenewals],
+		metricStoreWrites: why[metricStoreWrites], metricStoreWritesRate: why[metricStoreWrites]}}, m,
+		"an empty history measures nothing of the lease store: not zero, unknown")
 }

@@ -55,6 +55,9 @@ type Job struct {
 	MaxAttempts int `json:"max_attempts,omitempty"`
 	// Out is the file the worker writes its records to, one a line.
 	Out string `json:"out"`
+	// HistoryDir, when set, is a directory the worker writes each run
+	// seed's history to, as a history file (HistoryPath).
+	HistoryDir string `json:"history_dir,omitempty"`
 }
 
 // Record is one line a worker writes: exactly one of its fields besides

@@ -12,7 +12,6 @@ import (
 
 	"github.com/leasesim/leasesim/checker"
 	"github.com/leasesim/leasesim/history/leasewire"
-	"github.com/leasesim/leasesim/scenarios"
 )
 
 // The files of a run's output directory.
@@ -27,8 +26,11 @@ const (
 
 // WriteRunDir writes a run's report files into dir, creating it: run.json
 // (the run object), schedule.json (the fault schedule, which
-// `simrun run --schedule` replays), report.html and trace.perfetto.json.
-// It returns the paths written, in that order.
+// `simrun run --schedule` replays; only when d has one), report.html,
+// trace.perfetto.json and history.jsonl (d's history with d's header
+// fields). It returns the paths written, in that order. Every file is drawn
+// from run and d alone, so a history.jsonl judged again (simrun check --out)
+// gives the same report.
 //
 // A property result that carries a visualisation (P3's, when the checkers
 // were asked for one: checker.Options.Visualize) is written to
@@ -40,19 +42,21 @@ const (
 // Everything in dir is the run's own: a linearizability.html that an
 // earlier run left in dir is removed when this run has none, so a passing
 // run never shows an old failure's visualisation.
-func WriteRunDir(dir string, run Run, out *scenarios.Outcome) ([]string, error) {
-	if out == nil || out.History == nil {
-		return nil, errors.New("reports: run directory needs the run's outcome and history")
+func WriteRunDir(dir string, run Run, d RunData) ([]string, error) {
+	if d.History == nil {
+		return nil, errors.New("reports: run directory needs the run's history")
 	}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("reports: run directory: %w", err)
 	}
-	files := []fileLink{
-		{Name: RunJSONFile, Href: RunJSONFile, Note: "the run object (simrun run --json)"},
-		{Name: ScheduleFile, Href: ScheduleFile, Note: "the fault schedule; replay with simrun run --schedule"},
+	files := []fileLink{{Name: RunJSONFile, Href: RunJSONFile, Note: "the run object (simrun run --json)"}}
+	if d.Schedule != nil {
+		files = append(files, fileLink{Name: ScheduleFile, Href: ScheduleFile, Note: "the fault schedule; replay with simrun run --schedule"})
+	}
+	files = append(files, []fileLink{
 		{Name: PerfettoFile, Href: PerfettoFile, Note: "open in ui.perfetto.dev (Open trace file)"},
 		{Name: HistoryFile, Href: HistoryFile, Note: "the history the checkers read, as JSON lines; judge it with simrun check"},
-	}
+	}...)
 	lin := filepath.Join(dir, LinearizableFile)
 	own := slices.IndexFunc(run.Properties, func(r checker.Result) bool { return len(r.Visualization) > 0 })
 	if own >= 0 {
@@ -66,15 +70,21 @@ func WriteRunDir(dir string, run Run, out *scenarios.Outcome) ([]string, error) 
 	} else if err := os.Remove(lin); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return nil, fmt.Errorf("reports: removing an earlier run's %s: %w", LinearizableFile, err)
 	}
-	paths, err := writeFiles(dir, []namedWriter{
-		{RunJSONFile, func(w io.Writer) error { return writeIndentedJSON(w, run) }},
-		{ScheduleFile, func(w io.Writer) error { return writeIndentedJSON(w, out.Schedule) }},
-		{ReportFile, func(w io.Writer) error { return writeRunHTML(w, run, out, dir, files) }},
-		{PerfettoFile, func(w io.Writer) error { return WritePerfetto(w, run, out) }},
+	writers := []namedWriter{{RunJSONFile, func(w io.Writer) error { return writeIndentedJSON(w, run) }}}
+	if d.Schedule != nil {
+		writers = append(writers, namedWriter{ScheduleFile, func(w io.Writer) error { return writeIndentedJSON(w, d.Schedule) }})
+	}
+	paths, err := writeFiles(dir, append(writers, []namedWriter{
+		{ReportFile, func(w io.Writer) error { return writeRunHTML(w, run, d, dir, files) }},
+		{PerfettoFile, func(w io.Writer) error { return WritePerfetto(w, run, d) }},
 		{HistoryFile, func(w io.Writer) error {
-			return leasewire.WriteHistory(w, out.History, leasewire.Meta{Scenario: out.Scenario, Seed: out.Seed})
+			if d.Recorded != nil {
+				_, err := w.Write(d.Recorded)
+				return err
+			}
+			return leasewire.WriteHistory(w, d.History, d.Meta)
 		}},
-	})
+	}...))
 	if err == nil && own >= 0 {
 		paths = append(paths, lin)
 	}

@@ -70,7 +70,7 @@ func TestWriteRunDir(t *testing.T) {
 		defer f.Close()
 		s, err := faults.Parse(f)
 		require.NoError(t, err, "simrun run --schedule reads it")
-		assert.Equal(t, out.Schedule, s)
+		assert.Equal(t, *out.Schedule, s)
 	})
 	t.Run("report.html is self-contained and links its neighbours", func(t *testing.T) {
 		b, err := os.ReadFile(paths[2])
@@ -91,15 +91,14 @@ func TestWriteRunDir(t *testing.T) {
 }
 
 func TestWriteRunDirLinksLinearizability(t *testing.T) {
-	_, out := kleppmann(t)
+	run, out := kleppmann(t)
 	dir := t.TempDir()
-	out.Checks[2].Visualization = []byte("<html><body>porcupine</body></html>") // as P3 returns it
-	run := NewRun(out, testWall)
+	run.Properties[2].Visualization = []byte("<html><body>porcupine</body></html>") // as P3 returns it
 	paths, err := WriteRunDir(dir, run, out)
 	require.NoError(t, err)
 	artifact := filepath.Join(dir, LinearizableFile)
 	assert.Equal(t, artifact, paths[len(paths)-1], "the page is among the files written")
-	assert.Empty(t, out.Checks[2].Artifact, "the caller's results are left as they were")
+	assert.Empty(t, run.Properties[2].Artifact, "the caller's results are left as they were")
 	b, err := os.ReadFile(paths[2])
 	require.NoError(t, err)
 	assert.Equal(t, 2, strings.Count(string(b), `href="linearizability.html"`),
@@ -137,10 +136,11 @@ func TestReportEscapes(t *testing.T) {
 
 func TestWriteRunDirNeedsTheOutcome(t *testing.T) {
 	run, _ := kleppmann(t)
-	_, err := WriteRunDir(t.TempDir(), run, nil)
+	_, err := WriteRunDir(t.TempDir(), run, RunData{})
 	require.Error(t, err)
 	var buf bytes.Buffer
-	require.Error(t, WriteRunHTML(&buf, run, nil))
+	require.Error(t, WriteRunHTML(&buf, run, RunData{}))
+	require.Error(t, WritePerfetto(&buf, run, RunData{}))
 }
 
 func TestWriteRunDirOwnsItsArtifacts(t *testing.T) {
@@ -153,14 +153,13 @@ func TestWriteRunDirOwnsItsArtifacts(t *testing.T) {
 		{"this run's page replaces it and is linked", "<html><body>this run</body></html>", true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, out := kleppmann(t)
+			run, out := kleppmann(t)
 			dir := t.TempDir()
 			stale := filepath.Join(dir, LinearizableFile)
 			require.NoError(t, os.WriteFile(stale, []byte("<html>old failure</html>"), 0o644))
 			if tc.page != "" {
-				out.Checks[2].Visualization = []byte(tc.page)
+				run.Properties[2].Visualization = []byte(tc.page)
 			}
-			run := NewRun(out, testWall)
 			paths, err := WriteRunDir(dir, run, out)
 			require.NoError(t, err)
 			page, statErr := os.ReadFile(stale)
@@ -191,7 +190,7 @@ func TestReportShowsTheReproductionLine(t *testing.T) {
 			assert.Contains(t, buf.String(), `<pre class="replay"><code>`+html.EscapeString(tc.replay)+`</code></pre>`)
 		})
 	}
-	assert.Equal(t, out.ReplayCommand(), run.Replay)
+	assert.Equal(t, "simrun run --scenario kleppmann-gc-pause --seed 1", strings.Replace(run.Replay, repro.Program(), "simrun", 1))
 	assert.True(t, strings.HasPrefix(run.Replay, repro.Program()+" run "), run.Replay)
 }
 
@@ -203,9 +202,9 @@ func TestLinearizabilityPageHasTheRunsContext(t *testing.T) {
 	impl, err := mutants.Lookup("mutant/unfenced-resource")
 	require.NoError(t, err)
 	opts := scenarios.Options{Impl: impl, Check: checker.Options{Visualize: true}}
-	out, err := scenarios.Execute(scenarios.KleppmannGCPause(), 1, opts)
+	res, err := scenarios.Execute(scenarios.KleppmannGCPause(), 1, opts)
 	require.NoError(t, err)
-	run := NewRun(out, testWall)
+	run, out := EventRun(res, testWall)
 	for range 2 {
 		_, err = WriteRunDir(dir, run, out)
 		require.NoError(t, err)
@@ -246,7 +245,7 @@ func TestRunDirHistoryReadsBack(t *testing.T) {
 	defer f.Close()
 	h, meta, err := leasewire.ReadHistory(f, HistoryFile)
 	require.NoError(t, err)
-	assert.Equal(t, out.Scenario, meta.Scenario)
+	assert.Equal(t, run.Scenario, meta.Scenario)
 	assert.Equal(t, out.History.NumOps(), h.NumOps())
 	assert.Equal(t, len(out.History.Beliefs), len(h.Beliefs))
 }

@@ -1,14 +1,21 @@
 // Package reports renders runs and sweeps for people and programs.
 //
-// For one run (a scenarios.Outcome and its Run object):
+// For one run, its Run object and its RunData: plain data only, the
+// history the checkers judged (with its fault windows), the verdicts,
+// metrics and coverage (NewRun), and the fault plan where it is known. Every
+// host's run is drawn from these, and so is `simrun check`'s judgement of a
+// history file, so a run directory's history.jsonl judged again draws the
+// same report. EventRun is the event host's one adapter (its outcome and
+// kernel fault log to a Run and RunData); nothing else reads a host's
+// types.
 //
 //   - WriteRunText: the terminal summary: the properties P1..P6 (ok,
 //     violated, unknown; in colour on a terminal), each violation with its
 //     evidence and the faults active then, the metrics, the run's figures,
 //     its trace hash and the command that replays it.
 //   - WriteRunDir: run.json (the Run object of the CLI contract),
-//     schedule.json (replayable with `simrun run --schedule`), report.html
-//     and trace.perfetto.json.
+//     schedule.json (replayable with `simrun run --schedule`; when the fault
+//     plan is known), report.html, trace.perfetto.json and history.jsonl.
 //   - WriteRunHTML: report.html alone: one self-contained page (inline CSS,
 //     JS and SVG; no network) whose timeline has a lane per node, belief
 //     intervals coloured by grant, writes (fenced ones in red), renewals,

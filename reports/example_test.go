@@ -23,9 +23,9 @@ func ExampleTextOptions_WriteRunText() {
 		fmt.Println(err)
 		return
 	}
-	run := reports.NewRun(out, 5*time.Millisecond)
+	run, data := reports.EventRun(out, 5*time.Millisecond)
 	var buf bytes.Buffer
-	if err := (reports.TextOptions{Color: false}).WriteRunText(&buf, run, out); err != nil {
+	if err := (reports.TextOptions{Color: false}).WriteRunText(&buf, run, data.History); err != nil {
 		fmt.Println(err)
 		return
 	}
@@ -48,13 +48,14 @@ func ExampleWriteRunDir() {
 		fmt.Println(err)
 		return
 	}
+	run, data := reports.EventRun(out, time.Millisecond)
 	dir, err := os.MkdirTemp("", "leasesim-run")
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
 	defer os.RemoveAll(dir)
-	paths, err := reports.WriteRunDir(dir, reports.NewRun(out, time.Millisecond), out)
+	paths, err := reports.WriteRunDir(dir, run, data)
 	if err != nil {
 		fmt.Println(err)
 		return
@@ -79,7 +80,8 @@ func ExampleWritePerfetto() {
 		return
 	}
 	var buf bytes.Buffer
-	if err := reports.WritePerfetto(&buf, reports.NewRun(out, time.Millisecond), out); err != nil {
+	run, data := reports.EventRun(out, time.Millisecond)
+	if err := reports.WritePerfetto(&buf, run, data); err != nil {
 		fmt.Println(err)
 		return
 	}

@@ -18,18 +18,18 @@ import (
 const testWall = 5 * time.Millisecond
 
 // runScenario runs a built-in scenario and returns its run object.
-func runScenario(t testing.TB, name string, seed uint64) (Run, *scenarios.Outcome) {
+func runScenario(t testing.TB, name string, seed uint64) (Run, RunData) {
 	t.Helper()
 	sc, err := scenarios.Lookup(name)
 	require.NoError(t, err)
 	out, err := scenarios.Execute(sc, seed, scenarios.Options{})
 	require.NoError(t, err)
-	return NewRun(out, testWall), out
+	return EventRun(out, testWall)
 }
 
 // kleppmann is the article's story: h1 pauses, h2 takes over, h1's stale
 // write is fenced.
-func kleppmann(t testing.TB) (Run, *scenarios.Outcome) {
+func kleppmann(t testing.TB) (Run, RunData) {
 	t.Helper()
 	return runScenario(t, "kleppmann-gc-pause", 1)
 }
@@ -46,20 +46,19 @@ func fencedWrite(t testing.TB, h *history.History) history.Operation {
 	return history.Operation{}
 }
 
-// withViolation returns copies of run and out in which P2 is violated at
-// the given time, as a checker would report it. It tests rendering only.
-func withViolation(run Run, out *scenarios.Outcome, at history.Time) (Run, *scenarios.Outcome) {
+// withViolation returns a copy of run in which P2 is violated at the given
+// time, as a checker would report it, and d. It tests rendering only.
+func withViolation(run Run, d RunData, at history.Time) (Run, RunData) {
 	v := checker.Violation{Property: "P2", At: at, Detail: `store accepted token 1 after token 2 <script>alert("x")</script>`,
 		Evidence: []string{"write lock #1 by h1 accepted at 13.010s", "write lock #2 by h2 accepted at 7.482s"}}
-	o := *out
-	o.Checks = slices.Clone(out.Checks)
-	for i := range o.Checks {
-		if o.Checks[i].Property == "P2" {
-			o.Checks[i].Status = checker.Violated
-			o.Checks[i].Summary = "1 stale write accepted"
-			o.Checks[i].Violations = []checker.Violation{v}
+	run.Properties = slices.Clone(run.Properties)
+	for i := range run.Properties {
+		if run.Properties[i].Property == "P2" {
+			run.Properties[i].Status = checker.Violated
+			run.Properties[i].Summary = "1 stale write accepted"
+			run.Properties[i].Violations = []checker.Violation{v}
 		}
 	}
-	r := NewRun(&o, time.Duration(run.WallSeconds*float64(time.Second)))
-	return r, &o
+	run.Violations = append(slices.Clone(run.Violations), v)
+	return run, d
 }

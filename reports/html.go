@@ -13,8 +13,8 @@ import (
 
 	"github.com/leasesim/leasesim/checker"
 	"github.com/leasesim/leasesim/history"
+	"github.com/leasesim/leasesim/history/leasewire"
 	"github.com/leasesim/leasesim/scenarios"
-	"github.com/leasesim/leasesim/sim"
 )
 
 // The page templates, style sheet and script, embedded so that every page
@@ -100,30 +100,33 @@ type fileLink struct {
 // WriteRunHTML writes report.html for one run to w: the timeline, the
 // properties, the violations with their evidence, the metrics, the faults
 // and the replay command, in one self-contained page.
-func WriteRunHTML(w io.Writer, run Run, out *scenarios.Outcome) error {
-	return writeRunHTML(w, run, out, "", nil)
+func WriteRunHTML(w io.Writer, run Run, d RunData) error {
+	return writeRunHTML(w, run, d, "", nil)
 }
 
 // writeRunHTML renders report.html. dir is the directory it is written to
 // (or ""), to link a checker's artifacts relative to it; files are links to
 // the files written next to it.
-func writeRunHTML(w io.Writer, run Run, out *scenarios.Outcome, dir string, files []fileLink) error {
-	if out == nil || out.History == nil {
-		return fmt.Errorf("reports: report.html needs the run's outcome and history")
+func writeRunHTML(w io.Writer, run Run, d RunData, dir string, files []fileLink) error {
+	if d.History == nil {
+		return fmt.Errorf("reports: report.html needs the run's history")
 	}
-	schedule, err := json.MarshalIndent(out.Schedule, "", "  ")
-	if err != nil {
-		return fmt.Errorf("reports: report.html: schedule: %w", err)
+	var schedule []byte
+	if d.Schedule != nil {
+		var err error
+		if schedule, err = json.MarshalIndent(d.Schedule, "", "  "); err != nil {
+			return fmt.Errorf("reports: report.html: schedule: %w", err)
+		}
 	}
 	metrics, err := metricRows(run.Metrics)
 	if err != nil {
 		return err
 	}
 	page := runPage{
-		Run: run, Verdict: runVerdict(run), Story: storyOf(out.Scenario), Glance: glance(run, out),
-		Timeline: buildTimeline(run, out), Properties: propertyViews(run.Properties, dir),
-		Violations: violationViews(run, out), Metrics: metrics, Faults: faultViews(run.Faults),
-		FaultCounts: faultCounts(run.Faults), Schedule: string(schedule), Config: configLine(out.History.Lease),
+		Run: run, Verdict: runVerdict(run), Story: storyOf(run), Glance: glance(run, d.History),
+		Timeline: buildTimeline(run, d.History), Properties: propertyViews(run.Properties, dir),
+		Violations: violationViews(run, d.History), Metrics: metrics, Faults: faultViews(run.Faults),
+		FaultCounts: faultCounts(run.Faults), Schedule: string(schedule), Config: configLine(d.History.Lease),
 		Acceleration: formatAcceleration(run.Acceleration), Files: files, CSS: pageCSS, JS: pageJS,
 	}
 	if err := pages.ExecuteTemplate(w, "run.html.tmpl", page); err != nil {
@@ -152,9 +155,14 @@ func runVerdict(run Run) string {
 	return verdict
 }
 
-// storyOf returns a built-in scenario's story, or "" for a user's own.
-func storyOf(name string) string {
-	sc, err := scenarios.Lookup(name)
+// storyOf returns the story of a built-in scenario that the event host
+// ran, or "" for a user's own or another host's (whose scenario may share a
+// catalogue name but not its story).
+func storyOf(run Run) string {
+	if run.Producer != "" && run.Producer != leasewire.DefaultProducer {
+		return ""
+	}
+	sc, err := scenarios.Lookup(run.Scenario)
 	if err != nil {
 		return ""
 	}
@@ -162,9 +170,9 @@ func storyOf(name string) string {
 }
 
 // glance is the line under the title that tells the run in numbers.
-func glance(run Run, out *scenarios.Outcome) []string {
+func glance(run Run, h *history.History) []string {
 	var grants, fenced, fencedCheckpoints int
-	for _, kind := range markKinds(out.History) {
+	for _, kind := range markKinds(h) {
 		switch kind {
 		case "grant":
 			grants++
@@ -178,13 +186,13 @@ func glance(run Run, out *scenarios.Outcome) []string {
 	if fencedCheckpoints > 0 {
 		parts = append(parts, plural(fencedCheckpoints, "checkpoint")+" fenced")
 	}
-	return append(parts, plural(len(run.Violations), "violation"), "faults: "+windowCounts(out.History),
+	return append(parts, plural(len(run.Violations), "violation"), "faults: "+windowCounts(h),
 		fmt.Sprintf("%.3f s simulated", run.SimSeconds))
 }
 
 // windowCounts counts a history's fault windows by kind: "1 pause".
 func windowCounts(h *history.History) string {
-	return faultCounts(FaultLog(h.Faults))
+	return faultCounts(FaultsOf(h.Faults))
 }
 
 func plural(n int, noun string) string {
@@ -192,19 +200,6 @@ func plural(n int, noun string) string {
 		return "1 " + noun
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
-}
-
-// FaultLog returns a fault log with one record per fault window, at its
-// start, for what counts faults (a history file has windows, not the
-// kernel's log). A kind the kernel does not know is sim's "unknown".
-func FaultLog(windows []history.FaultWindow) []sim.FaultRecord {
-	log := make([]sim.FaultRecord, len(windows))
-	for i, w := range windows {
-		var k sim.FaultKind
-		_ = k.UnmarshalText([]byte(w.Kind)) // unknown: k stays zero, which sim names "unknown"
-		log[i] = sim.FaultRecord{At: sim.Time(w.Start), Kind: k, Node: w.Node(), Peer: w.Peer(), Detail: w.Detail}
-	}
-	return log
 }
 
 // configLine states the lease configuration the run used.
@@ -244,12 +239,12 @@ func artifactHref(path, dir string) string {
 	return filepath.ToSlash(path)
 }
 
-func violationViews(run Run, out *scenarios.Outcome) []violationView {
+func violationViews(run Run, h *history.History) []violationView {
 	views := make([]violationView, len(run.Violations))
 	for i, v := range run.Violations {
 		view := violationView{Property: v.Property, At: formatTime(v.At), Detail: v.Detail, Evidence: v.Evidence,
-			Recent: recentWindowName(out)}
-		for _, f := range violationFaults(v, out) {
+			Recent: recentWindowName(h)}
+		for _, f := range violationFaults(v, h) {
 			view.Faults = append(view.Faults, describeCause(f, v.At))
 		}
 		views[i] = view
@@ -257,23 +252,23 @@ func violationViews(run Run, out *scenarios.Outcome) []violationView {
 	return views
 }
 
-func faultViews(log []sim.FaultRecord) []faultView {
+func faultViews(log []Fault) []faultView {
 	views := make([]faultView, len(log))
 	for i, f := range log {
-		views[i] = faultView{At: formatTime(history.Time(f.At)), Kind: f.Kind.String(), Node: f.Node, Peer: f.Peer,
+		views[i] = faultView{At: formatTime(f.At), Kind: f.Kind, Node: f.Node, Peer: f.Peer,
 			Value: faultValue(f), Detail: f.Detail}
 	}
 	return views
 }
 
 // faultValue formats a fault record's value in the unit its kind uses.
-func faultValue(f sim.FaultRecord) string {
+func faultValue(f Fault) string {
 	switch {
 	case f.Value == 0:
 		return ""
-	case f.Kind == sim.FaultDrift:
+	case f.Kind == history.FaultDrift:
 		return checker.FormatDrift(f.Value)
-	case f.Kind == sim.FaultSplit:
+	case f.Kind == history.FaultSplit:
 		return fmt.Sprintf("%d groups", f.Value)
 	default: // pause, step, link latency, failpoint pause: nanoseconds
 		return time.Duration(f.Value).String()

@@ -36,10 +36,31 @@ func metricRows(metrics any) ([]metricRow, error) {
 	if err := dec.Decode(&v); err != nil {
 		return nil, fmt.Errorf("reports: metrics: %w", err)
 	}
+	notApplicable(v)
 	var rows []metricRow
 	flattenMetric("", v, &rows)
 	slices.SortFunc(rows, func(a, b metricRow) int { return strings.Compare(a.Name, b.Name) })
 	return rows, nil
+}
+
+// notApplicableKey is the metrics' JSON key that names the metrics a run
+// could not measure (checker.Metrics.NotApplicable).
+const notApplicableKey = "not_applicable"
+
+// notApplicable shows each metric the run could not measure as "n/a"
+// with why, in place of its zero, and drops the list itself.
+func notApplicable(v any) {
+	obj, ok := v.(map[string]any)
+	if !ok {
+		return
+	}
+	na, _ := obj[notApplicableKey].(map[string]any)
+	delete(obj, notApplicableKey)
+	for metric, why := range na { // into a map: order does not matter
+		if _, ok := obj[metric]; ok {
+			obj[metric] = fmt.Sprintf("n/a (%v)", why)
+		}
+	}
 }
 
 // flattenMetric appends the leaves of v under name. Objects nest with dots;

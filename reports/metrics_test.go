@@ -45,10 +45,26 @@ func TestMetricRowsDropUnitSuffixes(t *testing.T) {
 func TestRunJSONKeepsUnitSuffixes(t *testing.T) {
 	run, out := kleppmann(t)
 	var text strings.Builder
-	require.NoError(t, TextOptions{}.WriteRunText(&text, run, out))
+	require.NoError(t, TextOptions{}.WriteRunText(&text, run, out.History))
 	assert.Contains(t, text.String(), "failover p99")
 	assert.NotContains(t, text.String(), "failover_p99_ns")
 	b, err := json.Marshal(run)
 	require.NoError(t, err)
 	assert.Contains(t, string(b), `"failover_p99_ns"`, "the JSON keeps its keys")
+}
+
+// A metric the run could not measure shows as n/a with why, never as its
+// zero, and the list of them is not a row of its own.
+func TestMetricRowsShowNotApplicable(t *testing.T) {
+	m := checker.Metrics{Runs: 1, Acquisitions: 4, NotApplicable: map[string]string{"renewals": "not recorded"}}
+	rows, err := metricRows(m)
+	require.NoError(t, err)
+	got := map[string]string{}
+	for _, r := range rows {
+		got[r.Name] = r.Value
+		assert.NotContains(t, r.Name, "not applicable")
+	}
+	assert.Equal(t, "n/a (not recorded)", got["renewals"])
+	assert.Equal(t, "0", got["renewal failures"], "only what is named")
+	assert.Equal(t, "4", got["acquisitions"])
 }

@@ -10,12 +10,12 @@ import (
 	"github.com/leasesim/leasesim/scenarios"
 )
 
-// nodesOf returns every node that appears in an outcome, in lane order: the
+// nodesOf returns every node that appears in a history or a run's fault log, in lane order: the
 // grantor, the fenced store, then holders, workers, registrants and readers
 // by number ("h2" before "h10"), then any other name alphabetically. The
 // timeline and the Perfetto export both use this order, so a node sits in
 // the same place in each.
-func nodesOf(out *scenarios.Outcome) []string {
+func nodesOf(h *history.History, faults []Fault) []string {
 	seen := map[string]bool{}
 	var names []string
 	add := func(name string) {
@@ -24,7 +24,6 @@ func nodesOf(out *scenarios.Outcome) []string {
 			names = append(names, name)
 		}
 	}
-	h := out.History
 	add(h.Grantor)
 	add(h.Resource)
 	for _, o := range h.AllOps() {
@@ -43,7 +42,7 @@ func nodesOf(out *scenarios.Outcome) []string {
 	for _, s := range h.Sightings {
 		add(s.Reader)
 	}
-	for _, f := range out.Faults {
+	for _, f := range faults {
 		add(f.Node)
 		add(f.Peer)
 	}

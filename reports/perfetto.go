@@ -7,7 +7,6 @@ import (
 	"slices"
 
 	"github.com/leasesim/leasesim/history"
-	"github.com/leasesim/leasesim/scenarios"
 )
 
 // traceEvent is one event of the Chrome trace-event format, which
@@ -64,9 +63,12 @@ type perfetto struct {
 // invocation to return, the requests it served, its work units and side
 // effects, and the faults that acted on it. Partitions, the heal phase and
 // violations are on the "network" process.
-func WritePerfetto(w io.Writer, run Run, out *scenarios.Outcome) error {
-	p := newPerfetto(nodesOf(out))
-	h := out.History
+func WritePerfetto(w io.Writer, run Run, d RunData) error {
+	h := d.History
+	if h == nil {
+		return fmt.Errorf("reports: the perfetto trace needs the run's history")
+	}
+	p := newPerfetto(nodesOf(h, run.Faults))
 	p.beliefs(h)
 	p.ops(h)
 	p.work(h)

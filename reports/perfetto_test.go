@@ -8,8 +8,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/leasesim/leasesim/scenarios"
 )
 
 // traceJSON is one event as a reader of the format (ui.perfetto.dev) sees
@@ -33,7 +31,7 @@ type parsedTrace struct {
 }
 
 // exportPerfetto writes a run's trace and parses it back.
-func exportPerfetto(t *testing.T, run Run, out *scenarios.Outcome) (parsedTrace, []byte) {
+func exportPerfetto(t *testing.T, run Run, out RunData) (parsedTrace, []byte) {
 	t.Helper()
 	var buf bytes.Buffer
 	require.NoError(t, WritePerfetto(&buf, run, out))

@@ -10,8 +10,6 @@ import (
 	"github.com/leasesim/leasesim/checker"
 	"github.com/leasesim/leasesim/history"
 	"github.com/leasesim/leasesim/model"
-	"github.com/leasesim/leasesim/scenarios"
-	"github.com/leasesim/leasesim/sim"
 )
 
 // The properties table: notes start at noteIndent and wrap at noteWidth
@@ -26,16 +24,17 @@ const (
 const maxEvidenceLines = 8
 
 // WriteRunText writes the terminal summary of one run to w, in colour when
-// w is a terminal (see TextOptionsFor). out may be nil; when given, it
-// supplies the faults active at each violation if the checker did not.
-func WriteRunText(w io.Writer, run Run, out *scenarios.Outcome) error {
-	return TextOptionsFor(w).WriteRunText(w, run, out)
+// w is a terminal (see TextOptionsFor). h may be nil; when given, it
+// supplies the faults active at each violation if the checker did not,
+// and the fenced actions.
+func WriteRunText(w io.Writer, run Run, h *history.History) error {
+	return TextOptionsFor(w).WriteRunText(w, run, h)
 }
 
 // WriteRunText writes the terminal summary of one run to w: what ran, the
 // properties, the violations with the faults active then, the metrics, the
 // run's figures and trace hash, and the command that replays it.
-func (o TextOptions) WriteRunText(w io.Writer, run Run, out *scenarios.Outcome) error {
+func (o TextOptions) WriteRunText(w io.Writer, run Run, h *history.History) error {
 	t := &textWriter{w: w}
 	if run.Source != "" {
 		t.printf("%s  %s  recorded by %s", o.paint(ansiBold, "leasesim check"), run.Source, run.Producer)
@@ -63,8 +62,8 @@ func (o TextOptions) WriteRunText(w io.Writer, run Run, out *scenarios.Outcome) 
 	if len(run.Properties) == 0 {
 		t.printf("  (not checked)\n")
 	}
-	o.writeViolations(t, run, out)
-	writeFenced(t, out)
+	o.writeViolations(t, run, h)
+	writeFenced(t, h)
 	rows, err := metricRows(run.Metrics)
 	if err != nil {
 		return err
@@ -87,7 +86,7 @@ func (o TextOptions) WriteRunText(w io.Writer, run Run, out *scenarios.Outcome) 
 
 // writeViolations writes each violation with its evidence and the faults
 // active at the time.
-func (o TextOptions) writeViolations(t *textWriter, run Run, out *scenarios.Outcome) {
+func (o TextOptions) writeViolations(t *textWriter, run Run, h *history.History) {
 	if len(run.Violations) == 0 {
 		return
 	}
@@ -101,9 +100,9 @@ func (o TextOptions) writeViolations(t *textWriter, run Run, out *scenarios.Outc
 			}
 			t.printf("      %s\n", e)
 		}
-		causes := violationFaults(v, out)
+		causes := violationFaults(v, h)
 		if len(causes) == 0 {
-			t.printf("      faults: none active, none ended within %s before on the nodes involved\n", recentWindowName(out))
+			t.printf("      faults: none active, none ended within %s before on the nodes involved\n", recentWindowName(h))
 		}
 		for _, f := range causes {
 			t.printf("      fault: %s\n", describeCause(f, v.At))
@@ -117,12 +116,12 @@ const maxFencedLines = 5
 // writeFenced lists the actions that fencing refused: the stale writes and
 // checkpoints of holders that had lost their lease, which is fencing doing
 // its job (the Kleppmann story's ending).
-func writeFenced(t *textWriter, out *scenarios.Outcome) {
-	if out == nil || out.History == nil {
+func writeFenced(t *textWriter, h *history.History) {
+	if h == nil {
 		return
 	}
 	var lines []string
-	for _, op := range out.History.AllOps() {
+	for _, op := range h.AllOps() {
 		if op.Output.Err != string(model.RegisterFenced) || (op.Input.Kind != string(model.OpWrite) && op.Input.Kind != string(model.OpCheckpoint)) {
 			continue
 		}
@@ -168,11 +167,11 @@ func propertyNote(p checker.Result) string {
 // violationFaults returns the faults that may have caused a violation: the
 // checker's list (active then, or recently ended on the nodes involved),
 // or, when it gave none, the history's fault windows active at that time.
-func violationFaults(v checker.Violation, out *scenarios.Outcome) []history.FaultWindow {
-	if len(v.Faults) > 0 || out == nil || out.History == nil {
+func violationFaults(v checker.Violation, h *history.History) []history.FaultWindow {
+	if len(v.Faults) > 0 || h == nil {
 		return v.Faults
 	}
-	return out.History.FaultsAt(v.At)
+	return h.FaultsAt(v.At)
 }
 
 // describeCause says what a fault window was and when, relative to the
@@ -203,11 +202,11 @@ func ago(d time.Duration) string {
 
 // recentWindowName names the recent-fault window of a run's violations:
 // "one TTL (5s)".
-func recentWindowName(out *scenarios.Outcome) string {
-	if out == nil || out.History == nil {
+func recentWindowName(h *history.History) string {
+	if h == nil {
 		return "one TTL"
 	}
-	return fmt.Sprintf("one TTL (%s)", checker.RecentFaultWindow(out.History.Lease))
+	return fmt.Sprintf("one TTL (%s)", checker.RecentFaultWindow(h.Lease))
 }
 
 // describeWindow says what a fault window was, for people.
@@ -233,9 +232,9 @@ func describeWindow(f history.FaultWindow) string {
 
 // faultCounts summarises a fault log as counts by kind, in kind order:
 // "1 pause, 1 resume, 1 heal".
-func faultCounts(log []sim.FaultRecord) string {
-	counts := map[sim.FaultKind]int{}
-	var kinds []sim.FaultKind
+func faultCounts(log []Fault) string {
+	counts := map[string]int{}
+	var kinds []string
 	for _, f := range log {
 		if counts[f.Kind] == 0 {
 			kinds = append(kinds, f.Kind)
@@ -245,7 +244,7 @@ func faultCounts(log []sim.FaultRecord) string {
 	if len(kinds) == 0 {
 		return "none"
 	}
-	slices.Sort(kinds)
+	slices.SortStableFunc(kinds, compareFaultKinds)
 	parts := make([]string, len(kinds))
 	for i, k := range kinds {
 		parts[i] = fmt.Sprintf("%d %s", counts[k], k)
@@ -282,4 +281,19 @@ func wrapText(s string, width int) []string {
 		}
 	}
 	return append(lines, line)
+}
+
+// compareFaultKinds orders fault kinds as the kernel does
+// (history.FaultKinds), a producer's own kinds after them by name.
+func compareFaultKinds(a, b string) int {
+	ra, rb := slices.Index(history.FaultKinds, a), slices.Index(history.FaultKinds, b)
+	switch {
+	case ra < 0 && rb < 0:
+		return strings.Compare(a, b)
+	case ra < 0:
+		return 1
+	case rb < 0:
+		return -1
+	}
+	return ra - rb
 }

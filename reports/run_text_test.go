@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/leasesim/leasesim/history"
 	"github.com/leasesim/leasesim/mutants"
 	"github.com/leasesim/leasesim/scenarios"
 )
@@ -23,12 +24,12 @@ func TestWriteRunText(t *testing.T) {
 		name    string
 		opts    TextOptions
 		run     Run
-		out     *scenarios.Outcome
+		out     *history.History
 		want    []string
 		notWant []string
 	}{
 		{
-			name: "the run, plain", run: run, out: out,
+			name: "the run, plain", run: run, out: out.History,
 			want: []string{
 				"leasesim run  kleppmann-gc-pause  impl correct  seed 1",
 				"P1 exclusivity", "P2 fencing", "P6 at-least-once",
@@ -44,11 +45,11 @@ func TestWriteRunText(t *testing.T) {
 			notWant: []string{"\x1b[", "Violations", "STOPPED"},
 		},
 		{
-			name: "colour on a terminal", opts: TextOptions{Color: true}, run: run, out: out,
+			name: "colour on a terminal", opts: TextOptions{Color: true}, run: run, out: out.History,
 			want: []string{"\x1b[1mleasesim run\x1b[0m"},
 		},
 		{
-			name: "a violation with its evidence and the faults active then", run: violatedRun, out: violatedOut,
+			name: "a violation with its evidence and the faults active then", run: violatedRun, out: violatedOut.History,
 			want: []string{
 				"Violations (1)",
 				"P2 at 13.010421s: store accepted token 1 after token 2",
@@ -60,7 +61,7 @@ func TestWriteRunText(t *testing.T) {
 			},
 		},
 		{
-			name: "a violation in colour is red", opts: TextOptions{Color: true}, run: violatedRun, out: violatedOut,
+			name: "a violation in colour is red", opts: TextOptions{Color: true}, run: violatedRun, out: violatedOut.History,
 			want: []string{ansiBold + ansiRed + "VIOLATED "},
 		},
 		{
@@ -91,7 +92,7 @@ func TestWriteRunTextListsActiveFaults(t *testing.T) {
 	require.Equal(t, "pause", pause.Kind)
 	run, out = withViolation(run, out, pause.Start+1)
 	var buf bytes.Buffer
-	require.NoError(t, TextOptions{}.WriteRunText(&buf, run, out))
+	require.NoError(t, TextOptions{}.WriteRunText(&buf, run, out.History))
 	assert.Contains(t, buf.String(), "fault: pause h1 3.007562s–13.007562s, active, began 1ns before")
 }
 
@@ -101,11 +102,11 @@ func TestWriteRunTextListsActiveFaults(t *testing.T) {
 func TestWriteRunTextListsRecentFaults(t *testing.T) {
 	impl, err := mutants.Lookup("mutant/unfenced-resource")
 	require.NoError(t, err)
-	out, err := scenarios.Execute(scenarios.KleppmannGCPause(), 1, scenarios.Options{Impl: impl})
+	res, err := scenarios.Execute(scenarios.KleppmannGCPause(), 1, scenarios.Options{Impl: impl})
 	require.NoError(t, err)
-	run := NewRun(out, testWall)
+	run, out := EventRun(res, testWall)
 	var buf bytes.Buffer
-	require.NoError(t, TextOptions{}.WriteRunText(&buf, run, out))
+	require.NoError(t, TextOptions{}.WriteRunText(&buf, run, out.History))
 	text := buf.String()
 	assert.Equal(t, 2, strings.Count(text, "fault: pause h1 3.007562s–13.007562s, ended 2.859ms before"), "P2 and P3:\n%s", text)
 	assert.NotContains(t, text, "none active")
@@ -123,7 +124,7 @@ func (failingWriter) Write([]byte) (int, error) { return 0, errDiskFull }
 
 func TestWriteTextReportsWriteErrors(t *testing.T) {
 	run, out := kleppmann(t)
-	err := TextOptions{}.WriteRunText(failingWriter{}, run, out)
+	err := TextOptions{}.WriteRunText(failingWriter{}, run, out.History)
 	require.ErrorIs(t, err, errDiskFull)
 	assert.Contains(t, err.Error(), "run summary")
 	require.ErrorIs(t, TextOptions{}.WriteSweepText(failingWriter{}, sampleSweep()), errDiskFull)

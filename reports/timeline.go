@@ -8,7 +8,6 @@ import (
 
 	"github.com/leasesim/leasesim/checker"
 	"github.com/leasesim/leasesim/history"
-	"github.com/leasesim/leasesim/scenarios"
 )
 
 // Timeline geometry, in SVG pixels at zoom 1.
@@ -133,15 +132,14 @@ func (s timeScale) width(a, b history.Time) float64 {
 // (after a network lane when the network was partitioned), the beliefs as
 // bars coloured by grant, the operations as marks on the client's lane,
 // the faults as shaded regions, and the violations as vertical lines.
-func buildTimeline(run Run, out *scenarios.Outcome) timeline {
-	h := out.History
-	end := max(history.Time(out.Sim.Now), h.End, 1)
+func buildTimeline(run Run, h *history.History) timeline {
+	end := max(h.End, 1)
 	scale := timeScale{end: end}
 	colors := newGrantColors(h)
 	tl := timeline{Width: plotWidth + 2*plotPad, Pad: plotPad}
 	tl.Ticks, tl.MinorPx = axisTicks(end, scale)
 
-	names := nodesOf(out)
+	names := nodesOf(h, run.Faults)
 	if hasNetworkFaults(h.Faults) {
 		names = append([]string{networkLane}, names...)
 	}
@@ -158,7 +156,7 @@ func buildTimeline(run Run, out *scenarios.Outcome) timeline {
 		y += ln.H + laneGap
 	}
 	tl.Height = y
-	addFaultShades(tl.Lanes, index, out, scale)
+	addFaultShades(tl.Lanes, index, h, run.Faults, scale)
 	addOpMarks(tl.Lanes, index, h, beliefs, scale, colors)
 	tl.Lines = timelineLines(run, h, scale)
 	tl.Grants = grantLegend(h, colors)

@@ -6,8 +6,6 @@ import (
 	"time"
 
 	"github.com/leasesim/leasesim/history"
-	"github.com/leasesim/leasesim/scenarios"
-	"github.com/leasesim/leasesim/sim"
 )
 
 // bandHeight is the height of the thin bands (drift, link changes) drawn
@@ -39,10 +37,10 @@ type faultKey struct {
 	node string
 }
 
-func newFaultValues(log []sim.FaultRecord) faultValues {
+func newFaultValues(log []Fault) faultValues {
 	v := faultValues{}
 	for _, r := range log {
-		v[faultKey{history.Time(r.At), r.Kind.String(), r.Node}] = r.Value
+		v[faultKey{r.At, r.Kind, r.Node}] = r.Value
 	}
 	return v
 }
@@ -54,9 +52,8 @@ func (v faultValues) of(w history.FaultWindow) int64 { return v[faultKey{w.Start
 // and bridges on the network lane and on every node cut off from the
 // grantor; drift and link changes as bands along the bottom of the node's
 // lane; clock steps and failpoint hits as instants.
-func addFaultShades(lanes []lane, index map[string]int, out *scenarios.Outcome, scale timeScale) {
-	h := out.History
-	values := newFaultValues(out.Faults)
+func addFaultShades(lanes []lane, index map[string]int, h *history.History, log []Fault, scale timeScale) {
+	values := newFaultValues(log)
 	rhoPPB := h.Lease.RhoPPB
 	on := func(node string, w history.FaultWindow, class, title, label string) {
 		if i, ok := index[node]; ok {

@@ -57,7 +57,7 @@ func shadesOf(ln lane, class string) []shade {
 // pause is fenced, on h1's lane, after the pause.
 func TestTimelineTellsTheKleppmannStory(t *testing.T) {
 	run, out := kleppmann(t)
-	tl := buildTimeline(run, out)
+	tl := buildTimeline(run, out.History)
 
 	names := make([]string, len(tl.Lanes))
 	for i, l := range tl.Lanes {
@@ -99,11 +99,11 @@ func TestTimelineMarksViolations(t *testing.T) {
 	run, out := kleppmann(t)
 	at := fencedWrite(t, out.History).Processed
 	run, out = withViolation(run, out, at)
-	tl := buildTimeline(run, out)
+	tl := buildTimeline(run, out.History)
 	i := slices.IndexFunc(tl.Lines, func(v vline) bool { return v.Class == "violation" })
 	require.GreaterOrEqual(t, i, 0)
 	assert.Equal(t, "P2", tl.Lines[i].Label)
-	assert.InDelta(t, timeScale{end: history.Time(out.Sim.Now)}.x(at), tl.Lines[i].X, 1e-9)
+	assert.InDelta(t, timeScale{end: out.History.End}.x(at), tl.Lines[i].X, 1e-9)
 	assert.Contains(t, tl.Lines[i].Title, "write lock #1 by h1", "the evidence is in the hover text")
 }
 
@@ -112,7 +112,7 @@ func TestTimelineLanesStack(t *testing.T) {
 	for _, name := range []string{"swarm", "worker-crash-handoff", "service-registry"} {
 		t.Run(name, func(t *testing.T) {
 			run, out := runScenario(t, name, 1)
-			tl := buildTimeline(run, out)
+			tl := buildTimeline(run, out.History)
 			y := axisHeight
 			for _, l := range tl.Lanes {
 				assert.InDelta(t, y, l.Y, 1e-9, l.Name)

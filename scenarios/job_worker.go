@@ -80,6 +80,9 @@ func Worker(t *testing.T, scenarios []Scenario) {
 		var runErr error
 		ok := t.Run(fmt.Sprintf("seed=%d", seed), func(t *testing.T) {
 			out, err := Execute(sc, seed, Options{T: t, Schedule: job.Schedule, Verify: job.Verify})
+			if err == nil && job.HistoryDir != "" {
+				err = gohost.WriteRunHistory(job.HistoryDir, sc.Name, seed, out.Goroutine)
+			}
 			if err != nil {
 				runErr = err
 				return

@@ -17,19 +17,27 @@ type builder struct {
 	progress func(Progress)
 	total    int
 	failed   int
+	// host says a Host ran the runs: the behaviours they cannot reach come
+	// from the first run's history (record.spec, record.tasks).
+	host bool
 }
 
 func newBuilder(cfg Config, total int) *builder {
-	return &builder{
+	b := &builder{
 		sum: Summary{
-			Schema: SummarySchema, Scenarios: cfg.names(), Impl: cfg.Impl.Name, Skipped: cfg.skipped, Adapted: cfg.adapted,
-			CoverageNotApplicable: notApplicable(cfg.Impl), Seeds: cfg.Seeds.String(),
+			Schema: SummarySchema, Scenarios: cfg.names(), Impl: cfg.implName(), Skipped: cfg.skipped, Adapted: cfg.adapted,
+			Seeds:     cfg.Seeds.String(),
 			SeedFirst: cfg.Seeds.First, SeedLast: cfg.Seeds.Last, Shard: cfg.Shard.String(), Rerun: cfg.Rerun,
 			RunsExpected: total, Parallel: cfg.Parallel, VerifyDeterminism: cfg.VerifyDeterminism,
 		}.withEmpty(),
 		progress: cfg.Progress,
 		total:    total,
+		host:     cfg.Host != nil,
 	}
+	if !b.host {
+		b.sum.CoverageNotApplicable = notApplicable(cfg.Impl.Spec, cfg.Impl.Capabilities.Checkpoints && cfg.Impl.Capabilities.SideEffects)
+	}
+	return b
 }
 
 // withEmpty returns s with empty, not nil, lists and maps, so that its JSON
@@ -74,6 +82,9 @@ func (b *builder) notify(rec *record, done int) {
 // order.
 func (b *builder) add(rec *record) {
 	s := &b.sum
+	if b.host && s.Runs == 0 {
+		s.CoverageNotApplicable = notApplicable(rec.spec, rec.tasks)
+	}
 	s.Runs++
 	s.Events += rec.events
 	b.sim += rec.sim

@@ -35,6 +35,11 @@ type Config struct {
 	// Impl is the implementation under test; the zero value means
 	// lease.Correct().
 	Impl lease.Impl
+	// Host, when set, runs the sweep instead of the event host, and
+	// HostScenarios names its scenarios, in order (distinct); Scenarios
+	// and Impl are then left empty. See Host.
+	Host          Host
+	HostScenarios []string
 	// Seeds is the whole sweep's seed range; Shard selects this machine's
 	// part of it (the zero Shard: all of it).
 	Seeds Seeds
@@ -125,18 +130,8 @@ type Progress struct {
 
 // withDefaults checks cfg and fills in its defaults.
 func (cfg Config) withDefaults() (Config, error) {
-	if len(cfg.Scenarios) == 0 {
-		return cfg, invalidf("no scenarios to run")
-	}
-	seen := make(map[string]bool, len(cfg.Scenarios))
-	for _, sc := range cfg.Scenarios {
-		if seen[sc.Name] {
-			return cfg, invalidf("scenario %q is listed twice", sc.Name)
-		}
-		seen[sc.Name] = true
-		if err := sc.Validate(); err != nil {
-			return cfg, fmt.Errorf("%w: %w", ErrInvalid, err)
-		}
+	if err := cfg.validScenarios(); err != nil {
+		return cfg, err
 	}
 	if err := cfg.Seeds.Validate(); err != nil {
 		return cfg, &InputError{Msg: err.Error()}
@@ -144,8 +139,8 @@ func (cfg Config) withDefaults() (Config, error) {
 	if err := cfg.Shard.Validate(); err != nil {
 		return cfg, err
 	}
-	if runs := cfg.Shard.Len(cfg.Seeds); cfg.ScenarioSeeds == nil && runs > MaxRuns/len(cfg.Scenarios) {
-		return cfg, invalidf("%d scenarios x %d seeds exceed %d runs", len(cfg.Scenarios), runs, MaxRuns)
+	if runs := cfg.Shard.Len(cfg.Seeds); cfg.ScenarioSeeds == nil && runs > MaxRuns/len(cfg.names()) {
+		return cfg, invalidf("%d scenarios x %d seeds exceed %d runs", len(cfg.names()), runs, MaxRuns)
 	}
 	if err := cfg.validScenarioSeeds(); err != nil {
 		return cfg, err
@@ -156,9 +151,11 @@ func (cfg Config) withDefaults() (Config, error) {
 	case cfg.Parallel == 0:
 		cfg.Parallel = runtime.NumCPU()
 	}
-	cfg.Impl = cfg.Impl.OrCorrect()
-	if err := cfg.skipUnsupported(); err != nil {
-		return cfg, err
+	if cfg.Host == nil {
+		cfg.Impl = cfg.Impl.OrCorrect()
+		if err := cfg.skipUnsupported(); err != nil {
+			return cfg, err
+		}
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
@@ -168,8 +165,44 @@ func (cfg Config) withDefaults() (Config, error) {
 	return cfg, nil
 }
 
+// validScenarios checks that there are scenarios to run, each listed
+// once: the event host's valid, or a Host's by name alone.
+func (cfg Config) validScenarios() error {
+	names := cfg.names()
+	switch {
+	case len(names) == 0:
+		return invalidf("no scenarios to run")
+	case cfg.Host != nil && len(cfg.Scenarios) > 0:
+		return invalidf("a sweep on a Host names its scenarios in HostScenarios, not Scenarios")
+	}
+	seen := make(map[string]bool, len(names))
+	for _, name := range names {
+		if seen[name] {
+			return invalidf("scenario %q is listed twice", name)
+		}
+		seen[name] = true
+	}
+	for _, sc := range cfg.Scenarios {
+		if err := sc.Validate(); err != nil {
+			return fmt.Errorf("%w: %w", ErrInvalid, err)
+		}
+	}
+	return nil
+}
+
+// implName names the implementation the sweep runs.
+func (cfg Config) implName() string {
+	if cfg.Host != nil {
+		return cfg.Host.Impl()
+	}
+	return cfg.Impl.Name
+}
+
 // names returns the scenarios' names in order.
 func (cfg Config) names() []string {
+	if cfg.Host != nil {
+		return cfg.HostScenarios
+	}
 	names := make([]string, len(cfg.Scenarios))
 	for i, sc := range cfg.Scenarios {
 		names[i] = sc.Name
@@ -183,13 +216,14 @@ func (cfg Config) validScenarioSeeds() error {
 	if cfg.ScenarioSeeds == nil {
 		return nil
 	}
-	if len(cfg.ScenarioSeeds) != len(cfg.Scenarios) {
-		return invalidf("%d seed sets for %d scenarios", len(cfg.ScenarioSeeds), len(cfg.Scenarios))
+	names := cfg.names()
+	if len(cfg.ScenarioSeeds) != len(names) {
+		return invalidf("%d seed sets for %d scenarios", len(cfg.ScenarioSeeds), len(names))
 	}
 	total := 0
 	for i, set := range cfg.ScenarioSeeds {
 		if err := set.Validate(); err != nil {
-			return fmt.Errorf("scenario %s: %w", cfg.Scenarios[i].Name, err)
+			return fmt.Errorf("scenario %s: %w", names[i], err)
 		}
 		if total += cfg.Shard.Len(set); total > MaxRuns {
 			return invalidf("more than %d runs", MaxRuns)

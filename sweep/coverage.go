@@ -4,7 +4,6 @@ import (
 	"slices"
 
 	"github.com/leasesim/leasesim/checker"
-	"github.com/leasesim/leasesim/lease"
 )
 
 // Coverage is how often the runs of a sweep reached each rare behaviour
@@ -49,15 +48,15 @@ func (c Coverage) Unreached(notApplicable []string) []string {
 	return out
 }
 
-// notApplicable lists the behaviours impl cannot reach: those of
-// leasesim's protocol for an implementation with a specification of its
-// own, those of checkpointed tasks for one without checkpoints.
-func notApplicable(impl lease.Impl) []string {
+// notApplicable lists the behaviours an implementation of spec cannot
+// reach: those of leasesim's protocol for one with a specification of its
+// own, those of checkpointed tasks for one that runs none (tasks false).
+func notApplicable(spec string, tasks bool) []string {
 	var out []string
 	for _, b := range checker.Behaviours() {
 		// Optional workers run only with checkpoints and side effects both
 		// (scenarios.Adaptations): without either, no task runs.
-		if !b.Applies(impl.Spec, impl.Capabilities.Checkpoints && impl.Capabilities.SideEffects) {
+		if !b.Applies(spec, tasks) {
 			out = append(out, b.Name)
 		}
 	}

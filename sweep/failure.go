@@ -14,6 +14,9 @@ const (
 	PropertyDeterminism = "determinism" // two runs of one seed gave different trace hashes
 	PropertyError       = "error"       // the run could not start (for example, the implementation failed to boot)
 	PropertyPanic       = "panic"       // the implementation panicked: a broken invariant
+	// PropertyHost: the host found a fault outside the protocol (a
+	// goroutine that outlived its node, a node function that failed).
+	PropertyHost = "host"
 )
 
 // Failure is one failing run, and the one record of a failing run that

@@ -1,6 +1,7 @@
 package sweep
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"runtime/debug"
@@ -30,6 +31,10 @@ type record struct {
 	metrics    checker.Metrics
 	coverage   checker.Coverage
 	failure    *Failure
+	// spec and tasks say which behaviours a Host's run cannot reach
+	// (HostRun.Spec, HostRun.Tasks); the event host's come from Config.Impl.
+	spec  string
+	tasks bool
 	// harness is a bug of the harness itself, which stops the sweep: never
 	// a verdict on the implementation.
 	harness error
@@ -41,8 +46,11 @@ type unknownVerdict struct{ property, reason string }
 // run executes run k (twice with VerifyDeterminism) and reduces it to a
 // record. A harness bug (a *scenarios.HarnessPanic from Execute, or a
 // panic here) becomes rec.harness, which stops the sweep.
-func (r *runner) run(k int) (rec *record) {
+func (r *runner) run(ctx context.Context, k int) (rec *record) {
 	i, seed := r.locate(k)
+	if r.cfg.Host != nil {
+		return r.runHost(ctx, k, r.cfg.HostScenarios[i], seed)
+	}
 	sc := r.cfg.Scenarios[i]
 	rec = &record{k: k, scenario: sc.Name, seed: seed}
 	defer func() {
@@ -104,7 +112,13 @@ func (rec *record) harnessBug(err error) bool {
 // fill copies what the summary needs from out.
 func (rec *record) fill(out *scenarios.Outcome) {
 	rec.events, rec.sim, rec.metrics, rec.coverage = out.Sim.Events, time.Duration(out.Sim.Now), out.Metrics, out.Coverage
-	for _, c := range out.Checks {
+	rec.fillChecks(out.Checks)
+}
+
+// fillChecks copies what the summary needs from a run's checks: its
+// unknown verdicts, an exceeded assumption, P1's margin.
+func (rec *record) fillChecks(checks []checker.Result) {
+	for _, c := range checks {
 		switch {
 		case c.AssumptionOnly():
 			rec.assumption = true

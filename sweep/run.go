@@ -40,7 +40,7 @@ func Run(ctx context.Context, cfg Config) (Summary, error) {
 	start := time.Now()
 	r := &runner{cfg: cfg}
 	total := r.plan()
-	cfg.Logger.Info("sweep: start", "scenarios", len(cfg.Scenarios), "impl", cfg.Impl.Name,
+	cfg.Logger.Info("sweep: start", "scenarios", len(cfg.names()), "impl", cfg.implName(),
 		"seeds", cfg.Seeds.String(), "shard", cfg.Shard.String(), "runs", total, "parallel", cfg.Parallel)
 
 	b := newBuilder(cfg, total)
@@ -103,8 +103,8 @@ type runner struct {
 // are.
 func (r *runner) plan() int {
 	total := 0
-	r.starts = make([]int, len(r.cfg.Scenarios))
-	for i := range r.cfg.Scenarios {
+	r.starts = make([]int, len(r.cfg.names()))
+	for i := range r.cfg.names() {
 		r.starts[i] = total
 		total += r.cfg.Shard.Len(r.cfg.seedsOf(i))
 	}
@@ -148,7 +148,9 @@ func (r *runner) start(ctx context.Context, total, window int) <-chan *record {
 				if ctx.Err() != nil {
 					continue // drop: the sweep was interrupted before this run began
 				}
-				results <- r.run(k)
+				if rec := r.run(ctx, k); rec != nil {
+					results <- rec
+				}
 			}
 		})
 	}

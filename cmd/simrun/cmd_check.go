@@ -14,8 +14,6 @@ import (
 	"github.com/leasesim/leasesim/internal/repro"
 	"github.com/leasesim/leasesim/model"
 	"github.com/leasesim/leasesim/reports"
-	"github.com/leasesim/leasesim/scenarios"
-	"github.com/leasesim/leasesim/sim"
 )
 
 type checkFlags struct {
@@ -58,18 +56,24 @@ func (a *app) checkFile(cmd *cobra.Command, file string, f checkFlags) error {
 	if f.spec != "" {
 		spec = f.spec
 	}
-	if spec == "" {
+	switch {
+	case spec == "" && leaseStoreOps(h) > 0:
 		return usagef(cmd, "--spec: %s names no specification in its header: give --spec %s", file,
 			strings.Join(leasewire.Specs, " or --spec "))
-	}
-	if strings.HasPrefix(spec, leasewire.SpecLeaseStore) { // leasesim's protocol: the spec names its expiry policy
+	case spec == "":
+		// No lease-store operation to judge by a spec (a goroutine-host lock
+		// whose server records none): P3 judges the fenced store alone, as
+		// the run that recorded the history did.
+	case strings.HasPrefix(spec, leasewire.SpecLeaseStore): // leasesim's protocol: the spec names its expiry policy
 		split, err := leasewire.Split(spec)
 		if err != nil {
 			return usagef(cmd, "--spec: %w", err)
 		}
 		h.Lease.HoldPPB = leasewire.HoldPPB(split, h.Lease.RhoPPB)
-	} else if _, err := model.SpecFor(spec, h.Lease); err != nil {
-		return usagef(cmd, "--spec %s: %w (the specifications: simrun list)", spec, err)
+	default:
+		if _, err := model.SpecFor(spec, h.Lease); err != nil {
+			return usagef(cmd, "--spec %s: %w (the specifications: simrun list)", spec, err)
+		}
 	}
 	h.Spec = spec
 	opts := checker.Options{Visualize: f.out != ""}
@@ -79,25 +83,43 @@ func (a *app) checkFile(cmd *cobra.Command, file string, f checkFlags) error {
 		}
 	}
 	start := time.Now()
-	out := &scenarios.Outcome{Scenario: meta.Scenario, Impl: meta.Producer, Seed: meta.Seed,
-		Sim: sim.Result{Now: sim.Time(h.End)}, Faults: reports.FaultLog(h.Faults), History: h}
-	if out.Scenario == "" {
-		out.Scenario = file
-	}
-	j := checker.Judge(h, opts) // Check, Measure and Cover, sharing what they compute alike
-	out.Checks, out.Metrics, out.Coverage = j.Checks, j.Metrics, j.Coverage
-	run := reports.NewRun(out, time.Since(start))
+	run, data := judgeFile(h, meta, file, opts)
 	args := []string{"check", file}
 	if f.spec != "" {
 		args = append(args, "--spec", f.spec)
 	}
 	run.Replay = repro.Simrun(args...)
-	run.TraceHash, run.Acceleration = "none", 0 // a file has no kernel trace, and checking is no simulation
-	run.Source, run.Producer = file, meta.Producer
-	if err := a.showRun(run, out, f.json, f.out); err != nil {
+	run.WallSeconds = time.Since(start).Seconds()
+	if err := a.showRun(run, data, f.json, f.out); err != nil {
 		return err
 	}
 	return runVerdict(run, f.unknown)
+}
+
+// leaseStoreOps counts the history's operations on its lease store.
+func leaseStoreOps(h *history.History) int {
+	n := 0
+	for _, o := range h.AllOps() {
+		if o.Server == h.Grantor {
+			n++
+		}
+	}
+	return n
+}
+
+// judgeFile judges a history read from file and returns its run object and
+// report data, as every host's run draws its reports: from the history
+// alone. The run is named by the header's scenario (the file's name when it
+// has none) and producer; a file has no trace hash of the kernel's and no
+// fault plan.
+func judgeFile(h *history.History, meta leasewire.Meta, file string, opts checker.Options) (reports.Run, reports.RunData) {
+	data := reports.RunData{History: h, Meta: meta}
+	run := reports.NewRun(h, meta, checker.Judge(h, opts)) // Check, Measure and Cover, sharing what they compute alike
+	if run.Scenario == "" {
+		run.Scenario = file
+	}
+	run.Impl, run.TraceHash, run.Source = meta.Producer, "none", file
+	return run, data
 }
 
 // readHistoryFile reads a history file through leasesim's protocol

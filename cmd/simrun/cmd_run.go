@@ -240,13 +240,13 @@ func (a *app) runOne(cmd *cobra.Command, f runFlags) error {
 	if err != nil {
 		return classify(cmd, fmt.Errorf("scenario %s seed %d: %w", sc.Name, f.seed, err))
 	}
-	run := reports.NewRun(out, wall)
+	run, data := reports.EventRun(out, wall)
 	args := t.replay(f.seed)
 	if f.schedule != "" {
 		args = append(args, "--schedule", f.schedule)
 	}
 	run.Replay = repro.Simrun(args...)
-	if err := a.showRun(run, out, f.json, f.out); err != nil {
+	if err := a.showRun(run, data, f.json, f.out); err != nil {
 		return err
 	}
 	return runVerdict(run, f.unknown)
@@ -270,11 +270,12 @@ func runVerdict(run reports.Run, policy unknownPolicy) error {
 }
 
 // showRun prints run on stdout, as text or one JSON object, and writes its
-// report files into dir if dir is set.
-func (a *app) showRun(run reports.Run, out *scenarios.Outcome, asJSON bool, dir string) error {
+// report files (drawn from run and d alone) into dir if dir is set. Every
+// host's run, and simrun check's, is shown through it.
+func (a *app) showRun(run reports.Run, d reports.RunData, asJSON bool, dir string) error {
 	return a.present(asJSON, run,
-		func(w io.Writer) error { return reports.WriteRunText(w, run, out) },
-		dir, func(dir string) ([]string, error) { return reports.WriteRunDir(dir, run, out) })
+		func(w io.Writer) error { return reports.WriteRunText(w, run, d.History) },
+		dir, func(dir string) ([]string, error) { return reports.WriteRunDir(dir, run, d) })
 }
 
 // present prints v on stdout, as text or as one JSON object, then, if dir

@@ -91,14 +91,30 @@ func (a *app) sweepConfig(cmd *cobra.Command, f sweepFlags) (sweep.Config, error
 			return cfg, err
 		}
 	}
+	return cfg, a.shardAndParallel(cmd, f, &cfg)
+}
+
+// shardAndParallel reads --shard, --parallel and --verify-determinism
+// into cfg.
+func (a *app) shardAndParallel(cmd *cobra.Command, f sweepFlags, cfg *sweep.Config) error {
+	var err error
 	if cfg.Shard, err = sweep.ParseShard(f.shard); err != nil {
-		return cfg, usagef(cmd, "--shard: %w", err)
+		return usagef(cmd, "--shard: %w", err)
 	}
 	if f.parallel < 0 {
-		return cfg, usagef(cmd, "--parallel: must not be negative, got %d", f.parallel)
+		return usagef(cmd, "--parallel: must not be negative, got %d", f.parallel)
 	}
 	cfg.Parallel, cfg.VerifyDeterminism = f.parallel, f.verify
-	return cfg, nil
+	return nil
+}
+
+// sweepFlagsOf reads sweep's flags from cmd, for a host that wraps the
+// command (the goroutine host).
+func sweepFlagsOf(cmd *cobra.Command) sweepFlags {
+	parallel, _ := cmd.Flags().GetInt("parallel")
+	return sweepFlags{scenario: flagString(cmd, "scenario"), seeds: flagString(cmd, "seeds"), impl: flagString(cmd, "impl"),
+		shard: flagString(cmd, "shard"), out: flagString(cmd, "out"), rerun: flagString(cmd, "rerun-failures"),
+		parallel: parallel, json: flagBool(cmd, "json"), verify: flagBool(cmd, "verify-determinism"), unknown: policyOf(cmd)}
 }
 
 // rerunConfig reads --rerun-failures: the failing runs of a summary, with
@@ -106,34 +122,56 @@ func (a *app) sweepConfig(cmd *cobra.Command, f sweepFlags) (sweep.Config, error
 // cannot be given with it.
 func (a *app) rerunConfig(cmd *cobra.Command, f sweepFlags) (sweep.Config, error) {
 	var cfg sweep.Config
-	for _, name := range []string{"scenario", "seeds"} {
-		if cmd.Flags().Changed(name) {
-			return cfg, usagef(cmd, "--%s: not with --rerun-failures, which re-runs the summary's failing runs", name)
-		}
+	failing, err := a.readRerun(cmd, f)
+	if err != nil {
+		return cfg, err
 	}
-	var prev sweep.Summary
-	if err := readJSONFile(f.rerun, &prev); err != nil {
-		return cfg, usagef(cmd, "--rerun-failures: %w", err)
-	}
-	if prev.Schema != sweep.SummarySchema {
-		return cfg, usagef(cmd, "--rerun-failures: %s: schema %q, want %q", f.rerun, prev.Schema, sweep.SummarySchema)
-	}
-	failing := sweep.FailingRuns(prev)
-	if len(failing.Scenarios) == 0 {
-		return cfg, usagef(cmd, "--rerun-failures: %s lists no failing run", f.rerun)
-	}
-	var err error
 	if cfg.Scenarios, err = lookupScenarios(strings.Join(failing.Scenarios, ",")); err != nil {
 		return cfg, usagef(cmd, "--rerun-failures: %s: %w", f.rerun, err)
 	}
-	impl := prev.Impl
+	impl := failing.impl
 	if cmd.Flags().Changed("impl") {
 		impl = f.impl
 	}
 	if cfg.Impl, err = lookupImpl(impl); err != nil {
 		return cfg, usagef(cmd, "--rerun-failures: %s: %w", f.rerun, err)
 	}
-	cfg.ScenarioSeeds, cfg.Rerun = failing.Seeds, f.rerun
+	a.rerunSeeds(&cfg, failing.Failing, f.rerun, cfg.Impl.Name)
+	return cfg, nil
+}
+
+// rerunRuns are the failing runs of a summary, with its implementation.
+type rerunRuns struct {
+	sweep.Failing
+	impl string
+}
+
+// readRerun reads --rerun-failures: the failing runs of a summary.
+// --scenario and --seeds cannot be given with it.
+func (a *app) readRerun(cmd *cobra.Command, f sweepFlags) (rerunRuns, error) {
+	for _, name := range []string{"scenario", "seeds"} {
+		if cmd.Flags().Changed(name) {
+			return rerunRuns{}, usagef(cmd, "--%s: not with --rerun-failures, which re-runs the summary's failing runs", name)
+		}
+	}
+	var prev sweep.Summary
+	if err := readJSONFile(f.rerun, &prev); err != nil {
+		return rerunRuns{}, usagef(cmd, "--rerun-failures: %w", err)
+	}
+	if prev.Schema != sweep.SummarySchema {
+		return rerunRuns{}, usagef(cmd, "--rerun-failures: %s: schema %q, want %q", f.rerun, prev.Schema, sweep.SummarySchema)
+	}
+	failing := sweep.FailingRuns(prev)
+	if len(failing.Scenarios) == 0 {
+		return rerunRuns{}, usagef(cmd, "--rerun-failures: %s lists no failing run", f.rerun)
+	}
+	return rerunRuns{Failing: failing, impl: prev.Impl}, nil
+}
+
+// rerunSeeds sets cfg's seeds to the failing runs', and says on stderr
+// how many it re-runs of impl.
+func (a *app) rerunSeeds(cfg *sweep.Config, failing sweep.Failing, file, impl string) {
+	cfg.ScenarioSeeds, cfg.Rerun = failing.Seeds, file
 	cfg.Seeds = cfg.ScenarioSeeds[0]
 	if len(failing.Seeds) > 1 {
 		var all []uint64 // the union, for the summary's seeds field
@@ -144,12 +182,11 @@ func (a *app) rerunConfig(cmd *cobra.Command, f sweepFlags) (sweep.Config, error
 		}
 		cfg.Seeds = sweep.SeedList(all...)
 	}
-	fmt.Fprintf(a.stderr, "--rerun-failures %s: re-running %d failing runs of %s", f.rerun, failing.Runs(), cfg.Impl.Name)
+	fmt.Fprintf(a.stderr, "--rerun-failures %s: re-running %d failing runs of %s", file, failing.Runs(), impl)
 	if failing.Unlisted > 0 {
 		fmt.Fprintf(a.stderr, " (up to %d more failed that the summary counts without listing)", failing.Unlisted)
 	}
 	fmt.Fprintln(a.stderr)
-	return cfg, nil
 }
 
 func (a *app) sweep(cmd *cobra.Command, f sweepFlags) error {
@@ -157,6 +194,13 @@ func (a *app) sweep(cmd *cobra.Command, f sweepFlags) error {
 	if err != nil {
 		return err
 	}
+	return a.sweepWith(cmd, f, cfg, func(sum *sweep.Summary) error { return a.keepFailures(cfg, sum, f.out, f.json) })
+}
+
+// sweepWith runs the sweep cfg describes, on whichever host cfg names,
+// with a progress bar, keeps the failing runs' report directories with
+// keep when --out is given, and shows the summary.
+func (a *app) sweepWith(cmd *cobra.Command, f sweepFlags, cfg sweep.Config, keep func(*sweep.Summary) error) error {
 	if f.out != "" {
 		if err := os.MkdirAll(f.out, 0o755); err != nil {
 			return usagef(cmd, "--out: %w", err)
@@ -173,12 +217,12 @@ func (a *app) sweep(cmd *cobra.Command, f sweepFlags) error {
 	switch {
 	case errors.As(err, &hp):
 		return &exitError{code: exitInternal, err: fmt.Errorf("internal error: %w (a bug of leasesim, not of %s)\n%s",
-			err, cfg.Impl.Name, hp.Stack)}
+			err, sum.Impl, hp.Stack)}
 	case err != nil:
 		return classify(cmd, err)
 	}
 	if f.out != "" {
-		if err := a.keepFailures(cfg, &sum, f.out, f.json); err != nil {
+		if err := keep(&sum); err != nil {
 			return err
 		}
 	}
@@ -194,6 +238,28 @@ func (a *app) keepFailures(cfg sweep.Config, sum *sweep.Summary, dir string, asJ
 	for _, sc := range cfg.Scenarios {
 		byName[sc.Name] = sc
 	}
+	return keepFailureDirs(a, sum, dir, asJSON, func(f *sweep.Failure, path string) (bool, error) {
+		opts := scenarios.Options{Impl: cfg.Impl, Check: cfg.Check, Logger: a.logger}
+		opts.Check.Visualize = true
+		start := time.Now()
+		out, err := scenarios.Execute(byName[f.Scenario], f.Seed, opts)
+		if err != nil { // it could not start (the "error" property): nothing to report
+			return false, nil
+		}
+		run, data := reports.EventRun(out, time.Since(start))
+		run.Replay = f.Replay
+		if _, err := reports.WriteRunDir(path, run, data); err != nil {
+			return false, internalErr(err)
+		}
+		return true, nil
+	})
+}
+
+// keepFailureDirs writes, with write, a report directory for each of the
+// first maxFailureDirs failing runs of sum that write can report, under
+// dir/failures, records each one's path (relative to dir) in its Failure,
+// and says so.
+func keepFailureDirs(a *app, sum *sweep.Summary, dir string, asJSON bool, write func(f *sweep.Failure, path string) (bool, error)) error {
 	kept := 0
 	for i := range sum.Failures {
 		if kept == maxFailureDirs {
@@ -205,20 +271,14 @@ func (a *app) keepFailures(cfg sweep.Config, sum *sweep.Summary, dir string, asJ
 		if err := os.MkdirAll(path, 0o755); err != nil {
 			return internalErr(err)
 		}
-		opts := scenarios.Options{Impl: cfg.Impl, Check: cfg.Check, Logger: a.logger}
-		opts.Check.Visualize = true
-		start := time.Now()
-		out, err := scenarios.Execute(byName[f.Scenario], f.Seed, opts)
-		if err != nil { // it could not start (the "error" property): nothing to report
-			continue
+		ok, err := write(f, path)
+		if err != nil {
+			return err
 		}
-		run := reports.NewRun(out, time.Since(start))
-		run.Replay = f.Replay
-		if _, err := reports.WriteRunDir(path, run, out); err != nil {
-			return internalErr(err)
+		if ok {
+			f.Dir = rel
+			kept++
 		}
-		f.Dir = rel
-		kept++
 	}
 	if kept > 0 {
 		more := ""

@@ -34,16 +34,24 @@
 // worker test in worker processes; --zoo-dir DIR looks for modules in DIR
 // instead of the zoo/ of the leasesim module around the working directory:
 //
-//	simrun run    --impl NAME --scenario S [--seed N] [--schedule FILE] [--json] [--zoo-dir DIR]
+//	simrun run    --impl NAME --scenario S [--seed N] [--schedule FILE] [--out DIR] [--json] [--zoo-dir DIR]
 //	simrun replay --impl NAME --scenario S --seed N [--schedule FILE] [--hash H] [--json]
 //	simrun shrink --impl NAME --scenario S --seed N [--out DIR] [--max-attempts N] [--json]
-//	simrun sweep  --impl NAME [--scenario S|all] [--seeds SEEDS] [--parallel N] [--json]
+//	simrun sweep  --impl NAME [--scenario S|all] [--seeds SEEDS] [--parallel N] [--shard I/N]
+//	              [--out DIR] [--verify-determinism] [--rerun-failures SUMMARY.json] [--json]
 //
-// Every run is run twice and its determinism is verified (or reported
-// diverged, which fails it); replay --hash compares with the hash run,
-// sweep or shrink printed. Their replay lines are replay lines with
-// --hash. Not yet for these: report files (--out of run and sweep, HTML,
-// --trace), --shard and --rerun-failures (exit 2 says so).
+// Every run is run twice in its worker process and its determinism is
+// verified (or reported diverged, which fails it); replay --hash compares
+// with the hash run, sweep or shrink printed. Their replay lines are replay
+// lines with --hash. The worker hands each seed's history file back, and
+// simrun judges it as simrun check judges a file: run --out writes
+// report.html, history.jsonl and the other report files from it, and
+// simrun check DIR/history.jsonl gives the same verdicts and report. A
+// sweep goes through package sweep as the event host's does (its summary,
+// shards, merge, --rerun-failures, --out with failing runs' report
+// directories), one worker process per seed, --parallel at once;
+// --verify-determinism runs each seed in a second worker process too and
+// compares the trace hashes. Not for these: --trace (no kernel trace).
 //
 // Exit codes (one rule for verdicts, exitForVerdicts):
 //

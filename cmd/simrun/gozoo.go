@@ -192,13 +192,17 @@ func (g *goImpl) build(ctx context.Context) (string, error) {
 // workerRun is one worker process's job and what it wrote.
 type workerRun struct {
 	records []gohost.Record
-	output  []byte // the test binary's own output, for errors
+	// histories are the history files of the job's seeds, by seed, when
+	// the job asked for them (runWorker's histories).
+	histories map[uint64][]byte
+	output    []byte // the test binary's own output, for errors
 }
 
-// runWorker runs job in a worker process of bin and reads its records.
-// An error is the harness's: the process could not start, failed without
-// saying why in a record, or wrote records that do not parse.
-func (g *goImpl) runWorker(ctx context.Context, bin string, job gohost.Job) (workerRun, error) {
+// runWorker runs job in a worker process of bin and reads its records,
+// and with histories the history file of each seed it ran. An error is the
+// harness's: the process could not start, failed without saying why in a
+// record, or wrote records that do not parse.
+func (g *goImpl) runWorker(ctx context.Context, bin string, job gohost.Job, histories bool) (workerRun, error) {
 	var wr workerRun
 	dir, err := os.MkdirTemp("", "leasesim-worker-")
 	if err != nil {
@@ -206,6 +210,9 @@ func (g *goImpl) runWorker(ctx context.Context, bin string, job gohost.Job) (wor
 	}
 	defer os.RemoveAll(dir)
 	job.SchemaVersion, job.Out = gohost.WorkerSchema, filepath.Join(dir, "records.jsonl")
+	if histories {
+		job.HistoryDir = dir
+	}
 	data, err := json.Marshal(job)
 	if err != nil {
 		return wr, err
@@ -230,6 +237,19 @@ func (g *goImpl) runWorker(ctx context.Context, bin string, job gohost.Job) (wor
 		return wr, fmt.Errorf("worker of %s: %w\n%s", g.Name, rerr, outputTail(wr.output))
 	case err != nil && !hasErrorRecord(records):
 		return wr, fmt.Errorf("worker of %s: %w\n%s", g.Name, err, outputTail(wr.output))
+	}
+	if histories {
+		wr.histories = make(map[uint64][]byte)
+		for _, r := range records {
+			if r.Outcome == nil {
+				continue
+			}
+			b, err := os.ReadFile(gohost.HistoryPath(dir, r.Outcome.Seed))
+			if err != nil {
+				return wr, fmt.Errorf("worker of %s: seed %d's history: %w\n%s", g.Name, r.Outcome.Seed, err, outputTail(wr.output))
+			}
+			wr.histories[r.Outcome.Seed] = b
+		}
 	}
 	return wr, nil
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/leasesim/leasesim/gohost"
 	"github.com/leasesim/leasesim/internal/repro"
 	"github.com/leasesim/leasesim/reports"
+	"github.com/leasesim/leasesim/sweep"
 )
 
 // goHost puts the goroutine-host implementations of the zoo's modules
@@ -27,8 +28,9 @@ type goHost struct {
 	built  map[string]string // worker binaries built by this command, by implementation name
 }
 
-// noReport is what the goroutine host's results say about report files.
-const noReport = "none: goroutine-host runs have no report files (report.html, run.json, trace) yet"
+// noReport is what the goroutine host's results say about report files
+// when none were asked for.
+const noReport = "none: give --out DIR for report.html, history.jsonl and the other report files"
 
 // addGoroutineHost hooks the goroutine host into root's commands.
 func (a *app) addGoroutineHost(root *cobra.Command) {
@@ -55,8 +57,11 @@ func (h *goHost) wrap(c *cobra.Command) {
 	}
 	event := c.RunE
 	c.RunE = func(cmd *cobra.Command, args []string) error {
-		name := cmd.Flags().Lookup("impl").Value.String()
-		if !cmd.Flags().Changed("impl") || isEventImpl(name) {
+		name, given := cmd.Flags().Lookup("impl").Value.String(), cmd.Flags().Changed("impl")
+		if rerun := cmd.Flags().Lookup("rerun-failures"); !given && rerun != nil && rerun.Value.String() != "" {
+			name, given = rerunImpl(rerun.Value.String()) // a summary's failing runs go back to its implementation's host
+		}
+		if !given || isEventImpl(name) {
 			if c.Name() == "replay" && (cmd.Flags().Changed("schedule") || cmd.Flags().Changed("hash")) {
 				return usagef(cmd, "--schedule, --hash: only for goroutine-host implementations; an event-host run "+
 					"replays from its run directory (simrun run --out DIR, then simrun replay DIR)")
@@ -80,6 +85,17 @@ func (h *goHost) wrap(c *cobra.Command) {
 		}
 		return h.sweep(cmd, g)
 	}
+}
+
+// rerunImpl returns the implementation a sweep summary names, and whether
+// it names one; a file that cannot be read is left to the event host's
+// --rerun-failures, which says why.
+func rerunImpl(path string) (string, bool) {
+	var prev sweep.Summary
+	if err := readJSONFile(path, &prev); err != nil || prev.Impl == "" {
+		return "", false
+	}
+	return prev.Impl, true
 }
 
 // isEventImpl reports whether name is one of the event host's
@@ -138,17 +154,21 @@ func refuse(cmd *cobra.Command, why string, names ...string) error {
 }
 
 // runJob builds g's worker binary, runs job (schedule read from path, if
-// any) and returns its one outcome.
-func (h *goHost) runJob(cmd *cobra.Command, g *goImpl, job gohost.Job, path string) (*gohost.OutcomeRecord, error) {
+// any) and returns its one outcome, and with history its history file.
+func (h *goHost) runJob(cmd *cobra.Command, g *goImpl, job gohost.Job, path string, history bool) (*gohost.OutcomeRecord, []byte, error) {
 	bin, err := h.start(cmd.Context(), g)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	recs, err := h.work(cmd, g, bin, job, path)
+	wr, err := h.workWith(cmd, g, bin, job, path, history)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return oneOutcome(recs)
+	o, err := oneOutcome(wr.records)
+	if err != nil {
+		return nil, nil, err
+	}
+	return o, wr.histories[o.Seed], nil
 }
 
 // start builds g's worker binary, saying so on stderr (a first build of a
@@ -186,9 +206,16 @@ func rel(path string) string {
 // give into exit errors: the scenario or schedule is bad input (naming
 // the flag), a seed the worker could not run is an internal error.
 func (h *goHost) work(cmd *cobra.Command, g *goImpl, bin string, job gohost.Job, schedulePath string) ([]gohost.Record, error) {
-	wr, err := g.runWorker(cmd.Context(), bin, job)
+	wr, err := h.workWith(cmd, g, bin, job, schedulePath, false)
+	return wr.records, err
+}
+
+// workWith is work, and with histories it returns the history file of
+// each seed the worker ran too.
+func (h *goHost) workWith(cmd *cobra.Command, g *goImpl, bin string, job gohost.Job, schedulePath string, histories bool) (workerRun, error) {
+	wr, err := g.runWorker(cmd.Context(), bin, job, histories)
 	if err != nil {
-		return nil, internalErr(err)
+		return wr, internalErr(err)
 	}
 	for _, r := range wr.records {
 		if r.Error == nil {
@@ -196,15 +223,15 @@ func (h *goHost) work(cmd *cobra.Command, g *goImpl, bin string, job gohost.Job,
 		}
 		switch r.Error.Kind {
 		case gohost.ErrKindUnknownScenario:
-			return nil, usagef(cmd, "--scenario: %s: %s (%s)", g.Name, r.Error.Message, repro.Simrun(h.listArgs(g)...))
+			return wr, usagef(cmd, "--scenario: %s: %s (%s)", g.Name, r.Error.Message, repro.Simrun(h.listArgs(g)...))
 		case gohost.ErrKindBadSchedule:
-			return nil, usagef(cmd, "--schedule %s: %s", schedulePath, r.Error.Message)
+			return wr, usagef(cmd, "--schedule %s: %s", schedulePath, r.Error.Message)
 		case gohost.ErrKindNothingToShrink, gohost.ErrKindNotReproducible:
 			continue // the caller's
 		}
-		return nil, internalErr(fmt.Errorf("%s: %s\n%s", g.Name, r.Error.Message, outputTail(wr.output)))
+		return wr, internalErr(fmt.Errorf("%s: %s\n%s", g.Name, r.Error.Message, outputTail(wr.output)))
 	}
-	return wr.records, nil
+	return wr, nil
 }
 
 // readScheduleFlag parses --schedule, if given; the worker checks its
@@ -281,7 +308,7 @@ const goRunSchema = 1
 const hostGoroutine = "goroutine"
 
 func (h *goHost) run(cmd *cobra.Command, g *goImpl) error {
-	if err := refuse(cmd, noReport, "out", "trace"); err != nil {
+	if err := refuse(cmd, "the goroutine host has no kernel trace to stream; --out writes its history and reports", "trace"); err != nil {
 		return err
 	}
 	if err := refuse(cmd, "tuning runs are the event host's", "workload", "ttl", "renew", "checkpoint", "rho", "margin"); err != nil {
@@ -295,18 +322,35 @@ func (h *goHost) run(cmd *cobra.Command, g *goImpl) error {
 	if job.Schedule, path, err = readScheduleFlag(cmd); err != nil {
 		return err
 	}
-	o, err := h.runJob(cmd, g, job, path)
+	dir := flagString(cmd, "out")
+	if dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return usagef(cmd, "--out: %w", err)
+		}
+	}
+	o, file, err := h.runJob(cmd, g, job, path, dir != "")
 	if err != nil {
 		return err
 	}
 	res := goRun{SchemaVersion: goRunSchema, Host: hostGoroutine, Impl: g.Name, Module: rel(g.Module), OutcomeRecord: *o,
 		Replay: repro.Simrun(h.replayArgs(g, o.Scenario, o.Seed, path, o.Hash)...), Report: noReport}
-	if flagBool(cmd, "json") {
+	var paths []string
+	if dir != "" {
+		if paths, err = h.writeRunDir(dir, g, *o, file, res.Replay); err != nil {
+			return err
+		}
+		res.Report = filepath.Join(dir, reports.ReportFile)
+	}
+	asJSON := flagBool(cmd, "json")
+	if asJSON {
 		if err := writeJSON(h.a.stdout, res); err != nil {
 			return internalErr(err)
 		}
 	} else {
 		writeGoRunText(h.a, res)
+	}
+	if len(paths) > 0 {
+		fmt.Fprintf(h.a.notes(asJSON), "wrote %s\n", strings.Join(paths, ", "))
 	}
 	return outcomeVerdict(*o, policyOf(cmd))
 }
@@ -406,7 +450,7 @@ func (h *goHost) replay(cmd *cobra.Command, g *goImpl) error {
 	if _, err := strconv.ParseUint(want, 16, 64); want != "" && (err != nil || len(want) != 16) {
 		return usagef(cmd, "--hash %q: want a trace hash of 16 hex digits, as run and sweep print", want)
 	}
-	out, err := h.runJob(cmd, g, job, path)
+	out, _, err := h.runJob(cmd, g, job, path, false)
 	if err != nil {
 		return err
 	}

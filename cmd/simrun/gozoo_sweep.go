@@ -3,149 +3,121 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
-	"os"
-	"os/signal"
-	"runtime"
 	"slices"
 	"strings"
-	"sync"
-	"syscall"
 
 	"github.com/spf13/cobra"
 
-	"github.com/leasesim/leasesim/checker"
 	"github.com/leasesim/leasesim/gohost"
 	"github.com/leasesim/leasesim/internal/repro"
+	"github.com/leasesim/leasesim/sweep"
 )
 
-// goSweepSchema is the version of goSweep.
-const goSweepSchema = 1
+// A goroutine-host sweep goes through package sweep like the event
+// host's: the same seeds, shards, parallel workers, summary, merge,
+// --rerun-failures, --out and exit rule. Only running one seed differs:
+// goSweepHost runs it in a worker process of the module's test binary
+// (--parallel of them at once), which runs it twice and compares the
+// traces, and hands back its history file, which simrun judges as
+// simrun check does.
 
-// maxGoFailures bounds the failing runs a goroutine-host sweep lists; the
-// summary counts the rest.
-const maxGoFailures = 50
-
-// goSweep is sweep's summary for a goroutine-host implementation. It
-// depends only on the scenarios and seeds, never on --parallel or on the
-// order in which workers finished.
-type goSweep struct {
-	SchemaVersion int      `json:"schema_version"`
-	Host          string   `json:"host"`
-	Impl          string   `json:"impl"`
-	Module        string   `json:"module"`
-	Scenarios     []string `json:"scenarios"`
-	Seeds         string   `json:"seeds"`
-	// Runs is the number of (scenario, seed) runs done, Failed those that
-	// failed (violated, diverged, leaked or had a problem), Unknown those
-	// that did not fail but had an unknown verdict.
-	Runs    int `json:"runs"`
-	Failed  int `json:"failed"`
-	Unknown int `json:"unknown"`
-	// Properties counts each property's verdicts over the runs.
-	Properties []propertyCount `json:"properties"`
-	// Determinism counts the runs by determinism level (every run is run
-	// twice).
-	Determinism map[string]int `json:"determinism"`
-	// Leaks and Problems count the runs that had any.
-	Leaks    int `json:"runs_with_leaks"`
-	Problems int `json:"runs_with_problems"`
-	// NotApplied are the faults the host did not model, in any run.
-	NotApplied []string `json:"not_applied"`
-	// Failures are the first maxGoFailures failing runs, in scenario and
-	// seed order, each with the line that replays it.
-	Failures []goFailure `json:"failures"`
-	Report   string      `json:"report"`
-	// Partial is set when the sweep was interrupted.
-	Partial bool `json:"partial,omitempty"`
+// goSweepHost runs a goroutine-host implementation's seeds for package
+// sweep (sweep.Host).
+type goSweepHost struct {
+	h   *goHost
+	g   *goImpl
+	bin string // the worker test binary
 }
 
-// propertyCount is one property's verdicts over a sweep.
-type propertyCount struct {
-	Property      string `json:"property"`
-	Name          string `json:"name"`
-	OK            int    `json:"ok"`
-	Violated      int    `json:"violated"`
-	Unknown       int    `json:"unknown"`
-	NotApplicable int    `json:"n_a"`
-	// AssumptionExceeded counts unknowns that only say a run broke an
-	// assumption (never failures).
-	AssumptionExceeded int `json:"assumption_exceeded"`
-}
+// Impl names the implementation.
+func (s *goSweepHost) Impl() string { return s.g.Name }
 
-// goFailure is one failing run.
-type goFailure struct {
-	Scenario    string   `json:"scenario"`
-	Seed        uint64   `json:"seed"`
-	Violated    []string `json:"violated"`
-	Why         string   `json:"why"`
-	Determinism string   `json:"determinism"`
-	TraceHash   string   `json:"trace_hash"`
-	Replay      string   `json:"replay"`
-}
-
-// goChunk is the seeds of one scenario that one worker process runs.
-type goChunk struct {
-	scenario string
-	seeds    []uint64
-	index    int // of the chunk's first run among all runs
-}
-
-func (h *goHost) sweep(cmd *cobra.Command, g *goImpl) error {
-	if err := refuse(cmd, noReport, "out"); err != nil {
-		return err
-	}
-	if err := refuse(cmd, "run the failing seeds' replay lines instead", "rerun-failures"); err != nil {
-		return err
-	}
-	if err := refuse(cmd, "one machine only", "shard"); err != nil {
-		return err
-	}
-	seeds, err := h.a.parseSeeds(cmd, "--seeds", flagString(cmd, "seeds"))
+// Run runs one seed in a worker process and judges its history file.
+// The worker runs it twice in its process and compares the traces; with
+// verify a second worker process runs it again, which catches what the
+// first process's state hid (crypto/rand's process-global seeding).
+func (s *goSweepHost) Run(ctx context.Context, scenario string, seed uint64, verify bool) (sweep.HostRun, error) {
+	o, file, err := s.runSeed(ctx, scenario, seed, true)
 	if err != nil {
-		return err
+		return sweep.HostRun{}, err
 	}
-	parallel := 0
-	if _, err := fmt.Sscan(flagString(cmd, "parallel"), &parallel); err != nil || parallel < 0 {
-		return usagef(cmd, "--parallel: must not be negative, got %s", flagString(cmd, "parallel"))
+	_, j, data, err := judgeGoHistory(s.g, *o, file, false)
+	if err != nil {
+		return sweep.HostRun{}, err
 	}
-	if parallel == 0 {
-		parallel = runtime.NumCPU()
+	h := data.History
+	hr := sweep.HostRun{Judgement: j, Spec: h.Spec, Tasks: len(h.Tasks) > 0, SimTime: h.End.Duration(), TraceHash: o.Hash,
+		Replay: repro.Simrun(s.h.replayArgs(s.g, scenario, seed, "", o.Hash)...)}
+	if o.Determinism == gohost.DeterminismDiverged {
+		hr.Failed = append(hr.Failed, sweep.HostFailure{Property: sweep.PropertyDeterminism, Detail: o.Level})
 	}
+	for _, p := range append(slices.Clone(o.Leaks), o.Problems...) {
+		hr.Failed = append(hr.Failed, sweep.HostFailure{Property: sweep.PropertyHost, Detail: p})
+	}
+	if verify {
+		again, _, err := s.runSeed(ctx, scenario, seed, false)
+		if err != nil {
+			return sweep.HostRun{}, err
+		}
+		if again.Hash != o.Hash {
+			hr.Failed = append(hr.Failed, sweep.HostFailure{Property: sweep.PropertyDeterminism,
+				Detail: fmt.Sprintf("trace hash %s in one worker process, %s in another", o.Hash, again.Hash)})
+		}
+	}
+	return hr, nil
+}
+
+// runSeed runs one seed in a worker process and returns its outcome and,
+// with history, its history file. Any error is the harness's.
+func (s *goSweepHost) runSeed(ctx context.Context, scenario string, seed uint64, history bool) (*gohost.OutcomeRecord, []byte, error) {
+	job := gohost.Job{Kind: gohost.JobRun, Scenario: scenario, Seeds: []uint64{seed}, Verify: true}
+	wr, err := s.g.runWorker(ctx, s.bin, job, history)
+	if err != nil {
+		return nil, nil, internalErr(err)
+	}
+	for _, r := range wr.records {
+		if r.Error != nil {
+			return nil, nil, internalErr(fmt.Errorf("%s: %s\n%s", s.g.Name, r.Error.Message, outputTail(wr.output)))
+		}
+	}
+	o, err := oneOutcome(wr.records)
+	if err != nil {
+		return nil, nil, err
+	}
+	return o, wr.histories[seed], nil
+}
+
+// sweep runs a goroutine-host sweep: the flags read as the event host's
+// sweep reads them, its scenarios those the worker lists.
+func (h *goHost) sweep(cmd *cobra.Command, g *goImpl) error {
+	f := sweepFlagsOf(cmd)
 	bin, err := h.start(cmd.Context(), g)
 	if err != nil {
 		return err
 	}
-	names, err := h.sweepScenarios(cmd, g, flagString(cmd, "scenario"))
-	if err != nil {
-		return err
-	}
-	list := make([]uint64, seeds.Count())
-	for k := range list {
-		list[k] = seeds.At(k)
-	}
-	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	cmd.SetContext(ctx)
-	outs, err := h.runChunks(cmd, g, bin, chunks(names, list, parallel), len(names)*len(list), parallel)
-	if err != nil && ctx.Err() == nil {
-		return err
-	}
-	sum := h.summarise(g, names, seeds.String(), outs)
-	sum.Partial = ctx.Err() != nil
-	if flagBool(cmd, "json") {
-		if err := writeJSON(h.a.stdout, sum); err != nil {
-			return internalErr(err)
+	host := &goSweepHost{h: h, g: g, bin: bin}
+	cfg := sweep.Config{Host: host}
+	if f.rerun != "" {
+		failing, err := h.a.readRerun(cmd, f)
+		if err != nil {
+			return err
 		}
+		if cfg.HostScenarios, err = h.sweepScenarios(cmd, g, strings.Join(failing.Scenarios, ",")); err != nil {
+			return err
+		}
+		h.a.rerunSeeds(&cfg, failing.Failing, f.rerun, g.Name)
 	} else {
-		writeGoSweepText(h.a.stdout, sum)
+		if cfg.HostScenarios, err = h.sweepScenarios(cmd, g, f.scenario); err != nil {
+			return err
+		}
+		if cfg.Seeds, err = h.a.parseSeeds(cmd, "--seeds", f.seeds); err != nil {
+			return err
+		}
 	}
-	verdict := verdictErr(sum.Failed, sum.Unknown, policyOf(cmd), plural(sum.Unknown, "run")+" with an unknown verdict")
-	if verdict == nil && sum.Partial {
-		return &exitError{code: exitInternal, err: fmt.Errorf("interrupted: PARTIAL summary of %d of %d runs, no failure among them",
-			sum.Runs, len(names)*len(list))}
+	if err := h.a.shardAndParallel(cmd, f, &cfg); err != nil {
+		return err
 	}
-	return verdict
+	return h.a.sweepWith(cmd, f, cfg, func(sum *sweep.Summary) error { return h.keepFailures(cmd, host, sum, f.out, f.json) })
 }
 
 // sweepScenarios resolves --scenario: "all", one name or several.
@@ -162,7 +134,7 @@ func (h *goHost) sweepScenarios(cmd *cobra.Command, g *goImpl, value string) ([]
 		return known, nil
 	}
 	var out []string
-	for _, name := range strings.Split(value, ",") {
+	for name := range strings.SplitSeq(value, ",") {
 		name = strings.TrimSpace(name)
 		if !slices.Contains(known, name) {
 			return nil, usagef(cmd, "--scenario: %s has no scenario %q (known: %s, or %q)", g.Name, name, strings.Join(known, ", "), allScenarios)
@@ -172,213 +144,23 @@ func (h *goHost) sweepScenarios(cmd *cobra.Command, g *goImpl, value string) ([]
 	return out, nil
 }
 
-// chunks splits the runs into chunks small enough that parallel workers
-// share them evenly (about eight chunks per worker), and at most 50 seeds
-// each so that progress shows.
-func chunks(names []string, seeds []uint64, parallel int) []goChunk {
-	size := min(50, max(1, len(names)*len(seeds)/(parallel*8)))
-	var out []goChunk
-	index := 0
-	for _, name := range names {
-		for from := 0; from < len(seeds); from += size {
-			part := seeds[from:min(from+size, len(seeds))]
-			out = append(out, goChunk{scenario: name, seeds: part, index: index})
-			index += len(part)
+// keepFailures writes a report directory, as run --out does, for each of
+// the first maxFailureDirs failing runs of sum, under dir/failures, from
+// the seed run again in a worker; a run whose trace hash differs from the
+// sweep's says so on stderr (its report is of the run that was written).
+func (h *goHost) keepFailures(cmd *cobra.Command, host *goSweepHost, sum *sweep.Summary, dir string, asJSON bool) error {
+	return keepFailureDirs(h.a, sum, dir, asJSON, func(f *sweep.Failure, path string) (bool, error) {
+		o, file, err := host.runSeed(cmd.Context(), f.Scenario, f.Seed, true)
+		if err != nil {
+			return false, err
 		}
-	}
-	return out
-}
-
-// runChunks runs the chunks on parallel worker processes and returns the
-// outcomes in run order (nil where a run did not happen: interrupted).
-func (h *goHost) runChunks(cmd *cobra.Command, g *goImpl, bin string, work []goChunk, total, parallel int) ([]*gohost.OutcomeRecord, error) {
-	outs := make([]*gohost.OutcomeRecord, total)
-	progress := newProgress(h.a.stderr, total)
-	defer progress.finish()
-	var mu sync.Mutex
-	var firstErr error
-	done, failed := 0, 0
-	next := make(chan goChunk)
-	var wg sync.WaitGroup
-	for range min(parallel, len(work)) {
-		wg.Go(func() {
-			for c := range next {
-				recs, err := h.work(cmd, g, bin, gohost.Job{Kind: gohost.JobRun, Scenario: c.scenario, Seeds: c.seeds, Verify: true}, "")
-				mu.Lock()
-				if err != nil || len(recs) != len(c.seeds) {
-					if firstErr == nil && cmd.Context().Err() == nil {
-						firstErr = err
-						if err == nil {
-							firstErr = internalErr(fmt.Errorf("a worker wrote %d records for %d seeds", len(recs), len(c.seeds)))
-						}
-					}
-					mu.Unlock()
-					continue
-				}
-				for i, r := range recs {
-					outs[c.index+i] = r.Outcome
-					done++
-					why := ""
-					if v, _ := failures(*r.Outcome); v > 0 {
-						failed++
-						why = firstWhy(*r.Outcome)
-					}
-					progress.step(done, total, failed, whyLine(r.Outcome, why))
-				}
-				mu.Unlock()
-			}
-		})
-	}
-	feed(cmd.Context(), next, work, func() bool { mu.Lock(); defer mu.Unlock(); return firstErr != nil })
-	wg.Wait()
-	return outs, firstErr
-}
-
-// feed sends the chunks until they run out, ctx ends or stop says so.
-func feed(ctx context.Context, next chan<- goChunk, work []goChunk, stop func() bool) {
-	defer close(next)
-	for _, c := range work {
-		if stop() {
-			return
+		if o.Hash != f.TraceHash {
+			fmt.Fprintf(h.a.stderr, "%s seed %d: trace hash %s when its report was written, %s in the sweep\n",
+				f.Scenario, f.Seed, o.Hash, f.TraceHash)
 		}
-		select {
-		case next <- c:
-		case <-ctx.Done():
-			return
+		if _, err := h.writeRunDir(path, host.g, *o, file, f.Replay); err != nil {
+			return false, err
 		}
-	}
-}
-
-func whyLine(o *gohost.OutcomeRecord, why string) string {
-	if why == "" {
-		return ""
-	}
-	return fmt.Sprintf("%s seed %d: %s", o.Scenario, o.Seed, why)
-}
-
-// firstWhy says the first thing that failed the outcome.
-func firstWhy(o gohost.OutcomeRecord) string {
-	for _, v := range o.Verdicts {
-		if v.Status == checker.Violated {
-			return fmt.Sprintf("%s %s: %s", v.Property, v.Name, v.Summary)
-		}
-	}
-	switch {
-	case o.Determinism == gohost.DeterminismDiverged:
-		return "determinism: " + o.Level
-	case len(o.Leaks) > 0:
-		return o.Leaks[0]
-	case len(o.Problems) > 0:
-		return o.Problems[0]
-	}
-	return ""
-}
-
-// summarise counts the outcomes, in run order.
-func (h *goHost) summarise(g *goImpl, names []string, seeds string, outs []*gohost.OutcomeRecord) goSweep {
-	sum := goSweep{SchemaVersion: goSweepSchema, Host: hostGoroutine, Impl: g.Name, Module: rel(g.Module), Scenarios: names,
-		Seeds: seeds, Properties: []propertyCount{}, NotApplied: []string{}, Failures: []goFailure{}, Report: noReport,
-		Determinism: map[string]int{gohost.DeterminismVerified: 0, gohost.DeterminismDiverged: 0}}
-	for _, o := range outs {
-		if o == nil {
-			continue
-		}
-		sum.Runs++
-		sum.Determinism[o.Determinism]++
-		for _, v := range o.Verdicts {
-			sum.count(v)
-		}
-		for _, n := range o.NotApplied {
-			if !slices.Contains(sum.NotApplied, n) {
-				sum.NotApplied = append(sum.NotApplied, n)
-			}
-		}
-		if len(o.Leaks) > 0 {
-			sum.Leaks++
-		}
-		if len(o.Problems) > 0 {
-			sum.Problems++
-		}
-		violated, unknown := failures(*o)
-		switch {
-		case violated == 0 && len(unknown) > 0:
-			sum.Unknown++
-		case violated > 0:
-			sum.Failed++
-			if len(sum.Failures) < maxGoFailures {
-				sum.Failures = append(sum.Failures, h.failure(g, *o))
-			}
-		}
-	}
-	return sum
-}
-
-// count adds one verdict to its property's counts.
-func (s *goSweep) count(v gohost.Verdict) {
-	i := slices.IndexFunc(s.Properties, func(p propertyCount) bool { return p.Property == v.Property })
-	if i < 0 {
-		s.Properties = append(s.Properties, propertyCount{Property: v.Property, Name: v.Name})
-		i = len(s.Properties) - 1
-	}
-	p := &s.Properties[i]
-	switch {
-	case v.AssumptionExceeded:
-		p.AssumptionExceeded++
-	case v.Status == checker.OK:
-		p.OK++
-	case v.Status == checker.Violated:
-		p.Violated++
-	case v.Status == checker.Unknown:
-		p.Unknown++
-	default:
-		p.NotApplicable++
-	}
-}
-
-func (h *goHost) failure(g *goImpl, o gohost.OutcomeRecord) goFailure {
-	f := goFailure{Scenario: o.Scenario, Seed: o.Seed, Violated: []string{}, Why: firstWhy(o), Determinism: o.Determinism,
-		TraceHash: o.Hash, Replay: repro.Simrun(h.replayArgs(g, o.Scenario, o.Seed, "", o.Hash)...)}
-	for _, v := range o.Verdicts {
-		if v.Status == checker.Violated {
-			f.Violated = append(f.Violated, v.Property)
-		}
-	}
-	return f
-}
-
-// writeGoSweepText prints a goroutine-host sweep for a person, in the
-// event host's layout.
-func writeGoSweepText(w io.Writer, s goSweep) {
-	partial := ""
-	if s.Partial {
-		partial = "  PARTIAL (interrupted)"
-	}
-	fmt.Fprintf(w, "leasesim sweep  %s  impl %s (goroutine host, module %s)  seeds %s%s\n", strings.Join(s.Scenarios, ","),
-		s.Impl, s.Module, s.Seeds, partial)
-	fmt.Fprintf(w, "%d runs: %d failing, %d unknown\n\nProperties              ok  violated  unknown  n/a  assumption exceeded\n",
-		s.Runs, s.Failed, s.Unknown)
-	for _, p := range s.Properties {
-		fmt.Fprintf(w, "  %-20s %4d  %8d  %7d  %3d  %19d\n", p.Property+" "+p.Name, p.OK, p.Violated, p.Unknown,
-			p.NotApplicable, p.AssumptionExceeded)
-	}
-	fmt.Fprintln(w, "  (assumption exceeded: an overlap under clock drift beyond rho, the property's assumption broken, not a bug; not a failure)")
-	fmt.Fprintf(w, "\nDeterminism  %d verified, %d diverged (every run ran twice and compared its traces)\n",
-		s.Determinism[gohost.DeterminismVerified], s.Determinism[gohost.DeterminismDiverged])
-	if s.Leaks+s.Problems > 0 {
-		fmt.Fprintf(w, "Leaks        %d runs with leaked goroutines; %d with problems of the host\n", s.Leaks, s.Problems)
-	}
-	if len(s.NotApplied) > 0 {
-		fmt.Fprintf(w, "Fault models %s\n", strings.Join(s.NotApplied, "; "))
-	}
-	fmt.Fprintf(w, "Report       %s\n", s.Report)
-	if len(s.Failures) == 0 {
-		return
-	}
-	fmt.Fprintln(w, "\nFailing runs")
-	for _, f := range s.Failures {
-		fmt.Fprintf(w, "  %s seed %d [%s] %s\n      %s\n", f.Scenario, f.Seed, strings.Join(f.Violated, ","), f.Why, f.Replay)
-	}
-	if more := s.Failed - len(s.Failures); more > 0 {
-		fmt.Fprintf(w, "  (%d more failing runs not listed)\n", more)
-	}
+		return true, nil
+	})
 }

@@ -1,11 +1,13 @@
 package etcd
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"net"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -15,6 +17,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/leasesim/leasesim/checker"
+	"github.com/leasesim/leasesim/history/leasewire"
+	"github.com/leasesim/leasesim/reports"
 )
 
 // build builds the binaries once per test binary; a failure fails the
@@ -55,6 +59,27 @@ func TestPauseStoryOnRealEtcd(t *testing.T) {
 	hist, err := os.ReadFile(filepath.Join(dir, "history.jsonl"))
 	require.NoError(t, err)
 	assert.Contains(t, string(hist), `"determinism":"statistical"`)
+	assertCheckDrawsTheReport(t, dir, hist)
+}
+
+// assertCheckDrawsTheReport: simrun check of a run directory's
+// history.jsonl (read, judged, drawn as cmd/simrun's check does) draws
+// report.html as the run did, but for the run's own block (its "Run"
+// section and the implementation in its title).
+func assertCheckDrawsTheReport(t *testing.T, dir string, hist []byte) {
+	t.Helper()
+	h, meta, err := leasewire.ReadHistory(bytes.NewReader(hist), reports.HistoryFile)
+	require.NoError(t, err)
+	run := reports.NewRun(h, meta, checker.Judge(h, checker.Options{Visualize: true}))
+	var page bytes.Buffer
+	require.NoError(t, reports.WriteRunHTML(&page, run, reports.RunData{History: h, Meta: meta}))
+	drawn, err := os.ReadFile(filepath.Join(dir, reports.ReportFile))
+	require.NoError(t, err)
+	judged := func(page string) string {
+		page = regexp.MustCompile(`(?s)<section>\s*<h2>Run</h2>.*?</section>`).ReplaceAllString(page, "")
+		return regexp.MustCompile(` · impl [^<]*</small>`).ReplaceAllString(page, "</small>")
+	}
+	assert.Equal(t, judged(string(drawn)), judged(page.String()), "simrun check's report of history.jsonl")
 }
 
 // TestCancelReleasesEverything ends a run early, as Ctrl-C does in

@@ -14,8 +14,6 @@ import (
 	"github.com/leasesim/leasesim/history"
 	"github.com/leasesim/leasesim/history/leasewire"
 	"github.com/leasesim/leasesim/reports"
-	"github.com/leasesim/leasesim/scenarios"
-	"github.com/leasesim/leasesim/sim"
 )
 
 // Producer names this host in a history's header.
@@ -68,42 +66,46 @@ func Judge(cfg Config, out *Outcome, wall time.Duration) (*Verdict, error) {
 	h := out.History
 	j := checker.Judge(h, checker.Options{Visualize: true})
 	v := &Verdict{Story: cfg.Story, Dir: cfg.Dir, Checks: j.Checks, Outcome: out, Config: cfg, DeadlineP1: deadlineP1(h)}
-	so := &scenarios.Outcome{Scenario: cfg.Story, Impl: "etcd", Seed: cfg.Seed, Sim: sim.Result{Now: sim.Time(h.End)},
-		Schedule: cfg.Schedule, Faults: reports.FaultLog(h.Faults), History: h, Checks: j.Checks,
-		Metrics: j.Metrics, Coverage: j.Coverage}
-	run := reports.NewRun(so, wall)
-	run.TraceHash, run.Acceleration = "none", 0
-	run.Producer, run.Source = Producer, "real time"
-	run.Replay = "go run ./cmd/etcdstories -story " + cfg.Story + " (statistical: re-runs the schedule)"
-	if _, err := reports.WriteRunDir(cfg.Dir, run, so); err != nil {
-		return nil, fmt.Errorf("etcd: run directory: %w", err)
-	}
-	// history.jsonl again, with this host's producer, determinism and the
-	// holders' actions (WriteRunDir writes the event host's defaults);
-	// etcd-ops.jsonl has every operation the holders made on etcd.
 	meta := leasewire.Meta{Producer: Producer, Determinism: history.Statistical,
 		Scenario: cfg.Story, Seed: cfg.Seed, Holders: holderNames(cfg), Resources: []string{cfg.resource()}}
+	// history.jsonl is the history with the holders' actions, which the
+	// history keeps apart. The report is drawn from that file read back as
+	// `simrun check` reads it, so that a check of it draws the same report,
+	// and the verdicts of the file are held equal to the run's.
+	if err := os.MkdirAll(cfg.Dir, 0o755); err != nil {
+		return nil, fmt.Errorf("etcd: run directory: %w", err)
+	}
 	path := filepath.Join(cfg.Dir, reports.HistoryFile)
 	file, err := writeHistory(path, h, meta, out.Actions)
 	if err != nil {
 		return nil, err
 	}
-	all := *h
-	all.SetOps(out.EtcdOps)
-	if _, err := writeHistory(filepath.Join(cfg.Dir, OpsFile), &all, meta, nil); err != nil {
-		return nil, err
-	}
-	// Judge the file as `simrun check` would, and hold the verdicts equal.
-	back, _, err := leasewire.ReadHistory(bytes.NewReader(file), path)
+	data, judged := reports.RunData{History: h, Meta: meta, Schedule: &cfg.Schedule}, j
+	back, backMeta, err := leasewire.ReadHistory(bytes.NewReader(file), path)
 	if err != nil {
 		v.ReadBack = err
 	} else {
-		for i, r := range checker.Check(back, checker.Options{}) {
+		data.History, data.Meta, data.Recorded = back, backMeta, file
+		judged = checker.Judge(back, checker.Options{Visualize: true})
+		for i, r := range judged.Checks {
 			if i >= len(j.Checks) || r.Property != j.Checks[i].Property || r.Status != j.Checks[i].Status {
 				v.ReadBack = fmt.Errorf("simrun check %s gives %s %s, the run gave %s", path, r.Property, r.Status, v.Status(r.Property))
 				break
 			}
 		}
+	}
+	run := reports.NewRun(data.History, data.Meta, judged)
+	run.Impl, run.TraceHash, run.Source = "etcd", "none", "real time"
+	run.WallSeconds = wall.Seconds()
+	run.Replay = "go run ./cmd/etcdstories -story " + cfg.Story + " (statistical: re-runs the schedule)"
+	if _, err := reports.WriteRunDir(cfg.Dir, run, data); err != nil {
+		return nil, fmt.Errorf("etcd: run directory: %w", err)
+	}
+	// etcd-ops.jsonl has every operation the holders made on etcd.
+	all := *h
+	all.SetOps(out.EtcdOps)
+	if _, err := writeHistory(filepath.Join(cfg.Dir, OpsFile), &all, meta, nil); err != nil {
+		return nil, err
 	}
 
 	var txt strings.Builder
