@@ -56,9 +56,10 @@
 //
 // Each member records a belief "leader" (token: the term) from raft's
 // NotifyCh true to NotifyCh false, or its crash (Node.Believe,
-// Node.EndBelief). A read begun while the member believed it led is the
-// member acting as leader (Node.Act): it stretches that belief to the
-// answer, as a lock holder's write does. P1 judges, strictly, that no two
+// Node.EndBelief). A read the member decides to answer as leader is an
+// action under that belief (Node.Act), counted at the decision (for FSM
+// reads the check before the read, for verified reads VerifyLeader's
+// answer), as a lock holder's write is on every host. P1 judges, strictly, that no two
 // members believe at one true instant. The lease configuration raft
 // declares (history.Lease): TTL = LeaderLeaseTimeout (a leader that has
 // not heard from a quorum for it steps down), RenewInterval = the

@@ -142,7 +142,8 @@ func CrashRestart(n int, reads Reads) scenarios.Scenario {
 // raft says it leads and its read: raft steps down on time (its timers
 // run), a new leader is elected and takes writes, and the paused read is
 // answered at the resume. With FSM reads the member answers from its
-// stale FSM as if it still led (its belief stretches to the answer: P1);
+// stale FSM as if it still led (a stale read: P3; its action counted at
+// the check, so P1 holds);
 // with verified reads VerifyLeader fails and nothing is answered.
 func ReadPause(reads Reads) scenarios.Scenario {
 	return scenarios.Scenario{
