@@ -8,7 +8,9 @@ import (
 )
 
 func TestCASRegisterRules(t *testing.T) {
-	read := func(exists bool, v int64) pair { return pair{CASInput{Op: CASRead}, CASOutput{Known: true, Exists: exists, Value: v}} }
+	read := func(exists bool, v int64) pair {
+		return pair{CASInput{Op: CASRead}, CASOutput{Known: true, Exists: exists, Value: v}}
+	}
 	write := func(v int64) pair { return pair{CASInput{Op: CASWrite, Value: v}, CASOutput{Known: true}} }
 	cas := func(from, to int64, ok bool) pair {
 		return pair{CASInput{Op: CASSet, From: from, To: to}, CASOutput{Known: true, OK: ok}}

@@ -20,6 +20,7 @@ import (
 
 type checkFlags struct {
 	spec, out string
+	format    string
 	json      bool
 	unknown   unknownPolicy
 }
@@ -44,12 +45,21 @@ func (a *app) checkCommand() *cobra.Command {
 		", or another that simrun list names")
 	fl.StringVar(&f.out, "out", "", "write the report files into this directory")
 	fl.BoolVar(&f.json, "json", false, "print the run as one JSON object")
+	fl.StringVar(&f.format, "format", formatLeasesim, "the file's format: "+formatLeasesim+" (a history file), or "+
+		formatJepsenLog+" (a Jepsen text log of a compare-and-set register, as porcupine's test data has it: P3 only)")
 	addUnknownFlag(fl, &f.unknown)
 	return cmd
 }
 
 // checkFile judges the history in file.
 func (a *app) checkFile(cmd *cobra.Command, file string, f checkFlags) error {
+	switch f.format {
+	case formatLeasesim:
+	case formatJepsenLog:
+		return checkJepsenLog(cmd, file)
+	default:
+		return usagef(cmd, "--format: %q is not a format (want %s or %s)", f.format, formatLeasesim, formatJepsenLog)
+	}
 	h, meta, err := readHistoryFile(file, f.spec)
 	if err != nil {
 		return usageErr(cmd, err)

@@ -106,8 +106,8 @@ func TestReadLog(t *testing.T) {
 	}
 }
 
-// FuzzReadLog: the reader never panics, and what it accepts is operations
-// porcupine can check, each returning after it was called.
+// FuzzReadLog: the reader never panics, and what it accepts is register
+// operations, each returning after it was called.
 func FuzzReadLog(f *testing.F) {
 	for _, n := range []int{0, 2, 96} {
 		b, err := os.ReadFile(filepath.Join(porcupineDir, fmt.Sprintf("etcd_%03d.log", n)))
@@ -124,7 +124,8 @@ func FuzzReadLog(f *testing.F) {
 			if op.Return < op.Call {
 				t.Fatalf("operation returns at %d before its call at %d", op.Return, op.Call)
 			}
+			_ = op.Input.(model.CASInput)
+			_ = op.Output.(model.CASOutput)
 		}
-		porcupine.CheckOperations(model.CASRegister(), ops)
 	})
 }
