@@ -15,7 +15,16 @@ import (
 // naming the file and the line.
 func TestCheckJepsenLog(t *testing.T) {
 	const data = "../../history/jepsen/testdata/porcupine-v1.3.1/"
-	bad := filepath.Join(t.TempDir(), "bad.log")
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "bad.log")
+	mutex := filepath.Join(dir, "history.edn")
+	require.NoError(t, os.WriteFile(mutex, []byte(`{:type :invoke, :f :acquire, :value nil, :process 0}
+{:type :ok, :f :acquire, :value nil, :process 0}
+{:type :invoke, :f :acquire, :value nil, :process 1}
+{:type :ok, :f :acquire, :value nil, :process 1}
+`), 0o644))
+	badEDN := filepath.Join(dir, "bad.edn")
+	require.NoError(t, os.WriteFile(badEDN, []byte("{:type :invoke, :f :read, :process 0}\n{:type :ok, :f :enqueue, :process 0}\n"), 0o644))
 	require.NoError(t, os.WriteFile(bad, []byte("INFO  jepsen.util - 0\t:invoke\t:write\t1\nnonsense\n"), 0o644))
 	tests := []struct {
 		name   string
@@ -31,6 +40,10 @@ func TestCheckJepsenLog(t *testing.T) {
 				"#43 read() -> 2: read returned 2, but the register holds 0"}, nil},
 		{"bad input", []string{bad, "--format", "jepsen-log"}, exitUsage, nil, []string{bad + ":2: not a jepsen.util line"}},
 		{"no such format", []string{bad, "--format", "edn"}, exitUsage, nil, []string{`--format: "edn" is not a format`}},
+		{"a mutex acquired twice", []string{mutex, "--format", "jepsen-edn"}, exitViolated,
+			[]string{"spec mutex, 2 operations", "P3 linearizability   VIOLATED",
+				"#1 acquire() -> ok: acquire succeeded, but the mutex is held"}, nil},
+		{"bad edn", []string{badEDN, "--format", "jepsen-edn"}, exitUsage, nil, []string{badEDN + ":2: field :f: :enqueue"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
