@@ -1,6 +1,7 @@
 package checker
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 
@@ -132,4 +133,30 @@ func (p Prefix) String() string {
 		fmt.Fprintf(&b, "  %s\n", s)
 	}
 	return b.String()
+}
+
+// prefixEvidence says what porcupine's longest linearizable prefix of part
+// (best, in its order) is and which operations cannot follow it: those
+// real time allows next, each with why the specification refuses it after
+// the prefix (anishathalye/porcupine#21).
+func (l *linHistory) prefixEvidence(part []porcupine.Operation, best []int) []string {
+	out := []string{fmt.Sprintf("porcupine's longest linearizable prefix: %d of the resource's %d operations", len(best),
+		len(part))}
+	for _, id := range best[max(0, len(best)-evidenceOpsMax):] {
+		out = append(out, "prefix: "+describeOp(inputOf(part[id].Input)))
+	}
+	state := l.replay(part, best)
+	out = append(out, "state after the prefix: "+grantorClock(l.model.DescribeState(state)))
+	done := make([]bool, len(part))
+	for _, id := range best {
+		done[id] = true
+	}
+	for j, op := range part {
+		if done[j] || !nextInRealTime(part, done, j) {
+			continue
+		}
+		why := cmp.Or(l.explainStep(state, op), "legal here, but no order of the rest completes the history")
+		out = append(out, "cannot follow the prefix: "+describeOp(inputOf(op.Input))+": "+grantorClock(why))
+	}
+	return out
 }
