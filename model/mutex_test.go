@@ -21,10 +21,12 @@ func TestMutexRules(t *testing.T) {
 
 func mutexGen() opGen {
 	return opGen{
-		spec:   MutexSpec(),
-		key:    func(any) string { return "" },
-		input:  func(r *rand.Rand) any { return MutexInput{pick(r, MutexAcquire, MutexRelease)} },
-		output: func(r *rand.Rand, _ any, now int64, _ any) (any, int64) { return MutexOutput{Known: r.IntN(6) > 0}, now },
+		spec:  MutexSpec(),
+		key:   func(any) string { return "" },
+		input: func(r *rand.Rand) any { return MutexInput{pick(r, MutexAcquire, MutexRelease)} },
+		output: func(r *rand.Rand, _ any, now int64, _ any) (any, int64) {
+			return MutexOutput{Known: r.IntN(6) > 0}, now
+		},
 	}
 }
 
