@@ -82,3 +82,24 @@ func TestLessorWindowRevisionsAcrossPartitions(t *testing.T) {
 		})
 	}
 }
+
+// The decisions of docs/decisions/0007, 0009 and 0010, each as the
+// smallest history that shows it.
+func TestLessorWindowDecisions(t *testing.T) {
+	runCases(t, LessorWindowSpec(10_000_000), []specCase{
+		// 0007: etcd refuses only an id in use.
+		{"0007 a revoked id granted again", []pair{lgrant(7, 10, 0), llease(OpLeaseRevoke, 7, 1, LessorOK, 0), lgrant(7, 10, 2),
+			lput(OpCreate, "k", "a", 7, 3, true, 1, LessorOK)}, ""},
+		{"0007 an id not found before its grant", []pair{llease(OpLeaseRevoke, 7, 1, LessorLeaseNotFound, 0), lgrant(7, 10, 2)}, ""},
+		{"0007 an id that may have expired", []pair{lgrant(7, 10, 0), lgrant(7, 10, 11)}, ""},
+		// 0009: a put is unconditional and keeps the key's create revision.
+		{"0009 a put over a key of another live lease", []pair{lgrant(7, 10, 0), lgrant(8, 10, 0),
+			lput(OpCreate, "k", "a", 7, 1, true, 1, LessorOK), lput(OpPut, "k", "b", 8, 2, false, 2, LessorOK),
+			lexists("k", 8, 3, 1, 2)}, ""},
+		{"0009 a put does not make a new create revision", []pair{lput(OpCreate, "k", "a", 0, 1, true, 1, LessorOK),
+			lput(OpPut, "k", "b", 0, 2, false, 2, LessorOK), lexists("k", 0, 3, 2, 2)}, "must still be live"},
+		// 0010: lease 0 is no lease.
+		{"0010 a keepalive of lease 0 ends no key", []pair{lput(OpPut, "k", "a", 0, 1, false, 1, LessorOK),
+			llease(OpKeepAlive, 0, 2, LessorLeaseNotFound, 0), lget("k", 3, "", 0, 0, 0, 1)}, "must still be live"},
+	})
+}
