@@ -46,7 +46,8 @@ bench:
 ## fuzz: each parser's fuzz target for FUZZTIME (the schedule, workload and history readers, seed sets,
 ## summaries' seed sets and histograms).
 FUZZ_TARGETS := faults:FuzzParse workload:FuzzReader history:FuzzReader history/leasewire:FuzzReadHistory \
-	sweep:FuzzParseSeeds sweep:FuzzSeedSetJSON scenarios:FuzzSeedListSet internal/dist:FuzzHistogramJSON
+	sweep:FuzzParseSeeds sweep:FuzzSeedSetJSON scenarios:FuzzSeedListSet internal/dist:FuzzHistogramJSON \
+	history/jepsen:FuzzReadLog history/jepsen:FuzzReadEDN
 fuzz:
 	@for t in $(FUZZ_TARGETS); do \
 		pkg=$${t%%:*}; fn=$${t##*:}; echo "== $$fn ./$$pkg"; \

@@ -135,9 +135,14 @@ func (l *linHistory) violation(v *verdict, part []porcupine.Operation, best []in
 		why = cmp.Or(l.explainStep(state, part[blamed]),
 			"it is legal here, but no order of the operations concurrent with it completes the history")
 	}
+	kept := len(v.violations)
 	l.record(v, part[blamed], state, why, fmt.Sprintf(
 		"%d of the resource's %d operations linearised before it; porcupine's longest order has %d",
 		len(replayed), len(part), len(best)), part, replayed)
+	if len(v.violations) > kept { // kept: add porcupine's longest prefix and what cannot follow it
+		last := &v.violations[len(v.violations)-1]
+		last.Evidence = append(last.Evidence, l.prefixEvidence(part, best)...)
+	}
 }
 
 // record adds the violation that blames op, rejected in state for why.

@@ -162,28 +162,43 @@ func differential(t *testing.T, g opGen, seed uint64, histories, maxOps int) cou
 		seq := g.sequential(r, 1+r.IntN(maxOps))
 		require.NotEmpty(t, seq, "history %d: no legal operation drawn", h)
 		ops := g.history(r, seq, r.IntN(2) == 0)
-		plain, _ := porcupine.CheckOperationsVerbose(whole, ops, 0)
-		parted, _ := porcupine.CheckOperationsVerbose(g.spec.Model, ops, 0)
-		evs, _ := porcupine.CheckEventsVerbose(g.spec.Model, events(ops), 0)
-		brute := bruteForce(whole, ops)
-		if !assert.Equal(t, brute, plain, "seed %d history %d: plain porcupine vs brute force: %s", seed, h, describe(g, ops)) ||
-			!assert.Equal(t, plain, parted, "seed %d history %d: partitioned: %s", seed, h, describe(g, ops)) ||
-			!assert.Equal(t, plain, evs, "seed %d history %d: events: %s", seed, h, describe(g, ops)) {
+		verdict, agreed := decideEveryWay(t, g.spec.Model, whole, ops, fmt.Sprintf("seed %d history %d", seed, h))
+		if !agreed {
 			return c
 		}
-		if plain == porcupine.Ok {
-			c.ok++
-		} else {
-			c.illegal++
-		}
+		c.add(verdict)
 	}
 	return c
 }
 
-func describe(g opGen, ops []porcupine.Operation) string {
+func (c *counts) add(v porcupine.CheckResult) {
+	if v == porcupine.Ok {
+		c.ok++
+	} else {
+		c.illegal++
+	}
+}
+
+// decideEveryWay decides ops by plain porcupine over whole (m without its
+// partitions), by porcupine with m's partitions on operations and on
+// events, and by a brute-force search, and reports the verdict and whether
+// all four agree (asserting that they do, naming the history as name).
+func decideEveryWay(t *testing.T, m, whole porcupine.Model, ops []porcupine.Operation, name string) (porcupine.CheckResult, bool) {
+	t.Helper()
+	plain, _ := porcupine.CheckOperationsVerbose(whole, ops, 0)
+	parted, _ := porcupine.CheckOperationsVerbose(m, ops, 0)
+	evs, _ := porcupine.CheckEventsVerbose(m, events(ops), 0)
+	brute := bruteForce(whole, ops)
+	agreed := assert.Equal(t, brute, plain, "%s: plain porcupine vs brute force: %s", name, describeOps(m, ops)) &&
+		assert.Equal(t, plain, parted, "%s: partitioned: %s", name, describeOps(m, ops)) &&
+		assert.Equal(t, plain, evs, "%s: events: %s", name, describeOps(m, ops))
+	return plain, agreed
+}
+
+func describeOps(m porcupine.Model, ops []porcupine.Operation) string {
 	var b strings.Builder
 	for _, op := range ops {
-		fmt.Fprintf(&b, "\n  [%d,%d] %s %+v", op.Call, op.Return, g.spec.Model.DescribeOperation(op.Input, op.Output), op.Input)
+		fmt.Fprintf(&b, "\n  [%d,%d] %s %+v", op.Call, op.Return, m.DescribeOperation(op.Input, op.Output), op.Input)
 	}
 	return b.String()
 }

@@ -21,6 +21,14 @@
 //   - Register (RegisterInput, RegisterOutput) is the fenced resource: a
 //     write is accepted only under a token at least as high as every token
 //     accepted before.
+//   - CASRegister (CASInput, CASOutput) and Mutex (MutexInput, MutexOutput)
+//     are the compare-and-set register and the mutex Jepsen's knossos
+//     judges, for histories others recorded (package history/jepsen,
+//     simrun check --format jepsen-log / jepsen-edn).
+//
+// The decisions behind the lessor window and its bound (what was relaxed
+// or tightened, the history that forced it, the etcd documentation or
+// code it follows) are in docs/decisions.
 //
 // Each is partitioned by what it keeps apart (resource, key, record name)
 // where that is valid: a history is linearizable if and only if each

@@ -190,6 +190,10 @@ type lessorKey struct {
 	key, value  string
 	create, mod int64
 	lease       int64
+	// unsure (LessorWindowSpec only): a put of the key was refused by a
+	// member that was not the leader and may have committed, attaching it
+	// to another lease, so it may be gone.
+	unsure bool
 }
 
 func (s lessorState) equal(o lessorState) bool {
@@ -555,11 +559,58 @@ func lessorComponents(n int, op func(i int) (LessorInput, LessorOutput)) []strin
 		}
 		nodes[i] = names[0]
 	}
+	for _, pair := range revisionRegressions(n, op) {
+		union(nodes[pair[0]], nodes[pair[1]])
+	}
 	comp := make([]string, n)
 	for i, x := range nodes {
 		comp[i] = find(x)
 	}
 	return comp
+}
+
+// revisionRegressions returns pairs of operations (a, b) where a took
+// effect before b could (a's answer precedes b's call) and b's reply
+// carries a lower revision than a's (or the same, when b is a put that
+// raised it): etcd's revision is one store-wide
+// logical clock that never goes back, so such a pair is illegal in every
+// order, whatever leases and keys they touch. Each b with such an a is
+// paired with the a of the highest revision, so that joining each pair's
+// components keeps the whole history's verdict (docs/decisions/0008).
+func revisionRegressions(n int, op func(i int) (LessorInput, LessorOutput)) [][2]int {
+	type timed struct {
+		i      int
+		lo, hi time.Duration
+		rev    int64
+		raises bool // a put: its revision is above every earlier one
+	}
+	var ts []timed
+	for i := range n {
+		in, out := op(i)
+		checked := out.Err == LessorOK || out.Err == LessorLeaseNotFound || (in.Op == OpTaskCheckpoint && out.Err == LessorFenced)
+		if !checked || out.Revision == 0 {
+			continue
+		}
+		lo, hi := windowTimes(in, out)
+		raises := out.Err == LessorOK && (in.Op == OpPut || (in.Op == OpCreate && out.OK))
+		ts = append(ts, timed{i, lo, hi, out.Revision, raises})
+	}
+	byHi := slices.Clone(ts)
+	slices.SortStableFunc(byHi, func(a, b timed) int { return compareInt(int64(a.hi), int64(b.hi)) })
+	slices.SortStableFunc(ts, func(a, b timed) int { return compareInt(int64(a.lo), int64(b.lo)) })
+	var pairs [][2]int
+	best, k := -1, 0
+	for _, b := range ts {
+		for ; k < len(byHi) && byHi[k].hi < b.lo; k++ {
+			if best < 0 || byHi[k].rev > byHi[best].rev {
+				best = k
+			}
+		}
+		if best >= 0 && (byHi[best].rev > b.rev || (b.raises && byHi[best].rev == b.rev)) {
+			pairs = append(pairs, [2]int{byHi[best].i, b.i})
+		}
+	}
+	return pairs
 }
 
 // windowInput reads a lessor request: a LessorInput, or a history
@@ -676,8 +727,13 @@ func (s windowState) mustLive(id int64, t time.Duration) bool {
 	return ok && t < s.leases[i].liveUntil
 }
 
-// expire ends lease id (found expired or revoked) and its keys.
+// expire ends lease id (found expired or revoked) and its keys. Lease 0
+// is no lease (etcd's NoLease): nothing ends, and keys attached to no
+// lease stay.
 func (s windowState) expire(id int64) windowState {
+	if id == 0 {
+		return s
+	}
 	if i, ok := s.lease(id); ok {
 		s.leases = slices.Delete(slices.Clone(s.leases), i, i+1)
 	}
@@ -724,14 +780,18 @@ func (s windowState) keepLive(id int64, ttl time.Duration, t time.Duration, rhoP
 func (s windowState) found(key string, lease, create int64, value string, t time.Duration) (windowState, string) {
 	if i, ok := s.key(key); ok {
 		k := s.keys[i]
-		if k.lease == lease && k.create == create {
+		if k.lease == lease && (k.create == create || k.create == 0 || create == 0) {
+			if k.create == 0 {
+				s.keys = slices.Clone(s.keys)
+				s.keys[i].create = create // a put left it unknown: the reply shows it
+			}
 			return s, ""
 		}
-		if s.mustLive(k.lease, t) {
+		if s.keyMustLive(k, t) {
 			return s, fmt.Sprintf("%s is attached to lease %d (create %d), which must still be live, but the reply "+
 				"shows lease %d (create %d)", quote(key), k.lease, k.create, lease, create)
 		}
-		s = s.expired(k.lease)
+		s = s.goneKey(k)
 	}
 	if lease != 0 && s.gone(lease) {
 		return s, fmt.Sprintf("%s is attached to lease %d, which had expired or been revoked", quote(key), lease)
@@ -741,6 +801,50 @@ func (s windowState) found(key string, lease, create int64, value string, t time
 	return s, ""
 }
 
+// put accounts for a put of key attached to lease (0: none) that raised
+// the revision to rev. etcd's put is unconditional: it replaces the key's
+// value and lease whatever lease held it, and keeps the key's create
+// revision if the key still existed, else starts it at rev. Where the
+// model cannot tell (the key's lease may have expired, or the key may
+// exist through an operation the history does not show), the create
+// revision is left unknown (0) for the next reply that shows it
+// (docs/decisions/0009).
+func (s windowState) put(key, value string, lease, rev int64, t time.Duration) windowState {
+	i, ok := s.key(key)
+	var create int64
+	if ok && (s.keys[i].lease == 0 || s.mustLive(s.keys[i].lease, t)) {
+		create = s.keys[i].create
+	}
+	k := lessorKey{key: key, value: value, create: create, mod: rev, lease: lease}
+	s.keys = slices.Clone(s.keys)
+	if ok {
+		s.keys[i] = k
+	} else {
+		s.keys = slices.Insert(s.keys, i, k)
+	}
+	return s
+}
+
+// keyMustLive reports whether key k must still exist at t: it is attached
+// to no lease (nothing in the specification deletes it), or to one that
+// must still be live.
+func (s windowState) keyMustLive(k lessorKey, t time.Duration) bool {
+	if k.unsure {
+		return false
+	}
+	return k.lease == 0 || s.mustLive(k.lease, t)
+}
+
+// gone ends key k: its lease expired (or, unsure, a put the history does
+// not show attached it to one that did).
+func (s windowState) goneKey(k lessorKey) windowState {
+	s = s.expired(k.lease)
+	if i, ok := s.key(k.key); ok {
+		s.keys = slices.Delete(slices.Clone(s.keys), i, i+1)
+	}
+	return s
+}
+
 // absent accounts for a reply that shows key absent.
 func (s windowState) absent(key string, t time.Duration) (windowState, string) {
 	i, ok := s.key(key)
@@ -748,10 +852,10 @@ func (s windowState) absent(key string, t time.Duration) (windowState, string) {
 		return s, ""
 	}
 	k := s.keys[i]
-	if k.lease == 0 || s.mustLive(k.lease, t) {
+	if s.keyMustLive(k, t) {
 		return s, fmt.Sprintf("%s is absent, but it is attached to lease %d, which must still be live", quote(key), k.lease)
 	}
-	return s.expired(k.lease), ""
+	return s.goneKey(k), ""
 }
 
 // notFound accounts for a reply that says lease id is not found.
@@ -803,6 +907,10 @@ func windowStep(s windowState, in LessorInput, out LessorOutput, rhoPPB int64) (
 			s.leases = slices.Clone(s.leases)
 			s.leases[i].liveUntil = lo
 		}
+		if i, ok := s.key(in.Key); ok && (in.Op == OpPut || in.Op == OpCreate) {
+			s.keys = slices.Clone(s.keys)
+			s.keys[i].unsure = true // docs/decisions/0009
+		}
 		return s, ""
 	}
 	if t < s.lastT {
@@ -831,9 +939,19 @@ func windowStep(s windowState, in LessorInput, out LessorOutput, rhoPPB int64) (
 		if out.Err != LessorOK {
 			return s, "grant failed with " + string(out.Err)
 		}
-		if _, taken := s.lease(out.Lease); taken || s.gone(out.Lease) || out.Lease <= 0 || out.TTL <= 0 {
-			return s, fmt.Sprintf("grant returned lease %d ttl %v, but a new lease needs a fresh id above 0 and a TTL: %s",
+		if s.mustLive(out.Lease, t) || out.Lease <= 0 || out.TTL <= 0 {
+			return s, fmt.Sprintf("grant returned lease %d ttl %v, but a new lease needs an id above 0 not in use and a TTL: %s",
 				out.Lease, out.TTL, s)
+		}
+		// etcd refuses only an id in use (lessor.Grant: ErrLeaseExists): one
+		// that was revoked, found expired or may have expired is granted
+		// anew (docs/decisions/0007).
+		if _, known := s.lease(out.Lease); known {
+			s = s.expired(out.Lease)
+		}
+		if s.gone(out.Lease) {
+			i, _ := slices.BinarySearch(s.revoked, out.Lease)
+			s.revoked = slices.Delete(slices.Clone(s.revoked), i, i+1)
 		}
 		s = s.keepLive(out.Lease, out.TTL, lo, rhoPPB) // the primary starts it when it applies the grant
 	case OpKeepAlive:
@@ -882,6 +1000,10 @@ func windowStep(s windowState, in LessorInput, out LessorOutput, rhoPPB int64) (
 				s = s.keepLive(in.Lease, 0, lo, rhoPPB) // granted where the history does not show it
 			}
 		}
+		if in.Op == OpPut {
+			s = s.put(in.Key, in.Value, in.Lease, out.Revision, t)
+			break
+		}
 		s, why = s.found(in.Key, in.Lease, out.Revision, in.Value, t)
 	case OpGetKey:
 		if out.OK {
@@ -915,7 +1037,7 @@ func (s windowState) fencedPut(in LessorInput, out LessorOutput, t time.Duration
 	}
 	if out.Err == LessorFenced {
 		if ok && k.create == in.Token {
-			if s.mustLive(k.lease, t) {
+			if s.keyMustLive(k, t) {
 				return s, fmt.Sprintf("checkpoint on %s refused, but %s has create revision %d under lease %d, which "+
 					"must still be live", quote(in.Key), quote(in.Guard), in.Token, k.lease)
 			}
@@ -924,11 +1046,14 @@ func (s windowState) fencedPut(in LessorInput, out LessorOutput, t time.Duration
 		return s, ""
 	}
 	switch {
+	case ok && k.create == 0: // a put left it unknown: the put under the token shows it
+		s.keys = slices.Clone(s.keys)
+		s.keys[g].create = in.Token
 	case ok && k.create > in.Token:
 		return s, fmt.Sprintf("checkpoint on %s put under create revision %d of %s, but that key was replaced "+
 			"(create %d)", quote(in.Key), in.Token, quote(in.Guard), k.create)
 	case ok && k.create < in.Token:
-		if s.mustLive(k.lease, t) {
+		if s.keyMustLive(k, t) {
 			return s, fmt.Sprintf("checkpoint on %s put under create revision %d of %s, but it is attached to lease %d "+
 				"(create %d), which must still be live", quote(in.Key), in.Token, quote(in.Guard), k.lease, k.create)
 		}

@@ -1,12 +1,14 @@
 package model
 
 import (
+	"math/rand/v2"
 	"testing"
 	"time"
 
 	"github.com/anishathalye/porcupine"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"pgregory.net/rapid"
 
 	"github.com/leasesim/leasesim/history"
 )
@@ -180,4 +182,24 @@ func TestBoundedSpec(t *testing.T) {
 		"lease 7 outlived its bound 6.411616163s after 0 leader changes: renewed at 1.001s")
 	assert.Equal(t, spec.Name, bounded.Name)
 	assert.Equal(t, spec.Name, Bounded(spec, NewLessorBound(nil, nil, 0)).Name)
+}
+
+// TestLessorBoundNeverBeforeTheWindow: whatever the leader terms and
+// faults, the bound never ends a lease before the window of
+// LessorWindowSpec does (etcd's lease lives at least its TTL after its
+// last renewal), so Bounded cannot refuse what the window must accept.
+func TestLessorBoundNeverBeforeTheWindow(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		seed := rapid.Uint64().Draw(t, "seed")
+		r := rand.New(rand.NewPCG(seed, 1))
+		terms, faults := randomTerms(r)
+		rho := rapid.Int64Range(0, 50_000_000).Draw(t, "rhoPPB")
+		renewed := time.Duration(rapid.Int64Range(1, int64(30*time.Second)).Draw(t, "renewed"))
+		ttl := time.Duration(rapid.Int64Range(int64(time.Millisecond), int64(10*time.Second)).Draw(t, "ttl"))
+		gone, ok := NewLessorBound(terms, faults, rho).GoneBy(renewed, ttl)
+		if ok && gone < renewed+liveLow(ttl, rho) {
+			t.Fatalf("bound %v before the window's end %v (renewed %v, ttl %v, terms %+v, faults %+v)",
+				gone, renewed+liveLow(ttl, rho), renewed, ttl, terms, faults)
+		}
+	})
 }

@@ -18,6 +18,7 @@ import (
 
 type checkFlags struct {
 	spec, out string
+	format    string
 	json      bool
 	unknown   unknownPolicy
 }
@@ -42,12 +43,23 @@ func (a *app) checkCommand() *cobra.Command {
 		", or another that simrun list names")
 	fl.StringVar(&f.out, "out", "", "write the report files into this directory")
 	fl.BoolVar(&f.json, "json", false, "print the run as one JSON object")
+	fl.StringVar(&f.format, "format", formatLeasesim, "the file's format: "+formatLeasesim+" (a history file), or "+
+		formatJepsenLog+" (a Jepsen text log of a compare-and-set register, as porcupine's test data has it), or "+
+		formatJepsenEDN+" (a Jepsen history.edn of a register, compare-and-set register or mutex); the Jepsen formats are judged by P3 only")
 	addUnknownFlag(fl, &f.unknown)
 	return cmd
 }
 
 // checkFile judges the history in file.
 func (a *app) checkFile(cmd *cobra.Command, file string, f checkFlags) error {
+	switch f.format {
+	case formatLeasesim:
+	case formatJepsenLog, formatJepsenEDN:
+		return checkJepsen(cmd, file, f.format)
+	default:
+		return usagef(cmd, "--format: %q is not a format (want %s, %s or %s)", f.format, formatLeasesim, formatJepsenLog,
+			formatJepsenEDN)
+	}
 	h, meta, err := readHistoryFile(file, f.spec)
 	if err != nil {
 		return usageErr(cmd, err)
