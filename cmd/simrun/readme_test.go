@@ -36,6 +36,7 @@ var readmeLongMake = map[string]bool{"run": true, "test": true, "bench": true, "
 
 // readmeBlock is one fenced code block of README.md.
 type readmeBlock struct {
+	file  string // the file it is in, relative to the module root
 	lang  string // the word after the opening fence: "go", "json" or ""
 	line  int    // the line number of its first line
 	lines []string
@@ -44,6 +45,7 @@ type readmeBlock struct {
 // readmeCmd is one command of a code block, as printed: several lines when
 // they end in a backslash.
 type readmeCmd struct {
+	file    string // the file it is in, relative to the module root
 	text    string // what sh -c runs, comment included
 	line    int    // README line number
 	comment string // what follows " #", if anything
@@ -72,26 +74,63 @@ func TestReadmeCommands(t *testing.T) {
 	}
 	root, err := repro.ModuleRoot()
 	require.NoError(t, err)
-	readme, err := os.ReadFile(filepath.Join(root, "README.md"))
-	require.NoError(t, err)
-	ran := checkReadme(t, root, string(readme))
+	var docs []readmeDoc
+	for _, name := range readmeFiles(t, root) {
+		text, err := os.ReadFile(filepath.Join(root, name))
+		require.NoError(t, err)
+		docs = append(docs, readmeDoc{name: name, text: string(text)})
+	}
+	ran := checkReadme(t, root, docs...)
 	assert.GreaterOrEqual(t, ran, 20, "the README's commands were found")
 }
 
-// checkReadme runs and checks the commands of readme, as
-// TestReadmeCommands describes, and returns how many ran.
-func checkReadme(t *testing.T, root, readme string) int {
-	t.Helper()
-	blocks := fencedBlocks(readme)
-	require.NotEmpty(t, blocks, "README.md has fenced code blocks")
-	checkMakeTargets(t, root, readme)
+// readmeDoc is one Markdown file whose commands run: README.md or a guide
+// in docs/.
+type readmeDoc struct{ name, text string }
 
+// readmeFiles are the files whose commands TestReadmeCommands runs, in
+// order: README.md, then the guides in docs/ (the decision records show no
+// commands to run).
+func readmeFiles(t *testing.T, root string) []string {
+	t.Helper()
+	guides, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
+	require.NoError(t, err)
+	files := []string{"README.md"}
+	for _, g := range guides {
+		files = append(files, filepath.Join("docs", filepath.Base(g)))
+	}
+	return files
+}
+
+// checkReadme runs and checks the commands of docs, in order, as
+// TestReadmeCommands describes, and returns how many ran. A command
+// printed in two files runs once.
+func checkReadme(t *testing.T, root string, docs ...readmeDoc) int {
+	t.Helper()
 	dir := workDir(t)
 	linkRepo(t, root, dir)
 	// The user's recorded lease event log, which workload from-events reads.
 	recordLeaseEvents(t, filepath.Join(dir, "lease-events.jsonl"))
 
 	start := time.Now()
+	ran := 0
+	seen := map[string]bool{}
+	for _, doc := range docs {
+		ran += checkReadmeDoc(t, root, dir, doc, seen)
+	}
+	t.Logf("%d README commands in %s", ran, time.Since(start).Round(time.Second))
+	return ran
+}
+
+// checkReadmeDoc runs and checks the commands of one file, in dir, except
+// those seen already, and returns how many ran.
+func checkReadmeDoc(t *testing.T, root, dir string, doc readmeDoc, seen map[string]bool) int {
+	t.Helper()
+	blocks := fencedBlocks(doc.text)
+	for i := range blocks {
+		blocks[i].file = doc.name
+	}
+	checkMakeTargets(t, root, doc.text)
 	ran := 0
 	for _, b := range blocks {
 		switch b.lang {
@@ -103,23 +142,29 @@ func checkReadme(t *testing.T, root, readme string) int {
 			continue
 		case "":
 		default:
-			t.Fatalf("README.md:%d: a code block in %q: teach TestReadmeCommands what to do with it", b.line, b.lang)
+			t.Fatalf("%s:%d: a code block in %q: teach TestReadmeCommands what to do with it", b.file, b.line, b.lang)
 		}
 		for _, c := range blockCommands(t, b) {
 			if m := regexp.MustCompile(`^make (\S+)`).FindStringSubmatch(c.text); m != nil && readmeLongMake[m[1]] {
 				continue
 			}
+			if seen[c.text] {
+				continue
+			}
+			seen[c.text] = true
 			ran++
 			runReadmeCommand(t, root, dir, c)
 		}
 	}
 	// The go doc lines of the prose run too: they are cheap and name real
 	// packages and symbols.
-	for _, m := range regexp.MustCompile("`(go doc [^`]+)`").FindAllStringSubmatch(readme, -1) {
-		ran++
-		runReadmeCommand(t, root, dir, readmeCmd{text: m[1]})
+	for _, m := range regexp.MustCompile("`(go doc [^`]+)`").FindAllStringSubmatch(doc.text, -1) {
+		if !seen[m[1]] {
+			seen[m[1]] = true
+			ran++
+			runReadmeCommand(t, root, dir, readmeCmd{text: m[1], file: doc.name})
+		}
 	}
-	t.Logf("%d README commands in %s", ran, time.Since(start).Round(time.Second))
 	return ran
 }
 
@@ -158,14 +203,14 @@ func blockCommands(t *testing.T, b readmeBlock) []readmeCmd {
 		l, n := b.lines[i], b.line+i
 		if transcript {
 			if after, ok := strings.CutPrefix(l, "$ "); ok {
-				cmds = append(cmds, readmeCmd{text: after, line: n})
+				cmds = append(cmds, readmeCmd{file: b.file, text: after, line: n})
 			} else if len(cmds) > 0 && strings.TrimSpace(l) != "" && strings.TrimSpace(l) != "..." {
 				cmds[len(cmds)-1].want = append(cmds[len(cmds)-1].want, strings.Join(strings.Fields(l), " "))
 			}
 			continue
 		}
 		require.False(t, strings.HasPrefix(l, "simrun "),
-			"README.md:%d: %q does not run as pasted (simrun is not on PATH; the README builds bin/simrun)", n, l)
+			"%s:%d: %q does not run as pasted (simrun is not on PATH; the README builds bin/simrun)", b.file, n, l)
 		if !readmeCommand.MatchString(l) {
 			continue // a comment, data or output
 		}
@@ -175,7 +220,7 @@ func blockCommands(t *testing.T, b readmeBlock) []readmeCmd {
 			l = b.lines[i]
 			text += "\n" + l
 		}
-		c := readmeCmd{text: text, line: n}
+		c := readmeCmd{file: b.file, text: text, line: n}
 		if k := strings.Index(l, " #"); k >= 0 {
 			c.comment = strings.TrimSpace(l[k+2:])
 		}
@@ -200,7 +245,7 @@ func exitWanted(t *testing.T, c readmeCmd) int {
 // says and does what its comment says.
 func runReadmeCommand(t *testing.T, root, dir string, c readmeCmd) {
 	t.Helper()
-	where := "README.md:" + strconv.Itoa(c.line) + ": " + c.text
+	where := c.file + ":" + strconv.Itoa(c.line) + ": " + c.text
 	words := strings.Fields(c.text)
 	for len(words) > 0 && strings.Contains(words[0], "=") {
 		words = words[1:] // environment assignments
@@ -336,7 +381,7 @@ func checkGoExample(t *testing.T, root string, b readmeBlock) {
 		require.NoError(t, err)
 		fromImports := func(s string) string { return s[strings.Index(s, "import ("):] }
 		assert.Equal(t, fromImports(string(file)), fromImports(src+"\n"),
-			"README.md:%d: the example is zoo/k8s/example_test.go", b.line)
+			"%s:%d: the example is zoo/k8s/example_test.go", b.file, b.line)
 		return
 	}
 	const fn = "func TestDoubleIsolation("
@@ -350,7 +395,7 @@ func checkGoExample(t *testing.T, root string, b readmeBlock) {
 		return s[:strings.Index(s, "\n}\n")+3]
 	}
 	assert.Equal(t, body(src+"\n"), body(string(file)),
-		"README.md:%d: the example is scenarios/example_test.go's TestDoubleIsolation", b.line)
+		"%s:%d: the example is scenarios/example_test.go's TestDoubleIsolation", b.file, b.line)
 }
 
 // checkScheduleBlock checks that the README's hand-written schedule runs.
@@ -359,7 +404,7 @@ func checkScheduleBlock(t *testing.T, dir string, b readmeBlock) {
 	path := filepath.Join(dir, "readme-schedule.json")
 	require.NoError(t, os.WriteFile(path, []byte(strings.Join(b.lines, "\n")), 0o644))
 	code, out := shell(t, dir, "bin/simrun run --scenario kleppmann-gc-pause --seed 1 --schedule readme-schedule.json")
-	assert.Contains(t, []int{exitOK, exitViolated}, code, "README.md:%d: the schedule is accepted:\n%s", b.line, tail(out))
+	assert.Contains(t, []int{exitOK, exitViolated}, code, "%s:%d: the schedule is accepted:\n%s", b.file, b.line, tail(out))
 }
 
 // linkRepo makes the repository's top-level files reachable from dir, as the
