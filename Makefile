@@ -5,7 +5,9 @@ PARALLEL  ?=
 OUT       ?= out/sweep
 FUZZTIME  ?= 30s
 BENCHCOUNT ?= 6
-BIN       := bin/simrun
+BIN       ?= bin/simrun
+# VERSION is stamped into simrun (--version): git describe of the checkout, or nothing outside one.
+VERSION   ?= $(shell git describe --always --dirty 2>/dev/null)
 # The Go modules under zoo/, each with its own go.mod (the core never imports them): make test and lint
 # vet and test each. zoo-modules fails when a zoo/*/go.mod is missing from this list.
 ZOO_MODULES := zoo/consul zoo/etcd zoo/hraft zoo/k8s zoo/redsync zoo/zookeeper
@@ -13,7 +15,7 @@ ZOO_MODULES := zoo/consul zoo/etcd zoo/hraft zoo/k8s zoo/redsync zoo/zookeeper
 .PHONY: run test bench fuzz lint build clean tune-example etcd-stories consul-tables zoo-modules zookeeper-results
 
 build:
-	$(GO) build -o $(BIN) ./cmd/simrun
+	$(GO) build -ldflags "-X main.stamp=$(VERSION)" -o $(BIN) ./cmd/simrun
 
 ## run: the main job on built-in defaults: a sweep of the built-in scenarios, with a summary and a report.
 run: build

@@ -80,7 +80,9 @@ func (o TextOptions) WriteRunText(w io.Writer, run Run, h *history.History) erro
 	} else {
 		t.printf("History    %.3f seconds of true time, checked in %.3f wall seconds\n", run.SimSeconds, run.WallSeconds)
 	}
-	t.printf("Replay     %s\n", o.paint(ansiBold, run.Replay))
+	if run.Replay != "" { // a history read from standard input has none
+		t.printf("Replay     %s\n", o.paint(ansiBold, run.Replay))
+	}
 	return t.result("run summary")
 }
 

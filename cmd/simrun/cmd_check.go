@@ -29,7 +29,8 @@ func (a *app) checkCommand() *cobra.Command {
 		Use:   "check FILE [--spec NAME] [--json] [--out DIR] [--unknown fail|pass]",
 		Short: "judge a recorded history file (JSON lines) with the same checkers as run",
 		Long: "check reads a history file (the JSON-lines schema of package history: a header, events, an end\n" +
-			"record), strictly: bad input exits 2 naming the file, the line and the field. It runs the same\n" +
+			"record; FILE - reads standard input), strictly: bad input exits 2 naming the file, the line and\n" +
+			"the field. It runs the same\n" +
 			"checkers as simrun run on it and prints the same report, or with --json the run object. The\n" +
 			"lease store's specification is the header's spec, or --spec: " + strings.Join(leasewire.Specs, " or ") + "\n" +
 			"for leasesim's protocol, or another that simrun list names (expiring-key, cas-record) for an\n" +
@@ -100,7 +101,9 @@ func (a *app) checkFile(cmd *cobra.Command, file string, f checkFlags) error {
 	if f.spec != "" {
 		args = append(args, "--spec", f.spec)
 	}
-	run.Replay = repro.Simrun(args...)
+	if file != stdinName { // standard input cannot be read again
+		run.Replay = repro.Simrun(args...)
+	}
 	run.WallSeconds = time.Since(start).Seconds()
 	if err := a.showRun(run, data, f.json, f.out); err != nil {
 		return err
@@ -138,10 +141,10 @@ func judgeFile(h *history.History, meta leasewire.Meta, file string, opts checke
 // adapter, as spec (the --spec flag; "" for the header's). Every error is
 // bad input and names the file.
 func readHistoryFile(file, spec string) (*history.History, leasewire.Meta, error) {
-	fh, err := os.Open(file)
+	in, closeIn, err := openInput(file)
 	if err != nil {
 		return nil, leasewire.Meta{}, err
 	}
-	defer fh.Close()
-	return leasewire.ReadHistoryAs(bufio.NewReader(fh), file, spec)
+	defer closeIn()
+	return leasewire.ReadHistoryAs(bufio.NewReader(in), inputName(file), spec)
 }

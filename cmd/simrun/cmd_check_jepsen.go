@@ -3,7 +3,6 @@ package main
 import (
 	"bufio"
 	"fmt"
-	"os"
 
 	"github.com/anishathalye/porcupine"
 	"github.com/spf13/cobra"
@@ -27,17 +26,17 @@ const (
 // tokens), OK or VIOLATED with the longest linearizable prefix and what
 // cannot follow it. Bad input exits 2 naming the file and line.
 func checkJepsen(cmd *cobra.Command, file, format string) error {
-	fh, err := os.Open(file)
+	fh, closeIn, err := openInput(file)
 	if err != nil {
 		return usageErr(cmd, err)
 	}
-	defer fh.Close()
+	defer closeIn()
 	var ops []porcupine.Operation
 	spec := model.CASRegisterSpec()
 	if format == formatJepsenEDN {
-		ops, spec, err = jepsen.ReadEDN(bufio.NewReader(fh), file)
+		ops, spec, err = jepsen.ReadEDN(bufio.NewReader(fh), inputName(file))
 	} else {
-		ops, err = jepsen.ReadLog(bufio.NewReader(fh), file)
+		ops, err = jepsen.ReadLog(bufio.NewReader(fh), inputName(file))
 	}
 	if err != nil {
 		return usageErr(cmd, err)

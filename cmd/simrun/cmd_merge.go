@@ -22,7 +22,7 @@ func (a *app) mergeCommand() *cobra.Command {
 		Use:   "merge FILE... [--json] [--out DIR] [--allow-partial] [--unknown fail|pass]",
 		Short: "combine the JSON summaries of sweep shards into one summary",
 		Long: "merge reads the summaries that `simrun sweep --shard I/N --json` (or --out's summary.json)\n" +
-			"wrote on several machines, one at a time, and combines them exactly: counts add up, and the\n" +
+			"wrote on several machines (a FILE of - is standard input), one at a time, and combines them exactly: counts add up, and the\n" +
 			"distributions are mergeable histograms. They must be of the same scenarios, implementation and\n" +
 			"seeds, with distinct shards: a shard given twice is an error. merge knows N from each summary's\n" +
 			"shard I/N: when a shard is missing, or a shard's sweep was interrupted, the merged summary is\n" +

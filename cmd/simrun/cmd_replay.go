@@ -232,36 +232,3 @@ func normalize(s faults.Schedule) faults.Schedule {
 	}
 	return back
 }
-
-// readJSONFile decodes the JSON file at path into v; errors name the file
-// and, for malformed JSON, the line and column.
-func readJSONFile(path string, v any) error {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return err
-	}
-	if err := json.Unmarshal(data, v); err != nil {
-		return fmt.Errorf("%s: %s", path, describeJSONError(data, err))
-	}
-	return nil
-}
-
-// describeJSONError gives err with the line and column of its offset.
-func describeJSONError(data []byte, err error) string {
-	var off int64 = -1
-	switch e := err.(type) {
-	case *json.SyntaxError:
-		off = e.Offset
-	case *json.UnmarshalTypeError:
-		off = e.Offset
-		if e.Field != "" {
-			err = fmt.Errorf("%s: want %s, got %s", e.Field, e.Type, e.Value)
-		}
-	}
-	if off < 0 || off > int64(len(data)) {
-		return err.Error()
-	}
-	line := 1 + strings.Count(string(data[:off]), "\n")
-	col := int(off) - strings.LastIndexByte(string(data[:off]), '\n')
-	return fmt.Sprintf("line %d, column %d: %v", line, col, err)
-}

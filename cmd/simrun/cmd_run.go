@@ -90,7 +90,7 @@ func (a *app) runCommand() *cobra.Command {
 	}
 	f.add(cmd)
 	fl := cmd.Flags()
-	fl.StringVar(&f.schedule, "schedule", "", "a fault schedule (JSON) that replaces the scenario's faults")
+	fl.StringVar(&f.schedule, "schedule", "", "a fault schedule (JSON; - reads standard input) that replaces the scenario's faults")
 	fl.StringVar(&f.out, "out", "", "write the report files into this directory")
 	fl.BoolVar(&f.json, "json", false, "print the run as one JSON object")
 	fl.StringVar(&f.trace, "trace", "", "stream the trace to this file as JSON lines")
@@ -246,6 +246,14 @@ func (a *app) runOne(cmd *cobra.Command, f runFlags) error {
 		args = append(args, "--schedule", f.schedule)
 	}
 	run.Replay = repro.Simrun(args...)
+	if f.schedule == stdinName {
+		// The schedule came on standard input: the line pipes it in again.
+		b, err := json.Marshal(opts.Schedule)
+		if err != nil {
+			return internalErr(err)
+		}
+		run.Replay = repro.Piped(string(b), run.Replay)
+	}
 	if err := a.showRun(run, data, f.json, f.out); err != nil {
 		return err
 	}

@@ -6,7 +6,6 @@ import (
 	"io"
 	"io/fs"
 	"math/rand/v2"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -304,18 +303,6 @@ func (a *app) fromEvents(cmd *cobra.Command, log string, f fromEventsFlags) erro
 	}
 	writeSummary(a.stderr, sum)
 	return nil
-}
-
-// openInput opens LOG, or stdin for "-".
-func openInput(path string) (io.Reader, func(), error) {
-	if path == "-" {
-		return os.Stdin, func() {}, nil
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, nil, err // names the path
-	}
-	return f, func() { f.Close() }, nil
 }
 
 // writeSummary tells what FromEvents read and estimated.

@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 
@@ -79,11 +78,11 @@ func lookupImpl(name string) (lease.Impl, error) {
 // against a scenario's nodes. Errors name the file and, from package
 // faults, the line and column or the event and field.
 func readSchedule(path string, nodes, failpoints []string) (faults.Schedule, error) {
-	f, err := os.Open(path)
+	f, closeIn, err := openInput(path)
 	if err != nil {
 		return faults.Schedule{}, fmt.Errorf("--schedule: %w", err)
 	}
-	defer f.Close()
+	defer closeIn()
 	s, err := faults.Parse(f)
 	if err != nil {
 		return s, fmt.Errorf("--schedule %s: %w", path, err)

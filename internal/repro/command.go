@@ -81,3 +81,10 @@ func Quote(s string) string {
 func needsQuote(r rune) bool {
 	return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:=@%+,", r))
 }
+
+// Piped returns the shell line that feeds input to line's standard input,
+// for a command that read a file from "-": echo 'input' | line. input is
+// one line (compact JSON, for example).
+func Piped(input, line string) string {
+	return "echo " + Quote(input) + " | " + line
+}

@@ -59,3 +59,9 @@ func TestAssign(t *testing.T) {
 		assert.Equal(t, tc.want, Assign(tc.name, tc.value))
 	}
 }
+
+// A piped line feeds its input to the command as a shell would.
+func TestPiped(t *testing.T) {
+	assert.Equal(t, `echo '{"a":"it'\''s"}' | bin/simrun run --schedule -`,
+		Piped(`{"a":"it's"}`, "bin/simrun run --schedule -"))
+}
