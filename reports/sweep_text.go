@@ -39,8 +39,8 @@ func (o TextOptions) WriteSweepText(w io.Writer, s sweep.Summary) error {
 	if s.Rerun != "" {
 		t.printf("re-running the failing runs of %s\n", s.Rerun)
 	}
-	for _, sk := range s.Skipped {
-		t.printf("skipped %s: %s\n", sk.Scenario, sk.Reason)
+	if line := skippedLine(s.Skipped); line != "" {
+		t.printf("%s\n", line)
 	}
 	for _, ad := range s.Adapted {
 		t.printf("adapted %s: %s\n", ad.Scenario, ad.How)
@@ -307,4 +307,31 @@ func (o TextOptions) coverageNote(s sweep.Summary) string {
 		return note
 	}
 	return note + "; " + o.paint(ansiBold, "never reached: "+strings.Join(missed, ", "))
+}
+
+// skippedLine summarises the scenarios a sweep skipped in one line, by
+// what they need (a reason up to its parenthesised detail, which --json
+// keeps): "skipped 2 scenarios: needs checkpoints: a, b; needs X: c".
+func skippedLine(skipped []sweep.Skipped) string {
+	if len(skipped) == 0 {
+		return ""
+	}
+	var needs []string
+	byNeed := map[string][]string{}
+	for _, sk := range skipped {
+		need, _, _ := strings.Cut(sk.Reason, " (")
+		if _, ok := byNeed[need]; !ok {
+			needs = append(needs, need)
+		}
+		byNeed[need] = append(byNeed[need], sk.Scenario)
+	}
+	groups := make([]string, len(needs))
+	for i, need := range needs {
+		groups[i] = need + ": " + strings.Join(byNeed[need], ", ")
+	}
+	noun := "scenarios"
+	if len(skipped) == 1 {
+		noun = "scenario"
+	}
+	return fmt.Sprintf("skipped %d %s: %s", len(skipped), noun, strings.Join(groups, "; "))
 }
