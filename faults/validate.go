@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"time"
 )
 
@@ -62,7 +63,11 @@ func (e Event) check(known map[string]bool, healAt time.Duration) *ValidationErr
 	}
 	rank := e.Kind.rank()
 	if rank == len(kinds) {
-		return bad("kind", "unknown kind %q (see Kinds)", e.Kind)
+		names := make([]string, len(kinds))
+		for i, k := range kinds {
+			names[i] = string(k.Name)
+		}
+		return bad("kind", "unknown kind %q (known: %s)", e.Kind, strings.Join(names, ", "))
 	}
 	if e.At < 0 {
 		return bad("at", "must not be negative, got %v", e.At)

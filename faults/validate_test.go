@@ -57,7 +57,7 @@ func TestValidateRejects(t *testing.T) {
 		{"missing kind", func(s *Schedule) { s.Events[4].Kind = "" }, 4, "kind",
 			"faults: event 4 (): kind: missing"},
 		{"unknown kind", func(s *Schedule) { s.Events[4].Kind = "meteor" }, 4, "kind",
-			`faults: event 4 (meteor): kind: unknown kind "meteor" (see Kinds)`},
+			`faults: event 4 (meteor): kind: unknown kind "meteor" (known: partition, partition-oneway, isolate, bridge, heal, link, link-reset, drift, step, pause, crash, restart, failpoint)`},
 		{"negative at", func(s *Schedule) { s.Events[4].At = -time.Millisecond }, 4, "at",
 			"faults: event 4 (heal): at: must not be negative, got -1ms"},
 		{"event at heal_at", func(s *Schedule) { s.Events[4].At = 40 * time.Second }, 4, "at",

@@ -40,7 +40,7 @@ func (a *app) tuneCommand() *cobra.Command {
 			"and --checkpoint, each on the same seeds (common random numbers: the workload's faults are drawn\n" +
 			"from the seed alone), checks every property on every run, and prints a row per config: p99 failover,\n" +
 			"re-executed work, lease-store writes per second of workload, task latency p99, false expirations,\n" +
-			"ErrFenced replies, renewal failures and failing runs. ★ marks the Pareto frontier over (p99 failover,\n" +
+			"fenced replies, renewal failures and failing runs. ★ marks the Pareto frontier over (p99 failover,\n" +
 			"re-executed work, store writes/s) and → the recommendation: the config on the frontier that minimises\n" +
 			"--objective under the --max-* constraints, explained in one sentence.\n\n" +
 			"  --ttl         durations: 2s,5s,10s\n" +
