@@ -35,7 +35,8 @@ func (a *app) checkCommand() *cobra.Command {
 			"lease store's specification is the header's spec, or --spec: " + strings.Join(leasewire.Specs, " or ") + "\n" +
 			"for leasesim's protocol, or another that simrun list names (expiring-key, cas-record) for an\n" +
 			"implementation with its own.\n" +
-			"--out writes run.json, report.html and the other report files.\n\n" + exitRuleHelp,
+			"--out writes run.json, history.jsonl, report.html and trace.perfetto.json (and\n" +
+			"linearizability.html when P3 fails).\n\n" + exitRuleHelp,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error { return a.checkFile(cmd, args[0], f) },
 	}

@@ -103,7 +103,11 @@ func (a *app) listCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "list [--json]",
 		Short: "list the scenarios, the implementations (correct and every mutant) and the fault kinds",
-		Args:  cobra.NoArgs,
+		Long: "list prints the scenarios, the implementations (correct, every mutant and the zoo's, with\n" +
+			"the specification each is judged by), the specifications, failpoints, rare behaviours and\n" +
+			"fault kinds, or with --json one object.\n" +
+			"Exit 0 when it listed; 2 for bad input; 3 for an internal error.",
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			c := newCatalogue()
 			var err error

@@ -22,11 +22,12 @@ func (a *app) mergeCommand() *cobra.Command {
 		Use:   "merge FILE... [--json] [--out DIR] [--allow-partial] [--unknown fail|pass]",
 		Short: "combine the JSON summaries of sweep shards into one summary",
 		Long: "merge reads the summaries that `simrun sweep --shard I/N --json` (or --out's summary.json)\n" +
-			"wrote on several machines (a FILE of - is standard input), one at a time, and combines them exactly: counts add up, and the\n" +
-			"distributions are mergeable histograms. They must be of the same scenarios, implementation and\n" +
-			"seeds, with distinct shards: a shard given twice is an error. merge knows N from each summary's\n" +
-			"shard I/N: when a shard is missing, or a shard's sweep was interrupted, the merged summary is\n" +
-			"PARTIAL and names what is missing, and merge exits non-zero unless --allow-partial.\n" +
+			"wrote on several machines (a FILE of - is standard input), one at a time, and combines them\n" +
+			"exactly: counts add up, and the distributions are mergeable histograms. They must be of the\n" +
+			"same scenarios, implementation and seeds, with distinct shards: a shard given twice is an\n" +
+			"error. merge knows N from each summary's shard I/N: when a shard is missing, or a shard's\n" +
+			"sweep was interrupted, the merged summary is PARTIAL and names what is missing, and merge\n" +
+			"exits non-zero unless --allow-partial. --out writes summary.json and sweep.html.\n" +
 			"Exit 0 when every run passed; 1 when one failed, or had an unknown verdict under --unknown=fail;\n" +
 			"2 for bad input, including a missing shard without --allow-partial; 3 when a shard was\n" +
 			"interrupted before finding a failure, without --allow-partial.",

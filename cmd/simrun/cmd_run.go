@@ -79,7 +79,8 @@ func (a *app) runCommand() *cobra.Command {
 		Long: "run runs one seed of a scenario (default: swarm, seed 1) and prints the properties, the metrics\n" +
 			"and the command that replays it, or with --json the run object. --seed random draws a seed and\n" +
 			"prints it first. --schedule replaces the scenario's fault plan with a schedule file (as simrun\n" +
-			"shrink writes). --out writes run.json, schedule.json, report.html and trace.perfetto.json;\n" +
+			"shrink writes). --out writes run.json, schedule.json, history.jsonl, report.html and\n" +
+			"trace.perfetto.json (and linearizability.html when P3 fails);\n" +
 			"--trace streams every trace record as JSON lines.\n\n" +
 			"--workload FILE with one --ttl, --renew and --checkpoint (and --rho, --margin) runs that one\n" +
 			"configuration of simrun tune on the workload instead of a scenario: the same run, with the same\n" +

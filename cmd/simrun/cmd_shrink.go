@@ -59,10 +59,11 @@ func (a *app) shrinkCommand() *cobra.Command {
 		Short: "cut a failing seed's fault schedule down to a minimal one that still fails",
 		Long: "shrink runs the seed once and takes the first property it violates. It then removes fault\n" +
 			"events and shortens pauses, delays, steps, drifts and windows for as long as the same seed,\n" +
-			"run with the smaller schedule, still violates that property. It writes schedule.json into\n" +
-			"--out (default: the current directory) and prints the command that replays it, or with --json\n" +
-			"one object (schema_version " + strconv.Itoa(shrinkSchemaVersion) + ").\n" +
-			"Exit 0 when it wrote a schedule, 2 when the seed violates nothing.",
+			"run with the smaller schedule, still violates that property, and prints the command that\n" +
+			"replays it, or with --json one object (schema_version " + strconv.Itoa(shrinkSchemaVersion) + ").\n" +
+			"--out writes schedule.json (default: into the current directory).\n" +
+			"Exit 0 when it wrote a schedule; 2 for bad input, or when the seed violates nothing; 3 for an\n" +
+			"internal error or a harness bug.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return a.shrink(cmd, f) },
 	}

@@ -53,8 +53,8 @@ func (a *app) sweepCommand() *cobra.Command {
 			"--out writes summary.json, sweep.html, and a report directory (as run --out writes) for each\n" +
 			"of the first " + strconv.Itoa(maxFailureDirs) + " failing runs under " + failuresDir + "/.\n" +
 			"Exit 0 when every run passed; 1 when one failed, or had an unknown verdict under --unknown=fail\n" +
-			"(an exceeded assumption never fails); 3 for a harness bug, or when interrupted before finding\n" +
-			"a failure.",
+			"(an exceeded assumption never fails); 2 for bad input; 3 for a harness bug, or when interrupted\n" +
+			"before finding a failure.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return a.sweep(cmd, f) },
 	}
