@@ -8,11 +8,17 @@ BENCHCOUNT ?= 6
 BIN       ?= bin/simrun
 # VERSION is stamped into simrun (--version): git describe of the checkout, or nothing outside one.
 VERSION   ?= $(shell git describe --always --dirty 2>/dev/null)
+# IMAGE is the simrun image make image builds and deploy/k8s's manifests run.
+IMAGE     ?= ghcr.io/leasesim/simrun:latest
 # The Go modules under zoo/, each with its own go.mod (the core never imports them): make test and lint
 # vet and test each. zoo-modules fails when a zoo/*/go.mod is missing from this list.
 ZOO_MODULES := zoo/consul zoo/etcd zoo/hraft zoo/k8s zoo/redsync zoo/zookeeper
 
-.PHONY: run test bench fuzz lint build clean tune-example etcd-stories consul-tables zoo-modules zookeeper-results
+.PHONY: run test bench fuzz lint build image clean tune-example etcd-stories consul-tables zoo-modules zookeeper-results
+
+## image: the simrun image deploy/k8s's Jobs run (needs docker; deploy's tests check the manifests name it).
+image:
+	docker build --build-arg VERSION=$(VERSION) -t $(IMAGE) -f deploy/Dockerfile .
 
 build:
 	$(GO) build -ldflags "-X main.stamp=$(VERSION)" -o $(BIN) ./cmd/simrun
@@ -28,7 +34,7 @@ test: zoo-modules
 	$(GO) test -count=1 ./...
 	$(GO) test -count=1 -race ./sim/... ./lease/... ./sweep/... ./gohost/...
 	$(GO) test -count=1 -race -run '^TestDeterminism$$' ./scenarios/
-	@for m in $(ZOO_MODULES); do \
+	@for m in deploy $(ZOO_MODULES); do \
 		echo "== $$m (its own module)"; \
 		( cd $$m && $(GO) vet ./... && $(GO) test -count=1 ./... ) || exit $$?; \
 	done
@@ -78,7 +84,7 @@ lint: zoo-modules
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1; }
 	$(GO) vet ./...
 	$(STATICCHECK) ./...
-	@for m in $(ZOO_MODULES); do ( cd $$m && $(GO) vet ./... && $(STATICCHECK) ./... ) || exit $$?; done
+	@for m in deploy $(ZOO_MODULES); do ( cd $$m && $(GO) vet ./... && $(STATICCHECK) ./... ) || exit $$?; done
 
 ## tune-example: tune example workloads over a grid that shows the trade-off (TTL × renew × checkpoint, on the same
 ## seeds, at most 2 store writes/s); prints each table and writes out/tune/NAME/tune.json and tune.html.

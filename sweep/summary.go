@@ -7,7 +7,7 @@ import (
 
 // SummarySchema names the JSON form of a Summary. Merge refuses summaries
 // of another schema: their distributions and seed lists mean other things.
-const SummarySchema = "leasesim.sweep-summary/2"
+const SummarySchema = "leasesim.sweep-summary/3"
 
 // Summary is the JSON object of a sweep, as `simrun sweep --json` prints it
 // and `simrun merge` combines. Field names are snake_case and stable. Its

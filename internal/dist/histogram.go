@@ -21,14 +21,15 @@ const (
 // included (a P1 margin below zero is an overlap). Counts, minimum,
 // maximum and sum are exact; quantiles are within 1% of the exact
 // nearest-rank ones. Its size is fixed: it does not grow with the number
-// of values it counts.
+// of values it counts. The sum is kept in nanoseconds: it is exact up to
+// 292 years of summed values.
 //
 // The zero Histogram is empty and ready to use. A Histogram holds
 // pointers: copy one with Clone before changing either copy.
 type Histogram struct {
 	count    int64
 	min, max time.Duration
-	sumSec   float64
+	sum      time.Duration // exact, so that merging in any order gives the same sum
 	pos, neg *hdr.Histogram // magnitudes of values >= 0 and < 0; nil until used
 }
 
@@ -68,11 +69,11 @@ func (h *Histogram) RecordN(d time.Duration, n int64) {
 		h.max = d
 	}
 	h.count += n
-	h.sumSec += d.Seconds() * float64(n)
+	h.sum += d * time.Duration(n)
 }
 
 // Merge adds every value o counts to h. Merging in any order gives the
-// same counts, buckets, minimum and maximum.
+// same counts, buckets, minimum, maximum and sum.
 func (h *Histogram) Merge(o Histogram) {
 	if o.count == 0 {
 		return
@@ -95,7 +96,7 @@ func (h *Histogram) Merge(o Histogram) {
 		h.max = o.max
 	}
 	h.count += o.count
-	h.sumSec += o.sumSec
+	h.sum += o.sum
 }
 
 // Clone returns a copy of h that shares nothing with it.
@@ -123,7 +124,7 @@ func (h Histogram) Mean() time.Duration {
 	if h.count == 0 {
 		return 0
 	}
-	return time.Duration(h.sumSec / float64(h.count) * 1e9)
+	return h.sum / time.Duration(h.count)
 }
 
 // Quantile returns the q-quantile (0 <= q <= 1) by the nearest rank of

@@ -14,7 +14,7 @@ type histogramJSON struct {
 	Count      int64      `json:"count"`
 	MinNS      int64      `json:"min_ns"`
 	MaxNS      int64      `json:"max_ns"`
-	SumSeconds float64    `json:"sum_seconds"`
+	SumNS      int64      `json:"sum_ns"`
 	Buckets    [][2]int64 `json:"buckets"`
 }
 
@@ -22,7 +22,7 @@ type histogramJSON struct {
 // values are (at most a few thousand buckets), never on how many there
 // are.
 func (h Histogram) MarshalJSON() ([]byte, error) {
-	j := histogramJSON{Count: h.count, MinNS: int64(h.min), MaxNS: int64(h.max), SumSeconds: h.sumSec,
+	j := histogramJSON{Count: h.count, MinNS: int64(h.min), MaxNS: int64(h.max), SumNS: int64(h.sum),
 		Buckets: [][2]int64{}}
 	h.each(func(b Bucket, rep time.Duration) { j.Buckets = append(j.Buckets, [2]int64{int64(rep), b.Count}) })
 	return json.Marshal(j)
@@ -52,9 +52,9 @@ func (h *Histogram) UnmarshalJSON(data []byte) error {
 	case j.Count > 0 && j.MinNS > j.MaxNS:
 		return errors.New("histogram: min_ns exceeds max_ns")
 	}
-	out.min, out.max, out.sumSec = time.Duration(j.MinNS), time.Duration(j.MaxNS), j.SumSeconds
+	out.min, out.max, out.sum = time.Duration(j.MinNS), time.Duration(j.MaxNS), time.Duration(j.SumNS)
 	if j.Count == 0 {
-		out.min, out.max, out.sumSec = 0, 0, 0
+		out.min, out.max, out.sum = 0, 0, 0
 	}
 	*h = out
 	return nil
