@@ -29,7 +29,7 @@ const (
 type Histogram struct {
 	count    int64
 	min, max time.Duration
-	sum      time.Duration // exact, so that merging in any order gives the same sum
+	sum      time.Duration  // exact, so that merging in any order gives the same sum
 	pos, neg *hdr.Histogram // magnitudes of values >= 0 and < 0; nil until used
 }
 

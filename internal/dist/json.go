@@ -11,11 +11,11 @@ import (
 // histogramJSON is a Histogram's JSON form: the exact figures, then only
 // the non-empty buckets, each as [a value in it (ns), count], ascending.
 type histogramJSON struct {
-	Count      int64      `json:"count"`
-	MinNS      int64      `json:"min_ns"`
-	MaxNS      int64      `json:"max_ns"`
-	SumNS      int64      `json:"sum_ns"`
-	Buckets    [][2]int64 `json:"buckets"`
+	Count   int64      `json:"count"`
+	MinNS   int64      `json:"min_ns"`
+	MaxNS   int64      `json:"max_ns"`
+	SumNS   int64      `json:"sum_ns"`
+	Buckets [][2]int64 `json:"buckets"`
 }
 
 // MarshalJSON writes h compactly: its size depends on how spread its
