@@ -24,6 +24,13 @@
 //		...
 //	})
 //
+// Time stops once the bubble's main goroutine returns, and a close or a
+// reset travels like any segment: before returning, close what you opened
+// and let what is in flight arrive (time.Sleep past the largest latency),
+// or a peer still reading (an HTTP client's idle connection, say) is left
+// blocked and synctest reports a deadlock. [Server.Close] does this for
+// the server and the clients it made.
+//
 // The model, in short:
 //   - Each Write is one segment; a connection's segments arrive in order,
 //     each after a latency drawn from its own stream (seeded from the
