@@ -10,7 +10,7 @@ BIN       := bin/simrun
 # vet and test each. zoo-modules fails when a zoo/*/go.mod is missing from this list.
 ZOO_MODULES := zoo/consul zoo/etcd zoo/hraft zoo/k8s zoo/redsync zoo/zookeeper
 
-.PHONY: run test bench fuzz lint build clean tune-example etcd-stories consul-tables zoo-modules zookeeper-results
+.PHONY: run test bench bench-gohost fuzz lint build clean tune-example etcd-stories consul-tables zoo-modules zookeeper-results
 
 build:
 	$(GO) build -o $(BIN) ./cmd/simrun
@@ -24,7 +24,7 @@ run: build
 test: zoo-modules
 	$(GO) vet ./...
 	$(GO) test -count=1 ./...
-	$(GO) test -count=1 -race ./sim/... ./lease/... ./scenarios/... ./sweep/... ./gohost/...
+	$(GO) test -count=1 -race ./sim/... ./lease/... ./scenarios/... ./sweep/... ./gohost/... ./simnet/...
 	@for m in $(ZOO_MODULES); do \
 		echo "== $$m (its own module)"; \
 		( cd $$m && $(GO) vet ./... && $(GO) test -count=1 ./... ) || exit $$?; \
@@ -42,6 +42,12 @@ bench:
 	  $(GO) test -run '^$$' -bench 'SwarmScaling' -benchtime 2x -benchmem -count $(BENCHCOUNT) ./scenarios/ && \
 	  $(GO) test -run '^$$' -bench 'Sweep' -benchtime 1x -count $(BENCHCOUNT) ./sweep/ && \
 	  $(GO) test -run '^$$' -bench . -benchmem -count $(BENCHCOUNT) ./checker/ ; } | $(GO) run ./internal/benchratio
+
+## bench-gohost: what the goroutine host costs: client-go's election (zoo/k8s) under gohost against the same
+## election under plain testing/synctest over simnet (and over net.Pipe), BENCHCOUNT times on one core, with
+## the ratio of medians (wall and CPU time).
+bench-gohost:
+	( cd zoo/k8s && $(GO) test -run '^$$' -bench 'Election' -benchtime 40x -cpu 1 -count $(BENCHCOUNT) . ) | $(GO) run ./internal/benchratio
 
 ## fuzz: each parser's fuzz target for FUZZTIME (the schedule, workload and history readers, seed sets,
 ## summaries' seed sets and histograms).

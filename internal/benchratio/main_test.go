@@ -214,14 +214,15 @@ func TestGoroutineHostRows(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			var in []string
 			for _, ns := range tc.host {
-				in = append(in, "BenchmarkElection/gohost-2   5   "+ns+" ns/op   110 requests/run")
+				in = append(in, "BenchmarkElection/gohost-2   5   "+ns+" ns/op   110 requests/run   6000 sim-s/cpu-s")
 			}
-			in = append(in, "BenchmarkElection/simnet-2   5   20800000 ns/op   110 requests/run",
+			in = append(in, "BenchmarkElection/simnet-2   5   20800000 ns/op   110 requests/run   9000 sim-s/cpu-s",
 				"BenchmarkElection/synctest-2   5   99000000 ns/op   110 requests/run")
 			var out strings.Builder
 			require.NoError(t, run(strings.NewReader(strings.Join(in, "\n")), &out))
 			assert.Contains(t, out.String(), "k8s election: gohost / synctest over simnet (per run)")
 			assert.Contains(t, out.String(), tc.want)
+			assert.Contains(t, out.String(), "1.50x (9000 / 6000 sim-s per CPU-s)")
 			assert.Equal(t, tc.missed, strings.Contains(out.String(), "MISSED"))
 		})
 	}

@@ -38,9 +38,6 @@ func (h *Host) NewLife(n uint64) *Life { return &Life{host: h, n: n} }
 // Host returns the life's host.
 func (l *Life) Host() *Host { return l.host }
 
-// Dead reports whether the life has ended. Callers hold mu.
-func (l *Life) Dead() bool { return l.dead }
-
 // Kill ends the life: its calls fail with the network's dead error, its
 // connections are reset (peers read a reset behind what was sent) and its
 // listeners closed. Callers hold mu.

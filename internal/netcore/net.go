@@ -111,9 +111,6 @@ func New(cfg Config) *Net {
 	return n
 }
 
-// Mu returns the network's mutex.
-func (n *Net) Mu() *sync.Mutex { return n.mu }
-
 // Mix derives a seed for a component from a seed.
 func Mix(seed uint64, component string, k uint64) uint64 {
 	return sim.Digest(seed, sim.DigestString(component), k)
@@ -129,19 +126,6 @@ func (n *Net) AddHost(name string) *Host {
 	n.hosts = append(n.hosts, h)
 	n.byName[name] = h
 	return h
-}
-
-// Lookup returns the host named name, or nil. Callers hold mu.
-func (n *Net) Lookup(name string) *Host { return n.byName[name] }
-
-// Hosts returns the hosts' names in the order they were added. Callers
-// hold mu.
-func (n *Net) Hosts() []string {
-	out := make([]string, len(n.hosts))
-	for i, h := range n.hosts {
-		out[i] = h.name
-	}
-	return out
 }
 
 // Cut cuts the link from one host to another: its segments stall.
@@ -160,10 +144,6 @@ func (n *Net) HealAll() {
 	clear(n.cut)
 	n.Release()
 }
-
-// IsCut reports whether the link from one host to another is cut.
-// Callers hold mu.
-func (n *Net) IsCut(from, to string) bool { return n.cut[Link{from, to}] }
 
 // SetLink sets one link's latency and loss. Callers hold mu.
 func (n *Net) SetLink(from, to string, latency sim.Dist, loss float64) {
