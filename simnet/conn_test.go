@@ -3,6 +3,7 @@ package simnet_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net"
 	"os"
@@ -391,6 +392,19 @@ func TestBadOptions(t *testing.T) {
 				assert.Contains(t, err.Error(), tc.want)
 			}()
 			simnet.New(tc.opt)
+		})
+	}
+}
+
+func TestBadHostNames(t *testing.T) {
+	for _, name := range []string{"", "api:80", "::1"} {
+		t.Run(name, func(t *testing.T) {
+			defer func() {
+				msg, _ := recover().(string)
+				assert.Contains(t, msg, fmt.Sprintf("simnet: bad host name %q", name))
+			}()
+			simnet.New().Host(name)
+			t.Error("no panic")
 		})
 	}
 }

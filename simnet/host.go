@@ -2,8 +2,10 @@ package simnet
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"net/http"
+	"strings"
 
 	"github.com/leasesim/leasesim/internal/netcore"
 )
@@ -16,8 +18,12 @@ type Host struct {
 }
 
 // Host returns the host named name, adding it on first use. A name is
-// what others dial ("api" in "api:80"); it must not contain a colon.
+// what others dial ("api" in "api:80"): Host panics on an empty name or
+// one with a colon, which no address could name.
 func (n *Network) Host(name string) *Host {
+	if name == "" || strings.Contains(name, ":") {
+		panic(fmt.Sprintf("simnet: bad host name %q: want a non-empty name without a colon", name))
+	}
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if h := n.hosts[name]; h != nil {
