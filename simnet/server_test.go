@@ -100,3 +100,27 @@ func TestNewServerBadAddress(t *testing.T) {
 		})
 	}
 }
+
+// TestServerDeterministic: in a bubble, the same seed gives the same
+// request timings through net/http on both ends, and another seed others.
+func TestServerDeterministic(t *testing.T) {
+	timings := func(seed uint64) []time.Duration {
+		var out []time.Duration
+		synctest.Test(t, func(t *testing.T) {
+			n := simnet.New(simnet.Seed(seed), simnet.UniformLatency(time.Millisecond, 20*time.Millisecond))
+			srv := simnet.NewServer(n, "api:80", hello)
+			defer srv.Close()
+			client := srv.Client()
+			for range 5 {
+				start := time.Now()
+				_, err := get(client, srv.URL)
+				require.NoError(t, err)
+				out = append(out, time.Since(start))
+			}
+		})
+		return out
+	}
+	a := timings(7)
+	assert.Equal(t, a, timings(7))
+	assert.NotEqual(t, a, timings(8))
+}
