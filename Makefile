@@ -14,7 +14,7 @@ IMAGE     ?= ghcr.io/leasesim/simrun:latest
 # vet and test each. zoo-modules fails when a zoo/*/go.mod is missing from this list.
 ZOO_MODULES := zoo/consul zoo/etcd zoo/hraft zoo/k8s zoo/redsync zoo/zookeeper
 
-.PHONY: run test bench fuzz lint build image clean tune-example etcd-stories consul-tables zoo-modules zookeeper-results
+.PHONY: run test bench bench-gohost fuzz lint build image clean tune-example etcd-stories consul-tables zoo-modules zookeeper-results
 
 ## image: the simrun image deploy/k8s's Jobs run (needs docker; deploy's tests check the manifests name it).
 image:
@@ -32,7 +32,7 @@ run: build
 test: zoo-modules
 	$(GO) vet ./...
 	$(GO) test -count=1 ./...
-	$(GO) test -count=1 -race ./sim/... ./lease/... ./sweep/... ./gohost/...
+	$(GO) test -count=1 -race ./sim/... ./lease/... ./sweep/... ./gohost/... ./simnet/...
 	$(GO) test -count=1 -race -run '^TestDeterminism$$' ./scenarios/
 	@for m in deploy $(ZOO_MODULES); do \
 		echo "== $$m (its own module)"; \
@@ -51,6 +51,14 @@ bench:
 	  $(GO) test -run '^$$' -bench 'SwarmScaling' -benchtime 2x -benchmem -count $(BENCHCOUNT) ./scenarios/ && \
 	  $(GO) test -run '^$$' -bench 'Sweep' -benchtime 1x -count $(BENCHCOUNT) ./sweep/ && \
 	  $(GO) test -run '^$$' -bench . -benchmem -count $(BENCHCOUNT) ./checker/ ; } | $(GO) run ./internal/benchratio
+
+## bench-gohost: what the goroutine host costs: client-go's election (zoo/k8s) under gohost against the same
+## election under plain testing/synctest over simnet (and over net.Pipe), on one core, with the ratio of
+## medians (wall and CPU time). The BENCHCOUNT rounds interleave the three, so that a shared machine's
+## changing load falls on each alike (-count would run each one's rounds back to back).
+bench-gohost:
+	( cd zoo/k8s && for i in $$(seq $(BENCHCOUNT)); do \
+		$(GO) test -run '^$$' -bench 'Election' -benchtime 40x -cpu 1 . || exit 1; done ) | $(GO) run ./internal/benchratio
 
 ## fuzz: each parser's fuzz target for FUZZTIME (the schedule, workload and history readers, seed sets,
 ## summaries' seed sets and histograms).

@@ -15,6 +15,9 @@
 //     on "node:port" addresses. Every Write is a segment delivered in
 //     order after a latency drawn per connection direction from the run's
 //     seed (Config.Latency, sim.Dist). Deadlines behave as net.Conn's.
+//     The model is package simnet's (the same code, for tests that need
+//     the network without the harness); the host delivers its segments
+//     one at a time from its own action queue and traces them.
 //   - Partitions (partition, one-way, isolate, bridge, heal) stall a
 //     link: its segments wait, in order, until the heal and then travel
 //     with a fresh latency. Nothing is lost and nothing is reset by a cut

@@ -45,7 +45,7 @@ func (h *host) apply(e faults.Event) {
 		}
 		h.openWindow(kind, "", groupsText(e.Groups), false)
 	case faults.KindPartitionOneWay:
-		h.cut[link{e.From, e.To}] = true
+		h.net.Cut(e.From, e.To)
 		h.openWindow(history.FaultPartitionOneWay, e.From, e.To, false)
 	case faults.KindIsolate:
 		h.cutBetween([]string{e.Node}, h.others(e.Node))
@@ -58,8 +58,7 @@ func (h *host) apply(e faults.Event) {
 	case faults.KindLink:
 		h.setLink(e)
 	case faults.KindLinkReset:
-		clear(h.latency)
-		clear(h.loss)
+		h.net.ResetLinks()
 		h.openWindow(history.FaultLinkReset, "", "", true)
 	case faults.KindPause:
 		h.pause(h.byName[e.Node], e.Duration, "pause fault")
@@ -107,8 +106,7 @@ func (h *host) setLink(e faults.Event) {
 	for _, from := range h.expand(e.From) {
 		for _, to := range h.expand(e.To) {
 			if from != to {
-				h.latency[link{from, to}] = l.Latency
-				h.loss[link{from, to}] = l.Loss
+				h.net.SetLink(from, to, l.Latency, l.Loss)
 			}
 		}
 	}
@@ -144,8 +142,8 @@ func (h *host) cutBetween(a, b []string) {
 	for _, x := range a {
 		for _, y := range b {
 			if x != y {
-				h.cut[link{x, y}] = true
-				h.cut[link{y, x}] = true
+				h.net.Cut(x, y)
+				h.net.Cut(y, x)
 			}
 		}
 	}
@@ -154,7 +152,7 @@ func (h *host) cutBetween(a, b []string) {
 // heal removes every partition and sends on what the cuts held back.
 // Callers hold mu.
 func (h *host) heal() {
-	clear(h.cut)
+	h.net.HealAll()
 	h.closeWindows(func(w *history.FaultWindow) bool {
 		switch w.Kind {
 		case history.FaultPartition, history.FaultSplit, history.FaultPartitionOneWay, history.FaultIsolate, history.FaultBridge:
@@ -163,7 +161,6 @@ func (h *host) heal() {
 		return false
 	})
 	h.openWindow(history.FaultHeal, "", "", true)
-	h.release()
 }
 
 // pause freezes ns's I/O for d and returns the channel closed when the
@@ -174,16 +171,15 @@ func (h *host) pause(ns *nodeState, d time.Duration, why string) chan struct{} {
 		h.note(Event{Kind: "pause-ignored", Node: ns.spec.Name, Detail: why + ": the node is down"}, nil)
 		return closedChan
 	}
-	if !ns.paused {
-		ns.paused = true
-		ns.resume = make(chan struct{})
+	if !ns.paused() {
 		h.openWindow(history.FaultPause, ns.spec.Name, why, false)
 	}
+	resume := ns.net.Pause()
 	h.notes(pauseModel)
 	h.note(Event{Kind: "pause", Node: ns.spec.Name, Detail: fmt.Sprintf("%s for %v", why, d)}, nil)
-	n, resume := ns.cur, ns.resume
+	n := ns.cur
 	h.later(h.now()+d, ns.spec.Name, func() {
-		if ns.cur == n && ns.paused && ns.resume == resume {
+		if paused, now := ns.net.Paused(); ns.cur == n && paused && now == resume {
 			h.resume(ns)
 		}
 	})
@@ -201,19 +197,12 @@ var closedChan = func() chan struct{} { c := make(chan struct{}); close(c); retu
 // resume ends ns's pause: its blocked I/O calls go on and what was held
 // for it is delivered, late. Callers hold mu.
 func (h *host) resume(ns *nodeState) {
-	ns.paused = false
-	close(ns.resume)
+	ns.net.Unpause()
 	h.event(Event{Kind: "resume", Node: ns.spec.Name})
 	h.closeWindows(func(w *history.FaultWindow) bool { return w.Kind == history.FaultPause && w.Node() == ns.spec.Name })
 	h.openWindow(history.FaultResume, ns.spec.Name, "", true)
-	for _, ep := range ns.cur.endpoints {
-		ep.flush()
-		ep.ping()
-	}
-	for _, l := range ns.cur.listeners {
-		l.ping()
-	}
-	h.release()
+	ns.cur.nl.Wake()
+	h.net.Release()
 }
 
 // crash ends ns's current life; the host checks for its leaked goroutines
@@ -254,15 +243,14 @@ func (h *host) healPhase() {
 		clear(ns.armed)
 	}
 	h.heal()
-	clear(h.latency)
-	clear(h.loss)
+	h.net.ResetLinks()
 	for _, ns := range h.nodes {
 		if ns.clock.mono.DriftPPB() != 0 {
 			h.setDrift(ns, 0)
 		}
 	}
 	for _, ns := range h.nodes {
-		if ns.paused {
+		if ns.paused() {
 			h.resume(ns)
 		}
 	}

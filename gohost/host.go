@@ -15,6 +15,7 @@ import (
 
 	"github.com/leasesim/leasesim/faults"
 	"github.com/leasesim/leasesim/history"
+	"github.com/leasesim/leasesim/internal/netcore"
 	"github.com/leasesim/leasesim/sim"
 )
 
@@ -60,9 +61,6 @@ func (q *actionQueue) Pop() any {
 	return a
 }
 
-// link is a direction between two nodes.
-type link struct{ from, to string }
-
 // host is one run in one bubble. Everything below mu is shared between the
 // host's goroutine (the bubble's main) and the nodes' goroutines.
 type host struct {
@@ -77,26 +75,21 @@ type host struct {
 	waiting  *atomic.Bool
 	progress *atomic.Uint64
 
-	mu        sync.Mutex
-	queue     actionQueue
-	nodes     []*nodeState
-	byName    map[string]*nodeState
-	cut       map[link]bool
-	latency   map[link]sim.Dist
-	loss      map[link]float64
-	defLat    sim.Dist
-	pipes     []*pipe
-	listeners map[string]*listener
-	internal  uint64 // sequence of classHost actions
-	trace     []Event
-	pending   []pendingRecord
-	rec       recorder
-	checks    []*Node // lives to check for leaks once the bubble settles
-	leaks     []Leak
-	problems  []string
-	notApp    []string
-	windows   []*history.FaultWindow
-	ended     bool
+	mu       sync.Mutex
+	queue    actionQueue
+	nodes    []*nodeState
+	byName   map[string]*nodeState
+	net      *netcore.Net // the simulated network, under mu
+	internal uint64       // sequence of classHost actions
+	trace    []Event
+	pending  []pendingRecord
+	rec      recorder
+	checks   []*Node // lives to check for leaks once the bubble settles
+	leaks    []Leak
+	problems []string
+	notApp   []string
+	windows  []*history.FaultWindow
+	ended    bool
 	// clockFaults are the drift and step events applied, for the notes.
 	clockFaults []faults.Event
 }
@@ -135,17 +128,14 @@ func (h *host) event(e Event) {
 // newHost builds the host of one run; run starts it.
 func newHost(cfg *Config, seed uint64, runID string, waiting *atomic.Bool, progress *atomic.Uint64) *host {
 	h := &host{cfg: cfg, seed: seed, runID: runID, wake: make(chan struct{}, 1), waiting: waiting, progress: progress,
-		byName: make(map[string]*nodeState), cut: make(map[link]bool), latency: make(map[link]sim.Dist), loss: make(map[link]float64),
-		listeners: make(map[string]*listener), defLat: cfg.Latency}
-	if h.defLat.Kind == "" {
-		h.defLat = sim.DefaultLink.Latency
-	}
+		byName: make(map[string]*nodeState)}
 	for i, spec := range cfg.Nodes {
 		ns := &nodeState{h: h, spec: spec, idx: i, storage: NewStorage(), armed: make(map[string]faults.Event),
 			clock: nodeClock{mono: sim.NewDriftClock(0)}}
 		h.nodes = append(h.nodes, ns)
 		h.byName[spec.Name] = ns
 	}
+	h.newNet()
 	h.rec.init()
 	return h
 }
@@ -296,7 +286,7 @@ func (h *host) drain() {
 func (h *host) start(ns *nodeState) {
 	ns.life++
 	ctx, cancel := context.WithCancel(context.Background())
-	n := &Node{h: h, ns: ns, life: ns.life, ctx: ctx, cancel: cancel,
+	n := &Node{h: h, ns: ns, life: ns.life, ctx: ctx, cancel: cancel, nl: ns.net.NewLife(ns.life),
 		rnd: rand.New(rand.NewPCG(mix(h.seed, "node/"+ns.spec.Name, ns.life), mix(h.seed, "node2/"+ns.spec.Name, ns.life)))}
 	ns.cur = n
 	ns.crashed = false
@@ -312,23 +302,13 @@ func (h *host) start(ns *nodeState) {
 func (h *host) stop(n *Node, why string) {
 	n.dead = true
 	n.cancel()
-	for _, e := range n.endpoints {
-		e.kill()
-	}
-	for _, l := range n.listeners {
-		l.closeLocked()
-	}
+	n.nl.Kill()
 	for _, t := range n.timers {
 		t.stopLocked() // a crashed process runs no timer callbacks
 	}
-	if ns := n.ns; ns.paused {
-		ns.paused = false
-		close(ns.resume)
-	}
+	n.ns.net.Unpause()
 	_ = why
 }
 
 // mix derives a seed for a component from the run's seed.
-func mix(seed uint64, component string, n uint64) uint64 {
-	return sim.Digest(seed, sim.DigestString(component), n)
-}
+func mix(seed uint64, component string, n uint64) uint64 { return netcore.Mix(seed, component, n) }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/leasesim/leasesim/faults"
 	"github.com/leasesim/leasesim/history"
+	"github.com/leasesim/leasesim/internal/netcore"
 )
 
 // ErrCrashed is the error a crashed node's connections, listeners and
@@ -26,13 +27,10 @@ type nodeState struct {
 	life    uint64
 	cur     *Node // the current life, nil while crashed
 	crashed bool
-	paused  bool
-	resume  chan struct{} // closed when a pause ends
+	net     *netcore.Host // the node on the network: its pause, dials and ports
 	storage *Storage
 	clock   nodeClock
 	armed   map[string]faults.Event // looked up by name, never iterated
-	dials   uint64
-	ports   int
 }
 
 // Node is one life of a node, as its function sees it: the simulated
@@ -48,8 +46,7 @@ type Node struct {
 	rnd    *rand.Rand
 	dead   bool // under h.mu
 
-	endpoints  []*endpoint
-	listeners  []*listener
+	nl         *netcore.Life // the life's connections and listeners
 	timers     []*clockTimer // the life's Clock timers, under h.mu
 	timersKept int           // len(timers) after the last compaction
 }
@@ -131,15 +128,6 @@ func (n *Node) Failpoint(name string) {
 		h.mu.Unlock()
 		<-resume
 	}
-}
-
-// waitResume returns the channel closed when the node's pause ends, or nil
-// when it is not paused. Callers hold mu.
-func (ns *nodeState) waitResume() chan struct{} {
-	if ns.paused {
-		return ns.resume
-	}
-	return nil
 }
 
 // Storage is a node's durable storage: a small map of values that

@@ -5,6 +5,7 @@ import (
 
 	"github.com/leasesim/leasesim/faults"
 	"github.com/leasesim/leasesim/history"
+	"github.com/leasesim/leasesim/internal/netcore"
 )
 
 // Event-triggered failpoints on the simulated network. A schedule arms
@@ -26,7 +27,7 @@ const (
 	// TriggerReplyLost, armed on a server node, is reached when its next
 	// reply is about to be delivered. Its action acts on that reply, not
 	// on the node: crash loses the reply (its connection is reset both
-	// ways, as breakConn does: the server's Write had succeeded, the
+	// ways, as a lost segment does: the server's Write had succeeded, the
 	// client reads a reset after what came before); pause holds the
 	// connection's replies back for the duration, then they travel, late.
 	// The server keeps running either way.
@@ -37,41 +38,35 @@ const (
 // nemesis's list of failpoints.
 func Triggers() []string { return []string{TriggerOnReply, TriggerReplyLost} }
 
-// What a reply trigger did to the segment being delivered.
-const (
-	triggerNone  = iota // deliver it
-	triggerStall        // hold it on its pipe (paused receiver, held reply)
-	triggerLose         // lose it and reset its connection
-)
+// replyLost is the trace's reason for a reply a trigger lost.
+const replyLost = "reply lost after the server acted"
 
-// replyTriggers reaches the reply triggers armed for a data segment on p,
-// the sender's first. Callers hold mu, on the host's goroutine.
-func (h *host) replyTriggers(p *pipe) int {
-	if p.listen != "" || p.rev.data == 0 {
-		return triggerNone // a request, or bytes before any request
-	}
-	if p.src.node == p.from.cur { // the current life's reply, not an earlier one's
-		if ev, ok := h.reach(p.from, TriggerReplyLost); ok {
+// replyTriggers reaches the reply triggers armed for a reply about to be
+// delivered, the sender's first. Callers hold mu, on the host's goroutine.
+func (h *host) replyTriggers(r netcore.Reply) netcore.Verdict {
+	from, to := h.byName[r.From.Name()], h.byName[r.To.Name()]
+	if from.cur != nil && r.FromLife == from.cur.nl { // the current life's reply, not an earlier one's
+		if ev, ok := h.reach(from, TriggerReplyLost); ok {
 			if ev.Action == faults.ActionCrash {
-				return triggerLose
+				return netcore.Verdict{Do: netcore.Lose, Why: replyLost}
 			}
-			p.holdUntil = h.now() + ev.Duration
-			h.later(p.holdUntil, p.from.spec.Name, h.release)
-			return triggerStall
+			until := h.now() + ev.Duration
+			h.later(until, from.spec.Name, h.net.Release)
+			return netcore.Verdict{Do: netcore.Stall, HoldUntil: until}
 		}
 	}
-	if e := p.dst; e.node != p.to.cur || e.closed {
-		return triggerNone // for an earlier life, or a closed connection: nobody receives it
+	if to.cur == nil || r.ToLife != to.cur.nl || r.ToClosed {
+		return netcore.Verdict{} // for an earlier life, or a closed connection: nobody receives it
 	}
-	if ev, ok := h.reach(p.to, TriggerOnReply); ok {
+	if ev, ok := h.reach(to, TriggerOnReply); ok {
 		if ev.Action == faults.ActionCrash {
-			h.crash(p.to, "failpoint "+TriggerOnReply)
-			return triggerNone // delivered to a dead endpoint: answered with a reset
+			h.crash(to, "failpoint "+TriggerOnReply)
+			return netcore.Verdict{} // delivered to a dead endpoint: answered with a reset
 		}
-		h.pause(p.to, ev.Duration, "failpoint "+TriggerOnReply)
-		return triggerStall
+		h.pause(to, ev.Duration, "failpoint "+TriggerOnReply)
+		return netcore.Verdict{Do: netcore.Stall}
 	}
-	return triggerNone
+	return netcore.Verdict{}
 }
 
 // reach fires the failpoint name armed on ns, if any and ns is up: it is

@@ -50,6 +50,10 @@ const (
 	// throughput under simrun's GC policy (./sweep).
 	herd500 = "Herd500"
 	sweep   = "Sweep"
+	// zoo/k8s: client-go's election under the goroutine host and under
+	// plain testing/synctest over simnet, the host's network on its own.
+	electionGohost = "Election/gohost"
+	electionSimnet = "Election/simnet"
 )
 
 // gcPolicies are the garbage collector settings a benchmark of ./scenarios
@@ -183,6 +187,7 @@ func ratioRows(r results) []row {
 	rows = append(rows, checkingRows(r)...)
 	rows = append(rows, perEventRows(r, kernel, haveKernel)...)
 	rows = append(rows, scaleRows(r)...)
+	rows = append(rows, goroutineHostRows(r)...)
 	return append(rows, scalingRows(r)...)
 }
 
@@ -211,6 +216,28 @@ func scaleRows(r results) []row {
 			value += fmt.Sprintf(" (%.0f runs/s)", rate)
 		}
 		rows = append(rows, row{"sweep --scenario all --seeds 1-1000, 2 workers", value, "<= 25 s", verdict(secs <= 25)})
+	}
+	return rows
+}
+
+// goroutineHostRows reports what the goroutine host costs over the same
+// code and the same network without it (zoo/k8s's BenchmarkElection).
+func goroutineHostRows(r results) []row {
+	host, ok1 := r.metric(electionGohost, "ns/op")
+	plain, ok2 := r.metric(electionSimnet, "ns/op")
+	if !ok1 || !ok2 || plain <= 0 {
+		return nil
+	}
+	ratio := host / plain
+	rows := []row{{"k8s election: gohost / synctest over simnet (per run)",
+		fmt.Sprintf("%.2fx (%.1f / %.1f ms)", ratio, host/1e6, plain/1e6), "<= 1.3x", verdict(ratio <= 1.3)}}
+	// The same in the process's CPU time, which a loaded machine distorts
+	// less than the wall clock; reported beside it, with no target of its own.
+	hostRate, ok1 := r.metric(electionGohost, "sim-s/cpu-s")
+	plainRate, ok2 := r.metric(electionSimnet, "sim-s/cpu-s")
+	if ok1 && ok2 && hostRate > 0 {
+		rows = append(rows, row{name: "k8s election: gohost / synctest over simnet (CPU time)",
+			value: fmt.Sprintf("%.2fx (%.0f / %.0f sim-s per CPU-s)", plainRate/hostRate, plainRate, hostRate)})
 	}
 	return rows
 }

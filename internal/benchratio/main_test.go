@@ -198,3 +198,32 @@ BenchmarkSwarmScaling/default-gc/workers=8-2   3   100 ns/op   1000.0 ns/event  
 	assert.Regexp(t, `swarm scaled by workers x16, GOGC=100: ns per history operation largest / smallest +1\.10x \(5500 / 5000 ns\) *\n`, out.String())
 	assert.NotContains(t, out.String(), "duration x36, simrun's GC: ns per history operation")
 }
+
+// The goroutine host's cost is the median of its runs over the median of
+// the same election under plain synctest over simnet.
+func TestGoroutineHostRows(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		host   []string
+		want   string
+		missed bool
+	}{
+		{"met", []string{"24000000", "26000000", "90000000"}, "1.25x (26.0 / 20.8 ms)", false},
+		{"missed", []string{"41600000"}, "2.00x (41.6 / 20.8 ms)", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var in []string
+			for _, ns := range tc.host {
+				in = append(in, "BenchmarkElection/gohost-2   5   "+ns+" ns/op   110 requests/run   6000 sim-s/cpu-s")
+			}
+			in = append(in, "BenchmarkElection/simnet-2   5   20800000 ns/op   110 requests/run   9000 sim-s/cpu-s",
+				"BenchmarkElection/synctest-2   5   99000000 ns/op   110 requests/run")
+			var out strings.Builder
+			require.NoError(t, run(strings.NewReader(strings.Join(in, "\n")), &out))
+			assert.Contains(t, out.String(), "k8s election: gohost / synctest over simnet (per run)")
+			assert.Contains(t, out.String(), tc.want)
+			assert.Contains(t, out.String(), "1.50x (9000 / 6000 sim-s per CPU-s)")
+			assert.Equal(t, tc.missed, strings.Contains(out.String(), "MISSED"))
+		})
+	}
+}

@@ -14,6 +14,7 @@ import (
 	"github.com/leasesim/leasesim/gohost/pipenet"
 	"github.com/leasesim/leasesim/history"
 	"github.com/leasesim/leasesim/internal/benchtest"
+	"github.com/leasesim/leasesim/simnet"
 	k8s "github.com/leasesim/leasesim/zoo/k8s"
 )
 
@@ -35,9 +36,11 @@ func benchCandidates() []k8s.NamedCandidate {
 // BenchmarkElection runs the same client-go election (the simulated API
 // server over net/http, three candidates running leaderelection with a
 // LeaseLock over the typed client, one simulated 90 s, no faults) under
-// the goroutine host and under plain testing/synctest over an in-memory
-// net.Pipe network (no latency, no faults, no trace, no history): what a
-// Go user would write without leasesim. Both report simulated seconds
+// the goroutine host and under plain testing/synctest (no faults, no
+// trace, no history: what a Go user would write without leasesim), over
+// an in-memory net.Pipe network (no latency) and over simnet (the
+// goroutine host's own network, the same default latency, on its own):
+// gohost/simnet is what the harness costs over the same network. Both report simulated seconds
 // per wall second (sim-s/s) and the Lease requests served per run. One op
 // is one run.
 func BenchmarkElection(b *testing.B) {
@@ -61,21 +64,57 @@ func BenchmarkElection(b *testing.B) {
 		}
 		report(b, requests, cpu0)
 	})
-	b.Run("synctest", func(b *testing.B) {
-		var requests int
-		seed := uint64(0)
-		cpu0 := cpuTime()
-		for b.Loop() {
-			seed++
-			ok := benchtest.Run("Election", func(t *testing.T) {
-				synctest.Test(t, func(*testing.T) { requests += plainElection(t, seed) })
-			})
-			if !ok {
-				b.Fatal("the synctest run failed")
+	for _, plain := range []struct {
+		name string
+		net  func(seed uint64) plainNet
+	}{
+		{"synctest", func(uint64) plainNet { return pipeNet{pipenet.New()} }},
+		{"simnet", func(seed uint64) plainNet { return simNet{simnet.New(simnet.Seed(seed))} }},
+	} {
+		b.Run(plain.name, func(b *testing.B) {
+			var requests int
+			seed := uint64(0)
+			cpu0 := cpuTime()
+			for b.Loop() {
+				seed++
+				ok := benchtest.Run("Election", func(t *testing.T) {
+					synctest.Test(t, func(*testing.T) { requests += plainElection(t, seed, plain.net) })
+				})
+				if !ok {
+					b.Fatalf("the %s run failed", plain.name)
+				}
 			}
-		}
-		report(b, requests, cpu0)
-	})
+			report(b, requests, cpu0)
+		})
+	}
+}
+
+// plainNet is the network of a run without the harness: net.Pipe
+// connections (no latency), or simnet (the goroutine host's network, with
+// its default 1-5 ms latency, on its own).
+type plainNet interface {
+	listen(addr string) (net.Listener, error)
+	dialer(host string) func(ctx context.Context, network, addr string) (net.Conn, error)
+}
+
+type pipeNet struct{ *pipenet.Net }
+
+func (p pipeNet) listen(addr string) (net.Listener, error) { return p.Listen(addr), nil }
+func (p pipeNet) dialer(string) func(context.Context, string, string) (net.Conn, error) {
+	return func(ctx context.Context, _, addr string) (net.Conn, error) { return p.Dial(ctx, addr) }
+}
+
+type simNet struct{ *simnet.Network }
+
+func (s simNet) listen(addr string) (net.Listener, error) {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return nil, err
+	}
+	return s.Host(host).Listen("tcp", addr)
+}
+func (s simNet) dialer(host string) func(context.Context, string, string) (net.Conn, error) {
+	return s.Host(host).Dial
 }
 
 // report reports the requests per run, simulated seconds per wall
@@ -97,23 +136,26 @@ func cpuTime() time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-// plainElection runs the election in the current bubble over net.Pipe
-// and returns the Lease requests the server answered.
-func plainElection(t *testing.T, seed uint64) int {
+// plainElection runs the election in the current bubble over the network
+// mk makes and returns the Lease requests the server answered.
+func plainElection(t *testing.T, seed uint64, mk func(uint64) plainNet) int {
 	//lint:ignore SA1019 client-go's jitter reads the global source (main_test.go's randseednop=0)
 	rand.Seed(int64(seed))
-	pn := pipenet.New()
+	pn := mk(seed)
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
 	counter := &countRecorder{}
-	l := pn.Listen(k8s.APIServerName + k8s.APIPort)
+	l, err := pn.listen(k8s.APIServerName + k8s.APIPort)
+	if err != nil {
+		t.Fatal(err)
+	}
 	wg.Go(func() {
 		if err := k8s.ServeAPI(ctx, l, k8s.NewLeaseStore(gohost.NewStorage()), counter); err != nil {
 			t.Error(err)
 		}
 	})
 	for _, c := range benchCandidates() {
-		e := &plainEnv{name: c.Name, net: pn}
+		e := &plainEnv{name: c.Name, dial: pn.dialer(c.Name)}
 		wg.Go(func() {
 			if err := k8s.RunCandidate(ctx, e, nil, c.CandidateOptions); err != nil {
 				t.Error(err)
@@ -123,6 +165,9 @@ func plainElection(t *testing.T, seed uint64) int {
 	time.Sleep(benchDuration)
 	cancel()
 	wg.Wait()
+	// Let the closes still in flight on simnet arrive, so that client-go's
+	// idle connections end: time stops once the bubble's main returns.
+	time.Sleep(time.Second)
 	return counter.n
 }
 
@@ -138,11 +183,11 @@ func (c *countRecorder) Processed(gohost.OpRef, history.Payload) {
 	c.mu.Unlock()
 }
 
-// plainEnv is a candidate's Env over a pipenet.Net, recording nothing; its
-// calls carry refs so that the server counts them.
+// plainEnv is a candidate's Env over a plain network, recording nothing;
+// its calls carry refs so that the server counts them.
 type plainEnv struct {
 	name string
-	net  *pipenet.Net
+	dial func(ctx context.Context, network, addr string) (net.Conn, error)
 	mu   sync.Mutex
 	ids  uint64
 }
@@ -161,6 +206,6 @@ func (e *plainEnv) Call(string, history.Payload) gohost.OpRef {
 	return gohost.OpRef{Client: e.name, Incarnation: 1, ID: e.ids}
 }
 
-func (e *plainEnv) Dial(ctx context.Context, _, addr string) (net.Conn, error) {
-	return e.net.Dial(ctx, addr)
+func (e *plainEnv) Dial(ctx context.Context, network, addr string) (net.Conn, error) {
+	return e.dial(ctx, network, addr)
 }
