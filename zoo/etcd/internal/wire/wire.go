@@ -72,23 +72,6 @@ type Payload struct {
 	Version  string `json:"version,omitempty"` // a key's mod revision
 }
 
-// StoreRequest is a write to the harness's fenced store.
-type StoreRequest struct {
-	Resource string `json:"resource"`
-	Key      string `json:"key"`
-	Value    string `json:"value"`
-	Token    uint64 `json:"token"`
-	Writer   string `json:"writer"`
-	Life     uint64 `json:"life"`
-}
-
-// StoreReply is the fenced store's answer: OK when accepted; Highest is the
-// highest token it had accepted for the resource.
-type StoreReply struct {
-	OK      bool   `json:"ok"`
-	Highest uint64 `json:"highest"`
-}
-
 // Mono returns CLOCK_MONOTONIC in nanoseconds.
 func Mono() int64 {
 	var ts unix.Timespec
