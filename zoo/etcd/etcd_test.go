@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -22,16 +23,43 @@ import (
 	"github.com/leasesim/leasesim/scenarios"
 )
 
+// built is the binaries every test here runs, built once per test binary
+// into a temporary directory that TestMain removes.
+var built struct {
+	once sync.Once
+	dir  string
+	bin  Binaries
+	err  error
+}
+
 // build builds the binaries once per test binary; a failure fails the
 // test with go's output, never skips it.
 func build(t *testing.T) Binaries {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-	defer cancel()
-	bin, err := Build(ctx, t.TempDir())
-	require.NoError(t, err, "etcd could not be built, so nothing can be judged")
-	t.Logf("built etcdmember and etcdholder in %v", bin.BuildTime)
-	return bin
+	built.once.Do(func() {
+		if built.dir, built.err = os.MkdirTemp("", "leasesim-etcd-test-bin-"); built.err != nil {
+			return
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+		defer cancel()
+		built.bin, built.err = Build(ctx, built.dir)
+		if built.err == nil {
+			t.Logf("built etcdmember and etcdholder in %v", built.bin.BuildTime)
+		}
+	})
+	require.NoError(t, built.err, "etcd could not be built, so nothing can be judged")
+	return built.bin
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if built.dir != "" {
+		if err := os.RemoveAll(built.dir); err != nil && code == 0 {
+			fmt.Fprintln(os.Stderr, "removing the built binaries:", err)
+			code = 1
+		}
+	}
+	os.Exit(code)
 }
 
 // TestKleppmannOnRealEtcd runs the Kleppmann GC-pause story on real etcd

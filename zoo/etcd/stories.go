@@ -125,25 +125,36 @@ func tookLockDuring(taker, paused string) scenarios.Premise {
 	}
 }
 
-// staleWriteSent: after its pause, holder's write under the token it held
-// before the pause reached the store (accepted or refused).
+// staleWriteSent: holder sent a write under the token it held when its
+// pause began after another writer's write under a newer token reached the
+// store: a stale write, accepted or refused. (It is read from the store's
+// order, not the pause window's end, which the host stamps after SIGCONT,
+// when the holder may already have written.)
 func staleWriteSent(holder string) scenarios.Premise {
 	return scenarios.Premise{
-		Name: holder + " sent a write under its old token after its pause",
+		Name: holder + " sent a write under its old token after a newer one was written",
 		Holds: func(h *history.History) (bool, string) {
 			for _, w := range h.Faults {
 				if w.Kind != history.FaultPause || w.Node() != holder {
 					continue
 				}
 				b := beliefAt(h, holder, w.Start)
+				if b == nil {
+					return false, fmt.Sprintf("%s held no lock when its pause began at %v", holder, w.Start)
+				}
+				var newer *history.Operation
 				for _, o := range h.AllOps() {
-					if b != nil && o.Server == StoreName && o.Client == holder && o.Input.Token == b.Token && o.Call >= w.End {
-						return true, fmt.Sprintf("token %d written at %v (pause %v..%v), accepted %v", b.Token, o.Call,
-							w.Start, w.End, o.Output.OK)
+					switch {
+					case o.Server != StoreName:
+					case newer == nil && o.Client != holder && o.Input.Token > b.Token && o.Output.OK:
+						newer = &o
+					case newer != nil && o.Client == holder && o.Input.Token == b.Token:
+						return true, fmt.Sprintf("%s wrote under token %d at %v, after %s's token %d at %v; accepted %v",
+							holder, b.Token, o.Call, newer.Client, newer.Input.Token, newer.Call, o.Output.OK)
 					}
 				}
-				return false, fmt.Sprintf("no write of %s under the token it held at %v after %v (belief %s)", holder,
-					w.Start, w.End, beliefText(b))
+				return false, fmt.Sprintf("no write of %s under token %d came after a newer token's (%s)", holder, b.Token,
+					beliefText(b))
 			}
 			return false, holder + " was never paused"
 		},

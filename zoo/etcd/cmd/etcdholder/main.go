@@ -7,8 +7,9 @@
 // store under the lock key's create revision, and the premises of its script.
 //
 // Its belief starts when Lock returns and ends at its own deadline (the TTL
-// after the call of the keepalive, or grant, that last answered: a bound
-// etcd's expiry cannot undercut, on the monotonic clock), or earlier when
+// after the grant's call or after the keepalive request that was last
+// answered was sent: a bound etcd's expiry cannot come before, on the
+// monotonic clock), or earlier when
 // its code sees it end: the session's Done channel closed, its write was
 // fenced, or it unlocked. A belief is "I hold it until my deadline", so a
 // stopped holder's belief still ends at its deadline, which the holder
@@ -38,6 +39,7 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.etcd.io/etcd/client/v3/concurrency"
 	"go.uber.org/zap"
+	"google.golang.org/grpc"
 
 	"github.com/leasesim/leasesim/gohost"
 	"github.com/leasesim/leasesim/zoo/etcd/internal/wire"
@@ -104,11 +106,14 @@ type holder struct {
 	// The open belief (under mu).
 	believing bool
 	token     uint64
-	deadline  time.Duration // true time; the TTL after the call of the last answered keepalive
+	deadline  time.Duration // true time; the TTL after the last answered keepalive request was sent
 	lastAct   time.Duration
 	ended     chan struct{} // closed when the belief ends
 
 	lease clientv3.LeaseID // the current session's lease
+	// sent are, per lease, the times keepalive requests were sent whose
+	// responses have not come yet, oldest first (keepaliveSends).
+	sent map[int64][]time.Duration
 
 	store     net.Conn
 	storeRead *bufio.Reader
@@ -177,7 +182,8 @@ func (h *holder) run(ctx context.Context) error {
 	cli, err := clientv3.New(clientv3.Config{
 		Endpoints: h.cfg.endpoints, DialTimeout: 5 * time.Second,
 		DialKeepAliveTime: time.Second, DialKeepAliveTimeout: time.Second,
-		Logger: zap.NewNop(),
+		Logger:      zap.NewNop(),
+		DialOptions: []grpc.DialOption{grpc.WithChainStreamInterceptor(h.keepaliveSends)},
 	})
 	if err != nil {
 		return fmt.Errorf("client: %w", err)
@@ -517,12 +523,59 @@ func (h *holder) staleUnlock(ctx context.Context, s *concurrency.Session, m1 *co
 	return nil
 }
 
+// keepaliveSends is a gRPC stream interceptor that notes when clientv3's
+// lessor sends each keepalive request (it sends them itself, on one stream
+// whose responses come in order): a response answers the oldest request
+// of its lease still unanswered (takeSent).
+func (h *holder) keepaliveSends(ctx context.Context, desc *grpc.StreamDesc, cc *grpc.ClientConn, method string,
+	streamer grpc.Streamer, opts ...grpc.CallOption) (grpc.ClientStream, error) {
+	cs, err := streamer(ctx, desc, cc, method, opts...)
+	if err != nil {
+		return cs, err
+	}
+	return &sendNoting{ClientStream: cs, h: h}, nil
+}
+
+// sendNoting notes the send time of every keepalive request on its stream.
+type sendNoting struct {
+	grpc.ClientStream
+	h *holder
+}
+
+// SendMsg notes a keepalive request's time, before it leaves.
+func (s *sendNoting) SendMsg(m any) error {
+	if r, ok := m.(*pb.LeaseKeepAliveRequest); ok {
+		at := s.h.now()
+		s.h.mu.Lock()
+		if s.h.sent == nil {
+			s.h.sent = map[int64][]time.Duration{}
+		}
+		s.h.sent[r.ID] = append(s.h.sent[r.ID], at)
+		s.h.mu.Unlock()
+	}
+	return s.ClientStream.SendMsg(m)
+}
+
+// takeSent returns when the request a response of lease id answers was
+// sent (the oldest unanswered), or fallback if none was noted. A response
+// the lessor dropped leaves its request behind, so a later response is
+// taken to answer an earlier request: earlier, never later, than the truth.
+func (h *holder) takeSent(id clientv3.LeaseID, fallback time.Duration) time.Duration {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	q := h.sent[int64(id)]
+	if len(q) == 0 {
+		return fallback
+	}
+	h.sent[int64(id)] = q[1:]
+	return q[0]
+}
+
 // recordingLease is the client's Lease with its Grant and keepalive
 // responses reported; each response moves the holder's deadline to the TTL
-// after the call it answers: the grant's call, or, for a keepalive, which
-// clientv3 sends itself, the previous response (clientv3 sends the next
-// keepalive a third of the TTL after a response), as the history records
-// the keepalive's call.
+// after the call it answers (the grant's call, or when the keepalive
+// request was sent: keepaliveSends), which etcd's expiry of the lease
+// cannot come before.
 type recordingLease struct {
 	clientv3.Lease
 	h *holder
@@ -557,9 +610,9 @@ func (l *recordingLease) KeepAlive(ctx context.Context, id clientv3.LeaseID) (<-
 		for resp := range in {
 			ret := l.h.now()
 			ttl := time.Duration(resp.TTL) * time.Second
-			l.h.op(prev, ret, wire.Payload{Kind: "keepalive", Lease: uint64(id)},
+			call := l.h.takeSent(id, prev)
+			l.h.op(call, ret, wire.Payload{Kind: "keepalive", Lease: uint64(id)},
 				wire.Payload{Kind: "keepalive_reply", Lease: uint64(id), TTL: int64(ttl)})
-			call := prev
 			prev = ret
 			l.h.mu.Lock()
 			l.h.deadline = call + ttl
