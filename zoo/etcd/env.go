@@ -14,6 +14,7 @@ import (
 	"github.com/leasesim/leasesim/faults"
 	"github.com/leasesim/leasesim/history"
 	"github.com/leasesim/leasesim/history/leasewire"
+	"github.com/leasesim/leasesim/internal/repro"
 	"github.com/leasesim/leasesim/reports"
 	"github.com/leasesim/leasesim/scenarios"
 )
@@ -100,7 +101,8 @@ func (p *processes) Run(ctx context.Context, seed uint64, schedule faults.Schedu
 // writes every host's (reports.ProcessRun, reports.WriteRunDir):
 // report.html, run.json, schedule.json, trace.perfetto.json,
 // history.jsonl (determinism statistical), and linearizability.html when
-// P3 fails. It returns the outcome and the host's result.
+// P3 fails. Its replay line re-runs the story with the run's schedule 20
+// times (statistical replay). It returns the outcome and the host's result.
 func (e *Env) Execute(ctx context.Context, s Story, seed uint64, schedule *faults.Schedule) (*scenarios.Outcome, *Result, error) {
 	start := time.Now()
 	out, err := scenarios.Execute(s.Scenario, seed, scenarios.Options{Context: ctx, Schedule: schedule,
@@ -115,7 +117,11 @@ func (e *Env) Execute(ctx context.Context, s Story, seed uint64, schedule *fault
 	dir := e.RunDir(s.Name, seed)
 	run, data := reports.ProcessRun(out, Producer, time.Since(start))
 	run.Impl = Impl
-	run.Replay = "cd zoo/etcd && go run ./cmd/etcdstories -replay " + dir + " -n 20 (statistical: re-runs its story and schedule)"
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return nil, nil, fmt.Errorf("etcd: run directory: %w", err)
+	}
+	run.Replay = "cd zoo/etcd && " + repro.Line("go", "run", "./cmd/etcdstories", "-replay", abs, "-n", "20")
 	if _, err := reports.WriteRunDir(dir, run, data); err != nil {
 		return nil, nil, fmt.Errorf("etcd: run directory: %w", err)
 	}
