@@ -13,7 +13,7 @@
 // SIGKILL, restart; SupportedKinds says which kinds and how). True time is
 // CLOCK_MONOTONIC since the run's start, shared by every process. The
 // history records beliefs (each ends at its holder's own deadline at the
-// latest: the TTL after the call of its last answered keepalive), actions
+// latest: the TTL after its answered keepalive request was sent), actions
 // at the holder's decision, fenced writes, the holders' lock and lease
 // operations and the faults.
 //

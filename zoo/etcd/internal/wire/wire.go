@@ -1,6 +1,7 @@
 // Package wire is what the harness and its holder processes say to each
-// other: the holder's reports (one JSON object a line on its stdout) and the
-// fenced store's requests and replies (one JSON object a line each way).
+// other: the holder's reports (one JSON object a line on its stdout). The
+// fenced store speaks gohost's wire format (gohost.StoreRequest,
+// gohost.StoreReply).
 //
 // Times are true time: nanoseconds of CLOCK_MONOTONIC since the run's start,
 // which the harness hands every holder (-start-mono). CLOCK_MONOTONIC is one
