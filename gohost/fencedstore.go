@@ -24,9 +24,10 @@ type StoreOptions struct {
 	Unfenced bool
 }
 
-// storeRequest and storeReply are the store's wire format: one JSON
-// object a line each way.
-type storeRequest struct {
+// StoreRequest is a write to a fenced store, as its wire format carries
+// it: one JSON object a line. A client outside the bubble (a holder
+// process of a real-time host) speaks it to ServeFencedStore.
+type StoreRequest struct {
 	Resource string `json:"resource"`
 	Token    uint64 `json:"token"`
 	Key      string `json:"key"`
@@ -35,7 +36,10 @@ type storeRequest struct {
 	Life     uint64 `json:"life"`
 }
 
-type storeReply struct {
+// StoreReply is a fenced store's answer to a StoreRequest, one JSON object
+// a line: OK when accepted; Highest is the highest token the store had
+// accepted for the resource.
+type StoreReply struct {
 	OK      bool   `json:"ok"`
 	Highest uint64 `json:"highest"`
 }
@@ -69,10 +73,10 @@ func FencedStore(opts StoreOptions) func(ctx context.Context, n *Node) error {
 			}
 			wg.Go(func() {
 				defer c.Close() // the host resets it when the node's life ends
-				serveStore(c, func(req storeRequest) storeReply {
+				serveStore(c, func(req StoreRequest) StoreReply {
 					mu.Lock()
 					defer mu.Unlock()
-					return storeWrite(n, opts, req)
+					return storeWrite(nodeTokens{n}, opts, req, n.RecordWrite)
 				})
 			})
 		}
@@ -82,10 +86,10 @@ func FencedStore(opts StoreOptions) func(ctx context.Context, n *Node) error {
 }
 
 // serveStore answers one connection's requests until it fails.
-func serveStore(c net.Conn, write func(storeRequest) storeReply) {
+func serveStore(c net.Conn, write func(StoreRequest) StoreReply) {
 	dec, enc := json.NewDecoder(bufio.NewReader(c)), json.NewEncoder(c)
 	for {
-		var req storeRequest
+		var req StoreRequest
 		if dec.Decode(&req) != nil {
 			return
 		}
@@ -95,24 +99,94 @@ func serveStore(c net.Conn, write func(storeRequest) storeReply) {
 	}
 }
 
-// storeWrite decides and records one write.
-func storeWrite(n *Node, opts StoreOptions, req storeRequest) storeReply {
-	key := "highest/" + req.Resource
-	var highest uint64
-	if b, ok := n.Storage().Get(key); ok {
-		highest = binary.BigEndian.Uint64(b)
+// tokens is where a fenced store keeps the highest token it accepted per
+// resource.
+type tokens interface {
+	highest(resource string) uint64
+	setHighest(resource string, token uint64)
+}
+
+// nodeTokens keeps them in a goroutine-host node's durable Storage, so a
+// restart keeps them.
+type nodeTokens struct{ n *Node }
+
+func (t nodeTokens) highest(resource string) uint64 {
+	if b, ok := t.n.Storage().Get("highest/" + resource); ok {
+		return binary.BigEndian.Uint64(b)
 	}
+	return 0
+}
+
+func (t nodeTokens) setHighest(resource string, token uint64) {
+	t.n.Storage().Put("highest/"+resource, binary.BigEndian.AppendUint64(nil, token))
+}
+
+// memTokens keeps them in memory (ServeFencedStore).
+type memTokens map[string]uint64 // looked up, never iterated
+
+func (t memTokens) highest(resource string) uint64           { return t[resource] }
+func (t memTokens) setHighest(resource string, token uint64) { t[resource] = token }
+
+// storeWrite decides one write and records it.
+func storeWrite(t tokens, opts StoreOptions, req StoreRequest, record func(Write)) StoreReply {
+	highest := t.highest(req.Resource)
 	ok := opts.Unfenced || req.Token >= highest
 	if ok && req.Token > highest {
-		n.Storage().Put(key, binary.BigEndian.AppendUint64(nil, req.Token))
+		t.setHighest(req.Resource, req.Token)
 	}
 	w := Write{Writer: req.Writer, WriterIncarnation: req.Life, Resource: req.Resource, Key: req.Key,
 		Value: req.Value, Token: req.Token, Accepted: ok}
 	if !ok {
 		w.Highest = highest
 	}
-	n.RecordWrite(w)
-	return storeReply{OK: ok, Highest: highest}
+	record(w)
+	return StoreReply{OK: ok, Highest: highest}
+}
+
+// ServeFencedStore serves the fenced store of FencedStore on a real
+// listener, for a host whose holders are real processes: the same wire
+// format (StoreRequest, StoreReply), the same decision (a write is
+// accepted when its token is at least the highest accepted for its
+// resource, or always with opts.Unfenced), kept in memory. record is
+// called with every write, one at a time, in the order decided. It
+// returns when ctx ends, after closing l and every connection.
+func ServeFencedStore(ctx context.Context, l net.Listener, opts StoreOptions, record func(Write)) {
+	var mu sync.Mutex // one write at a time, as one register
+	var wg sync.WaitGroup
+	conns := map[net.Conn]bool{} // looked up and closed, never iterated into output
+	stop := context.AfterFunc(ctx, func() {
+		l.Close()
+		mu.Lock()
+		defer mu.Unlock()
+		for c := range conns {
+			c.Close()
+		}
+	})
+	defer stop()
+	t := memTokens{}
+	for {
+		c, err := l.Accept()
+		if err != nil {
+			break
+		}
+		mu.Lock()
+		if ctx.Err() != nil {
+			mu.Unlock()
+			c.Close()
+			break
+		}
+		conns[c] = true
+		mu.Unlock()
+		wg.Go(func() {
+			defer func() { mu.Lock(); delete(conns, c); mu.Unlock(); c.Close() }()
+			serveStore(c, func(req StoreRequest) StoreReply {
+				mu.Lock()
+				defer mu.Unlock()
+				return storeWrite(t, opts, req, record)
+			})
+		})
+	}
+	wg.Wait()
 }
 
 // StoreClient writes to a FencedStore from a holder's node over one
@@ -155,8 +229,8 @@ func (c *StoreClient) Write(ctx context.Context, resource string, token uint64, 
 	_ = conn.SetDeadline(deadline)
 	stop := context.AfterFunc(ctx, func() { _ = conn.SetDeadline(time.Unix(1, 0)) })
 	defer stop()
-	req := storeRequest{Resource: resource, Token: token, Key: key, Value: value, Writer: c.n.Name(), Life: c.n.Incarnation()}
-	var rep storeReply
+	req := StoreRequest{Resource: resource, Token: token, Key: key, Value: value, Writer: c.n.Name(), Life: c.n.Incarnation()}
+	var rep StoreReply
 	err = json.NewEncoder(conn).Encode(req)
 	if err == nil {
 		err = dec.Decode(&rep)

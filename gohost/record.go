@@ -205,6 +205,20 @@ type Write struct {
 	Highest uint64
 }
 
+// Operation is w as a fenced-register operation of the store server,
+// decided at now: the store's view, so its call, processing and return
+// times are all now. P2 reads the accepted ones in the order recorded.
+func (w Write) Operation(server string, now history.Time) *history.Operation {
+	out := history.Payload{Kind: string(model.OpWrite) + "_reply", Resource: w.Resource, Key: w.Key, OK: w.Accepted}
+	if !w.Accepted {
+		out.Err, out.Token = string(model.RegisterFenced), w.Highest
+	}
+	return &history.Operation{Server: server, Client: w.Writer, Incarnation: w.WriterIncarnation, Processed: now,
+		Call: now, Return: now,
+		Input:  history.Payload{Kind: string(model.OpWrite), Resource: w.Resource, Key: w.Key, Value: w.Value, Token: w.Token},
+		Output: out}
+}
+
 // RecordWrite records, on the fenced store's node, a write it accepted or
 // refused, as a fenced-register operation (P2 reads the accepted ones in
 // the order they were recorded). The operation is the store's view: its
@@ -216,15 +230,7 @@ func (n *Node) RecordWrite(w Write) {
 	if n.dead {
 		return
 	}
-	now := history.Time(h.now())
-	out := history.Payload{Kind: string(model.OpWrite) + "_reply", Resource: w.Resource, Key: w.Key, OK: w.Accepted}
-	if !w.Accepted {
-		out.Err, out.Token = string(model.RegisterFenced), w.Highest
-	}
-	op := &history.Operation{Server: n.Name(), Client: w.Writer, Incarnation: w.WriterIncarnation, Processed: now,
-		Call: now, Return: now,
-		Input:  history.Payload{Kind: string(model.OpWrite), Resource: w.Resource, Key: w.Key, Value: w.Value, Token: w.Token},
-		Output: out}
+	op := w.Operation(n.Name(), history.Time(h.now()))
 	h.note(Event{Kind: "write", Node: n.Name(), Peer: w.Writer,
 		Detail: fmt.Sprintf("%s/%s token %d %q accepted=%v", w.Resource, w.Key, w.Token, w.Value, w.Accepted)}, op)
 }

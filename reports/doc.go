@@ -6,8 +6,8 @@
 // host's run is drawn from these, and so is `simrun check`'s judgement of a
 // history file, so a run directory's history.jsonl judged again draws the
 // same report. EventRun is the event host's one adapter (its outcome and
-// kernel fault log to a Run and RunData); nothing else reads a host's
-// types.
+// kernel fault log to a Run and RunData), ProcessRun the real-time host's;
+// nothing else reads a host's types.
 //
 //   - WriteRunText: the terminal summary: the properties P1..P6 (ok,
 //     violated, unknown; in colour on a terminal), each violation with its

@@ -8,7 +8,7 @@
 // seed's fault schedule down; premises (premise.go) are pure functions of
 // the history, so they mean the same on every host.
 //
-// Two hosts run scenarios today:
+// Three hosts run scenarios today:
 //
 //   - The event host (the default): it builds a sim.World, boots a lease
 //     implementation on every node through the lease.Env adapter (env.go),
@@ -20,8 +20,13 @@
 //     function per node, in a testing/synctest bubble (package gohost).
 //     It runs inside a Go test (Options.T); simrun runs a module's
 //     goroutine-host scenarios through its test binary's Worker.
+//   - The real-time host (Scenario.Processes): real processes on real TCP
+//     in real time, under the scenario's Faults; a zoo module implements
+//     Processes (zoo/etcd runs etcd members and clientv3 holders) and
+//     returns the history, which Execute judges like any other. Its
+//     outcomes are statistical (HostProcess).
 //
-// One rule for when an action counts holds on both: at the holder's
+// One rule for when an action counts holds on every host: at the holder's
 // decision (gohost.Node.Act, and the event host's recorder when a holder
 // decides to write), so a story gives the same verdicts on every host that
 // runs it (TestKleppmannSameVerdictsOnEveryHost).

@@ -127,7 +127,7 @@ func cliKnowsImpl(impl lease.Impl) bool {
 // cliKnowsNames is cliKnows for Report, which has only the outcome: it
 // takes the names at their word.
 func cliKnowsNames(out *Outcome) bool {
-	if _, err := Lookup(out.Scenario); err != nil {
+	if _, err := Lookup(out.Scenario); err != nil || out.Host == HostProcess {
 		return false
 	}
 	return out.Impl == "" || out.Impl == lease.Correct().Name || knownByPrefix(out.Impl)

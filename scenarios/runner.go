@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"log/slog"
@@ -40,6 +41,11 @@ type Options struct {
 	// T is the test a goroutine-host scenario runs in (testing/synctest
 	// needs one); Run sets it. The event host ignores it.
 	T *testing.T
+	// Context ends a real-time run early (Scenario.Processes): the host
+	// then stops every process it started and Execute returns the
+	// context's error. Nil means context.Background(); the simulated
+	// hosts ignore it.
+	Context context.Context
 	// Verify runs a goroutine-host seed twice and compares the traces: the
 	// outcome's determinism is then verified, or diverged at an event. The
 	// event host is exact by construction and ignores it.
@@ -51,7 +57,8 @@ type Outcome struct {
 	Scenario string
 	Impl     string
 	Seed     uint64
-	// Host is the host that ran it: HostEvent or HostGoroutine.
+	// Host is the host that ran it: HostEvent, HostGoroutine or
+	// HostProcess.
 	Host string
 	// Adapted says how the scenario ran differently for this implementation
 	// than the catalogue describes it (Adaptations), if it did.
@@ -140,14 +147,18 @@ func (o *Outcome) Err() error {
 func (o *Outcome) Failed() bool { return len(o.Violated()) > 0 || o.Err() != nil }
 
 // Execute runs scenario sc with seed, on the host the scenario names: the
-// event host, or the goroutine host when sc.Goroutines is set (which needs
-// opts.T). An error means bad input (an invalid
+// event host, the goroutine host when sc.Goroutines is set (which needs
+// opts.T), or the real-time host when sc.Processes is set (opts.Context
+// ends it early). An error means bad input (an invalid
 // scenario or schedule), an implementation that failed to boot, or a bug of
 // the harness itself: a *HarnessPanic, which is never the implementation's
 // fault (a CLI exits 3 for it). A panic of the implementation under test
 // is the implementation's: the run ends and Outcome.Checks reports it under
 // PanicProperty. A run that hits a limit reports it in Outcome.Sim.Err.
 func Execute(sc Scenario, seed uint64, opts Options) (out *Outcome, err error) {
+	if sc.Processes != nil {
+		return executeProcesses(sc, seed, opts)
+	}
 	if sc.Goroutines != nil {
 		return executeGoroutines(sc, seed, opts)
 	}
@@ -326,8 +337,8 @@ func (sc Scenario) plan(w *sim.World, override *faults.Schedule, nodes []string)
 // leader is (faults.RoleLeader). Schedules against impl name these.
 func (sc Scenario) NodesFor(impl lease.Impl) []string {
 	nodes := sc.Nodes()
-	if sc.Goroutines != nil {
-		return nodes // the goroutine host's nodes are the scenario's own
+	if sc.Goroutines != nil || sc.Processes != nil {
+		return nodes // the goroutine and real-time hosts' nodes are the scenario's own
 	}
 	for _, m := range lease.MemberAddrs(GrantorNode, impl.Members)[1:] {
 		nodes = append(nodes, string(m))

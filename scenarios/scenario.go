@@ -15,8 +15,8 @@ import (
 
 // Scenario is one test story as a value: who runs, what they do, what goes
 // wrong, and what must have happened for the verdicts to mean anything. It
-// runs on one of two hosts, and everything above the host (Execute, Run,
-// ShrinkSeed, premises, the checkers, simrun) is the same for both:
+// runs on one of three hosts, and everything above the host (Execute, Run,
+// ShrinkSeed, premises, the checkers) is the same for all of them:
 //
 //   - The event host (the default): leasesim's roles on the kernel, with
 //     node names fixed by role: "grantor" (the lease store), "store" (the
@@ -26,6 +26,9 @@ import (
 //   - The goroutine host, when Goroutines is set: ordinary Go code, one
 //     function per node, in a testing/synctest bubble on a simulated
 //     network (package gohost). The role fields stay zero.
+//   - The real-time host, when Processes is set: real processes on real
+//     TCP in real time (zoo/etcd), under the scenario's Faults; its
+//     outcomes are statistical. The role fields stay zero.
 type Scenario struct {
 	Name  string // kebab-case, used on the command line
 	Doc   string // one line, for `simrun list`
@@ -37,6 +40,10 @@ type Scenario struct {
 	// depend on nothing but the seed. Nemesis draws more faults into its
 	// schedule; Premises and Check apply as on the event host.
 	Goroutines func(seed uint64) gohost.Config
+	// Processes, when set, makes the scenario a real-time story: the host
+	// runs its processes under Faults (HealAt filled in) and returns the
+	// history; Premises and Check apply as on the other hosts.
+	Processes Processes
 	// Check is how the checkers judge this story (a spec, properties to
 	// skip); Options.Check, when it sets a field, overrides it.
 	Check checker.Options
@@ -126,6 +133,9 @@ const (
 
 // Validate reports the first field that makes s unusable.
 func (s Scenario) Validate() error {
+	if s.Processes != nil {
+		return s.validateProcesses()
+	}
 	if s.Goroutines != nil {
 		return s.validateGoroutines()
 	}
@@ -165,6 +175,9 @@ func (s Scenario) Validate() error {
 // Nodes returns every node name of the scenario, in the order they are added
 // to the world.
 func (s Scenario) Nodes() []string {
+	if s.Processes != nil {
+		return s.Processes.Nodes()
+	}
 	if s.Goroutines != nil {
 		cfg := s.Goroutines(0)
 		return cfg.NodeNames()

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -17,6 +18,7 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 
 	"github.com/leasesim/leasesim/faults"
+	"github.com/leasesim/leasesim/gohost"
 	"github.com/leasesim/leasesim/history"
 	"github.com/leasesim/leasesim/zoo/etcd/internal/wire"
 )
@@ -100,12 +102,13 @@ type LeaseSample struct {
 	Remaining time.Duration // -1s: not found (expired or revoked)
 }
 
-// Outcome is what one run produced, before judging.
-type Outcome struct {
+// Result is what one run of the real-time host produced, before judging:
+// the history the checkers read and what only this host has (as
+// gohost.Result is the goroutine host's). scenarios.Execute judges the
+// history; Env keeps the rest for the run directory and the stories'
+// figures.
+type Result struct {
 	History *history.History
-	// Actions are the holders' writes as they sent them (P1 evidence;
-	// beliefs already end no earlier than their last action).
-	Actions []history.Action
 	// EtcdOps are every operation the holders made on etcd (Lock and
 	// Unlock too, and those whose reply never came), as they saw them.
 	EtcdOps []history.Operation
@@ -125,7 +128,7 @@ type host struct {
 	clock   wire.Clock
 	net     *Net
 	members []*member
-	store   *fencedStore
+	store   net.Listener // the fenced store's (gohost.ServeFencedStore)
 	rec     *recorder
 	inj     *injector
 
@@ -221,7 +224,7 @@ func (h *host) restartMember(name string) error {
 // the fenced store and the holders, applies the schedule, and at
 // cfg.Duration ends every process it started and releases every port and
 // temporary directory, also when ctx ends early or it fails.
-func Run(ctx context.Context, cfg Config) (out *Outcome, err error) {
+func Run(ctx context.Context, cfg Config) (out *Result, err error) {
 	if cfg.Members != 1 && cfg.Members != 3 {
 		return nil, fmt.Errorf("etcd: %d members: 1 or 3", cfg.Members)
 	}
@@ -256,13 +259,14 @@ func Run(ctx context.Context, cfg Config) (out *Outcome, err error) {
 	h := &host{cfg: cfg, rec: newRecorder(), holders: map[string]*proc{}}
 	h.inj = &injector{h: h}
 	h.net = newNet(cfg.Seed, h.owner)
+	storeCtx, stopStore := context.WithCancel(context.Background())
+	var served sync.WaitGroup
 	defer func() { // everything the run started ends here, whatever happened
 		h.inj.stop()
 		h.shutdown()
 		h.net.Close()
-		if h.store != nil {
-			h.store.close()
-		}
+		stopStore()
+		served.Wait()
 		if rerr := os.RemoveAll(tmp); rerr != nil && err == nil {
 			err = fmt.Errorf("etcd: removing %s: %w", tmp, rerr)
 		}
@@ -302,12 +306,17 @@ func Run(ctx context.Context, cfg Config) (out *Outcome, err error) {
 	if err != nil {
 		return nil, err
 	}
-	if h.store, err = newFencedStore(h, cfg.Unfenced); err != nil {
-		return nil, err
+	if h.store, err = net.Listen("tcp", "127.0.0.1:0"); err != nil {
+		return nil, fmt.Errorf("etcd: fenced store: %w", err)
 	}
+	served.Go(func() {
+		gohost.ServeFencedStore(storeCtx, h.store, gohost.StoreOptions{Unfenced: cfg.Unfenced}, func(w gohost.Write) {
+			h.rec.storeOp(*w.Operation(StoreName, history.Time(h.now())))
+		})
+	})
 
 	h.clock = wire.Clock{StartMono: wire.Mono()}
-	h.logf("run %s starts: %d member(s), leader %s, store %s (unfenced %v)", cfg.Story, cfg.Members, lead.name, h.store.addr(), cfg.Unfenced)
+	h.logf("run %s starts: %d member(s), leader %s, store %s (unfenced %v)", cfg.Story, cfg.Members, lead.name, h.store.Addr().String(), cfg.Unfenced)
 	for _, hs := range cfg.Holders {
 		if err := h.startHolder(hs); err != nil {
 			return nil, err
@@ -349,7 +358,11 @@ func Run(ctx context.Context, cfg Config) (out *Outcome, err error) {
 	}
 	h.inj.mu.Unlock()
 	hist := h.rec.history(&cfg, history.Time(end), windows)
-	return &Outcome{History: hist, EtcdOps: h.rec.etcdOps(), Actions: h.rec.actions, Samples: h.samples, Leader: lead.name, Log: h.log,
+	if cfg.Leader != "" { // the host made cfg.Leader lead: whether it did is the host's to say
+		hist.Premises = append(hist.Premises, history.PremiseRecord{Name: cfg.Leader + " led when the run started",
+			Held: lead.name == cfg.Leader, Detail: "leader at the start: " + lead.name})
+	}
+	return &Result{History: hist, EtcdOps: h.rec.etcdOps(), Samples: h.samples, Leader: lead.name, Log: h.log,
 		Start: h.clock.StartMono}, nil
 }
 
@@ -359,7 +372,7 @@ func (h *host) resources(tmp string) Resources {
 	for _, m := range h.members {
 		r.Ports = append(r.Ports, m.clientPort, m.peerPort, portOf(m.clientPx.Addr()), portOf(m.peerPx.Addr()))
 	}
-	r.Ports = append(r.Ports, portOf(h.store.addr()))
+	r.Ports = append(r.Ports, portOf(h.store.Addr().String()))
 	for _, p := range h.procs() {
 		r.PIDs = append(r.PIDs, p.pid())
 	}
@@ -392,7 +405,7 @@ func (h *host) startHolder(hs HolderSpec) error {
 		script = "lock"
 	}
 	args := []string{"-name", hs.Name, "-life", "1", "-script", script, "-resource", h.cfg.resource(),
-		"-prefix", "/leasesim/" + h.cfg.resource(), "-endpoints", strings.Join(eps, ","), "-store", h.store.addr(),
+		"-prefix", "/leasesim/" + h.cfg.resource(), "-endpoints", strings.Join(eps, ","), "-store", h.store.Addr().String(),
 		"-ttl", fmt.Sprint(int(h.cfg.TTL / time.Second)), "-start-mono", fmt.Sprint(h.clock.StartMono),
 		"-lock-at", hs.LockAt.String(), "-release-at", hs.ReleaseAt.String(), "-retry-at", hs.RetryAt.String(),
 		"-work", work.String(), "-unlock-timeout", ut.String()}

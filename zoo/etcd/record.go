@@ -13,6 +13,9 @@ import (
 // LeaseServer is the etcd cluster's name as the history's one lease server.
 const LeaseServer = "etcd"
 
+// StoreName is the fenced store's node name in the history.
+const StoreName = "store"
+
 // recorder turns the holders' reports and the fenced store's decisions into
 // the history.
 type recorder struct {
@@ -21,7 +24,6 @@ type recorder struct {
 	storeOps []history.Operation
 	open     map[string]*history.BeliefInterval // by holder
 	beliefs  []history.BeliefInterval
-	actions  []history.Action
 	premises []history.PremiseRecord
 }
 
@@ -67,14 +69,31 @@ func (r *recorder) report(holder string, life uint64, rep wire.Report) {
 			r.closeOpen(holder, history.Time(rep.End), history.EndReason(rep.Reason))
 		}
 	case wire.KindAction:
-		r.actions = append(r.actions, history.Action{Holder: holder, Incarnation: life, Resource: rep.Resource,
-			Token: rep.Token, At: history.Time(rep.At), What: "write"})
-		if b := r.open[holder]; b != nil && b.Token == rep.Token {
-			b.LastAct = max(b.LastAct, history.Time(rep.At))
-		}
+		r.act(holder, life, rep.Resource, rep.Token, history.Time(rep.At))
 	case wire.KindPremise:
 		r.premises = append(r.premises, history.PremiseRecord{Name: holder + ": " + rep.Name, Held: rep.Held, Detail: rep.Detail})
 	}
+}
+
+// act applies an action as a history file's reader does (leasewire): it
+// stretches the holder's latest belief under the token that began by then
+// to the action, or, with none, records a belief of one instant inferred
+// from it. So the history in memory is the one its file reads back as.
+// Under mu.
+func (r *recorder) act(holder string, life uint64, resource string, token uint64, at history.Time) {
+	if b := r.open[holder]; b != nil && b.Resource == resource && b.Token == token && b.Start <= at {
+		b.LastAct = max(b.LastAct, at)
+		return
+	}
+	for i := len(r.beliefs) - 1; i >= 0; i-- {
+		if b := &r.beliefs[i]; b.Holder == holder && b.Incarnation == life && b.Resource == resource &&
+			b.Token == token && b.Start <= at {
+			b.LastAct, b.End = max(b.LastAct, at), max(b.End, at)
+			return
+		}
+	}
+	r.beliefs = append(r.beliefs, history.BeliefInterval{Holder: holder, Incarnation: life, Resource: resource,
+		Token: token, Start: at, End: at, Reason: history.EndLost, LastAct: at, Inferred: true})
 }
 
 // closeOpen ends holder's open belief at at (or at its last action under the

@@ -6,12 +6,17 @@
 // belief that it holds the lock, the writes it sends to the harness's fenced
 // store under the lock key's create revision, and the premises of its script.
 //
-// Its belief starts when Lock returns and ends when its code sees that it
-// ended: the session's Done channel closed, its own deadline passed (the TTL
-// since the last keepalive response, on the monotonic clock), its write was
-// fenced, or it unlocked. A stopped process sees nothing, so a belief spans a
-// pause. Its writer checks the belief, works for -work, then writes: the
-// check-then-act of every lock user, which a pause can split.
+// Its belief starts when Lock returns and ends at its own deadline (the TTL
+// after the grant's call or after the keepalive request that was last
+// answered was sent: a bound etcd's expiry cannot come before, on the
+// monotonic clock), or earlier when
+// its code sees it end: the session's Done channel closed, its write was
+// fenced, or it unlocked. A belief is "I hold it until my deadline", so a
+// stopped holder's belief still ends at its deadline, which the holder
+// reports once it runs again. Its writer decides to write (the belief holds
+// and its deadline has not passed: the action, reported then, as every
+// host counts it), works for -work, then writes: the check-then-act of
+// every lock user, which a pause can split.
 package main
 
 import (
@@ -34,7 +39,9 @@ import (
 	clientv3 "go.etcd.io/etcd/client/v3"
 	"go.etcd.io/etcd/client/v3/concurrency"
 	"go.uber.org/zap"
+	"google.golang.org/grpc"
 
+	"github.com/leasesim/leasesim/gohost"
 	"github.com/leasesim/leasesim/zoo/etcd/internal/wire"
 )
 
@@ -99,11 +106,14 @@ type holder struct {
 	// The open belief (under mu).
 	believing bool
 	token     uint64
-	deadline  time.Duration // true time; the TTL after the last keepalive response
+	deadline  time.Duration // true time; the TTL after the last answered keepalive request was sent
 	lastAct   time.Duration
 	ended     chan struct{} // closed when the belief ends
 
 	lease clientv3.LeaseID // the current session's lease
+	// sent are, per lease, the times keepalive requests were sent whose
+	// responses have not come yet, oldest first (keepaliveSends).
+	sent map[int64][]time.Duration
 
 	store     net.Conn
 	storeRead *bufio.Reader
@@ -172,7 +182,8 @@ func (h *holder) run(ctx context.Context) error {
 	cli, err := clientv3.New(clientv3.Config{
 		Endpoints: h.cfg.endpoints, DialTimeout: 5 * time.Second,
 		DialKeepAliveTime: time.Second, DialKeepAliveTimeout: time.Second,
-		Logger: zap.NewNop(),
+		Logger:      zap.NewNop(),
+		DialOptions: []grpc.DialOption{grpc.WithChainStreamInterceptor(h.keepaliveSends)},
 	})
 	if err != nil {
 		return fmt.Errorf("client: %w", err)
@@ -322,8 +333,12 @@ func (h *holder) believe(token uint64, start time.Duration) {
 	h.report(wire.Report{Kind: wire.KindBelieve, Resource: h.cfg.resource, Token: token, Start: int64(start), Deadline: int64(d)})
 }
 
-// endBelief ends the open belief (if any) for reason.
-func (h *holder) endBelief(reason string) {
+// endBelief ends the open belief (if any) for reason, now.
+func (h *holder) endBelief(reason string) { h.endBeliefAt(reason, -1) }
+
+// endBeliefAt ends the open belief (if any) for reason, at true time at
+// (now if at < 0).
+func (h *holder) endBeliefAt(reason string, at time.Duration) {
 	h.mu.Lock()
 	if !h.believing {
 		h.mu.Unlock()
@@ -331,13 +346,20 @@ func (h *holder) endBelief(reason string) {
 	}
 	h.believing = false
 	close(h.ended)
-	tok, last := h.token, h.lastAct
+	tok, last, d := h.token, h.lastAct, h.deadline
 	h.mu.Unlock()
-	h.report(wire.Report{Kind: wire.KindEnd, Resource: h.cfg.resource, Token: tok, End: int64(h.now()), Reason: reason, LastAct: int64(last)})
+	if at < 0 {
+		at = h.now()
+		if d < at { // the deadline came first (a pause hid it from the code): the belief ended there
+			at, reason = d, "deadline"
+		}
+	}
+	h.report(wire.Report{Kind: wire.KindEnd, Resource: h.cfg.resource, Token: tok, End: int64(at), Reason: reason, LastAct: int64(last)})
 }
 
-// watch ends the belief when the session ends or the deadline passes, as
-// the holder's code sees them: it polls every 5ms.
+// watch ends the belief when the session ends, as the holder's code sees
+// it, or at the deadline, once it sees the deadline passed: it polls every
+// 5ms.
 func (h *holder) watch(ctx context.Context, s *concurrency.Session) {
 	for {
 		h.mu.Lock()
@@ -357,46 +379,45 @@ func (h *holder) watch(ctx context.Context, s *concurrency.Session) {
 		case <-time.After(5 * time.Millisecond):
 		}
 		if h.now() >= d {
-			h.endBelief("deadline")
+			h.endBeliefAt("deadline", d)
 			return
 		}
 	}
 }
 
-// writeLoop checks the belief, works, then writes under the token it
-// checked, until the belief ends.
+// writeLoop decides to write while the belief holds and its deadline has
+// not passed (the action, reported at the decision), works, then writes
+// under the token it decided with, until the belief ends.
 func (h *holder) writeLoop(ctx context.Context) {
 	for ctx.Err() == nil {
 		h.mu.Lock()
-		on, tok := h.believing, h.token
+		at := h.now()
+		on, tok := h.believing && at < h.deadline, h.token
+		if on {
+			h.lastAct = at
+			h.writes++
+		}
+		n := h.writes
 		h.mu.Unlock()
 		if !on {
 			return
 		}
+		h.report(wire.Report{Kind: wire.KindAction, Resource: h.cfg.resource, Token: tok, At: int64(at)})
 		select { // the work between the check and the act
 		case <-time.After(h.cfg.work):
 		case <-ctx.Done():
 			return
 		}
-		if fenced := h.write(tok); fenced {
+		if fenced := h.write(tok, n); fenced {
 			h.endBelief("fenced")
 			return
 		}
 	}
 }
 
-// write sends one write to the fenced store under tok; it reports whether
+// write sends write n to the fenced store under tok; it reports whether
 // the store refused it.
-func (h *holder) write(tok uint64) bool {
-	at := h.now()
-	h.mu.Lock()
-	if tok == h.token {
-		h.lastAct = at
-	}
-	h.writes++
-	n := h.writes
-	h.mu.Unlock()
-	h.report(wire.Report{Kind: wire.KindAction, Resource: h.cfg.resource, Token: tok, At: int64(at)})
+func (h *holder) write(tok uint64, n int) bool {
 	if h.store == nil {
 		c, err := net.Dial("tcp", h.cfg.store)
 		if err != nil {
@@ -405,10 +426,10 @@ func (h *holder) write(tok uint64) bool {
 		}
 		h.store, h.storeRead = c, bufio.NewReader(c)
 	}
-	req := wire.StoreRequest{Resource: h.cfg.resource, Key: "data", Value: fmt.Sprintf("%s-%d", h.cfg.name, n),
+	req := gohost.StoreRequest{Resource: h.cfg.resource, Key: "data", Value: fmt.Sprintf("%s-%d", h.cfg.name, n),
 		Token: tok, Writer: h.cfg.name, Life: h.cfg.life}
 	b, _ := json.Marshal(req)
-	var rep wire.StoreReply
+	var rep gohost.StoreReply
 	_, err := h.store.Write(append(b, '\n'))
 	if err == nil {
 		var line []byte
@@ -502,9 +523,59 @@ func (h *holder) staleUnlock(ctx context.Context, s *concurrency.Session, m1 *co
 	return nil
 }
 
+// keepaliveSends is a gRPC stream interceptor that notes when clientv3's
+// lessor sends each keepalive request (it sends them itself, on one stream
+// whose responses come in order): a response answers the oldest request
+// of its lease still unanswered (takeSent).
+func (h *holder) keepaliveSends(ctx context.Context, desc *grpc.StreamDesc, cc *grpc.ClientConn, method string,
+	streamer grpc.Streamer, opts ...grpc.CallOption) (grpc.ClientStream, error) {
+	cs, err := streamer(ctx, desc, cc, method, opts...)
+	if err != nil {
+		return cs, err
+	}
+	return &sendNoting{ClientStream: cs, h: h}, nil
+}
+
+// sendNoting notes the send time of every keepalive request on its stream.
+type sendNoting struct {
+	grpc.ClientStream
+	h *holder
+}
+
+// SendMsg notes a keepalive request's time, before it leaves.
+func (s *sendNoting) SendMsg(m any) error {
+	if r, ok := m.(*pb.LeaseKeepAliveRequest); ok {
+		at := s.h.now()
+		s.h.mu.Lock()
+		if s.h.sent == nil {
+			s.h.sent = map[int64][]time.Duration{}
+		}
+		s.h.sent[r.ID] = append(s.h.sent[r.ID], at)
+		s.h.mu.Unlock()
+	}
+	return s.ClientStream.SendMsg(m)
+}
+
+// takeSent returns when the request a response of lease id answers was
+// sent (the oldest unanswered), or fallback if none was noted. A response
+// the lessor dropped leaves its request behind, so a later response is
+// taken to answer an earlier request: earlier, never later, than the truth.
+func (h *holder) takeSent(id clientv3.LeaseID, fallback time.Duration) time.Duration {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	q := h.sent[int64(id)]
+	if len(q) == 0 {
+		return fallback
+	}
+	h.sent[int64(id)] = q[1:]
+	return q[0]
+}
+
 // recordingLease is the client's Lease with its Grant and keepalive
-// responses reported; each keepalive response moves the holder's deadline
-// to the TTL after it.
+// responses reported; each response moves the holder's deadline to the TTL
+// after the call it answers (the grant's call, or when the keepalive
+// request was sent: keepaliveSends), which etcd's expiry of the lease
+// cannot come before.
 type recordingLease struct {
 	clientv3.Lease
 	h *holder
@@ -518,7 +589,7 @@ func (l *recordingLease) Grant(ctx context.Context, ttl int64) (*clientv3.LeaseG
 	if err == nil {
 		out.Lease, out.TTL = uint64(resp.ID), int64(time.Duration(resp.TTL)*time.Second)
 		l.h.mu.Lock()
-		l.h.deadline = ret + time.Duration(resp.TTL)*time.Second
+		l.h.deadline = call + time.Duration(resp.TTL)*time.Second
 		l.h.mu.Unlock()
 	} else {
 		ret = -1
@@ -539,11 +610,12 @@ func (l *recordingLease) KeepAlive(ctx context.Context, id clientv3.LeaseID) (<-
 		for resp := range in {
 			ret := l.h.now()
 			ttl := time.Duration(resp.TTL) * time.Second
-			l.h.op(prev, ret, wire.Payload{Kind: "keepalive", Lease: uint64(id)},
+			call := l.h.takeSent(id, prev)
+			l.h.op(call, ret, wire.Payload{Kind: "keepalive", Lease: uint64(id)},
 				wire.Payload{Kind: "keepalive_reply", Lease: uint64(id), TTL: int64(ttl)})
 			prev = ret
 			l.h.mu.Lock()
-			l.h.deadline = ret + ttl
+			l.h.deadline = call + ttl
 			d := l.h.deadline
 			on := l.h.believing
 			l.h.mu.Unlock()

@@ -1,6 +1,7 @@
 // Package wire is what the harness and its holder processes say to each
-// other: the holder's reports (one JSON object a line on its stdout) and the
-// fenced store's requests and replies (one JSON object a line each way).
+// other: the holder's reports (one JSON object a line on its stdout). The
+// fenced store speaks gohost's wire format (gohost.StoreRequest,
+// gohost.StoreReply).
 //
 // Times are true time: nanoseconds of CLOCK_MONOTONIC since the run's start,
 // which the harness hands every holder (-start-mono). CLOCK_MONOTONIC is one
@@ -70,23 +71,6 @@ type Payload struct {
 	Lease    uint64 `json:"lease,omitempty"`
 	Revision int64  `json:"revision,omitempty"`
 	Version  string `json:"version,omitempty"` // a key's mod revision
-}
-
-// StoreRequest is a write to the harness's fenced store.
-type StoreRequest struct {
-	Resource string `json:"resource"`
-	Key      string `json:"key"`
-	Value    string `json:"value"`
-	Token    uint64 `json:"token"`
-	Writer   string `json:"writer"`
-	Life     uint64 `json:"life"`
-}
-
-// StoreReply is the fenced store's answer: OK when accepted; Highest is the
-// highest token it had accepted for the resource.
-type StoreReply struct {
-	OK      bool   `json:"ok"`
-	Highest uint64 `json:"highest"`
 }
 
 // Mono returns CLOCK_MONOTONIC in nanoseconds.
