@@ -103,7 +103,9 @@
 // cannot happen. Real I/O (a real net.Dial, a file read that blocks) is not
 // durable blocking: the bubble cannot settle and its clock stands still;
 // a watchdog outside the bubble (Config.Watchdog, real time) reports it,
-// naming the node and its stack.
+// naming the node and its stack. Neither is a goroutine waiting for a
+// sync.Mutex: the watchdog names the waiter and, where one is in real I/O,
+// the goroutine that may hold the mutex.
 //
 // # Stories
 //

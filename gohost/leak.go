@@ -75,6 +75,19 @@ func goroutineGroups(prefix string) []stackGroup {
 	return out
 }
 
+// calls reports whether a frame of the stack is in a function whose name
+// starts with one of prefixes.
+func (g stackGroup) calls(prefixes ...string) bool {
+	for _, f := range g.frames {
+		for _, p := range prefixes {
+			if strings.HasPrefix(f, p) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // where names a stack by its innermost frames outside the runtime.
 func (g stackGroup) where() string {
 	var keep []string

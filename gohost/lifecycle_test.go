@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"net"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -104,6 +105,51 @@ func TestRealIOIsReported(t *testing.T) {
 	require.NotEmpty(t, res.Problems)
 	assert.Contains(t, res.Problems[0], "real I/O inside the bubble")
 	assert.Contains(t, res.Problems[0], "node leaky (incarnation 1)")
+}
+
+// A goroutine waiting for a mutex whose holder is in real I/O keeps the
+// bubble from settling: the watchdog names the waiter and the holder's I/O.
+func TestMutexStallIsReported(t *testing.T) {
+	real, err := net.Listen("tcp", "127.0.0.1:0")
+	require.NoError(t, err)
+	defer real.Close()
+	go func() { // a real server that answers only after a while (real time)
+		c, err := real.Accept()
+		if err != nil {
+			return
+		}
+		time.Sleep(600 * time.Millisecond)
+		c.Close()
+	}()
+	cfg := gohost.Config{Duration: time.Second, Watchdog: 200 * time.Millisecond, Nodes: []gohost.NodeSpec{
+		{Name: "locker", Run: func(ctx context.Context, n *gohost.Node) error {
+			var mu sync.Mutex
+			held := make(chan struct{})
+			done := make(chan struct{})
+			go func() {
+				defer close(done)
+				mu.Lock()
+				defer mu.Unlock()
+				close(held)
+				c, err := net.Dial("tcp", real.Addr().String())
+				if err != nil {
+					return
+				}
+				defer c.Close()
+				_, _ = c.Read(make([]byte, 1)) // real network, under the mutex
+			}()
+			<-held
+			mu.Lock() // not durably blocking: the bubble cannot settle
+			mu.Unlock()
+			<-done
+			return nil
+		}},
+	}}
+	res := gohost.Run(t, cfg, 1)
+	require.NotEmpty(t, res.Problems)
+	assert.Contains(t, res.Problems[0], "blocked on a mutex")
+	assert.Contains(t, res.Problems[0], "node locker (incarnation 1): 1× sync.(*Mutex).Lock")
+	assert.Contains(t, res.Problems[0], "in real I/O, perhaps holding it: node locker (incarnation 1)")
 }
 
 // A node's goroutine that ignores its context outlives the crash: the host

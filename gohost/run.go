@@ -165,12 +165,14 @@ func (w *watchdog) stop() []string {
 }
 
 // stallReport names the node goroutines that keep the bubble from
-// settling: those in real I/O or a syscall first, else every node
-// goroutine (one of them is running, or blocked in a way synctest does
-// not count as durable).
+// settling: those waiting for a mutex (synctest does not count that as
+// durable blocking), with the goroutines in real I/O that may hold it;
+// else those in real I/O or a syscall; else every node goroutine (one of
+// them is running, or blocked in a way synctest does not count as
+// durable).
 func stallReport(runID string, waited time.Duration) string {
 	groups := goroutineGroups(runID + "/")
-	var real, all []string
+	var real, mutex, all []string
 	for _, g := range groups {
 		node := strings.SplitN(g.label, "/", 3)
 		name := g.label
@@ -179,17 +181,27 @@ func stallReport(runID string, waited time.Duration) string {
 		}
 		line := fmt.Sprintf("%s: %d× %s", name, g.count, g.where())
 		all = append(all, line)
-		for _, f := range g.frames {
-			if strings.HasPrefix(f, "internal/poll.") || strings.HasPrefix(f, "syscall.") || strings.HasPrefix(f, "net.") {
-				real = append(real, line)
-				break
-			}
+		switch {
+		case g.calls("sync.(*Mutex).Lock", "sync.(*RWMutex).Lock", "sync.(*RWMutex).RLock"):
+			mutex = append(mutex, line)
+		case g.calls("internal/poll.", "syscall.", "net."):
+			real = append(real, line)
 		}
 	}
-	if len(real) > 0 {
+	for_ := waited.Round(time.Millisecond)
+	switch {
+	case len(mutex) > 0:
+		holders := "its holder is not in real I/O: it runs, or is blocked outside the bubble's control; node goroutines: " +
+			strings.Join(all, "; ")
+		if len(real) > 0 {
+			holders = "in real I/O, perhaps holding it: " + strings.Join(real, "; ")
+		}
+		return fmt.Sprintf("bubble not settling for %v of real time: blocked on a mutex (synctest cannot wait for a mutex, "+
+			"and the fake clock stands still while its holder keeps it): %s; %s", for_, strings.Join(mutex, "; "), holders)
+	case len(real) > 0:
 		return fmt.Sprintf("bubble not settling for %v of real time: real I/O inside the bubble (synctest cannot wait for it, and the fake clock stands still meanwhile): %s",
-			waited.Round(time.Millisecond), strings.Join(real, "; "))
+			for_, strings.Join(real, "; "))
 	}
 	return fmt.Sprintf("bubble not settling for %v of real time: a goroutine is running or blocked outside the bubble's control (real I/O, a syscall, a mutex, a busy loop); node goroutines: %s",
-		waited.Round(time.Millisecond), strings.Join(all, "; "))
+		for_, strings.Join(all, "; "))
 }
