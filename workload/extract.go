@@ -5,6 +5,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/leasesim/leasesim/internal/dist"
 	"github.com/leasesim/leasesim/lease"
 )
 
@@ -21,10 +22,10 @@ type extractor struct {
 	tasks   []*taskRec              // in order of first grant
 	holds   map[holdKey]*holdRec    // holds not ended on the holder's side; looked up, never iterated
 	open    []*holdRec              // the same holds, in order of grant, for iteration
-	latency hist                    // one-way latency samples
-	renews  hist                    // gaps between two successful renewals of one hold
-	pauses  hist                    // pause lengths found
-	downs   hist                    // crash-to-restart times
+	latency dist.Histogram          // one-way latency samples
+	renews  dist.Histogram          // gaps between two successful renewals of one hold
+	pauses  dist.Histogram          // pause lengths found
+	downs   dist.Histogram          // crash-to-restart times
 	gaps    []silence               // silences that may be pauses
 	crashes []crashRec
 }
@@ -118,7 +119,7 @@ func (x *extractor) observe(ev lease.Event) {
 		x.sum.Renewals++
 		x.quiet(h, ev.Local)
 		if !h.failed {
-			x.renews.add(ev.Local - h.lastRenew)
+			x.renews.Record(ev.Local - h.lastRenew)
 		}
 		h.lastRenew, h.renewWall, h.failed = ev.Local, ev.Wall, false
 	case lease.EventRenewFailed:
@@ -132,7 +133,7 @@ func (x *extractor) observe(ev lease.Event) {
 			h.task.checkpoints++
 		}
 		if ev.Duration > 0 {
-			x.latency.add(ev.Duration / 2)
+			x.latency.Record(ev.Duration / 2)
 		}
 	case lease.EventLost, lease.EventFenced:
 		x.quiet(h, ev.Local)
@@ -208,8 +209,8 @@ func (x *extractor) quiet(h *holdRec, now time.Duration) {
 		return
 	}
 	ri := x.opts.RenewInterval
-	if ri == 0 && x.renews.count >= 64 {
-		ri = x.renews.quantile(0.5)
+	if ri == 0 && x.renews.Count() >= 64 {
+		ri = x.renews.Quantile(0.5)
 	}
 	if ri == 0 || float64(gap) > x.opts.PauseFactor*float64(ri) {
 		x.gaps = append(x.gaps, silence{node: h.node, from: h.last, to: now, gap: gap})
@@ -255,7 +256,7 @@ func (x *extractor) finish() {
 	x.open = slices.DeleteFunc(x.open, func(h *holdRec) bool { return h.ended })
 	ri := x.opts.RenewInterval
 	if ri == 0 {
-		ri, x.sum.Estimated = x.renews.quantile(0.5), true
+		ri, x.sum.Estimated = x.renews.Quantile(0.5), true
 	}
 	x.sum.RenewInterval = ri
 	x.sum.Tasks = len(x.tasks)
@@ -285,7 +286,7 @@ func (x *extractor) findPauses(ri time.Duration) {
 			cur.to = max(cur.to, gaps[j].to)
 			length = max(length, gaps[j].gap-ri/2)
 		}
-		x.pauses.add(max(length, time.Millisecond))
+		x.pauses.Record(max(length, time.Millisecond))
 		i = j
 	}
 }
@@ -319,7 +320,7 @@ func (x *extractor) findCrashes(ri time.Duration) {
 		x.sum.Crashes++
 		if !c.back.IsZero() {
 			x.sum.Restarts++
-			x.downs.add(c.back.Sub(c.at))
+			x.downs.Record(c.back.Sub(c.at))
 		}
 	}
 	slices.SortStableFunc(x.crashes, func(a, b crashRec) int { return a.at.Compare(b.at) })

@@ -203,25 +203,25 @@ func (x *extractor) header() Header {
 	h := Header{Version: Version, Name: x.opts.Name, Workers: max(len(x.sum.Holders), 1),
 		Duration: ceilMicro(x.last.Sub(x.t0))}
 	h.Env.Loss = x.opts.Loss
-	if x.latency.count > 0 {
-		d := fitLatency(x.latency.quantile(0.5), x.latency.quantile(0.99), x.latency.max)
+	if x.latency.Count() > 0 {
+		d := fitLatency(x.latency.Quantile(0.5), x.latency.Quantile(0.99), x.latency.Max())
 		h.Env.Latency = &d
-		x.sum.LatencySamples = int(x.latency.count)
-		x.sum.LatencyP50, x.sum.LatencyP99, x.sum.LatencyMax = x.latency.quantile(0.5), x.latency.quantile(0.99), x.latency.max
+		x.sum.LatencySamples = int(x.latency.Count())
+		x.sum.LatencyP50, x.sum.LatencyP99, x.sum.LatencyMax = x.latency.Quantile(0.5), x.latency.Quantile(0.99), x.latency.Max()
 	}
 	workerMinutes := float64(h.Workers) * h.Duration.Minutes()
-	if x.pauses.count > 0 && workerMinutes > 0 {
-		p50, p99 := max(truncMicro(x.pauses.quantile(0.5)), time.Microsecond), truncMicro(x.pauses.quantile(0.99))
-		p := GCPause{PerMinute: roundTo(float64(x.pauses.count)/workerMinutes, 1e-6), P50: p50,
-			P99: max(p99, p50), Max: max(ceilMicro(x.pauses.max), p99, p50)}
+	if x.pauses.Count() > 0 && workerMinutes > 0 {
+		p50, p99 := max(truncMicro(x.pauses.Quantile(0.5)), time.Microsecond), truncMicro(x.pauses.Quantile(0.99))
+		p := GCPause{PerMinute: roundTo(float64(x.pauses.Count())/workerMinutes, 1e-6), P50: p50,
+			P99: max(p99, p50), Max: max(ceilMicro(x.pauses.Max()), p99, p50)}
 		if p.PerMinute > 0 {
 			h.Env.GCPause = &p
 		}
-		x.sum.Pauses = int(x.pauses.count)
+		x.sum.Pauses = int(x.pauses.Count())
 		x.sum.PauseP50, x.sum.PauseP99, x.sum.PauseMax, x.sum.PausesPerMinute = p.P50, p.P99, p.Max, p.PerMinute
 	}
-	if x.downs.count > 0 {
-		h.Env.RestartAfter = max(truncMicro(x.downs.quantile(0.5)), time.Microsecond)
+	if x.downs.Count() > 0 {
+		h.Env.RestartAfter = max(truncMicro(x.downs.Quantile(0.5)), time.Microsecond)
 	}
 	if x.opts.CrashesAsRate && x.sum.Crashes > 0 && workerMinutes > 0 {
 		h.Env.CrashPerHour = min(roundTo(float64(x.sum.Crashes)/(workerMinutes/60), 1e-6), 3600)

@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/require"
-	"pgregory.net/rapid"
 )
 
 func TestWorkerIndex(t *testing.T) {
@@ -76,33 +75,4 @@ func TestOverlaps(t *testing.T) {
 	}
 	require.False(t, overlaps(nil, 0, 100))
 	require.Equal(t, []span{{1, 5}, {7, 8}}, appendMerged(appendMerged(appendMerged(nil, span{1, 3}), span{2, 5}), span{7, 8}))
-}
-
-// TestHistBuckets: every duration falls in a bucket whose bounds hold it,
-// and a bucket is at most 1/16 of its lower bound wide. (Below 16ns the
-// buckets are finer than a nanosecond and several share a bound.)
-func TestHistBuckets(t *testing.T) {
-	rapid.Check(t, func(t *rapid.T) {
-		d := time.Duration(rapid.Int64Range(16, int64(MaxDuration)).Draw(t, "d"))
-		i := bucket(d)
-		lo, hi := lower(i), lower(i+1)
-		if lo > d || d >= hi {
-			t.Fatalf("%v not in bucket %d = [%v, %v)", d, i, lo, hi)
-		}
-		if hi-lo > lo/16 {
-			t.Fatalf("bucket %d = [%v, %v) is too wide", i, lo, hi)
-		}
-	})
-}
-
-func TestHistQuantiles(t *testing.T) {
-	var h hist
-	require.Zero(t, h.quantile(0.5), "empty")
-	for i := 1; i <= 1000; i++ {
-		h.add(time.Duration(i) * time.Millisecond)
-	}
-	require.InEpsilon(t, float64(500*time.Millisecond), float64(h.quantile(0.5)), 0.04)
-	require.InEpsilon(t, float64(990*time.Millisecond), float64(h.quantile(0.99)), 0.04)
-	require.Equal(t, time.Second, h.quantile(1), "the maximum, exactly")
-	require.Equal(t, time.Millisecond, h.min)
 }
