@@ -1,8 +1,9 @@
 package history
 
 import (
-	"math"
 	"time"
+
+	"github.com/leasesim/leasesim/truetime"
 )
 
 // SchemaVersion is the version of the history schema that Reader reads
@@ -11,41 +12,20 @@ const SchemaVersion = 1
 
 // Time is an instant of true time in nanoseconds since the run's start,
 // supplied by whoever produced the history (as porcupine's Operation
-// times are). Every time in a history is true time; readings of a node's
+// times are): the one true time of package truetime, which the kernel
+// keeps too. Every time in a history is true time; readings of a node's
 // own clock are named "local" and have their own fields.
-type Time int64
+type Time = truetime.Time
 
 // Absent times. On the wire both are a field left out.
 const (
 	// Never is an end that did not come: an operation whose reply never
 	// reached its client, a task that never completed.
-	Never Time = math.MaxInt64
+	Never = truetime.Never
 	// Unknown is an instant the producer could not observe: when a server
 	// processed a request, a holder's last action.
 	Unknown Time = -1
 )
-
-// Duration returns t as a time.Duration since the run's start.
-func (t Time) Duration() time.Duration { return time.Duration(t) }
-
-// Add returns t+d, saturating at Never (and at the most negative Time)
-// instead of wrapping around.
-func (t Time) Add(d time.Duration) Time {
-	s := t + Time(d)
-	switch {
-	case d > 0 && s < t:
-		return Never
-	case d < 0 && s > t:
-		return math.MinInt64
-	}
-	return s
-}
-
-// Sub returns the duration t-u.
-func (t Time) Sub(u Time) time.Duration { return time.Duration(t - u) }
-
-// String formats t as a duration since the run's start ("1m2.5s").
-func (t Time) String() string { return time.Duration(t).String() }
 
 // Determinism says how exactly a history can be reproduced (DESIGN.md,
 // "The door").
