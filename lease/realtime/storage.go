@@ -9,6 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+
+	"github.com/google/renameio/v2"
 )
 
 // MemStorage is a lease.Storage in memory. Sync does nothing: it survives a
@@ -111,30 +113,14 @@ func (s *FileStorage) Sync() error {
 	return nil
 }
 
-// writeFileAtomic writes b to a temporary file next to path, fsyncs it,
-// renames it to path and fsyncs the directory.
+// writeFileAtomic writes b to a temporary file next to path, fsyncs it and
+// renames it to path (renameio), then fsyncs the directory, so that the
+// rename itself survives a crash.
 func writeFileAtomic(path string, b []byte) error {
-	dir := filepath.Dir(path)
-	tmp, err := os.CreateTemp(dir, filepath.Base(path)+".tmp*")
-	if err != nil {
+	if err := renameio.WriteFile(path, b, 0o600); err != nil {
 		return err
 	}
-	defer os.Remove(tmp.Name()) // fails harmlessly after the rename
-	if _, err := tmp.Write(b); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		return err
-	}
-	d, err := os.Open(dir)
+	d, err := os.Open(filepath.Dir(path))
 	if err != nil {
 		return err
 	}
