@@ -55,6 +55,7 @@ const zooDirUsage = "the directory of the zoo's modules, for goroutine-host impl
 func (h *goHost) wrap(c *cobra.Command) {
 	c.Flags().StringVar(&h.zooDir, "zoo-dir", "", zooDirUsage)
 	c.Flags().StringVar(&h.pkg, "pkg", "", pkgUsage)
+	_ = c.MarkFlagDirname("pkg") // only fails for a flag that does not exist
 	if c.Name() == "replay" {
 		c.Flags().String("schedule", "", "goroutine host: a fault schedule (JSON) that replaces the scenario's faults")
 		c.Flags().String("hash", "", "goroutine host: the trace hash the replay must give (16 hex digits)")
@@ -645,6 +646,7 @@ func (h *goHost) wrapList(c *cobra.Command) {
 	c.Flags().StringVar(&h.zooDir, "zoo-dir", "", zooDirUsage)
 	c.Flags().StringVar(&h.pkg, "pkg", "", "list the scenarios of this Go package directory, in any module "+
 		"(builds its test binary; its test "+defaultWorker+" calls scenarios.Worker); not with --impl")
+	_ = c.MarkFlagDirname("pkg")
 	impl := c.Flags().String("impl", "", "list the scenarios of this goroutine-host implementation (builds its module's test binary)")
 	c.RunE = func(cmd *cobra.Command, _ []string) error {
 		asJSON := flagBool(cmd, "json")

@@ -29,8 +29,9 @@ const workerLine = "func " + defaultWorker + "(t *testing.T) { scenarios.Worker(
 const workerHint = "add this line to a _test.go file of the package (Scenarios returns its []scenarios.Scenario; " +
 	"import \"github.com/leasesim/leasesim/scenarios\" and \"testing\"):\n\n\t" + workerLine
 
-const pkgUsage = "run the goroutine-host scenarios of this Go package directory, in any module " +
-	"(its test " + defaultWorker + " calls scenarios.Worker); the implementation is named after the package; not with --impl"
+const pkgUsage = "a Go package directory, in any module, whose test " + defaultWorker + " calls scenarios.Worker: " +
+	"run its goroutine-host scenarios (named after the import path's last element; --scenario may be left out " +
+	"when it has one; not with --impl)"
 
 // errPkg is the error of a --pkg that names no package simrun can run.
 var errPkg = errors.New("not a Go package")
