@@ -157,9 +157,17 @@ func (h *goHost) lookup(cmd *cobra.Command, name string) (*goImpl, error) {
 	for _, g := range impls {
 		goNames = append(goNames, g.Name)
 	}
+	return nil, usagef(cmd, "--impl: unknown implementation %q (known: %s; goroutine host, %s: %s; "+
+		"a package of your own: --pkg DIR)", name, strings.Join(event, ", "), h.manifestsWhere(), orNone(goNames))
+}
+
+// manifestsWhere says where the zoo's manifests are looked for.
+func (h *goHost) manifestsWhere() string {
 	dir, _ := zooDir(h.zooDir)
-	return nil, usagef(cmd, "--impl: unknown implementation %q (known: %s; goroutine host, from %s/*/%s: %s)", name,
-		strings.Join(event, ", "), dir, manifestFile, orNone(goNames))
+	if dir == "" {
+		return "no zoo directory here: --zoo-dir DIR names one"
+	}
+	return "from " + filepath.Join(dir, "*", manifestFile)
 }
 
 func orNone(names []string) string {
@@ -682,8 +690,7 @@ func (h *goHost) wrapList(c *cobra.Command) {
 			fmt.Fprintln(h.a.stdout, "\nGoroutine-host implementations (--impl; ordinary Go in zoo modules, run in worker processes; "+
 				"their scenarios: simrun list --impl NAME)")
 			if len(entries) == 0 {
-				dir, _ := zooDir(h.zooDir)
-				fmt.Fprintf(h.a.stdout, "  none: no %s/*/%s\n", dir, manifestFile)
+				fmt.Fprintf(h.a.stdout, "  none (%s); a package of your own runs with --pkg DIR\n", h.manifestsWhere())
 			}
 			for _, e := range entries {
 				fmt.Fprintf(h.a.stdout, "  %s  %s [module %s]\n", e.Name, e.Doc, e.Module)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -69,71 +70,64 @@ func ownCache(t *testing.T) {
 	t.Setenv("XDG_CACHE_HOME", t.TempDir())
 }
 
-// TestPkgRunsAUsersPackage: list, run, replay and sweep take a package
-// directory of a module outside the repository, name the implementation
-// after its import path, and print replay lines with --pkg as given,
-// which run as printed and give the same trace hash (shrink:
-// TestPkgPrintedLinesRunAsPrinted).
+// shellJSON runs line with sh -c in dir, as shell does, and decodes its
+// stdout, which must be one JSON object, into v; it returns the exit code.
+func shellJSON(t *testing.T, dir, line string, v any) int {
+	t.Helper()
+	cmd := exec.Command("sh", "-c", line)
+	cmd.Dir = dir
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	err := cmd.Run()
+	var ee *exec.ExitError
+	if err != nil && !errors.As(err, &ee) {
+		require.NoError(t, err, "sh -c %s", line)
+	}
+	oneJSONObject(t, stdout.String(), v)
+	return cmd.ProcessState.ExitCode()
+}
+
+// TestPkgRunsAUsersPackage: list, run, sweep and shrink take a package
+// directory of a module outside the repository and name the
+// implementation after its import path; the replay lines they print
+// repeat --pkg as given, run as pasted into a shell from the directory the
+// CLI was invoked from as bin/simrun, and reproduce the violation and its
+// trace hash.
 func TestPkgRunsAUsersPackage(t *testing.T) {
 	ownCache(t)
-	dir := t.TempDir()
+	dir := workDir(t)
 	lockModule(t, dir)
-	t.Chdir(dir)
-	const pkg = "./mylock"
 
-	r := simrun(t, "list", "--pkg", pkg, "--json")
-	require.Equal(t, exitOK, r.code, r.stderr)
 	var l goScenarioList
-	oneJSONObject(t, r.stdout, &l)
+	require.Equal(t, exitOK, shellJSON(t, dir, "bin/simrun list --pkg ./mylock --json", &l))
 	assert.Equal(t, "mylock", l.Impl)
 	assert.Equal(t, "example.com/mylock", l.Package)
 	require.Len(t, l.Scenarios, 2)
 	assert.Equal(t, "broken-client", l.Scenarios[1].Name)
-	text := simrun(t, "list", "--pkg", pkg)
-	assert.Contains(t, text.stdout, "Scenarios of mylock (goroutine host, package example.com/mylock; --pkg ./mylock --scenario NAME)")
+	code, out := shell(t, dir, "bin/simrun list --pkg ./mylock")
+	require.Equal(t, exitOK, code, out)
+	assert.Contains(t, out, "Scenarios of mylock (goroutine host, package example.com/mylock; --pkg ./mylock --scenario NAME)")
 
-	r = simrun(t, "run", "--pkg", pkg, "--scenario", "broken-client", "--seed", "1", "--json")
-	require.Equal(t, exitViolated, r.code, r.stderr)
 	var run goRun
-	oneJSONObject(t, r.stdout, &run)
+	require.Equal(t, exitViolated, shellJSON(t, dir, "bin/simrun run --pkg ./mylock --scenario broken-client --seed 1 --json", &run))
 	assert.Equal(t, "mylock", run.Impl)
 	assert.Equal(t, "example.com/mylock", run.Package)
-	assert.Contains(t, run.Replay, " replay --pkg ./mylock --scenario broken-client --seed 1 ")
-	again := pasted(t, run.Replay)
-	assert.Equal(t, exitViolated, again.code, again.stderr)
-	assert.Contains(t, again.stdout, "trace hash "+run.Hash+", identical to --hash")
+	assert.Equal(t, "bin/simrun replay --pkg ./mylock --scenario broken-client --seed 1 --hash "+run.Hash, run.Replay)
 
-	r = simrun(t, "sweep", "--pkg", pkg, "--scenario", "broken-client", "--seeds", "1-2", "--json")
-	require.Equal(t, exitViolated, r.code, r.stderr)
 	var sum sweep.Summary
-	oneJSONObject(t, r.stdout, &sum)
+	require.Equal(t, exitViolated, shellJSON(t, dir, "bin/simrun sweep --pkg ./mylock --scenario broken-client --seeds 1-2 --json", &sum))
 	assert.Equal(t, "mylock", sum.Impl)
 	require.Len(t, sum.Failures, 1, "seed 1 fails and 2 passes, as with the fixture's manifest")
-	assert.Contains(t, sum.Failures[0].Replay, " replay --pkg ./mylock --scenario broken-client --seed 1 ")
-	assert.Contains(t, sum.Failures[0].Replay, " --hash "+run.Hash, "the sweep's run of seed 1 is the run's")
-}
+	assert.Equal(t, run.Replay, sum.Failures[0].Replay, "the sweep prints the run's replay line")
 
-// TestPkgPrintedLinesRunAsPrinted: the replay lines a --pkg sweep and
-// shrink print run as pasted into a shell, from the directory the CLI
-// was invoked from as bin/simrun, and reproduce the violation.
-func TestPkgPrintedLinesRunAsPrinted(t *testing.T) {
-	ownCache(t)
-	dir := workDir(t)
-	lockModule(t, dir)
-	for _, tt := range []struct {
-		line string
-		code int
-	}{
-		{"bin/simrun sweep --pkg ./mylock --scenario broken-client --seeds 1", exitViolated},
-		{"bin/simrun shrink --pkg ./mylock --scenario broken-client --seed 1 --max-attempts 12 --out 'shrunk dir'", exitOK},
-	} {
+	var s goShrink
+	require.Equal(t, exitOK, shellJSON(t, dir, "bin/simrun shrink --pkg ./mylock --scenario broken-client --seed 1 "+
+		"--max-attempts 12 --out 'shrunk dir' --json", &s))
+	assert.Less(t, s.EventsAfter, s.EventsBefore)
+	for _, tt := range []struct{ line, hash string }{{run.Replay, run.Hash}, {s.Replay, s.TraceHash}} {
 		code, out := shell(t, dir, tt.line)
-		require.Equal(t, tt.code, code, out)
-		line := regexp.MustCompile(`(?m)(bin/simrun replay --pkg \./mylock .*)$`).FindStringSubmatch(out)
-		require.Len(t, line, 2, "a replay line in:\n%s", out)
-		again, replayed := shell(t, dir, line[1])
-		assert.Equal(t, exitViolated, again, "%s:\n%s", line[1], replayed)
-		assert.Contains(t, replayed, "identical to --hash", line[1])
+		assert.Equal(t, exitViolated, code, "%s reproduces the violation:\n%s", tt.line, out)
+		assert.Contains(t, out, "trace hash "+tt.hash+", identical to --hash", tt.line)
 	}
 }
 
