@@ -106,22 +106,6 @@ func (h *goHost) target(cmd *cobra.Command) (*goImpl, error) {
 	return h.lookup(cmd, name)
 }
 
-// pkgTarget is the implementation of --pkg's package. --impl and
-// --zoo-dir are refused with it: the package is the implementation.
-func (h *goHost) pkgTarget(cmd *cobra.Command) (*goImpl, error) {
-	g, err := pkgImpl(h.pkg)
-	if err != nil {
-		return nil, usagef(cmd, "--pkg %s: %w", h.pkg, err)
-	}
-	for _, name := range []string{"impl", "zoo-dir"} {
-		if cmd.Flags().Changed(name) {
-			return nil, usagef(cmd, "--%s: not with --pkg, whose package is the implementation (named %s in results); drop --%s",
-				name, g.Name, name)
-		}
-	}
-	return g, nil
-}
-
 // rerunImpl returns the implementation a sweep summary names, and whether
 // it names one; a file that cannot be read is left to the event host's
 // --rerun-failures, which says why.
@@ -415,8 +399,8 @@ func (h *goHost) run(cmd *cobra.Command, g *goImpl) error {
 	if err != nil {
 		return err
 	}
-	res := goRun{SchemaVersion: goRunSchema, Host: hostGoroutine, Impl: g.Name, Module: rel(g.Module), Package: g.ImportPath, OutcomeRecord: *o,
-		Replay: repro.Simrun(h.replayArgs(g, o.Scenario, o.Seed, path, o.Hash)...), Report: noReport}
+	res := goRun{SchemaVersion: goRunSchema, Host: hostGoroutine, Impl: g.Name, Module: rel(g.Module), Package: g.ImportPath,
+		OutcomeRecord: *o, Replay: repro.Simrun(h.replayArgs(g, o.Scenario, o.Seed, path, o.Hash)...), Report: noReport}
 	var paths []string
 	if dir != "" {
 		if paths, err = h.writeRunDir(dir, g, *o, file, res.Replay); err != nil {

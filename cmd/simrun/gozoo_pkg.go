@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+
+	"github.com/spf13/cobra"
 )
 
 // A user's own package of goroutine-host scenarios runs with --pkg DIR
@@ -60,6 +62,22 @@ func pkgImpl(dir string) (*goImpl, error) {
 	importPath := path.Join(modPath, filepath.ToSlash(rel))
 	return &goImpl{manifestImpl: manifestImpl{Name: implName(importPath), Doc: "package " + importPath,
 		Worker: defaultWorker, Package: filepath.ToSlash(rel)}, Module: mod, Pkg: dir, ImportPath: importPath}, nil
+}
+
+// pkgTarget is the implementation of --pkg's package. --impl and
+// --zoo-dir are refused with it: the package is the implementation.
+func (h *goHost) pkgTarget(cmd *cobra.Command) (*goImpl, error) {
+	g, err := pkgImpl(h.pkg)
+	if err != nil {
+		return nil, usagef(cmd, "--pkg %s: %w", h.pkg, err)
+	}
+	for _, name := range []string{"impl", "zoo-dir"} {
+		if cmd.Flags().Changed(name) {
+			return nil, usagef(cmd, "--%s: not with --pkg, whose package is the implementation (named %s in results); drop --%s",
+				name, g.Name, name)
+		}
+	}
+	return g, nil
 }
 
 // enclosingModule finds the go.mod in dir or above it and returns its
