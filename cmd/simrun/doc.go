@@ -8,7 +8,7 @@
 //	simrun sweep   [--scenario NAME|all] [--seeds SEEDS] [--impl NAME] [--parallel N] [--shard I/N] [--out DIR] [--json] [--verify-determinism]
 //	simrun replay  DIR|DIR/run.json | --scenario NAME --seed N [--impl NAME] [--json] [--unknown fail|pass]
 //	simrun shrink  [--scenario NAME] [--seed N] [--impl NAME] [--out DIR] [--max-attempts N] [--json]
-//	simrun list    [--json] [--impl NAME] [--zoo-dir DIR]
+//	simrun list    [--json] [--impl NAME] [--zoo-dir DIR] [--pkg DIR]
 //	simrun merge   FILE... [--json] [--out DIR]
 //	simrun tune    --workload FILE [--ttl LIST] [--renew LIST] [--checkpoint LIST] [--seeds SEEDS] [--objective ...] [--max-store-writes N/s] [--json] [--out DIR]
 //	simrun workload gen [flags] [-o FILE]
@@ -39,6 +39,20 @@
 //	simrun shrink --impl NAME --scenario S --seed N [--out DIR] [--max-attempts N] [--json]
 //	simrun sweep  --impl NAME [--scenario S|all] [--seeds SEEDS] [--parallel N] [--shard I/N]
 //	              [--out DIR] [--verify-determinism] [--rerun-failures SUMMARY.json] [--json]
+//
+// A user's own package runs the same way with no manifest: --pkg DIR (on
+// run, replay, shrink, sweep and list) takes a Go package directory in any
+// module whose test TestLeasesimWorker calls scenarios.Worker (the one
+// line of glue). The implementation is named after the last element of the
+// package's import path; --impl and --zoo-dir are refused with --pkg;
+// without --scenario, a package with one scenario runs it; printed lines
+// repeat --pkg DIR as given. A DIR that is not a package of a module, does
+// not build (the compiler's output follows), lacks the worker test or
+// lists no scenarios exits 2 naming --pkg:
+//
+//	simrun list   --pkg DIR [--json]
+//	simrun sweep  --pkg DIR [--scenario S|all] [--seeds SEEDS] ...
+//	simrun shrink --pkg DIR [--scenario S] --seed N [--out DIR]
 //
 // Every run is run twice in its worker process and its determinism is
 // verified (or reported diverged, which fails it); replay --hash compares

@@ -92,3 +92,15 @@ func TestBrokenLinks(t *testing.T) {
 		assert.Len(t, brokenLinks(root, tc.file, tc.text), tc.want, "%s: %s", tc.file, tc.text)
 	}
 }
+
+// The two maps stay maps: README.md at most 300 lines, ARCHITECTURE.md at
+// most 200 (what does not fit goes to docs/).
+func TestMapsStayShort(t *testing.T) {
+	root, err := repro.ModuleRoot()
+	require.NoError(t, err)
+	for file, most := range map[string]int{"README.md": 300, "ARCHITECTURE.md": 200} {
+		data, err := os.ReadFile(filepath.Join(root, file))
+		require.NoError(t, err)
+		assert.LessOrEqual(t, strings.Count(string(data), "\n"), most, "%s: move detail to docs/", file)
+	}
+}

@@ -54,11 +54,16 @@ type manifestImpl struct {
 	Package string `json:"package,omitempty"`
 }
 
-// goImpl is a goroutine-host implementation found in a manifest.
+// goImpl is a goroutine-host implementation found in a manifest, or
+// named by --pkg (pkgImpl).
 type goImpl struct {
 	manifestImpl
-	// Module is the module's directory, Manifest its manifest's path.
+	// Module is the module's directory, Manifest its manifest's path
+	// ("" for --pkg).
 	Module, Manifest string
+	// Pkg is --pkg as given, which printed lines repeat, and ImportPath
+	// the package's import path; both "" for a zoo module's.
+	Pkg, ImportPath string
 }
 
 // zooDir returns the directory that holds the zoo modules: dir when
@@ -86,14 +91,7 @@ func zooDir(dir string) (string, error) {
 }
 
 // declaresModule reports whether the go.mod data declares module path.
-func declaresModule(data []byte, path string) bool {
-	for line := range strings.SplitSeq(string(data), "\n") {
-		if f := strings.Fields(line); len(f) == 2 && f[0] == "module" && strings.Trim(f[1], `"`) == path {
-			return true
-		}
-	}
-	return false
-}
+func declaresModule(data []byte, path string) bool { return modulePath(data) == path }
 
 // goImpls reads every manifest in the zoo directory's modules, in
 // directory order. A manifest that cannot be read is bad input naming
@@ -162,6 +160,15 @@ func findGoImpl(impls []goImpl, name string) *goImpl {
 // pkgDir is the directory of the worker test's package.
 func (g *goImpl) pkgDir() string { return filepath.Join(g.Module, filepath.FromSlash(g.Package)) }
 
+// where says where g's code is, for a person: its package for --pkg, its
+// module for a zoo module's.
+func (g *goImpl) where() string {
+	if g.Pkg != "" {
+		return "package " + g.ImportPath
+	}
+	return "module " + rel(g.Module)
+}
+
 // build builds the worker test's binary into simrun's cache and returns
 // its path. It runs `go test -c` every time: go's build cache makes that
 // cheap when nothing changed, and it is the one judge of "up to date".
@@ -180,13 +187,42 @@ func (g *goImpl) build(ctx context.Context) (string, error) {
 		return "", err
 	}
 	bin := filepath.Join(dir, filepath.Base(abs)+".test")
+	// go test -c writes nothing for a package without tests: an old
+	// binary must not stand in for it.
+	if err := os.Remove(bin); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return "", err
+	}
 	cmd := exec.CommandContext(ctx, "go", "test", "-c", "-o", bin, ".")
 	cmd.Dir = abs
 	out, err := cmd.CombinedOutput()
 	if err != nil {
-		return "", fmt.Errorf("building %s's test binary (go test -c in %s): %w\n%s", g.Name, abs, err, out)
+		return "", fmt.Errorf("%w: go test -c in %s: %w\n%s", errBuild, abs, err, out)
 	}
-	return bin, nil
+	if _, err := os.Stat(bin); errors.Is(err, os.ErrNotExist) {
+		return "", fmt.Errorf("%w %s: the package has no test files", errNoWorker, g.Worker)
+	}
+	return bin, g.checkWorker(ctx, bin)
+}
+
+// errBuild is a test binary that did not build; errNoWorker one without
+// the worker test.
+var (
+	errBuild    = errors.New("the test binary does not build")
+	errNoWorker = errors.New("no worker test")
+)
+
+// checkWorker checks that bin has g's worker test (go test's -test.list).
+func (g *goImpl) checkWorker(ctx context.Context, bin string) error {
+	cmd := exec.CommandContext(ctx, bin, "-test.list", "^"+g.Worker+"$")
+	cmd.Dir = g.pkgDir()
+	out, err := cmd.Output()
+	if err != nil {
+		return fmt.Errorf("listing the tests of %s: %w", bin, err)
+	}
+	if !slices.Contains(strings.Fields(string(out)), g.Worker) {
+		return fmt.Errorf("%w %s: the package's tests do not include it", errNoWorker, g.Worker)
+	}
+	return nil
 }
 
 // workerRun is one worker process's job and what it wrote.

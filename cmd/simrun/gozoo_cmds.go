@@ -2,7 +2,7 @@ package main
 
 import (
 	"bytes"
-	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -20,12 +20,15 @@ import (
 )
 
 // goHost puts the goroutine-host implementations of the zoo's modules
-// behind run, replay, shrink, sweep and list: when --impl names one, the
-// command runs it in worker processes instead of the event host.
+// and of a user's package behind run, replay, shrink, sweep and list: when
+// --impl names one, or --pkg gives a package, the command runs it in
+// worker processes instead of the event host.
 type goHost struct {
 	a      *app
-	zooDir string            // --zoo-dir
-	built  map[string]string // worker binaries built by this command, by implementation name
+	zooDir string                           // --zoo-dir
+	pkg    string                           // --pkg
+	built  map[string]string                // worker binaries built by this command, by implementation name
+	infos  map[string][]gohost.ScenarioInfo // the scenarios the workers listed, by implementation name
 }
 
 // noReport is what the goroutine host's results say about report files
@@ -51,29 +54,28 @@ const zooDirUsage = "the directory of the zoo's modules, for goroutine-host impl
 // one, and the event host otherwise.
 func (h *goHost) wrap(c *cobra.Command) {
 	c.Flags().StringVar(&h.zooDir, "zoo-dir", "", zooDirUsage)
+	c.Flags().StringVar(&h.pkg, "pkg", "", pkgUsage)
+	_ = c.MarkFlagDirname("pkg") // only fails for a flag that does not exist
 	if c.Name() == "replay" {
 		c.Flags().String("schedule", "", "goroutine host: a fault schedule (JSON) that replaces the scenario's faults")
 		c.Flags().String("hash", "", "goroutine host: the trace hash the replay must give (16 hex digits)")
 	}
 	event := c.RunE
 	c.RunE = func(cmd *cobra.Command, args []string) error {
-		name, given := cmd.Flags().Lookup("impl").Value.String(), cmd.Flags().Changed("impl")
-		if rerun := cmd.Flags().Lookup("rerun-failures"); !given && rerun != nil && rerun.Value.String() != "" {
-			name, given = rerunImpl(rerun.Value.String()) // a summary's failing runs go back to its implementation's host
+		g, err := h.target(cmd)
+		if err != nil {
+			return err
 		}
-		if !given || isEventImpl(name) {
+		if g == nil {
 			if c.Name() == "replay" && (cmd.Flags().Changed("schedule") || cmd.Flags().Changed("hash")) {
 				return usagef(cmd, "--schedule, --hash: only for goroutine-host implementations; an event-host run "+
 					"replays from its run directory (simrun run --out DIR, then simrun replay DIR)")
 			}
 			return event(cmd, args)
 		}
-		g, err := h.lookup(cmd, name)
-		if err != nil {
-			return err
-		}
 		if len(args) > 0 {
-			return usagef(cmd, "--impl %s: a goroutine-host replay takes --scenario and --seed, not a run directory", name)
+			return usagef(cmd, "%s: a goroutine-host replay takes --scenario and --seed, not a run directory",
+				strings.Join(h.targetArgs(g), " "))
 		}
 		switch c.Name() {
 		case "run":
@@ -85,6 +87,23 @@ func (h *goHost) wrap(c *cobra.Command) {
 		}
 		return h.sweep(cmd, g)
 	}
+}
+
+// target is the goroutine-host implementation the command runs: the
+// package of --pkg, or the one --impl (or --rerun-failures' summary)
+// names; nil when the event host runs it.
+func (h *goHost) target(cmd *cobra.Command) (*goImpl, error) {
+	if cmd.Flags().Changed("pkg") {
+		return h.pkgTarget(cmd)
+	}
+	name, given := cmd.Flags().Lookup("impl").Value.String(), cmd.Flags().Changed("impl")
+	if rerun := cmd.Flags().Lookup("rerun-failures"); !given && rerun != nil && rerun.Value.String() != "" {
+		name, given = rerunImpl(rerun.Value.String()) // a summary's failing runs go back to its implementation's host
+	}
+	if !given || isEventImpl(name) {
+		return nil, nil
+	}
+	return h.lookup(cmd, name)
 }
 
 // rerunImpl returns the implementation a sweep summary names, and whether
@@ -122,9 +141,17 @@ func (h *goHost) lookup(cmd *cobra.Command, name string) (*goImpl, error) {
 	for _, g := range impls {
 		goNames = append(goNames, g.Name)
 	}
+	return nil, usagef(cmd, "--impl: unknown implementation %q (known: %s; goroutine host, %s: %s; "+
+		"a package of your own: --pkg DIR)", name, strings.Join(event, ", "), h.manifestsWhere(), orNone(goNames))
+}
+
+// manifestsWhere says where the zoo's manifests are looked for.
+func (h *goHost) manifestsWhere() string {
 	dir, _ := zooDir(h.zooDir)
-	return nil, usagef(cmd, "--impl: unknown implementation %q (known: %s; goroutine host, from %s/*/%s: %s)", name,
-		strings.Join(event, ", "), dir, manifestFile, orNone(goNames))
+	if dir == "" {
+		return "no zoo directory here: --zoo-dir DIR names one"
+	}
+	return "from " + filepath.Join(dir, "*", manifestFile)
 }
 
 func orNone(names []string) string {
@@ -156,7 +183,7 @@ func refuse(cmd *cobra.Command, why string, names ...string) error {
 // runJob builds g's worker binary, runs job (schedule read from path, if
 // any) and returns its one outcome, and with history its history file.
 func (h *goHost) runJob(cmd *cobra.Command, g *goImpl, job gohost.Job, path string, history bool) (*gohost.OutcomeRecord, []byte, error) {
-	bin, err := h.start(cmd.Context(), g)
+	bin, err := h.start(cmd, g)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -172,15 +199,25 @@ func (h *goHost) runJob(cmd *cobra.Command, g *goImpl, job gohost.Job, path stri
 }
 
 // start builds g's worker binary, saying so on stderr (a first build of a
-// module with heavy dependencies takes a while).
-func (h *goHost) start(ctx context.Context, g *goImpl) (string, error) {
+// module with heavy dependencies takes a while). A package of --pkg that
+// does not build, or lacks the worker test, is bad input naming the flag;
+// a zoo module without its worker test is a bad manifest.
+func (h *goHost) start(cmd *cobra.Command, g *goImpl) (string, error) {
 	if bin, ok := h.built[g.Name]; ok {
 		return bin, nil
 	}
 	fmt.Fprintf(h.a.stderr, "%s: building the worker test binary of %s (go test -c; go's build cache makes it quick after the first time)\n",
-		g.Name, rel(g.Module))
-	bin, err := g.build(ctx)
-	if err != nil {
+		g.Name, g.where())
+	bin, err := g.build(cmd.Context())
+	switch {
+	case err == nil:
+	case errors.Is(err, errNoWorker) && g.Pkg != "":
+		return "", usagef(cmd, "--pkg %s: %w; %s", g.Pkg, err, workerHint)
+	case errors.Is(err, errNoWorker):
+		return "", usagef(cmd, "%s: impl %s: %w", g.Manifest, g.Name, err)
+	case errors.Is(err, errBuild) && g.Pkg != "":
+		return "", usagef(cmd, "--pkg %s: %w", g.Pkg, err)
+	default:
 		return "", internalErr(err)
 	}
 	if h.built == nil {
@@ -263,15 +300,42 @@ func flagBool(cmd *cobra.Command, name string) bool { return flagString(cmd, nam
 // policyOf reads --unknown.
 func policyOf(cmd *cobra.Command) unknownPolicy { return unknownPolicy(flagString(cmd, "unknown")) }
 
-// seedJob reads --scenario and --seed into a job for one seed.
-func (h *goHost) seedJob(cmd *cobra.Command, kind string) (gohost.Job, error) {
+// seedJob reads --scenario and --seed into a job for one seed. Without
+// --scenario, an implementation of one scenario runs that one.
+func (h *goHost) seedJob(cmd *cobra.Command, g *goImpl, kind string) (gohost.Job, error) {
 	seed, err := h.a.parseSeed(cmd, "--seed", flagString(cmd, "seed"))
-	return gohost.Job{Kind: kind, Scenario: flagString(cmd, "scenario"), Seeds: []uint64{seed}, Verify: kind == gohost.JobRun}, err
+	if err != nil {
+		return gohost.Job{}, err
+	}
+	scenario := flagString(cmd, "scenario")
+	if !cmd.Flags().Changed("scenario") {
+		infos, err := h.scenarioInfos(cmd, g)
+		if err != nil {
+			return gohost.Job{}, err
+		}
+		if len(infos) > 1 {
+			var names []string
+			for _, sc := range infos {
+				names = append(names, sc.Name)
+			}
+			return gohost.Job{}, usagef(cmd, "--scenario: %s has %d scenarios, name one: %s", g.Name, len(infos), strings.Join(names, ", "))
+		}
+		scenario = infos[0].Name
+	}
+	return gohost.Job{Kind: kind, Scenario: scenario, Seeds: []uint64{seed}, Verify: kind == gohost.JobRun}, nil
+}
+
+// targetArgs are the arguments that name g in a printed line.
+func (h *goHost) targetArgs(g *goImpl) []string {
+	if g.Pkg != "" {
+		return []string{"--pkg", g.Pkg}
+	}
+	return []string{"--impl", g.Name}
 }
 
 // listArgs are the arguments of the line that lists g's scenarios.
 func (h *goHost) listArgs(g *goImpl) []string {
-	args := []string{"list", "--impl", g.Name}
+	args := append([]string{"list"}, h.targetArgs(g)...)
 	if h.zooDir != "" {
 		args = append(args, "--zoo-dir", h.zooDir)
 	}
@@ -280,7 +344,8 @@ func (h *goHost) listArgs(g *goImpl) []string {
 
 // replayArgs are the arguments of the replay line of one seed.
 func (h *goHost) replayArgs(g *goImpl, scenario string, seed uint64, schedule, hash string) []string {
-	args := []string{"replay", "--impl", g.Name, "--scenario", scenario, "--seed", strconv.FormatUint(seed, 10)}
+	args := append([]string{"replay"}, h.targetArgs(g)...)
+	args = append(args, "--scenario", scenario, "--seed", strconv.FormatUint(seed, 10))
 	if schedule != "" {
 		args = append(args, "--schedule", schedule)
 	}
@@ -296,6 +361,8 @@ type goRun struct {
 	Host          string `json:"host"`
 	Impl          string `json:"impl"`
 	Module        string `json:"module"`
+	// Package is the import path of --pkg's package.
+	Package string `json:"package,omitempty"`
 	gohost.OutcomeRecord
 	Replay string `json:"replay"`
 	Report string `json:"report"`
@@ -314,7 +381,7 @@ func (h *goHost) run(cmd *cobra.Command, g *goImpl) error {
 	if err := refuse(cmd, "tuning runs are the event host's", "workload", "ttl", "renew", "checkpoint", "rho", "margin"); err != nil {
 		return err
 	}
-	job, err := h.seedJob(cmd, gohost.JobRun)
+	job, err := h.seedJob(cmd, g, gohost.JobRun)
 	if err != nil {
 		return err
 	}
@@ -332,8 +399,8 @@ func (h *goHost) run(cmd *cobra.Command, g *goImpl) error {
 	if err != nil {
 		return err
 	}
-	res := goRun{SchemaVersion: goRunSchema, Host: hostGoroutine, Impl: g.Name, Module: rel(g.Module), OutcomeRecord: *o,
-		Replay: repro.Simrun(h.replayArgs(g, o.Scenario, o.Seed, path, o.Hash)...), Report: noReport}
+	res := goRun{SchemaVersion: goRunSchema, Host: hostGoroutine, Impl: g.Name, Module: rel(g.Module), Package: g.ImportPath,
+		OutcomeRecord: *o, Replay: repro.Simrun(h.replayArgs(g, o.Scenario, o.Seed, path, o.Hash)...), Report: noReport}
 	var paths []string
 	if dir != "" {
 		if paths, err = h.writeRunDir(dir, g, *o, file, res.Replay); err != nil {
@@ -392,7 +459,11 @@ func failures(o gohost.OutcomeRecord) (violated int, unknown []string) {
 // host's layout.
 func writeGoRunText(a *app, r goRun) {
 	w := a.stdout
-	fmt.Fprintf(w, "leasesim run  %s  impl %s (goroutine host, module %s)  seed %d\n\nProperties\n", r.Scenario, r.Impl, r.Module, r.Seed)
+	where := "module " + r.Module
+	if r.Package != "" {
+		where = "package " + r.Package
+	}
+	fmt.Fprintf(w, "leasesim run  %s  impl %s (goroutine host, %s)  seed %d\n\nProperties\n", r.Scenario, r.Impl, where, r.Seed)
 	for _, v := range r.Verdicts {
 		fmt.Fprintf(w, "  %-20s %-9s %s\n", v.Property+" "+v.Name, statusWord(v), v.Summary)
 	}
@@ -438,7 +509,7 @@ type goReplay struct {
 }
 
 func (h *goHost) replay(cmd *cobra.Command, g *goImpl) error {
-	job, err := h.seedJob(cmd, gohost.JobRun)
+	job, err := h.seedJob(cmd, g, gohost.JobRun)
 	if err != nil {
 		return err
 	}
@@ -500,14 +571,14 @@ type goShrink struct {
 }
 
 func (h *goHost) shrink(cmd *cobra.Command, g *goImpl) error {
-	job, err := h.seedJob(cmd, gohost.JobShrink)
+	job, err := h.seedJob(cmd, g, gohost.JobShrink)
 	if err != nil {
 		return err
 	}
 	if job.MaxAttempts, err = strconv.Atoi(flagString(cmd, "max-attempts")); err != nil || job.MaxAttempts < 1 {
 		return usagef(cmd, "--max-attempts: must be at least 1, got %s", flagString(cmd, "max-attempts"))
 	}
-	bin, err := h.start(cmd.Context(), g)
+	bin, err := h.start(cmd, g)
 	if err != nil {
 		return err
 	}
@@ -561,19 +632,33 @@ type goImplEntry struct {
 	Module string `json:"module"`
 }
 
-// wrapList adds the goroutine-host implementations to list, and --impl,
-// which lists one's scenarios.
+// wrapList adds the goroutine-host implementations to list, and --impl
+// and --pkg, which list one's scenarios.
 func (h *goHost) wrapList(c *cobra.Command) {
 	c.Flags().StringVar(&h.zooDir, "zoo-dir", "", zooDirUsage)
+	c.Flags().StringVar(&h.pkg, "pkg", "", "list the scenarios of this Go package directory, in any module "+
+		"(builds its test binary; its test "+defaultWorker+" calls scenarios.Worker); not with --impl")
+	_ = c.MarkFlagDirname("pkg")
 	impl := c.Flags().String("impl", "", "list the scenarios of this goroutine-host implementation (builds its module's test binary)")
 	c.RunE = func(cmd *cobra.Command, _ []string) error {
 		asJSON := flagBool(cmd, "json")
+		if cmd.Flags().Changed("pkg") {
+			g, err := h.pkgTarget(cmd)
+			if err != nil {
+				return err
+			}
+			return h.listScenarios(cmd, g, asJSON)
+		}
 		impls, err := h.impls()
 		if err != nil {
 			return usageErr(cmd, err)
 		}
 		if *impl != "" {
-			return h.listScenarios(cmd, *impl, asJSON)
+			g, err := h.lookup(cmd, *impl)
+			if err != nil {
+				return err
+			}
+			return h.listScenarios(cmd, g, asJSON)
 		}
 		entries := []goImplEntry{}
 		for _, g := range impls {
@@ -589,8 +674,7 @@ func (h *goHost) wrapList(c *cobra.Command) {
 			fmt.Fprintln(h.a.stdout, "\nGoroutine-host implementations (--impl; ordinary Go in zoo modules, run in worker processes; "+
 				"their scenarios: simrun list --impl NAME)")
 			if len(entries) == 0 {
-				dir, _ := zooDir(h.zooDir)
-				fmt.Fprintf(h.a.stdout, "  none: no %s/*/%s\n", dir, manifestFile)
+				fmt.Fprintf(h.a.stdout, "  none (%s); a package of your own runs with --pkg DIR\n", h.manifestsWhere())
 			}
 			for _, e := range entries {
 				fmt.Fprintf(h.a.stdout, "  %s  %s [module %s]\n", e.Name, e.Doc, e.Module)
@@ -609,19 +693,17 @@ type goScenarioList struct {
 	Host          string                `json:"host"`
 	Impl          string                `json:"impl"`
 	Module        string                `json:"module"`
+	Package       string                `json:"package,omitempty"` // --pkg's import path
 	Scenarios     []gohost.ScenarioInfo `json:"scenarios"`
 }
 
-func (h *goHost) listScenarios(cmd *cobra.Command, name string, asJSON bool) error {
-	g, err := h.lookup(cmd, name)
-	if err != nil {
-		return err
-	}
+func (h *goHost) listScenarios(cmd *cobra.Command, g *goImpl, asJSON bool) error {
 	infos, err := h.scenarioInfos(cmd, g)
 	if err != nil {
 		return err
 	}
-	res := goScenarioList{SchemaVersion: listSchemaVersion, Host: hostGoroutine, Impl: g.Name, Module: rel(g.Module), Scenarios: infos}
+	res := goScenarioList{SchemaVersion: listSchemaVersion, Host: hostGoroutine, Impl: g.Name, Module: rel(g.Module),
+		Package: g.ImportPath, Scenarios: infos}
 	if asJSON {
 		if err := writeJSON(h.a.stdout, res); err != nil {
 			return internalErr(err)
@@ -629,7 +711,8 @@ func (h *goHost) listScenarios(cmd *cobra.Command, name string, asJSON bool) err
 		return nil
 	}
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "Scenarios of %s (goroutine host, module %s; --impl %s --scenario NAME)\n", g.Name, res.Module, g.Name)
+	fmt.Fprintf(&b, "Scenarios of %s (goroutine host, %s; %s --scenario NAME)\n", g.Name, g.where(),
+		strings.Join(h.targetArgs(g), " "))
 	for _, sc := range infos {
 		fmt.Fprintf(&b, "  %s  %s [nodes %s]\n", sc.Name, sc.Doc, strings.Join(sc.Nodes, ", "))
 	}
@@ -637,9 +720,13 @@ func (h *goHost) listScenarios(cmd *cobra.Command, name string, asJSON bool) err
 	return err
 }
 
-// scenarioInfos asks g's worker for its scenarios.
+// scenarioInfos asks g's worker for its scenarios, once a command; a
+// worker that lists none is bad input.
 func (h *goHost) scenarioInfos(cmd *cobra.Command, g *goImpl) ([]gohost.ScenarioInfo, error) {
-	bin, err := h.start(cmd.Context(), g)
+	if infos, ok := h.infos[g.Name]; ok {
+		return infos, nil
+	}
+	bin, err := h.start(cmd, g)
 	if err != nil {
 		return nil, err
 	}
@@ -651,5 +738,16 @@ func (h *goHost) scenarioInfos(cmd *cobra.Command, g *goImpl) ([]gohost.Scenario
 	for _, r := range recs {
 		infos = append(infos, *r.Scenario)
 	}
+	if len(infos) == 0 {
+		if g.Pkg != "" {
+			return nil, usagef(cmd, "--pkg %s: its worker test %s lists no scenarios: pass it the package's scenarios, as in\n\n\t%s",
+				g.Pkg, g.Worker, workerLine)
+		}
+		return nil, usagef(cmd, "%s: impl %s: its worker test %s lists no scenarios", g.Manifest, g.Name, g.Worker)
+	}
+	if h.infos == nil {
+		h.infos = make(map[string][]gohost.ScenarioInfo)
+	}
+	h.infos[g.Name] = infos
 	return infos, nil
 }

@@ -91,7 +91,7 @@ func (s *goSweepHost) runSeed(ctx context.Context, scenario string, seed uint64,
 // sweep reads them, its scenarios those the worker lists.
 func (h *goHost) sweep(cmd *cobra.Command, g *goImpl) error {
 	f := sweepFlagsOf(cmd)
-	bin, err := h.start(cmd.Context(), g)
+	bin, err := h.start(cmd, g)
 	if err != nil {
 		return err
 	}

@@ -64,7 +64,11 @@ type readmeCmd struct {
 // and a transcript's shown lines appear in the real output. The make targets
 // the README names exist, the long ones (make run, test, bench, fuzz,
 // tune-example) are left to CI, the README's JSON schedule is accepted by
-// run --schedule, and its Go example is the test the go test lines run.
+// run --schedule, and its Go example is the test the go test lines run. A
+// shell script block (```sh) is pasted whole: it runs with sh -e in the
+// same directory, without the network (GOPROXY=off: the module cache that
+// building leasesim filled must do), and must succeed. The replay line a
+// shrink prints runs as printed too, and reproduces the violation.
 func TestReadmeCommands(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs every command of README.md (about two minutes); make test runs it without -short")
@@ -139,6 +143,10 @@ func checkReadmeDoc(t *testing.T, root, dir string, doc readmeDoc, seen map[stri
 			continue
 		case "json":
 			checkScheduleBlock(t, dir, b)
+			continue
+		case "sh":
+			ran++
+			runReadmeScript(t, dir, b)
 			continue
 		case "":
 		default:
@@ -304,7 +312,15 @@ func runReadmeCommand(t *testing.T, root, dir string, c readmeCmd) {
 		switch words[1] {
 		case "replay":
 			assert.Contains(t, out, "identical", "%s confirms the trace hash", where)
+		case "shrink":
+			if m := regexp.MustCompile(`(?m)^replay: (bin/simrun .+)$`).FindStringSubmatch(out); m != nil {
+				runReadmeCommand(t, root, dir, readmeCmd{text: m[1], line: c.line, comment: "exit 1: the replay line it printed"})
+			}
 		case "list":
+			if flagValue(words, "--pkg") != "" {
+				assert.Contains(t, out, "Scenarios of ", "%s lists the package's scenarios", where)
+				break
+			}
 			if impl := flagValue(words, "--impl"); impl != "" {
 				assert.Contains(t, out, "Scenarios of "+impl, "%s lists the implementation's scenarios", where)
 				break
@@ -398,6 +414,18 @@ func checkGoExample(t *testing.T, root string, b readmeBlock) {
 		"%s:%d: the example is scenarios/example_test.go's TestDoubleIsolation", b.file, b.line)
 }
 
+// runReadmeScript runs a shell script block whole, as a user pastes it,
+// from dir, with no network, and checks that it succeeds.
+func runReadmeScript(t *testing.T, dir string, b readmeBlock) {
+	t.Helper()
+	cmd := exec.Command("sh", "-e", "-c", strings.Join(b.lines, "\n"))
+	cmd.Dir, cmd.Env = dir, append(readmeEnv(), "GOPROXY=off")
+	began := time.Now()
+	out, err := cmd.CombinedOutput()
+	t.Logf("%5.1fs %s:%d: the sh block of %d lines", time.Since(began).Seconds(), b.file, b.line, len(b.lines))
+	require.NoError(t, err, "%s:%d: the sh block, run with sh -e:\n%s", b.file, b.line, tail(string(out)))
+}
+
 // checkScheduleBlock checks that the README's hand-written schedule runs.
 func checkScheduleBlock(t *testing.T, dir string, b readmeBlock) {
 	t.Helper()
@@ -483,10 +511,11 @@ func TestReadmeParsing(t *testing.T) {
 		"```\n$ bin/simrun run --seed 1\n...\nReplay     bin/simrun  run --seed 1\n```\n" +
 		"```\n# a comment\nbin/simrun list      # names\nbin/simrun tune --ttl 2s \\\n    --seeds 1-3   # exit 1: it fails\n" +
 		"LEASESIM_SEEDS=1-5 go test -run TestX ./pkg  # other seeds\n{\"type\":\"header\"}\nleasesim sweep  output\n```\n" +
-		"```json\n{}\n```\n"
+		"```json\n{}\n```\n" + "```sh\ncat > x.go <<'EOF'\npackage x\nEOF\n```\n"
 	blocks := fencedBlocks(readme)
-	require.Len(t, blocks, 3)
-	assert.Equal(t, []string{"", "", "json"}, []string{blocks[0].lang, blocks[1].lang, blocks[2].lang})
+	require.Len(t, blocks, 4)
+	assert.Equal(t, []string{"", "", "json", "sh"}, []string{blocks[0].lang, blocks[1].lang, blocks[2].lang, blocks[3].lang})
+	assert.Equal(t, []string{"cat > x.go <<'EOF'", "package x", "EOF"}, blocks[3].lines, "a script block is kept whole")
 	assert.Equal(t, 3, blocks[0].line)
 
 	transcript := blockCommands(t, blocks[0])
