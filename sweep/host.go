@@ -2,6 +2,7 @@ package sweep
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"github.com/leasesim/leasesim/checker"
@@ -79,13 +80,15 @@ func (r *runner) runHost(ctx context.Context, k int, name string, seed uint64) *
 	var props []string
 	var detail string
 	for _, c := range hr.Judgement.Checks {
-		if c.Status == checker.Violated {
+		if c.Status == checker.Violated && !slices.Contains(props, c.Property) {
 			props = append(props, c.Property)
 			detail = firstOf(detail, c.Property+" "+c.Name+": "+c.Summary)
 		}
 	}
-	for _, f := range hr.Failed {
-		props = append(props, f.Property)
+	for _, f := range hr.Failed { // a run fails a property once, however many things failed it
+		if !slices.Contains(props, f.Property) {
+			props = append(props, f.Property)
+		}
 		detail = firstOf(detail, f.Property+": "+f.Detail)
 	}
 	if len(props) > 0 {

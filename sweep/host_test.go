@@ -43,7 +43,8 @@ func (h *fakeHost) Run(_ context.Context, scenario string, seed uint64, verify b
 		hr.Failed = append(hr.Failed, sweep.HostFailure{Property: sweep.PropertyDeterminism, Detail: "diverged at event 3"})
 	}
 	if seed == 11 {
-		hr.Failed = append(hr.Failed, sweep.HostFailure{Property: sweep.PropertyHost, Detail: "a goroutine outlived c1"})
+		hr.Failed = append(hr.Failed, sweep.HostFailure{Property: sweep.PropertyHost, Detail: "a goroutine outlived c1"},
+			sweep.HostFailure{Property: sweep.PropertyHost, Detail: "a goroutine outlived c2"}) // one run, counted once
 	}
 	return hr, nil
 }

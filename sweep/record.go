@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -163,7 +164,9 @@ const maxReasonLen = 100
 // with the first one's summary.
 func failed(out *scenarios.Outcome) (props []string, detail string) {
 	for _, c := range out.Violated() {
-		props = append(props, c.Property)
+		if !slices.Contains(props, c.Property) { // two checks of one property fail it once
+			props = append(props, c.Property)
+		}
 		detail = firstOf(detail, c.Property+" "+c.Name+": "+c.Summary)
 	}
 	if out.Sim.Err != nil {
