@@ -57,7 +57,7 @@ func (m *Merger) Add(p Summary) error {
 	}
 	if m.parts == 1 {
 		if p.Schema != SummarySchema {
-			return fail(fmt.Errorf("schema %q, want %q: make the summary again with this simrun", p.Schema, SummarySchema))
+			return fail(fmt.Errorf("schema_version %d, want %d: make the summary again with this simrun", p.Schema, SummarySchema))
 		}
 		m.set = other
 		m.out = Summary{Schema: p.Schema, Scenarios: p.Scenarios, Impl: p.Impl, Skipped: p.Skipped, Adapted: p.Adapted,
@@ -144,7 +144,7 @@ func (e *MergeError) Is(target error) bool { return target == ErrInvalid }
 func compatible(first, p Summary) error {
 	switch {
 	case p.Schema != first.Schema:
-		return fmt.Errorf("schema %q differs from part 1's %q", p.Schema, first.Schema)
+		return fmt.Errorf("schema_version %d differs from part 1's %d", p.Schema, first.Schema)
 	case !slices.Equal(first.Scenarios, p.Scenarios):
 		return fmt.Errorf("scenarios [%s] differ from part 1's [%s]",
 			strings.Join(p.Scenarios, " "), strings.Join(first.Scenarios, " "))

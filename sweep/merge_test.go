@@ -72,7 +72,7 @@ func TestMergeRejectsMismatches(t *testing.T) {
 		{"other scenarios", []sweep.Summary{base, with(func(s *sweep.Summary) { s.Scenarios = []string{"a"}; s.Shard = "2/4" })}, "part 2: scenarios [a] differ"},
 		{"other impl", []sweep.Summary{base, with(func(s *sweep.Summary) { s.Impl = "mutant/x"; s.Shard = "2/4" })}, `part 2: impl "mutant/x" differs`},
 		{"other seeds", []sweep.Summary{base, with(func(s *sweep.Summary) { s.Seeds = "1-99"; s.Shard = "2/4" })}, "part 2: seeds 1-99 differ"},
-		{"an old schema", []sweep.Summary{with(func(s *sweep.Summary) { s.Schema = "" })}, `part 1: schema "", want`},
+		{"an old schema", []sweep.Summary{with(func(s *sweep.Summary) { s.Schema = 2 })}, `part 1: schema_version 2, want 3`},
 		{"the same shard twice", []sweep.Summary{base, base}, "part 2: shard 1/4 is already merged"},
 		{"overlapping merged shards", []sweep.Summary{with(func(s *sweep.Summary) { s.Shard = "1,2/4" }),
 			with(func(s *sweep.Summary) { s.Shard = "3/4" }), with(func(s *sweep.Summary) { s.Shard = "2/4" })}, "part 3: shard 2/4 is already merged"},

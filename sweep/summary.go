@@ -5,16 +5,17 @@ import (
 	"github.com/leasesim/leasesim/internal/dist"
 )
 
-// SummarySchema names the JSON form of a Summary. Merge refuses summaries
-// of another schema: their distributions and seed lists mean other things.
-const SummarySchema = "leasesim.sweep-summary/3"
+// SummarySchema is the version of a Summary's JSON form (schema_version,
+// as in every --json output of simrun). Merge refuses summaries of another
+// version: their distributions and seed lists mean other things.
+const SummarySchema = 3
 
 // Summary is the JSON object of a sweep, as `simrun sweep --json` prints it
 // and `simrun merge` combines. Field names are snake_case and stable. Its
 // size is bounded whatever the number of runs: distributions are
 // fixed-size histograms, and every list has a cap and a count of the rest.
 type Summary struct {
-	Schema    string   `json:"schema"`
+	Schema    int      `json:"schema_version"`
 	Scenarios []string `json:"scenarios"`
 	Impl      string   `json:"impl"`
 	// Skipped are the scenarios asked for that Impl does not support, each

@@ -159,7 +159,7 @@ func (a *app) readRerun(cmd *cobra.Command, f sweepFlags) (rerunRuns, error) {
 		return rerunRuns{}, usagef(cmd, "--rerun-failures: %w", err)
 	}
 	if prev.Schema != sweep.SummarySchema {
-		return rerunRuns{}, usagef(cmd, "--rerun-failures: %s: schema %q, want %q", f.rerun, prev.Schema, sweep.SummarySchema)
+		return rerunRuns{}, usagef(cmd, "--rerun-failures: %s: schema_version %d, want %d", f.rerun, prev.Schema, sweep.SummarySchema)
 	}
 	failing := sweep.FailingRuns(prev)
 	if len(failing.Scenarios) == 0 {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -61,8 +62,8 @@ func TestBadInputExitsTwo(t *testing.T) {
 	unknownNode := writeFile(t, "node.json", `{"version": 1, "heal_at": "30s", "events": [{"at": "1s", "kind": "pause", "node": "zz", "duration": "2s"}]}`)
 	badDuration := writeFile(t, "duration.json", `{"version": 1, "heal_at": "30s", "events": [{"at": "1s", "kind": "pause", "node": "h1", "duration": "-2s"}]}`)
 	notSummary := writeFile(t, "notsummary.json", `{"runs": "many"}`)
-	shard1 := writeFile(t, "shard1.json", `{"schema": "`+sweep.SummarySchema+`", "scenarios": ["swarm"], "impl": "correct", "seeds": "1-10", "seed_first": 1, "seed_last": 10, "shard": "1/2"}`)
-	otherImpl := writeFile(t, "other.json", `{"schema": "`+sweep.SummarySchema+`", "scenarios": ["swarm"], "impl": "mutant/unfenced-resource", "seeds": "1-10", "seed_first": 1, "seed_last": 10, "shard": "2/2"}`)
+	shard1 := writeFile(t, "shard1.json", `{"schema_version": `+strconv.Itoa(sweep.SummarySchema)+`, "scenarios": ["swarm"], "impl": "correct", "seeds": "1-10", "seed_first": 1, "seed_last": 10, "shard": "1/2"}`)
+	otherImpl := writeFile(t, "other.json", `{"schema_version": `+strconv.Itoa(sweep.SummarySchema)+`, "scenarios": ["swarm"], "impl": "mutant/unfenced-resource", "seeds": "1-10", "seed_first": 1, "seed_last": 10, "shard": "2/2"}`)
 
 	tests := []struct {
 		name string
