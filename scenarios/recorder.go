@@ -39,12 +39,9 @@ type recorder struct {
 	beliefs     beliefTracker
 	foreign     foreignOps // the operations of an implementation's own protocol (foreign_ops.go)
 	// units and effects are the work done and the side effects, in the
-	// order they happened (recorder_work.go); spareUnits and spareEffects
-	// a released history's tables for finishWork to build them in.
-	units        chunked[unitRec]
-	effects      chunked[effectRec]
-	spareUnits   []history.UnitDone
-	spareEffects []history.SideEffect
+	// order they happened (recorder_work.go).
+	units   chunked[unitRec]
+	effects chunked[effectRec]
 }
 
 // opKey identifies a request: the client, its request id, and the client's
@@ -78,12 +75,9 @@ type opRec struct {
 	next           int32      // the next op of the same request whose reply has not reached the client, or -1
 }
 
-// newRecorder returns a recorder with small tables that grow with the run,
-// or with an earlier run's (recorder_scratch.go).
+// newRecorder returns a recorder with small tables that grow with the run.
 func newRecorder(w *sim.World, h *history.History) *recorder {
-	r := &recorder{w: w, h: h, beliefs: newBeliefTracker(w, h)}
-	r.takeScratch()
-	return r
+	return &recorder{w: w, h: h, beliefs: newBeliefTracker(w, h)}
 }
 
 // sent sees a message leave node from for node to.
@@ -148,7 +142,6 @@ func (r *recorder) finish(crashes map[string][]history.Time) {
 	r.h.SetOpSource(&recordedOps{opTables: r.opTables, foreign: r.foreign.ops, names: names, text: text})
 	r.finishWork(nodes, text)
 	r.beliefs.finish(crashes)
-	r.putScratch()
 	r.opTables, r.calls, r.foreign = opTables{}, callIndex{}, foreignOps{}
 	r.units, r.effects, r.beliefs.beliefs = chunked[unitRec]{}, chunked[effectRec]{}, chunked[history.BeliefInterval]{}
 }
