@@ -1,5 +1,7 @@
 package lease
 
+import "slices"
+
 // Write writes key=value to the fenced resource under the lease's token.
 func (h *holder) Write(resource, key string, value []byte, done func(error)) {
 	done = orNop(done)
@@ -11,8 +13,8 @@ func (h *holder) Write(resource, key string, value []byte, done func(error)) {
 	p := h.newPending(forWrite)
 	p.resource, p.token, p.key, p.done = resource, g.Token, key, done
 	p.to = h.resourceAddr
-	p.m = Message{Kind: KindWrite, Resource: resource, Token: g.Token, Key: key, Value: h.slab.clone(value)}
-	h.env.failpoint(FailpointBeforeWrite, p.onSend)
+	p.m = Message{Kind: KindWrite, Resource: resource, Token: g.Token, Key: key, Value: slices.Clone(value)}
+	h.env.failpoint(FailpointBeforeWrite, p.send)
 }
 
 // Checkpoint stores state at the grantor under the lease's token.
@@ -26,8 +28,8 @@ func (h *holder) Checkpoint(resource string, state []byte, done func(error)) {
 	p := h.newPending(forCheckpoint)
 	p.resource, p.token, p.done = resource, g.Token, done
 	p.to = h.grantorAddr
-	p.m = Message{Kind: KindCheckpoint, Resource: resource, Token: g.Token, State: h.slab.clone(state)}
-	h.env.failpoint(FailpointBeforeCheckpoint, p.onSend)
+	p.m = Message{Kind: KindCheckpoint, Resource: resource, Token: g.Token, State: slices.Clone(state)}
+	h.env.failpoint(FailpointBeforeCheckpoint, p.send)
 }
 
 // SideEffect sends an unfenced side effect to the resource node.

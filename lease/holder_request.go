@@ -4,7 +4,7 @@ import "time"
 
 // reqPurpose says what a request is for, and so what its reply or its
 // timeout does. A pending request carries its purpose and data instead of
-// closures, so that a request costs no allocation in the steady state.
+// closures.
 type reqPurpose uint8
 
 const (
@@ -14,8 +14,7 @@ const (
 	forCheckpoint                       // done gets the checkpoint's outcome
 )
 
-// pending is a request waiting for its reply. Pendings are recycled
-// through holder.free once their timer can no longer fire.
+// pending is a request waiting for its reply.
 type pending struct {
 	reqContext        // what the reply or the timeout acts on
 	kind       Kind   // the reply kind expected
@@ -26,15 +25,9 @@ type pending struct {
 	// may delay its send (write and checkpoint).
 	to Addr
 	m  Message
-
-	// Bound once per pending, so that arming a timer or passing the send
-	// to a failpoint allocates nothing.
-	onTimer func()
-	onSend  func()
 }
 
-// reqContext is what a reply or a timeout acts on. The handler gets a copy
-// of it, because the pending may be reused by what the handler sends.
+// reqContext is what a reply or a timeout acts on.
 type reqContext struct {
 	h       *holder
 	purpose reqPurpose
@@ -49,40 +42,10 @@ type reqContext struct {
 	done     func(error)   // write, checkpoint
 }
 
-// newPending returns a cleared pending for purpose, recycled if one is free.
+// newPending returns a new pending for purpose.
 func (h *holder) newPending(purpose reqPurpose) *pending {
-	var p *pending
-	if n := len(h.free); n > 0 {
-		p = h.free[n-1]
-		h.free[n-1] = nil
-		h.free = h.free[:n-1]
-	} else {
-		p = &pending{reqContext: reqContext{h: h}}
-		p.onTimer = p.timedOut
-		p.onSend = p.send
-	}
-	p.purpose = purpose
-	return p
+	return &pending{reqContext: reqContext{h: h, purpose: purpose}}
 }
-
-// recycle clears p and keeps it for a later request. Only a pending whose
-// timer can no longer fire may be recycled: its callback would otherwise
-// find p registered under a newer request. The spent timer stays, for the
-// clock to arm again (TimerRecycler), and so do the bound callbacks; the
-// request itself was cleared when it was sent.
-func (h *holder) recycle(p *pending) {
-	p.reqContext = reqContext{h: h}
-	p.kind, p.id, p.to = KindNone, 0, ""
-	h.free = append(h.free, p)
-}
-
-// maxFreePendings bounds the free list beyond one pending per session (a
-// session has one acquire or renewal in flight at a time): a worker that
-// contends for every task of a backlog of hundreds keeps as many requests
-// in flight, and with a fixed bound of 64 it dropped most of its pendings
-// (and their timers) after each round, to allocate them again for the
-// next: a quarter of a backlogged 6-hour run's allocations.
-const maxFreePendings = 64
 
 // request sends m to the node at to now. The reply or the timeout is
 // handled according to p's purpose.
@@ -113,7 +76,7 @@ func (p *pending) sendMessage(m Message) {
 	p.kind = m.Kind.Reply()
 	p.id = m.ReqID
 	h.pending.add(p)
-	p.timer = h.env.afterFunc(p.timer, h.cfg.RequestTimeout, p.onTimer)
+	p.timer = h.env.afterFunc(h.cfg.RequestTimeout, p.timedOut)
 	h.env.send(p.to, m)
 }
 
@@ -123,29 +86,16 @@ func (p *pending) timedOut() {
 	if !h.pending.remove(p) {
 		return
 	}
-	q := p.reqContext // the timer has fired: p may be reused by what the handler sends
-	h.release(p)
-	q.onTimeout()
+	p.onTimeout()
 }
 
 // replied hands the reply r to p's handler. Deliver has unregistered p.
 func (h *holder) replied(p *pending, r Message) {
-	q := p.reqContext
-	if p.timer.Stop() {
-		h.release(p) // the timer will never fire: p may be reused
-	}
-	q.onReply(r)
+	p.timer.Stop()
+	p.onReply(r)
 }
 
-// release recycles p unless the free list is full.
-func (h *holder) release(p *pending) {
-	if len(h.free) < maxFreePendings+len(h.sessions) {
-		h.recycle(p)
-	}
-}
-
-// onReply dispatches a reply by the request's purpose. q is a copy of the
-// pending's context: the pending may already be reused.
+// onReply dispatches a reply by the request's purpose.
 func (q *reqContext) onReply(r Message) {
 	h := q.h
 	switch q.purpose {
