@@ -12,9 +12,8 @@ func (h *holder) Write(resource, key string, value []byte, done func(error)) {
 	}
 	p := h.newPending(forWrite)
 	p.resource, p.token, p.key, p.done = resource, g.Token, key, done
-	p.to = h.resourceAddr
-	p.m = Message{Kind: KindWrite, Resource: resource, Token: g.Token, Key: key, Value: slices.Clone(value)}
-	h.env.failpoint(FailpointBeforeWrite, p.send)
+	m := Message{Kind: KindWrite, Resource: resource, Token: g.Token, Key: key, Value: slices.Clone(value)}
+	h.env.failpoint(FailpointBeforeWrite, func() { h.request(h.resourceAddr, m, p) })
 }
 
 // Checkpoint stores state at the grantor under the lease's token.
@@ -27,9 +26,8 @@ func (h *holder) Checkpoint(resource string, state []byte, done func(error)) {
 	}
 	p := h.newPending(forCheckpoint)
 	p.resource, p.token, p.done = resource, g.Token, done
-	p.to = h.grantorAddr
-	p.m = Message{Kind: KindCheckpoint, Resource: resource, Token: g.Token, State: slices.Clone(state)}
-	h.env.failpoint(FailpointBeforeCheckpoint, p.send)
+	m := Message{Kind: KindCheckpoint, Resource: resource, Token: g.Token, State: slices.Clone(state)}
+	h.env.failpoint(FailpointBeforeCheckpoint, func() { h.request(h.grantorAddr, m, p) })
 }
 
 // SideEffect sends an unfenced side effect to the resource node.

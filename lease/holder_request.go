@@ -20,11 +20,7 @@ type pending struct {
 	kind       Kind   // the reply kind expected
 	id         uint64 // the request's ReqID once it is sent
 	timer      Timer
-
-	// Where the request goes, and the request itself while a failpoint
-	// may delay its send (write and checkpoint).
-	to Addr
-	m  Message
+	to         Addr // where the request goes
 }
 
 // reqContext is what a reply or a timeout acts on.
@@ -51,13 +47,6 @@ func (h *holder) newPending(purpose reqPurpose) *pending {
 // handled according to p's purpose.
 func (h *holder) request(to Addr, m Message, p *pending) {
 	p.to = to
-	p.sendMessage(m)
-}
-
-// send sends the request a failpoint held back (p.m) to p.to.
-func (p *pending) send() {
-	m := p.m
-	p.m = Message{}
 	p.sendMessage(m)
 }
 

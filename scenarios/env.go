@@ -19,7 +19,10 @@ import (
 // its only panic (Int64N of n <= 0) is its caller's bug.
 
 // nodeClock is a node's monotonic clock with kernel timers.
-type nodeClock struct{ n *sim.Node }
+type nodeClock struct {
+	n      *sim.Node
+	timers *timerChunk // where its timers are carved from
+}
 
 func (c nodeClock) Now() time.Duration {
 	return c.n.Now()
@@ -28,8 +31,29 @@ func (c nodeClock) Now() time.Duration {
 // AfterFunc sets a kernel timer that runs f after d behind an
 // implementation boundary.
 func (c nodeClock) AfterFunc(d time.Duration, f func()) lease.Timer {
-	t := &nodeTimer{n: c.n, f: f}
+	t := c.timers.next()
+	t.n, t.f = c.n, f
 	t.id = c.n.SetTimerCallback(d, t)
+	return t
+}
+
+// timerChunk carves a node incarnation's timers from chunks: the lease core
+// arms a timer for every request, renewal and expiry, and one allocation
+// per timerChunkLen timers costs a run less than one each. A timer is
+// handed out once and never reused, so whoever holds it may keep it; a
+// chunk is freed once none of its timers is reachable.
+type timerChunk struct{ free []nodeTimer }
+
+// timerChunkLen is how many timers a chunk holds (40 bytes each).
+const timerChunkLen = 64
+
+// next returns a zero timer no one else has.
+func (c *timerChunk) next() *nodeTimer {
+	if len(c.free) == 0 {
+		c.free = make([]nodeTimer, timerChunkLen)
+	}
+	t := &c.free[0]
+	c.free = c.free[1:]
 	return t
 }
 
@@ -174,7 +198,7 @@ func (s nodeStorage) Sync() error {
 // newEnv builds the lease environment of a node for its current
 // incarnation.
 func newEnv(n *sim.Node, rec *recorder, obs lease.Observer) lease.Env {
-	clock := nodeClock{n: n}
+	clock := nodeClock{n: n, timers: &timerChunk{}}
 	if obs != nil {
 		obs = guardedObserver{&observerRef{obs}}
 	}

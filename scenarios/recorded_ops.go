@@ -24,6 +24,8 @@ type recordedOps struct {
 }
 
 // opTables are the recorder's tables that its operations are built from.
+// Small ones are handed on to a later run once the source is unreachable
+// (recorder_scratch.go).
 type opTables struct {
 	ops      chunked[opRec]
 	requests chunked[call]

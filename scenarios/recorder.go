@@ -75,9 +75,12 @@ type opRec struct {
 	next           int32      // the next op of the same request whose reply has not reached the client, or -1
 }
 
-// newRecorder returns a recorder with small tables that grow with the run.
+// newRecorder returns a recorder with small tables that grow with the run,
+// or with an earlier run's (recorder_scratch.go).
 func newRecorder(w *sim.World, h *history.History) *recorder {
-	return &recorder{w: w, h: h, beliefs: newBeliefTracker(w, h)}
+	r := &recorder{w: w, h: h, beliefs: newBeliefTracker(w, h)}
+	r.takeScratch()
+	return r
 }
 
 // sent sees a message leave node from for node to.
@@ -139,9 +142,12 @@ func (r *recorder) finish(crashes map[string][]history.Time) {
 		names[i] = n.Name()
 	}
 	text := string(r.msgs.text) // one string that every value and state is cut from
-	r.h.SetOpSource(&recordedOps{opTables: r.opTables, foreign: r.foreign.ops, names: names, text: text})
+	src := &recordedOps{opTables: r.opTables, foreign: r.foreign.ops, names: names, text: text}
+	r.h.SetOpSource(src)
+	handOnWhenUnreachable(src)
 	r.finishWork(nodes, text)
 	r.beliefs.finish(crashes)
+	r.putScratch()
 	r.opTables, r.calls, r.foreign = opTables{}, callIndex{}, foreignOps{}
 	r.units, r.effects, r.beliefs.beliefs = chunked[unitRec]{}, chunked[effectRec]{}, chunked[history.BeliefInterval]{}
 }

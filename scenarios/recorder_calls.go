@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/bits"
 	"time"
+	"unsafe"
 )
 
 // callIndex finds the recorder's requests by key (opKey): open-addressing
@@ -206,4 +207,18 @@ func (x *callIndex) build(reqs *chunked[call]) {
 		x.old[s] = i + 1
 	}
 	x.built = x.prevFrom
+}
+
+// emptied returns an empty index with x's memory, cleared, for another run.
+func (x *callIndex) emptied() callIndex {
+	clear(x.young)
+	if x.built > 0 {
+		clear(x.old)
+	}
+	return callIndex{young: x.young, old: x.old, shift: x.shift, bounds: x.bounds[:0]}
+}
+
+// bytes returns the memory x holds.
+func (x *callIndex) bytes() int {
+	return 4*(cap(x.young)+cap(x.old)) + int(unsafe.Sizeof(keyBounds{}))*cap(x.bounds)
 }
