@@ -109,7 +109,7 @@ func (h *holder) onAcquireReply(s *session, epoch uint64, r Message) {
 	}
 	switch r.Err {
 	case CodeOK:
-		deadline := r.SentAt + h.cfg.HolderValidity(r.TTL)
+		deadline := h.deadlineFor(r)
 		if h.env.now() >= deadline {
 			h.retryAcquire(s) // a grant that arrived too late to believe
 			return
