@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/leasesim/leasesim/history"
@@ -225,6 +226,10 @@ func (t *beliefTracker) finish(crashes map[string][]history.Time) {
 				b.End, b.Reason = c, history.EndCrash
 				break
 			}
+		}
+		if b.Start > b.End || (b.LastAct != history.Unknown && (b.LastAct < b.Start || b.LastAct > b.End)) {
+			panic(fmt.Sprintf("scenarios: invariant belief-span-ordered: %s %q token %d: start %d, last act %d, end %d",
+				b.Holder, b.Resource, b.Token, b.Start, b.LastAct, b.End))
 		}
 	}
 	t.h.Beliefs = beliefs

@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/leasesim/leasesim/history"
+	"github.com/leasesim/leasesim/sim"
 )
 
 // A run's history does not depend on the runs before it in the process:
@@ -37,4 +38,19 @@ func historyJSON(t *testing.T, h *history.History) []byte {
 	}{h, h.CopyOps()})
 	require.NoError(t, err)
 	return j
+}
+
+// The beliefs a run's history is built with are checked as they are built:
+// one whose last act falls outside it panics, naming the invariant.
+func TestBeliefsAreCheckedWhenBuilt(t *testing.T) {
+	w := sim.New(sim.Config{})
+	n := w.AddNode("h1", nil)
+	tracker := newBeliefTracker(w, &history.History{})
+	tracker.appendBelief(n, history.BeliefInterval{Holder: "h1", Resource: "r", Token: 1, Start: 5, LastAct: 6, End: 7})
+	assert.NotPanics(t, func() { tracker.finish(nil) })
+
+	tracker = newBeliefTracker(w, &history.History{})
+	tracker.appendBelief(n, history.BeliefInterval{Holder: "h1", Resource: "r", Token: 1, Start: 5, LastAct: 9, End: 7})
+	assert.PanicsWithValue(t, `scenarios: invariant belief-span-ordered: h1 "r" token 1: start 5, last act 9, end 7`,
+		func() { tracker.finish(nil) })
 }
