@@ -10,10 +10,10 @@ func (h *holder) Write(resource, key string, value []byte, done func(error)) {
 		done(&actionError{shape: writeNotHeld, key: key, resource: resource, err: ErrLeaseExpired})
 		return
 	}
-	p := h.newPending(forWrite)
-	p.resource, p.token, p.key, p.done = resource, g.Token, key, done
-	m := Message{Kind: KindWrite, Resource: resource, Token: g.Token, Key: key, Value: slices.Clone(value)}
-	h.env.failpoint(FailpointBeforeWrite, func() { h.request(h.resourceAddr, m, p) })
+	p := h.newActionPending(forWrite)
+	p.act.resource, p.act.token, p.act.key, p.act.done = resource, g.Token, key, done
+	p.act.body = slices.Clone(value) // the message carries it away: the caller may change value
+	h.env.failpoint(FailpointBeforeWrite, p.sendHeld)
 }
 
 // Checkpoint stores state at the grantor under the lease's token.
@@ -24,10 +24,10 @@ func (h *holder) Checkpoint(resource string, state []byte, done func(error)) {
 		done(&actionError{shape: checkpointNotHeld, resource: resource, err: ErrLeaseExpired})
 		return
 	}
-	p := h.newPending(forCheckpoint)
-	p.resource, p.token, p.done = resource, g.Token, done
-	m := Message{Kind: KindCheckpoint, Resource: resource, Token: g.Token, State: slices.Clone(state)}
-	h.env.failpoint(FailpointBeforeCheckpoint, func() { h.request(h.grantorAddr, m, p) })
+	p := h.newActionPending(forCheckpoint)
+	p.act.resource, p.act.token, p.act.done = resource, g.Token, done
+	p.act.body = slices.Clone(state)
+	h.env.failpoint(FailpointBeforeCheckpoint, p.sendHeld)
 }
 
 // SideEffect sends an unfenced side effect to the resource node.

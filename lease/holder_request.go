@@ -31,16 +31,34 @@ type reqContext struct {
 	s     *session // acquire, renew: the session and its epoch when sent
 	epoch uint64
 
-	resource string        // write, checkpoint: what acts under token
-	token    uint64        // write, checkpoint
-	key      string        // write
-	start    time.Duration // checkpoint: when it left
-	done     func(error)   // write, checkpoint
+	act *action // write, checkpoint
 }
 
-// newPending returns a new pending for purpose.
+// action is what a write or a checkpoint acts under, and who hears of its
+// outcome. A renewal's pending has none, so it stays small.
+type action struct {
+	resource string // what acts under token
+	token    uint64
+	key      string        // write
+	start    time.Duration // checkpoint: when it left
+	done     func(error)
+	body     []byte // the value or state, until it is sent (sendHeld)
+}
+
+// newPending returns a new pending for purpose: acquire or renew.
 func (h *holder) newPending(purpose reqPurpose) *pending {
 	return &pending{reqContext: reqContext{h: h, purpose: purpose}}
+}
+
+// newActionPending returns a new pending for purpose, write or
+// checkpoint, with its action (one allocation for both).
+func (h *holder) newActionPending(purpose reqPurpose) *pending {
+	ap := &struct {
+		pending
+		action
+	}{pending: pending{reqContext: reqContext{h: h, purpose: purpose}}}
+	ap.act = &ap.action
+	return &ap.pending
 }
 
 // request sends m to the node at to now. The reply or the timeout is
@@ -50,13 +68,29 @@ func (h *holder) request(to Addr, m Message, p *pending) {
 	p.sendMessage(m)
 }
 
+// sendHeld sends the write or checkpoint that a failpoint may have held
+// back, built from p's context and body.
+func (p *pending) sendHeld() {
+	h := p.h
+	m := Message{Resource: p.act.resource, Token: p.act.token}
+	if p.purpose == forWrite {
+		m.Kind, m.Key, m.Value = KindWrite, p.act.key, p.act.body
+		p.to = h.resourceAddr
+	} else {
+		m.Kind, m.State = KindCheckpoint, p.act.body
+		p.to = h.grantorAddr
+	}
+	p.act.body = nil
+	p.sendMessage(m)
+}
+
 // sendMessage stamps m with a fresh ReqID, the client's address and the
 // send time, registers it, arms its timeout (RequestTimeout) and sends it.
 // Exactly one of the reply handler or the timeout handler runs later.
 func (p *pending) sendMessage(m Message) {
 	h := p.h
 	if p.purpose == forCheckpoint {
-		p.start = h.env.now()
+		p.act.start = h.env.now()
 	}
 	m = h.stamp(m)
 	if p.id != 0 { // the set orders by p.id: a registered id must never change
@@ -95,15 +129,15 @@ func (q *reqContext) onReply(r Message) {
 			h.onRenewReply(q.s, r)
 		}
 	case forWrite:
-		q.done(h.outcome(writeRejected, q.resource, q.token, r))
+		q.act.done(h.outcome(writeRejected, q.act.resource, q.act.token, r))
 	case forCheckpoint:
 		if r.Err != CodeOK {
-			q.done(h.outcome(checkpointRejected, q.resource, q.token, r))
+			q.act.done(h.outcome(checkpointRejected, q.act.resource, q.act.token, r))
 			return
 		}
-		h.env.observe(Event{Kind: EventCheckpoint, Resource: q.resource, Token: q.token,
-			Duration: h.env.now() - q.start})
-		q.done(nil)
+		h.env.observe(Event{Kind: EventCheckpoint, Resource: q.act.resource, Token: q.act.token,
+			Duration: h.env.now() - q.act.start})
+		q.act.done(nil)
 	}
 }
 
@@ -120,9 +154,9 @@ func (q *reqContext) onTimeout() {
 			h.onRenewTimeout(q.s)
 		}
 	case forWrite:
-		q.done(&actionError{shape: writeTimedOut, key: q.key, resource: q.resource, token: q.token, err: ErrTimeout})
+		q.act.done(&actionError{shape: writeTimedOut, key: q.act.key, resource: q.act.resource, token: q.act.token, err: ErrTimeout})
 	case forCheckpoint:
-		q.done(&actionError{shape: checkpointTimedOut, resource: q.resource, token: q.token, err: ErrTimeout})
+		q.act.done(&actionError{shape: checkpointTimedOut, resource: q.act.resource, token: q.act.token, err: ErrTimeout})
 	}
 }
 
