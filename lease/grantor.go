@@ -12,7 +12,6 @@ type grantor struct {
 	leases     map[string]*leaseState // live (or revoked, not yet expired) leases
 	issued     map[string]uint64      // last token issued this boot, for the invariant
 	graceUntil time.Duration          // grants wait until this reading
-	lastNow    time.Duration          // the latest clock reading a request was processed at
 	// Storage keys by resource, made once; looked up, never iterated.
 	tokenKeys, checkpointKeys map[string]string
 }
@@ -81,25 +80,12 @@ func (g *grantor) Deliver(from Addr, m Message) {
 	if m.Client == "" {
 		m.Client = from
 	}
-	g.readClock()
 	reply, ok := g.handle(m)
 	if !ok {
 		return
 	}
-	reply.GrantorTime = g.readClock()
+	reply.GrantorTime = g.env.now()
 	g.env.send(from, reply)
-}
-
-// readClock returns the grantor's clock reading, asserting that readings
-// never go backwards: every expiry and every GrantorTime in a reply is
-// computed from them.
-func (g *grantor) readClock() time.Duration {
-	now := g.env.now()
-	if now < g.lastNow {
-		violated("grantor-readings-monotonic", "reading %v after %v", now, g.lastNow)
-	}
-	g.lastNow = now
-	return now
 }
 
 // handle dispatches a request. It returns false when there is nothing to

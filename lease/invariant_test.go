@@ -9,8 +9,8 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// stepClock is a clock a test sets by hand, backwards too, which no
-// conforming Clock does; the rest of stepEnv does nothing.
+// stepClock is a clock a test sets by hand; the rest of stepEnv does
+// nothing.
 type (
 	stepClock    struct{ now time.Duration }
 	stoppedTimer struct{}
@@ -38,27 +38,17 @@ func TestInvariantsAssertedWhereDataIsProduced(t *testing.T) {
 	require.NoError(t, cfg.Validate())
 	tests := []struct {
 		name  string
-		do    func(c *stepClock, h *holder, g Grantor)
+		do    func(c *stepClock, h *holder)
 		panic string // "" when nothing is wrong
 	}{
-		{"grantor readings go forward", func(c *stepClock, _ *holder, g Grantor) {
-			g.(Node).Deliver("h1", Message{Kind: KindQuery, Resource: "r", ReqID: 1})
-			c.now += time.Second
-			g.(Node).Deliver("h1", Message{Kind: KindQuery, Resource: "r", ReqID: 2})
-		}, ""},
-		{"grantor reading goes back", func(c *stepClock, _ *holder, g Grantor) {
-			g.(Node).Deliver("h1", Message{Kind: KindQuery, Resource: "r", ReqID: 1})
-			c.now -= time.Nanosecond
-			g.(Node).Deliver("h1", Message{Kind: KindQuery, Resource: "r", ReqID: 2})
-		}, "grantor-readings-monotonic"},
-		{"deadline from a past send time", func(c *stepClock, h *holder, _ Grantor) {
+		{"deadline from a past send time", func(c *stepClock, h *holder) {
 			assert.Equal(t, c.now-time.Second+cfg.HolderValidity(cfg.TTL),
 				h.deadlineFor(Message{SentAt: c.now - time.Second, TTL: cfg.TTL}))
 		}, ""},
-		{"echoed send time in the future", func(c *stepClock, h *holder, _ Grantor) {
+		{"echoed send time in the future", func(c *stepClock, h *holder) {
 			h.deadlineFor(Message{Resource: "r", SentAt: c.now + 1, TTL: cfg.TTL})
 		}, "echoed-send-time-not-future"},
-		{"deadline beyond send time plus TTL", func(c *stepClock, h *holder, _ Grantor) {
+		{"deadline beyond send time plus TTL", func(c *stepClock, h *holder) {
 			h.cfg.Margin = -time.Second // a config Validate refuses
 			h.deadlineFor(Message{Resource: "r", SentAt: c.now, TTL: cfg.TTL})
 		}, "deadline-within-ttl"},
@@ -66,11 +56,9 @@ func TestInvariantsAssertedWhereDataIsProduced(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			c := &stepClock{now: time.Hour}
-			g, err := NewGrantor(stepEnv("grantor", c), cfg)
-			require.NoError(t, err)
 			hd, err := NewHolder(stepEnv("h1", c), cfg, "grantor", "store")
 			require.NoError(t, err)
-			run := func() { tt.do(c, hd.(*holder), g) }
+			run := func() { tt.do(c, hd.(*holder)) }
 			if tt.panic == "" {
 				assert.NotPanics(t, run)
 				return
