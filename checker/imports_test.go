@@ -1,6 +1,7 @@
 package checker
 
 import (
+	"go/ast"
 	"go/parser"
 	"go/token"
 	"path/filepath"
@@ -14,8 +15,7 @@ import (
 
 // TestTheCheckersReadOnlyTheHistory: the checkers and the specifications
 // import, of this module, only the history and each other (and the
-// checkers a statistics helper and the spares they keep tables in), never
-// the kernel, a host or a protocol
+// checkers a statistics helper), never the kernel, a host or a protocol
 // (issue 9: `go list -deps ./checker ./history ./model` names none); and
 // the checkers write no file (no os, no path/filepath), so reports does.
 // history/imports_test.go holds the history to the same.
@@ -26,7 +26,7 @@ func TestTheCheckersReadOnlyTheHistory(t *testing.T) {
 		allowed   []string // of this module
 		forbidden []string // of the standard library
 	}{
-		{".", []string{"history", "model", "internal/dist", "internal/spares"}, []string{"os", "path/filepath", "io/fs"}},
+		{".", []string{"history", "model", "internal/dist"}, []string{"os", "path/filepath", "io/fs"}},
 		{"../model", []string{"history"}, nil},
 	} {
 		files, err := filepath.Glob(filepath.Join(pkg.dir, "*.go"))
@@ -50,4 +50,87 @@ func TestTheCheckersReadOnlyTheHistory(t *testing.T) {
 		}
 		assert.Greater(t, checked, 5, "the files of %s were found", pkg.dir)
 	}
+}
+
+// TestTheJudgingLayersKeepNoPools (issue 28): the lease library and the
+// judging layers (history, model, checker), and every package of this
+// module they import, keep no pool of values across calls and force no
+// collection: no sync.Pool, no runtime.GC or collector policy, no import
+// of a package of spares, so a reader meets no lifetime rule. What a host
+// needs for speed lives inside the host.
+func TestTheJudgingLayersKeepNoPools(t *testing.T) {
+	seen := map[string]bool{}
+	var found []string
+	var visit func(dir string)
+	visit = func(dir string) {
+		if seen[dir] {
+			return
+		}
+		seen[dir] = true
+		uses, deps := poolUses(t, dir)
+		found = append(found, uses...)
+		for _, d := range deps {
+			visit(filepath.Join("..", d))
+		}
+	}
+	for _, dir := range []string{"../lease", "../history", "../model", "."} {
+		visit(dir)
+	}
+	assert.Empty(t, found)
+	assert.GreaterOrEqual(t, len(seen), 6, "the layers and their own dependencies were read: %v", seen)
+}
+
+// The check bites: a file with a pool, a forced collection, a collector
+// policy and an import of spares is flagged four times.
+func TestPoolUsesFlagsAPooledFile(t *testing.T) {
+	uses, _ := poolUses(t, "testdata/pooled")
+	assert.Len(t, uses, 4, "%v", uses)
+}
+
+// poolUses returns where the Go files in dir (tests aside) keep a pool,
+// force a collection, set the collector's policy or import spares, and
+// the packages of this module they import (relative to the module root).
+func poolUses(t *testing.T, dir string) (uses, deps []string) {
+	const module = "github.com/leasesim/leasesim/"
+	banned := map[string]bool{"sync.Pool": true, "runtime.GC": true, "debug.SetGCPercent": true,
+		"debug.SetMemoryLimit": true, "debug.FreeOSMemory": true}
+	files, err := filepath.Glob(filepath.Join(dir, "*.go"))
+	require.NoError(t, err)
+	require.NotEmpty(t, files, "no Go files in %s", dir)
+	for _, file := range files {
+		if strings.HasSuffix(file, "_test.go") {
+			continue
+		}
+		fset := token.NewFileSet()
+		f, err := parser.ParseFile(fset, file, nil, 0)
+		require.NoError(t, err)
+		names := map[string]string{} // local name → last element of the path
+		for _, imp := range f.Imports {
+			path, err := strconv.Unquote(imp.Path.Value)
+			require.NoError(t, err)
+			base := filepath.Base(path)
+			local := base
+			if imp.Name != nil {
+				local = imp.Name.Name
+			}
+			names[local] = base
+			if own, ok := strings.CutPrefix(path, module); ok {
+				if strings.Contains(own, "spares") || strings.Contains(own, "batchgc") {
+					uses = append(uses, fset.Position(imp.Pos()).String()+": imports "+path)
+				}
+				deps = append(deps, own)
+			}
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			sel, ok := n.(*ast.SelectorExpr)
+			if !ok {
+				return true
+			}
+			if x, ok := sel.X.(*ast.Ident); ok && banned[names[x.Name]+"."+sel.Sel.Name] {
+				uses = append(uses, fset.Position(sel.Pos()).String()+": "+x.Name+"."+sel.Sel.Name)
+			}
+			return true
+		})
+	}
+	return uses, deps
 }

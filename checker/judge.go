@@ -20,7 +20,6 @@ func Judge(h *history.History, opts Options) Judgement {
 	if !opts.Skip {
 		j.Coverage = cover(a)
 	}
-	a.release()
 	return j
 }
 
@@ -39,15 +38,6 @@ type analysis struct {
 }
 
 func newAnalysis(h *history.History) *analysis { return &analysis{h: h} }
-
-// release hands the analysis's row table on to later analyses (rowTables),
-// once nothing will read it again.
-func (a *analysis) release() {
-	if a.opRows != nil && cap(a.opRows) <= maxSpareRows {
-		rowTables.Put(a.opRows)
-	}
-	a.opRows, a.opLives = nil, nil
-}
 
 // rework returns the history's at-least-once accounting (measureRework).
 func (a *analysis) rework() *rework {

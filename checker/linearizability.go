@@ -80,7 +80,6 @@ func Linearizability(h *history.History, opts Options) Result {
 		return v.result(name, okSummary+witness)
 	}
 	ops := newP3Ops(h, p.store, p.register, nil)
-	defer ops.release()
 	if !walk.inOrder && p.witnessed(ops) {
 		return v.result(name, okSummary+witness)
 	}

@@ -6,7 +6,6 @@ import (
 	"github.com/anishathalye/porcupine"
 
 	"github.com/leasesim/leasesim/history"
-	"github.com/leasesim/leasesim/internal/spares"
 	"github.com/leasesim/leasesim/model"
 )
 
@@ -103,13 +102,9 @@ func newP3Ops(h *history.History, store, register model.Spec, walk *inOrderWalk)
 	var p p3Ops
 	if walk == nil {
 		// At most a few of the operations are not P3's.
-		var ok bool
-		if p, ok = p3Tables.Get(); !ok || cap(p.idx) < n {
-			p = p3Ops{idx: make([]int32, 0, n), processed: make([]history.Time, 0, n), part: make([]int32, 0, n)}
-		}
-		p.idx, p.processed, p.part = p.idx[:0], p.processed[:0], p.part[:0]
-		if !keyed {
-			p.part = nil
+		p = p3Ops{idx: make([]int32, 0, n), processed: make([]history.Time, 0, n)}
+		if keyed {
+			p.part = make([]int32, 0, n)
 		}
 	}
 	// An operation's cell: its server, resource and partition. There are
@@ -164,20 +159,6 @@ func newP3Ops(h *history.History, store, register model.Spec, walk *inOrderWalk)
 	}
 	p.resources, p.parts = servedAt.len(), parts.len()
 	return p
-}
-
-// p3Tables keeps finished checks' tables of P3 operations (newP3Ops) for
-// later checks: a sweep checks thousands of runs. Tables of more than
-// maxSpareRows operations are not kept.
-var p3Tables spares.Spares[p3Ops]
-
-// release hands ops's tables on to later checks (p3Tables), once nothing
-// will read them again.
-func (ops *p3Ops) release() {
-	if cap(ops.idx) <= maxSpareRows && ops.part != nil {
-		p3Tables.Put(p3Ops{idx: ops.idx, processed: ops.processed, part: ops.part})
-	}
-	*ops = p3Ops{}
 }
 
 // inOrderWalk is witnessed's walk, taken while newP3Ops loads the

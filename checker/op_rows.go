@@ -5,7 +5,6 @@ import (
 	"iter"
 
 	"github.com/leasesim/leasesim/history"
-	"github.com/leasesim/leasesim/internal/spares"
 )
 
 // opRow is what the checkers' passes over every operation read first: a
@@ -121,24 +120,11 @@ func errOf(err string) opErr {
 // lease store processed and accepted.
 func (r *opRow) grantorOK(k opKind) bool { return r.grantor() && r.kind == k && r.err == errNone }
 
-// rowTables keeps the row tables of finished analyses (Judge) for later
-// ones: a sweep judges thousands of runs, and a swarm run's rows were a
-// sixth of the bytes it allocated. A table of more than maxSpareRows rows
-// is not kept.
-var rowTables spares.Spares[[]opRow]
-
-// maxSpareRows bounds the row tables kept: 32,768 rows, 1.25 MiB.
-const maxSpareRows = 1 << 15
-
-// opRows returns a row for each of h's operations, in a kept table if one
-// is large enough (rowTables), and the client lives they name.
+// opRows returns a row for each of h's operations, and the client lives
+// they name.
 func opRows(h *history.History) ([]opRow, []clientLife) {
 	n := h.NumOps()
-	rows, ok := rowTables.Get()
-	if !ok || cap(rows) < n {
-		rows = make([]opRow, n)
-	}
-	rows = rows[:n] // every row is written below
+	rows := make([]opRow, n)
 	var clients numbering[string]
 	var livesOf [][]int32 // by client: its lives, into lives (a client has a life or a few)
 	var lives []clientLife

@@ -4,7 +4,6 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 
 	"github.com/leasesim/leasesim/history"
 )
@@ -78,32 +77,4 @@ func TestRowsInProcessedOrder(t *testing.T) {
 			}
 		})
 	}
-}
-
-// Judge hands its row table and P3's tables on to the next judgement
-// (rowTables, p3Tables), which reuses them whole: the same history is
-// judged the same, and its rows and P3 tables are the kept ones.
-func TestJudgeHandsItsTablesOn(t *testing.T) {
-	rowTables.Drop()
-	p3Tables.Drop()
-	h := &history.History{Grantor: "grantor", Resource: "store"}
-	var ops []history.Operation
-	for i := range 40 {
-		ops = append(ops, history.Operation{Server: "grantor", Client: "h1", ID: uint64(i + 1), Call: history.Time(3 * i),
-			Processed: history.Time(3*i + 1), Return: history.Time(3*i + 2), Input: history.Payload{Kind: kindAcquire, Resource: "lock", Holder: "h1"},
-			Output: history.Payload{Kind: kindAcquire + "_reply", Err: errHeld}})
-	}
-	h.SetOps(ops)
-	first := Judge(h, Options{})
-	require.Equal(t, 1, rowTables.Len(), "the rows are kept")
-	require.Equal(t, 1, p3Tables.Len(), "P3's tables are kept")
-	rows, _ := rowTables.Get()
-	size := cap(rows)
-	rowTables.Put(rows)
-	again := Judge(h, Options{})
-	assert.Equal(t, first, again, "judged the same on kept tables")
-	reused, ok := rowTables.Get()
-	require.True(t, ok)
-	assert.Same(t, &rows[:1][0], &reused[:1][0], "the next judgement used the kept rows")
-	assert.Equal(t, size, cap(reused))
 }

@@ -173,15 +173,16 @@ func (k *leanCluster) write(value []byte) {
 }
 
 // TestSteadyStateAllocations drives a holder, a grantor and a resource on
-// one lean clock and network, and measures what a renewal cycle and a
-// write cycle allocate once the lease is held.
+// one lean clock and network, and bounds what a renewal cycle and a write
+// cycle allocate once the lease is held: the core keeps no pools, so each
+// request allocates what it needs, and nothing else grows.
 func TestSteadyStateAllocations(t *testing.T) {
 	k := newLeanCluster(t)
 	renewal := func() { k.renewal(t) }
-	for range 20 { // warm up: tables and free lists reach their size
+	for range 20 { // warm up: tables reach their size
 		renewal()
 	}
-	assert.Zero(t, testing.AllocsPerRun(100, renewal), "a renewal cycle allocates nothing")
+	assert.LessOrEqual(t, testing.AllocsPerRun(100, renewal), 1.0, "a renewal cycle allocates its pending request")
 	g2, ok := k.h.Valid("lock")
 	require.True(t, ok, "still held after the renewals")
 	assert.Equal(t, k.grant.Token, g2.Token)
@@ -191,17 +192,18 @@ func TestSteadyStateAllocations(t *testing.T) {
 	for range 20 {
 		write()
 	}
-	// The holder copies the caller's value (the message carries it away)
-	// and the resource stores token ‖ value, both carved from chunks (slab):
-	// a chunk every many writes, which averages to none per write.
-	assert.Zero(t, testing.AllocsPerRun(100, write), "a write cycle allocates nothing on average")
+	// The pending request, its timeout callback and the callback that
+	// sends it once the failpoint lets it, the holder's copy of the
+	// caller's value (the message carries it away), and the record of
+	// token ‖ value the resource stores.
+	assert.LessOrEqual(t, testing.AllocsPerRun(100, write), 5.0, "a write cycle allocates a bounded few")
 	assert.Equal(t, k.grant.Token, k.r.(lease.FenceLookup).Highest("lock"))
 }
 
 // A holder with hundreds of leases renews them all at once, so as many
-// requests are in flight: once warm it allocates nothing per round, since
-// it keeps a free pending for every session (not 64 in all).
-func TestManySessionsRenewWithoutAllocating(t *testing.T) {
+// requests are in flight: once warm a round allocates one pending per
+// renewal, and nothing grows with the number of sessions beyond that.
+func TestManySessionsRenewWithOneAllocationEach(t *testing.T) {
 	const leases = 200
 	k := newLeanCluster(t)
 	for i := 1; i < leases; i++ {
@@ -223,7 +225,7 @@ func TestManySessionsRenewWithoutAllocating(t *testing.T) {
 		_, ok := k.h.Valid(fmt.Sprintf("r%d", i))
 		require.True(t, ok, "r%d held", i)
 	}
-	assert.Zero(t, testing.AllocsPerRun(10, round), "a round of %d renewals allocates nothing", leases)
+	assert.LessOrEqual(t, testing.AllocsPerRun(10, round), float64(leases), "a round of %d renewals", leases)
 }
 
 // BenchmarkSteadyState measures the lease core alone (on the lean

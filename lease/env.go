@@ -26,19 +26,6 @@ type Timer interface {
 	Stop() bool
 }
 
-// TimerRecycler is an optional interface of a Clock whose timers can be
-// armed again, so that a node that arms the same timer over and over (a
-// request's timeout, the next renewal, a lease's expiry) allocates nothing
-// for it. The core uses it when its Clock implements it, and AfterFunc
-// otherwise.
-type TimerRecycler interface {
-	// AfterFuncAgain does what AfterFunc(d, f) does, for a caller that
-	// gives up old, a Timer this clock returned before: the caller never
-	// uses old again, and may get old itself back. If old is still pending
-	// it still fires, as it would have had the caller simply dropped it.
-	AfterFuncAgain(old Timer, d time.Duration, f func()) Timer
-}
-
 // WallClock is a node's wall clock. It may be stepped backwards or forwards,
 // so the core uses it only to timestamp observer events.
 type WallClock interface {
@@ -127,14 +114,8 @@ func (e Env) validate() error {
 // now returns the monotonic reading.
 func (e Env) now() time.Duration { return e.Clock.Now() }
 
-// afterFunc arms f after d on the node's clock, recycling old (a Timer the
-// caller gives up; nil if none) when the clock can: see TimerRecycler.
-func (e Env) afterFunc(old Timer, d time.Duration, f func()) Timer {
-	if r, ok := e.Clock.(TimerRecycler); ok && old != nil {
-		return r.AfterFuncAgain(old, d, f)
-	}
-	return e.Clock.AfterFunc(d, f)
-}
+// afterFunc arms f after d on the node's clock.
+func (e Env) afterFunc(d time.Duration, f func()) Timer { return e.Clock.AfterFunc(d, f) }
 
 // failpoint runs then through Env.Failpoint, or at once if there is none.
 func (e Env) failpoint(name string, then func()) {

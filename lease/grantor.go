@@ -14,7 +14,6 @@ type grantor struct {
 	graceUntil time.Duration          // grants wait until this reading
 	// Storage keys by resource, made once; looked up, never iterated.
 	tokenKeys, checkpointKeys map[string]string
-	checkpoints               slab // the stored checkpoint records
 }
 
 // NewGrantor boots a grantor on env. It is called on every (re)boot of the

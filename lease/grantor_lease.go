@@ -52,7 +52,7 @@ func (g *grantor) arm(l *leaseState) {
 	if l.onExpiry == nil {
 		l.onExpiry = func() { g.expiryFired(l) }
 	}
-	l.timer = g.env.afterFunc(l.timer, l.expiresAt-g.env.now(), l.onExpiry)
+	l.timer = g.env.afterFunc(l.expiresAt-g.env.now(), l.onExpiry)
 }
 
 // expiryFired expires l at its expiry, or re-arms if it was extended.

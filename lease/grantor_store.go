@@ -61,7 +61,7 @@ func (g *grantor) checkpoint(resource string) (state []byte, token uint64) {
 
 // putCheckpoint makes state the durable checkpoint of resource.
 func (g *grantor) putCheckpoint(resource string, token uint64, state []byte) error {
-	value := g.checkpoints.alloc(8 + len(state))
+	value := make([]byte, 8+len(state))
 	binary.BigEndian.PutUint64(value, token)
 	copy(value[8:], state)
 	if err := putSynced(g.env.Store, KV{Key: g.checkpointKey(resource), Value: value}); err != nil {

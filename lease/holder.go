@@ -20,11 +20,9 @@ type holder struct {
 	resourceAddr Addr
 	sessions     map[string]*session
 	pending      pendingSet // outstanding requests by ReqID
-	free         []*pending // recycled pendings, at most maxFreePendings
 	epoch        uint64     // incarnation, from storage
 	seq          uint32     // low half of the next ReqID
 	closed       bool
-	slab         slab // the copies of written values and checkpoint states
 }
 
 // NewHolder starts a holder on env that acquires leases from the grantor at

@@ -1,5 +1,7 @@
 package lease
 
+import "slices"
+
 // Write writes key=value to the fenced resource under the lease's token.
 func (h *holder) Write(resource, key string, value []byte, done func(error)) {
 	done = orNop(done)
@@ -8,11 +10,10 @@ func (h *holder) Write(resource, key string, value []byte, done func(error)) {
 		done(&actionError{shape: writeNotHeld, key: key, resource: resource, err: ErrLeaseExpired})
 		return
 	}
-	p := h.newPending(forWrite)
-	p.resource, p.token, p.key, p.done = resource, g.Token, key, done
-	p.to = h.resourceAddr
-	p.m = Message{Kind: KindWrite, Resource: resource, Token: g.Token, Key: key, Value: h.slab.clone(value)}
-	h.env.failpoint(FailpointBeforeWrite, p.onSend)
+	p := h.newActionPending(forWrite)
+	p.act.resource, p.act.token, p.act.key, p.act.done = resource, g.Token, key, done
+	p.act.body = slices.Clone(value) // the message carries it away: the caller may change value
+	h.env.failpoint(FailpointBeforeWrite, p.sendHeld)
 }
 
 // Checkpoint stores state at the grantor under the lease's token.
@@ -23,11 +24,10 @@ func (h *holder) Checkpoint(resource string, state []byte, done func(error)) {
 		done(&actionError{shape: checkpointNotHeld, resource: resource, err: ErrLeaseExpired})
 		return
 	}
-	p := h.newPending(forCheckpoint)
-	p.resource, p.token, p.done = resource, g.Token, done
-	p.to = h.grantorAddr
-	p.m = Message{Kind: KindCheckpoint, Resource: resource, Token: g.Token, State: h.slab.clone(state)}
-	h.env.failpoint(FailpointBeforeCheckpoint, p.onSend)
+	p := h.newActionPending(forCheckpoint)
+	p.act.resource, p.act.token, p.act.done = resource, g.Token, done
+	p.act.body = slices.Clone(state)
+	h.env.failpoint(FailpointBeforeCheckpoint, p.sendHeld)
 }
 
 // SideEffect sends an unfenced side effect to the resource node.

@@ -4,7 +4,7 @@ import "time"
 
 // reqPurpose says what a request is for, and so what its reply or its
 // timeout does. A pending request carries its purpose and data instead of
-// closures, so that a request costs no allocation in the steady state.
+// closures.
 type reqPurpose uint8
 
 const (
@@ -14,27 +14,16 @@ const (
 	forCheckpoint                       // done gets the checkpoint's outcome
 )
 
-// pending is a request waiting for its reply. Pendings are recycled
-// through holder.free once their timer can no longer fire.
+// pending is a request waiting for its reply.
 type pending struct {
 	reqContext        // what the reply or the timeout acts on
 	kind       Kind   // the reply kind expected
 	id         uint64 // the request's ReqID once it is sent
 	timer      Timer
-
-	// Where the request goes, and the request itself while a failpoint
-	// may delay its send (write and checkpoint).
-	to Addr
-	m  Message
-
-	// Bound once per pending, so that arming a timer or passing the send
-	// to a failpoint allocates nothing.
-	onTimer func()
-	onSend  func()
+	to         Addr // where the request goes
 }
 
-// reqContext is what a reply or a timeout acts on. The handler gets a copy
-// of it, because the pending may be reused by what the handler sends.
+// reqContext is what a reply or a timeout acts on.
 type reqContext struct {
 	h       *holder
 	purpose reqPurpose
@@ -42,47 +31,35 @@ type reqContext struct {
 	s     *session // acquire, renew: the session and its epoch when sent
 	epoch uint64
 
-	resource string        // write, checkpoint: what acts under token
-	token    uint64        // write, checkpoint
+	act *action // write, checkpoint
+}
+
+// action is what a write or a checkpoint acts under, and who hears of its
+// outcome. A renewal's pending has none, so it stays small.
+type action struct {
+	resource string // what acts under token
+	token    uint64
 	key      string        // write
 	start    time.Duration // checkpoint: when it left
-	done     func(error)   // write, checkpoint
+	done     func(error)
+	body     []byte // the value or state, until it is sent (sendHeld)
 }
 
-// newPending returns a cleared pending for purpose, recycled if one is free.
+// newPending returns a new pending for purpose: acquire or renew.
 func (h *holder) newPending(purpose reqPurpose) *pending {
-	var p *pending
-	if n := len(h.free); n > 0 {
-		p = h.free[n-1]
-		h.free[n-1] = nil
-		h.free = h.free[:n-1]
-	} else {
-		p = &pending{reqContext: reqContext{h: h}}
-		p.onTimer = p.timedOut
-		p.onSend = p.send
-	}
-	p.purpose = purpose
-	return p
+	return &pending{reqContext: reqContext{h: h, purpose: purpose}}
 }
 
-// recycle clears p and keeps it for a later request. Only a pending whose
-// timer can no longer fire may be recycled: its callback would otherwise
-// find p registered under a newer request. The spent timer stays, for the
-// clock to arm again (TimerRecycler), and so do the bound callbacks; the
-// request itself was cleared when it was sent.
-func (h *holder) recycle(p *pending) {
-	p.reqContext = reqContext{h: h}
-	p.kind, p.id, p.to = KindNone, 0, ""
-	h.free = append(h.free, p)
+// newActionPending returns a new pending for purpose, write or
+// checkpoint, with its action (one allocation for both).
+func (h *holder) newActionPending(purpose reqPurpose) *pending {
+	ap := &struct {
+		pending
+		action
+	}{pending: pending{reqContext: reqContext{h: h, purpose: purpose}}}
+	ap.act = &ap.action
+	return &ap.pending
 }
-
-// maxFreePendings bounds the free list beyond one pending per session (a
-// session has one acquire or renewal in flight at a time): a worker that
-// contends for every task of a backlog of hundreds keeps as many requests
-// in flight, and with a fixed bound of 64 it dropped most of its pendings
-// (and their timers) after each round, to allocate them again for the
-// next: a quarter of a backlogged 6-hour run's allocations.
-const maxFreePendings = 64
 
 // request sends m to the node at to now. The reply or the timeout is
 // handled according to p's purpose.
@@ -91,10 +68,19 @@ func (h *holder) request(to Addr, m Message, p *pending) {
 	p.sendMessage(m)
 }
 
-// send sends the request a failpoint held back (p.m) to p.to.
-func (p *pending) send() {
-	m := p.m
-	p.m = Message{}
+// sendHeld sends the write or checkpoint that a failpoint may have held
+// back, built from p's context and body.
+func (p *pending) sendHeld() {
+	h := p.h
+	m := Message{Resource: p.act.resource, Token: p.act.token}
+	if p.purpose == forWrite {
+		m.Kind, m.Key, m.Value = KindWrite, p.act.key, p.act.body
+		p.to = h.resourceAddr
+	} else {
+		m.Kind, m.State = KindCheckpoint, p.act.body
+		p.to = h.grantorAddr
+	}
+	p.act.body = nil
 	p.sendMessage(m)
 }
 
@@ -104,7 +90,7 @@ func (p *pending) send() {
 func (p *pending) sendMessage(m Message) {
 	h := p.h
 	if p.purpose == forCheckpoint {
-		p.start = h.env.now()
+		p.act.start = h.env.now()
 	}
 	m = h.stamp(m)
 	if p.id != 0 { // the set orders by p.id: a registered id must never change
@@ -113,7 +99,7 @@ func (p *pending) sendMessage(m Message) {
 	p.kind = m.Kind.Reply()
 	p.id = m.ReqID
 	h.pending.add(p)
-	p.timer = h.env.afterFunc(p.timer, h.cfg.RequestTimeout, p.onTimer)
+	p.timer = h.env.afterFunc(h.cfg.RequestTimeout, p.timedOut)
 	h.env.send(p.to, m)
 }
 
@@ -123,29 +109,16 @@ func (p *pending) timedOut() {
 	if !h.pending.remove(p) {
 		return
 	}
-	q := p.reqContext // the timer has fired: p may be reused by what the handler sends
-	h.release(p)
-	q.onTimeout()
+	p.onTimeout()
 }
 
 // replied hands the reply r to p's handler. Deliver has unregistered p.
 func (h *holder) replied(p *pending, r Message) {
-	q := p.reqContext
-	if p.timer.Stop() {
-		h.release(p) // the timer will never fire: p may be reused
-	}
-	q.onReply(r)
+	p.timer.Stop()
+	p.onReply(r)
 }
 
-// release recycles p unless the free list is full.
-func (h *holder) release(p *pending) {
-	if len(h.free) < maxFreePendings+len(h.sessions) {
-		h.recycle(p)
-	}
-}
-
-// onReply dispatches a reply by the request's purpose. q is a copy of the
-// pending's context: the pending may already be reused.
+// onReply dispatches a reply by the request's purpose.
 func (q *reqContext) onReply(r Message) {
 	h := q.h
 	switch q.purpose {
@@ -156,15 +129,15 @@ func (q *reqContext) onReply(r Message) {
 			h.onRenewReply(q.s, r)
 		}
 	case forWrite:
-		q.done(h.outcome(writeRejected, q.resource, q.token, r))
+		q.act.done(h.outcome(writeRejected, q.act.resource, q.act.token, r))
 	case forCheckpoint:
 		if r.Err != CodeOK {
-			q.done(h.outcome(checkpointRejected, q.resource, q.token, r))
+			q.act.done(h.outcome(checkpointRejected, q.act.resource, q.act.token, r))
 			return
 		}
-		h.env.observe(Event{Kind: EventCheckpoint, Resource: q.resource, Token: q.token,
-			Duration: h.env.now() - q.start})
-		q.done(nil)
+		h.env.observe(Event{Kind: EventCheckpoint, Resource: q.act.resource, Token: q.act.token,
+			Duration: h.env.now() - q.act.start})
+		q.act.done(nil)
 	}
 }
 
@@ -181,9 +154,9 @@ func (q *reqContext) onTimeout() {
 			h.onRenewTimeout(q.s)
 		}
 	case forWrite:
-		q.done(&actionError{shape: writeTimedOut, key: q.key, resource: q.resource, token: q.token, err: ErrTimeout})
+		q.act.done(&actionError{shape: writeTimedOut, key: q.act.key, resource: q.act.resource, token: q.act.token, err: ErrTimeout})
 	case forCheckpoint:
-		q.done(&actionError{shape: checkpointTimedOut, resource: q.resource, token: q.token, err: ErrTimeout})
+		q.act.done(&actionError{shape: checkpointTimedOut, resource: q.act.resource, token: q.act.token, err: ErrTimeout})
 	}
 }
 

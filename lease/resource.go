@@ -19,9 +19,6 @@ type resource struct {
 	// request; looked up, never iterated.
 	highestKeys map[string]string
 	valueKeys   map[resourceKey]string
-	// The stored records and side effects' keys, carved from shared chunks.
-	records    slab
-	effectKeys stringSlab
 }
 
 type resourceKey struct{ resource, key string }
@@ -84,7 +81,7 @@ func (r *resource) write(m Message) (Message, bool) {
 		reply.Token = highest
 		return reply, true
 	}
-	value := r.records.alloc(8 + len(m.Value))
+	value := make([]byte, 8+len(m.Value))
 	binary.BigEndian.PutUint64(value, m.Token)
 	copy(value[8:], m.Value)
 	err := putSynced(r.env.Store,
@@ -120,7 +117,7 @@ func (r *resource) read(m Message) Message {
 func (r *resource) effect(m Message) (Message, bool) {
 	reply := m.reply()
 	reply.Key = m.Key
-	key := r.effectKeys.concat(keyEffectPrefix, m.Resource, "\x00", m.Key) // effectKey, carved
+	key := effectKey(m.Resource, m.Key)
 	if err := putSynced(r.env.Store, KV{Key: key, Value: uint64Value(r.readUint(key) + 1)}); err != nil {
 		return Message{}, false
 	}

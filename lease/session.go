@@ -53,7 +53,7 @@ func (h *holder) newSession(resource string, opts AcquireOptions) *session {
 // armNext arms the next timer: a renewal if renew, else an acquire attempt.
 func (h *holder) armNext(s *session, d time.Duration, renew bool) {
 	s.nextRenew, s.nextEpoch = renew, s.epoch
-	s.next = h.env.afterFunc(s.next, d, s.onNext)
+	s.next = h.env.afterFunc(d, s.onNext)
 }
 
 // nextFired runs the next timer's action unless the session moved on.
@@ -109,7 +109,7 @@ func (h *holder) onAcquireReply(s *session, epoch uint64, r Message) {
 	}
 	switch r.Err {
 	case CodeOK:
-		deadline := r.SentAt + h.cfg.HolderValidity(r.TTL)
+		deadline := h.deadlineFor(r)
 		if h.env.now() >= deadline {
 			h.retryAcquire(s) // a grant that arrived too late to believe
 			return
@@ -175,7 +175,7 @@ func (h *holder) hold(s *session, r Message, deadline time.Duration) {
 // deadline later without touching the timer; it re-arms when it fires early.
 func (h *holder) armDeadline(s *session) {
 	s.deadlineEpoch = s.epoch
-	s.deadline = h.env.afterFunc(s.deadline, s.grant.Deadline-h.env.now(), s.onDeadline)
+	s.deadline = h.env.afterFunc(s.grant.Deadline-h.env.now(), s.onDeadline)
 }
 
 // deadlineFired ends belief at the deadline, or re-arms if renewals moved it.

@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"fmt"
 	"time"
 
 	"github.com/leasesim/leasesim/history"
@@ -24,11 +25,9 @@ type beliefTracker struct {
 	w *sim.World
 	h *history.History
 	// beliefs are the beliefs in the order they began; finish builds the
-	// history's table from them at its final size (in spare, a released
-	// history's, if it has room). A chunked table: beliefs are updated in
-	// place by index while the run goes, and never moved.
+	// history's table from them at its final size. A chunked table: beliefs
+	// are updated in place by index while the run goes, and never moved.
 	beliefs chunked[history.BeliefInterval]
-	spare   []history.BeliefInterval
 	open    []openBelief        // in no particular order
 	openAt  map[openKey]int32   // index into open; looked up, never iterated
 	latest  map[beliefKey]int32 // the latest belief per (node, resource, token), into beliefs; looked up, never iterated
@@ -218,7 +217,7 @@ func (t *beliefTracker) finish(crashes map[string][]history.Time) {
 	for len(t.open) > 0 {
 		t.close(len(t.open)-1, history.EndRun)
 	}
-	beliefs := sized(t.spare, int(t.beliefs.n))
+	beliefs := sized[[]history.BeliefInterval](int(t.beliefs.n))
 	for i := range beliefs {
 		b := &beliefs[i]
 		*b = *t.belief(int32(i))
@@ -228,6 +227,10 @@ func (t *beliefTracker) finish(crashes map[string][]history.Time) {
 				break
 			}
 		}
+		if b.Start > b.End || (b.LastAct != history.Unknown && (b.LastAct < b.Start || b.LastAct > b.End)) {
+			panic(fmt.Sprintf("scenarios: invariant belief-span-ordered: %s %q token %d: start %d, last act %d, end %d",
+				b.Holder, b.Resource, b.Token, b.Start, b.LastAct, b.End))
+		}
 	}
-	t.h.Beliefs, t.spare = beliefs, nil
+	t.h.Beliefs = beliefs
 }

@@ -87,7 +87,6 @@ func benchmarkEvents(b *testing.B, sc scenarios.Scenario, opts scenarios.Options
 			}
 			events += out.Sim.Events
 			ops += uint64(out.History.NumOps())
-			out.Release() // as a sweep does
 			if events-start >= minEvents {
 				break
 			}

@@ -19,36 +19,41 @@ import (
 // its only panic (Int64N of n <= 0) is its caller's bug.
 
 // nodeClock is a node's monotonic clock with kernel timers.
-type nodeClock struct{ n *sim.Node }
+type nodeClock struct {
+	n      *sim.Node
+	timers *timerChunk // where its timers are carved from
+}
 
 func (c nodeClock) Now() time.Duration {
 	return c.n.Now()
 }
 
+// AfterFunc sets a kernel timer that runs f after d behind an
+// implementation boundary.
 func (c nodeClock) AfterFunc(d time.Duration, f func()) lease.Timer {
-	return c.arm(nil, d, f)
-}
-
-// AfterFuncAgain arms old again if it is this node's and spent (fired or
-// stopped), so that a timer re-armed over and over costs no allocation
-// (lease.TimerRecycler). A pending old keeps its own arming and f; the
-// new one gets a new timer.
-func (c nodeClock) AfterFuncAgain(old lease.Timer, d time.Duration, f func()) lease.Timer {
-	t, _ := old.(*nodeTimer)
-	if t != nil && (t.n != c.n || c.n.TimerPending(t.id)) {
-		t = nil
-	}
-	return c.arm(t, d, f)
-}
-
-// arm sets a kernel timer that runs f after d behind an implementation
-// boundary, in t (a new nodeTimer if t is nil).
-func (c nodeClock) arm(t *nodeTimer, d time.Duration, f func()) *nodeTimer {
-	if t == nil {
-		t = &nodeTimer{n: c.n}
-	}
-	t.f = f
+	t := c.timers.next()
+	t.n, t.f = c.n, f
 	t.id = c.n.SetTimerCallback(d, t)
+	return t
+}
+
+// timerChunk carves a node incarnation's timers from chunks: the lease core
+// arms a timer for every request, renewal and expiry, and one allocation
+// per timerChunkLen timers costs a run less than one each. A timer is
+// handed out once and never reused, so whoever holds it may keep it; a
+// chunk is freed once none of its timers is reachable.
+type timerChunk struct{ free []nodeTimer }
+
+// timerChunkLen is how many timers a chunk holds (40 bytes each).
+const timerChunkLen = 64
+
+// next returns a zero timer no one else has.
+func (c *timerChunk) next() *nodeTimer {
+	if len(c.free) == 0 {
+		c.free = make([]nodeTimer, timerChunkLen)
+	}
+	t := &c.free[0]
+	c.free = c.free[1:]
 	return t
 }
 
@@ -56,8 +61,7 @@ func (c nodeClock) WallNow() time.Time {
 	return c.n.WallNow()
 }
 
-// nodeTimer is a lease.Timer on a kernel timer. The nodeClock that made
-// it may arm it again once it is spent (AfterFuncAgain).
+// nodeTimer is a lease.Timer on a kernel timer.
 type nodeTimer struct {
 	n  *sim.Node
 	id sim.TimerID
@@ -117,7 +121,7 @@ func (t *transport) lookup(to lease.Addr) *sim.Node {
 
 func newTransport(n *sim.Node, rec *recorder) nodeTransport {
 	t := &transport{n: n, rec: rec}
-	t.msgs.release = func(payload any) { t.msgs.put(payload.(*lease.Message)) }
+	t.msgs.release = func(payload any) { t.msgs.put(payload.(*simMessage)) }
 	return nodeTransport{t}
 }
 
@@ -133,14 +137,14 @@ func (t nodeTransport) Send(to lease.Addr, m lease.Message) {
 	}
 }
 
-// messagePool recycles the *lease.Message payloads a node incarnation sends,
+// messagePool recycles the payloads a node incarnation sends (simMessage),
 // so that a message costs no allocation in the steady state. The kernel
 // hands a payload back (sim.Node.SendRelease) once no copy of it is queued
 // and the handler of its last copy has returned: a handler, and whatever
 // it calls, may read the payload only until it returns, and keeps a copy
 // of the message if it needs it later (serve does).
 type messagePool struct {
-	free    []*lease.Message
+	free    []*simMessage
 	release func(any) // put, bound once
 }
 
@@ -149,22 +153,22 @@ type messagePool struct {
 const maxFreeMessages = 256
 
 // get returns a payload holding a copy of *m.
-func (p *messagePool) get(m *lease.Message) *lease.Message {
-	var pm *lease.Message
+func (p *messagePool) get(m *lease.Message) *simMessage {
+	var pm *simMessage
 	if n := len(p.free); n > 0 {
 		pm = p.free[n-1]
 		p.free = p.free[:n-1]
 	} else {
-		pm = new(lease.Message)
+		pm = new(simMessage)
 	}
-	*pm = *m
+	pm.Message = *m
 	return pm
 }
 
 // put takes a payload back. It is not cleared: get overwrites it whole,
 // and clearing it would cost as much again (write barriers while the
 // collector marks) to release a few small slices a little earlier.
-func (p *messagePool) put(pm *lease.Message) {
+func (p *messagePool) put(pm *simMessage) {
 	if len(p.free) < maxFreeMessages {
 		p.free = append(p.free, pm)
 	}
@@ -194,7 +198,7 @@ func (s nodeStorage) Sync() error {
 // newEnv builds the lease environment of a node for its current
 // incarnation.
 func newEnv(n *sim.Node, rec *recorder, obs lease.Observer) lease.Env {
-	clock := nodeClock{n: n}
+	clock := nodeClock{n: n, timers: &timerChunk{}}
 	if obs != nil {
 		obs = guardedObserver{&observerRef{obs}}
 	}
@@ -224,20 +228,20 @@ func (f nodeFailpoints) hit(name string, then func()) { f.n.FailpointVia(name, t
 func serve(n *sim.Node, rec *recorder, node any) {
 	w := n.World()
 	handle := func(src *sim.Node, payload any) {
-		lm, ok := payload.(*lease.Message)
+		sm, ok := payload.(*simMessage)
 		if !ok {
 			deliverAny(rec, src, n, node, payload)
 			return
 		}
-		m := *lm
+		m := sm.Message
 		rec.delivered(src, n, m)
 		deliverLease(node, lease.Addr(src.Name()), m)
 	}
 	n.Handle(func(from sim.NodeID, payload any) {
 		src := w.Node(from)
 		if onReplyArmed(n, payload) { // an event-triggered fault (triggers.go)
-			if lm, ok := payload.(*lease.Message); ok {
-				m := *lm // handled later, perhaps: the kernel takes lm back when this returns
+			if sm, ok := payload.(*simMessage); ok {
+				m := *sm // handled later, perhaps: the kernel takes sm back when this returns
 				payload = &m
 			}
 			n.Failpoint(TriggerOnReply, func() { handle(src, payload) })

@@ -112,7 +112,7 @@ var boundaries = func() map[string]origin {
 		guardedHolder.SideEffect, guardedDeliverAny, describe,
 		guardedLeader.Leading, guardedLeader.OnLeadership, guardedLeader.LeaderDeclaration)
 	mark(fromHarness, harnessCall, guardedObserver.Observe, nodeClock.Now, nodeClock.AfterFunc,
-		nodeClock.AfterFuncAgain, nodeClock.WallNow, (*nodeTimer).Stop, nodeTransport.Send, nodeTransport.SendAny,
+		nodeClock.WallNow, (*nodeTimer).Stop, nodeTransport.Send, nodeTransport.SendAny,
 		nodeStorage.Get, nodeStorage.Put, nodeStorage.Delete, nodeStorage.Sync, nodeFailpoints.hit)
 	return m
 }()

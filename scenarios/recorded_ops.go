@@ -1,8 +1,6 @@
 package scenarios
 
 import (
-	"unsafe"
-
 	"github.com/leasesim/leasesim/history"
 	"github.com/leasesim/leasesim/history/leasewire"
 )
@@ -26,8 +24,8 @@ type recordedOps struct {
 }
 
 // opTables are the recorder's tables that its operations are built from.
-// Released with the history (putHistory), small ones are handed on to a
-// later run (recorder_scratch.go).
+// Small ones are handed on to a later run once the source is unreachable
+// (recorder_scratch.go).
 type opTables struct {
 	ops      chunked[opRec]
 	requests chunked[call]
@@ -67,20 +65,4 @@ func (s *recordedOps) LoadHead(i int, head *history.OpHead) {
 		Call: c.at, Return: rec.ret, Incarnation: inc, ID: id}
 	head.Kind, head.Resource, _, _ = s.msgs.head(c.in)
 	head.Reply, _, head.Err, head.OK = s.msgs.head(rec.out)
-}
-
-// bytes returns the memory the source holds: its tables, and its foreign
-// operations (whole history.Operations).
-func (s *recordedOps) bytes() int {
-	return s.opTables.bytes() + len(s.foreign.chunks)*chunkSize*int(unsafe.Sizeof(history.Operation{}))
-}
-
-// bytes returns the memory the tables hold.
-func (t *opTables) bytes() int {
-	size := (len(t.requests.chunks)*int(unsafe.Sizeof(call{})) + len(t.ops.chunks)*int(unsafe.Sizeof(opRec{}))) * chunkSize
-	size += cap(t.msgs.text)
-	for _, c := range t.msgs.chunks {
-		size += int(unsafe.Sizeof(*c)) + cap(c.data)
-	}
-	return size
 }

@@ -39,12 +39,9 @@ type recorder struct {
 	beliefs     beliefTracker
 	foreign     foreignOps // the operations of an implementation's own protocol (foreign_ops.go)
 	// units and effects are the work done and the side effects, in the
-	// order they happened (recorder_work.go); spareUnits and spareEffects
-	// a released history's tables for finishWork to build them in.
-	units        chunked[unitRec]
-	effects      chunked[effectRec]
-	spareUnits   []history.UnitDone
-	spareEffects []history.SideEffect
+	// order they happened (recorder_work.go).
+	units   chunked[unitRec]
+	effects chunked[effectRec]
 }
 
 // opKey identifies a request: the client, its request id, and the client's
@@ -145,7 +142,9 @@ func (r *recorder) finish(crashes map[string][]history.Time) {
 		names[i] = n.Name()
 	}
 	text := string(r.msgs.text) // one string that every value and state is cut from
-	r.h.SetOpSource(&recordedOps{opTables: r.opTables, foreign: r.foreign.ops, names: names, text: text})
+	src := &recordedOps{opTables: r.opTables, foreign: r.foreign.ops, names: names, text: text}
+	r.h.SetOpSource(src)
+	handOnWhenUnreachable(src)
 	r.finishWork(nodes, text)
 	r.beliefs.finish(crashes)
 	r.putScratch()

@@ -2,20 +2,26 @@ package scenarios
 
 import (
 	"runtime"
-	"sync/atomic"
+	"sync"
 	"unsafe"
 
 	"github.com/leasesim/leasesim/history"
-	"github.com/leasesim/leasesim/internal/spares"
 )
 
-// recorderScratch is the memory of a recorder's compact tables, which a
-// finished run hands on to the next run in the process (spares): they hold no
-// pointers (but the beliefs' chunks, cleared when handed on), so a run
-// that reuses them allocates, clears and faults in none of that memory
-// again. Its operations' tables (opTables) go with its history, and are
-// handed on when the history is released (putHistory). Only small tables
-// are handed on (maxScratch).
+// This file keeps the event host's recorder tables from one run for the
+// next in the same process (a sweep runs thousands, one after another on
+// each processor), so that a run does not allocate, clear and fault in the
+// same memory again. It is the host's own business: no caller is told of
+// it, and nothing a caller can hold is ever reused. The recorder's scratch
+// tables are handed on when it has built the history from them
+// (putScratch); the tables a history's operations are read from
+// (recordedOps) only once the runtime finds the source unreachable
+// (handOnWhenUnreachable). A run's history does not depend on earlier runs
+// (TestEarlierRunsLeaveNoTrace).
+
+// recorderScratch is a recorder's compact tables that the history does not
+// keep: they hold no pointers (but the beliefs' chunks, cleared when
+// handed on).
 type recorderScratch struct {
 	calls   callIndex
 	units   [][]unitRec
@@ -24,44 +30,25 @@ type recorderScratch struct {
 }
 
 var (
-	scratchSpares spares.Spares[*recorderScratch]
-	opTableSpares spares.Spares[*opTables]
+	scratchSpares spareList[*recorderScratch]
+	opTableSpares spareList[*opTables]
 )
 
-// largeReleased is set when an outcome released a large history: the next
-// run collects before it starts (takeScratch). Left to the collector's
-// pace, the history (and the rest of its run) stayed in the heap through
-// the whole next run, whose own allocations piled on top of it: the heap
-// goal a large run leaves is twice its history, and the 500-contender
-// herd's heap reached 61 MB for a 37 MB history.
-var largeReleased atomic.Bool
+// maxScratch is the most memory a run's tables (its opTables, or the rest)
+// may hold to be handed on: a large run's would stay in memory beside the
+// next run's and raise its peak.
+const maxScratch = 2 << 20
 
-// takeScratch gives r an earlier run's tables, emptied, if there are
-// spares, once a large released history is collected (largeReleased).
+// takeScratch gives r an earlier run's tables, emptied, if there are any.
 func (r *recorder) takeScratch() {
-	if largeReleased.Swap(false) {
-		runtime.GC()
-	}
-	t, _ := tableSpares.Get()
-	r.spareEffects, r.spareUnits, r.beliefs.spare = t.effects, t.units, t.beliefs
-	if o, ok := opTableSpares.Get(); ok {
+	if o, ok := opTableSpares.get(); ok {
 		r.requests.chunks, r.ops.chunks, r.msgs.chunks, r.msgs.text = o.requests.chunks, o.ops.chunks, o.msgs.chunks, o.msgs.text[:0]
 	}
-	if s, ok := scratchSpares.Get(); ok {
+	if s, ok := scratchSpares.get(); ok {
 		r.units.chunks, r.effects.chunks, r.beliefs.beliefs.chunks = s.units, s.effects, s.beliefs
 		r.calls = s.calls.emptied()
 	}
 }
-
-// maxRecycledTable bounds, in bytes, a released history's effects, units
-// or beliefs table that is handed on (recycled).
-const maxRecycledTable = 256 << 10
-
-// maxScratch is the most memory a run's tables (its opTables, or the rest)
-// may hold to be handed on: a large run's would stay in memory beside its
-// own history while it is checked, and raise its peak (the 500-contender
-// herd's by half).
-const maxScratch = 2 << 20
 
 // putScratch hands r's tables but its opTables on, once the history is
 // built from them, unless they are large.
@@ -75,59 +62,61 @@ func (r *recorder) putScratch() {
 	for _, c := range s.beliefs {
 		clear(c) // they hold the run's strings
 	}
-	scratchSpares.Put(s)
+	scratchSpares.put(s)
 }
 
-// historyTables are a released history's effects, units and beliefs,
-// cleared, for a later run's history to be built in (sized).
-type historyTables struct {
-	effects []history.SideEffect
-	units   []history.UnitDone
-	beliefs []history.BeliefInterval
-}
-
-var tableSpares spares.Spares[historyTables]
-
-// putHistory hands the tables of h, a released outcome's history, on to
-// later runs: its operations' (putOps), and its effects, units and beliefs
-// (tableSpares) unless one is larger than maxRecycledTable.
-func putHistory(h *history.History) {
-	putOps(h)
-	t := historyTables{effects: recycled(h.Effects), units: recycled(h.Units), beliefs: recycled(h.Beliefs)}
-	if t.effects != nil || t.units != nil || t.beliefs != nil {
-		tableSpares.Put(t)
-	}
-}
-
-// recycled returns s whole and cleared (so that it keeps no string of its
-// run alive), or nil if it is empty or larger than maxRecycledTable bytes.
-func recycled[S ~[]E, E any](s S) S {
-	var e E
-	if cap(s) == 0 || cap(s)*int(unsafe.Sizeof(e)) > maxRecycledTable {
-		return nil
-	}
-	s = s[:cap(s)]
-	clear(s)
-	return s[:0]
-}
-
-// putOps hands the tables h's operations are built from on (recordedOps),
-// unless they are large: then the next run to start collects them first
-// (largeReleased), and the spares are let go, so that they do not add to
-// the large run's peak either.
-func putOps(h *history.History) {
-	src, ok := h.OpSource().(*recordedOps)
-	if !ok {
+// handOnWhenUnreachable hands src's tables on to a later run once src is
+// unreachable (runtime.AddCleanup), unless they are large. Only the
+// tables a run records in go, never src itself: what src gives its
+// readers (strings cut from src.text, names, registrations) is never in
+// them, so no value a caller kept changes.
+func handOnWhenUnreachable(src *recordedOps) {
+	t := &opTables{ops: src.ops, requests: src.requests, msgs: msgTable{chunks: src.msgs.chunks, text: src.msgs.text}}
+	if t.bytes() > maxScratch {
 		return
 	}
-	h.SetOps(nil)
-	if src.bytes() > maxScratch {
-		largeReleased.Store(true)
-		opTableSpares.Drop()
-		scratchSpares.Drop()
-		return
+	runtime.AddCleanup(src, opTableSpares.put, t)
+}
+
+// bytes returns the memory the tables hold.
+func (t *opTables) bytes() int {
+	size := (len(t.requests.chunks)*int(unsafe.Sizeof(call{})) + len(t.ops.chunks)*int(unsafe.Sizeof(opRec{}))) * chunkSize
+	size += cap(t.msgs.text)
+	for _, c := range t.msgs.chunks {
+		size += int(unsafe.Sizeof(*c)) + cap(c.data)
 	}
-	// Only the tables a run records in: the spare must not keep the rest of
-	// the source (its foreign operations, names and strings) alive.
-	opTableSpares.Put(&opTables{ops: src.ops, requests: src.requests, msgs: msgTable{chunks: src.msgs.chunks, text: src.msgs.text}})
+	return size
+}
+
+// spareList keeps up to one value per processor (GOMAXPROCS), as many as
+// run at once. Unlike a sync.Pool it keeps them through collections (a
+// pool empties at the second collection after a put, and a swarm run in
+// five or more missed the tables the run before it had left). Safe for
+// concurrent use; the zero value is empty.
+type spareList[T any] struct {
+	mu   sync.Mutex
+	free []T
+}
+
+// get takes a spare, if there is one.
+func (s *spareList[T]) get() (v T, ok bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := len(s.free)
+	if n == 0 {
+		return v, false
+	}
+	v = s.free[n-1]
+	clear(s.free[n-1:])
+	s.free = s.free[:n-1]
+	return v, true
+}
+
+// put keeps v, unless there are spares enough.
+func (s *spareList[T]) put(v T) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.free) < runtime.GOMAXPROCS(0) {
+		s.free = append(s.free, v)
+	}
 }

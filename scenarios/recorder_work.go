@@ -43,36 +43,29 @@ func (t *msgTable) addText(s string) textSpan {
 func (sp textSpan) cut(text string) string { return text[sp.at : sp.at+sp.n] }
 
 // finishWork builds the history's units and effects from the compact
-// records, each table at its final size (in a released history's table,
-// if one has room: recorder.spareUnits, spareEffects). text is
-// string(r.msgs.text).
+// records, each table at its final size. text is string(r.msgs.text).
 func (r *recorder) finishWork(nodes []*sim.Node, text string) {
 	strs := &r.msgs.strs
-	units := sized(r.spareUnits, int(r.units.n))
+	units := sized[[]history.UnitDone](int(r.units.n))
 	for i := range units {
 		u := r.units.at(int32(i))
 		units[i] = history.UnitDone{Task: strs.str(u.task), Index: u.index, Worker: nodes[u.worker].Name(),
 			Incarnation: u.incarnation, Token: u.token, At: u.at}
 	}
-	effects := sized(r.spareEffects, int(r.effects.n))
+	effects := sized[[]history.SideEffect](int(r.effects.n))
 	for i := range effects {
 		e := r.effects.at(int32(i))
 		effects[i] = history.SideEffect{From: nodes[e.from].Name(), Incarnation: e.incarnation, Resource: strs.str(e.resource),
 			ID: e.id.cut(text), At: e.at}
 	}
 	r.h.Units, r.h.Effects = units, effects
-	r.spareUnits, r.spareEffects = nil, nil
 }
 
-// sized returns a table of n elements: spare's memory if it has room
-// (a released history's table, cleared), else a new one; nil when n is 0,
-// as a history that recorded none has it.
-func sized[S ~[]E, E any](spare S, n int) S {
-	switch {
-	case n == 0:
+// sized returns a new table of n elements, nil when n is 0, as a history
+// that recorded none has it.
+func sized[S ~[]E, E any](n int) S {
+	if n == 0 {
 		return nil
-	case cap(spare) >= n:
-		return spare[:n]
 	}
 	return make(S, n)
 }

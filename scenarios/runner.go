@@ -88,20 +88,6 @@ type Outcome struct {
 	Coverage checker.Coverage
 }
 
-// Release hands the memory of the outcome's history on to later runs in
-// this process, as a sweep does once it has taken from an outcome what it
-// keeps: a run that reuses it neither allocates nor clears nor faults in
-// its largest table again. Neither the outcome nor anything read from its
-// history or its checks may be used afterwards; its History becomes nil.
-// Only a small history's tables are handed on (maxScratch, putHistory).
-func (o *Outcome) Release() {
-	if o == nil || o.History == nil {
-		return
-	}
-	putHistory(o.History)
-	o.History, o.Checks = nil, nil
-}
-
 // Violated returns the properties that were violated.
 func (o *Outcome) Violated() []checker.Result {
 	var out []checker.Result

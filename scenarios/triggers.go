@@ -60,7 +60,7 @@ func afterSend(n *sim.Node, payload any) {
 
 func isReply(payload any) bool {
 	switch m := payload.(type) {
-	case *lease.Message:
+	case *simMessage:
 		return !m.Kind.IsRequest()
 	case history.Described:
 		return describe(m).Reply
@@ -70,7 +70,7 @@ func isReply(payload any) bool {
 
 func sentTrigger(payload any) string {
 	switch m := payload.(type) {
-	case *lease.Message:
+	case *simMessage:
 		switch {
 		case m.Kind == lease.KindWrite:
 			return TriggerAfterWrite

@@ -91,12 +91,10 @@ func (r *runner) run(ctx context.Context, k int) (rec *record) {
 			props = append(props, PropertyDeterminism)
 			detail = firstOf(detail, fmt.Sprintf("trace hash %s, then %s", out.Sim.TraceHashString(), again.Sim.TraceHashString()))
 		}
-		again.Release()
 	}
 	if len(props) > 0 {
 		rec.failure = r.failure(rec, props, detail, out.Sim.TraceHashString())
 	}
-	out.Release() // the record holds nothing of its history: the next run reuses its memory
 	return rec
 }
 

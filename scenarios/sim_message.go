@@ -1,14 +1,21 @@
-package lease
+package scenarios
 
 import (
 	"encoding/binary"
 	"math/bits"
+
+	"github.com/leasesim/leasesim/lease"
 )
 
+// simMessage is a lease.Message as the kernel carries it: the payload the
+// wiring sends (nodeTransport.Send) and takes back (messagePool). Only the
+// wiring sees it; a node is handed a copy of the lease.Message.
+type simMessage struct{ lease.Message }
+
 // Digest returns a 64-bit digest of every field of the message, the same on
-// any machine. The simulator's trace hash covers it (the kernel calls it
-// through its Digester interface), so two runs of one seed whose messages
-// differ in any field have different trace hashes.
+// any machine (sim.Digester). The simulator's trace hash covers it, so two
+// runs of one seed whose messages differ in any field have different trace
+// hashes.
 //
 // Every message of a run is digested, so it is built for speed: the
 // numeric fields and the strings' lengths are mixed in independent lanes
@@ -16,7 +23,8 @@ import (
 // that are not empty are folded in after them, eight bytes at a time.
 // Lengths come first, so moving bytes from one field to the next changes
 // the digest.
-func (m *Message) Digest() uint64 {
+func (sm *simMessage) Digest() uint64 {
+	m := &sm.Message
 	d := mum(uint64(m.Kind)|uint64(m.Err)<<8|uint64(len(m.Keys))<<16^digestKeys[0], m.ReqID^digestKeys[1]) ^
 		mum(m.Token^digestKeys[2], uint64(m.TTL)^digestKeys[3]) ^
 		mum(uint64(m.SentAt)^digestKeys[4], uint64(m.GrantorTime)^digestKeys[5]) ^
