@@ -20,6 +20,7 @@ type holder struct {
 	resourceAddr Addr
 	sessions     map[string]*session
 	pending      pendingSet // outstanding requests by ReqID
+	onTimer      func()     // expireRequests, bound once: every request's timer calls it
 	epoch        uint64     // incarnation, from storage
 	seq          uint32     // low half of the next ReqID
 	closed       bool
@@ -47,6 +48,7 @@ func NewHolder(env Env, cfg Config, grantor, resource Addr) (Holder, error) {
 		resourceAddr: resource,
 		sessions:     make(map[string]*session),
 	}
+	h.onTimer = h.expireRequests
 	if err := h.nextEpoch(); err != nil {
 		return nil, fmt.Errorf("new holder: %w", err)
 	}
@@ -132,13 +134,12 @@ func (h *holder) valid(resource string) (Grant, bool) {
 // nobody waits for (a late or duplicated reply) is released if the holder no
 // longer wants the resource; anything else unexpected is ignored.
 func (h *holder) Deliver(_ Addr, m Message) {
-	p := h.pending.get(m.ReqID)
-	if p == nil || p.kind != m.Kind {
+	p, ok := h.pending.take(m.ReqID, m.Kind)
+	if !ok {
 		if m.Kind == KindAcquireReply && m.Err == CodeOK && h.sessions[m.Resource] == nil {
 			h.sendRelease(m.Resource, m.Token)
 		}
 		return
 	}
-	h.pending.remove(p)
 	h.replied(p, m)
 }

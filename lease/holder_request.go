@@ -16,9 +16,10 @@ const (
 
 // pending is a request waiting for its reply.
 type pending struct {
-	reqContext        // what the reply or the timeout acts on
-	kind       Kind   // the reply kind expected
-	id         uint64 // the request's ReqID once it is sent
+	reqContext               // what the reply or the timeout acts on
+	kind       Kind          // the reply kind expected
+	id         uint64        // the request's ReqID once it is sent
+	deadline   time.Duration // when it times out, on the holder's clock
 	timer      Timer
 	to         Addr // where the request goes
 }
@@ -45,9 +46,10 @@ type action struct {
 	body     []byte // the value or state, until it is sent (sendHeld)
 }
 
-// newPending returns a new pending for purpose: acquire or renew.
-func (h *holder) newPending(purpose reqPurpose) *pending {
-	return &pending{reqContext: reqContext{h: h, purpose: purpose}}
+// newPending returns a pending for purpose, acquire or renew, of session s
+// in its current epoch: a value, which the set keeps once it is sent.
+func (h *holder) newPending(purpose reqPurpose, s *session) pending {
+	return pending{reqContext: reqContext{h: h, purpose: purpose, s: s, epoch: s.epoch}}
 }
 
 // newActionPending returns a new pending for purpose, write or
@@ -98,22 +100,27 @@ func (p *pending) sendMessage(m Message) {
 	}
 	p.kind = m.Kind.Reply()
 	p.id = m.ReqID
-	h.pending.add(p)
-	p.timer = h.env.afterFunc(h.cfg.RequestTimeout, p.timedOut)
+	p.deadline = h.env.now() + h.cfg.RequestTimeout
+	p.timer = h.env.afterFunc(h.cfg.RequestTimeout, h.onTimer)
+	h.pending.add(*p)
 	h.env.send(p.to, m)
 }
 
-// timedOut runs when no reply came within RequestTimeout.
-func (p *pending) timedOut() {
-	h := p.h
-	if !h.pending.remove(p) {
-		return
+// expireRequests runs when a request's timer fires: every request whose
+// RequestTimeout has passed without a reply times out, oldest first. One
+// callback, bound once per holder, serves every request's timer (a method
+// value per request was most of what a run allocated). Requests are sent
+// with one timeout, so the set, in send order, is in deadline order too; a
+// request a timeout sends lies in the future.
+func (h *holder) expireRequests() {
+	now := h.env.now()
+	for p, ok := h.pending.takeExpired(now); ok; p, ok = h.pending.takeExpired(now) {
+		p.onTimeout()
 	}
-	p.onTimeout()
 }
 
 // replied hands the reply r to p's handler. Deliver has unregistered p.
-func (h *holder) replied(p *pending, r Message) {
+func (h *holder) replied(p pending, r Message) {
 	p.timer.Stop()
 	p.onReply(r)
 }

@@ -3,41 +3,44 @@ package lease
 import (
 	"cmp"
 	"slices"
+	"time"
 )
 
-// pendingSet holds a holder's outstanding requests in the order they were
-// sent, which is the order of their ReqIDs (nextReqID only increases), so a
-// lookup is a binary search. A holder has a few requests out at a time; a
-// map costs more to delete from than the set costs to shift, and every
-// request is deleted once.
-type pendingSet struct{ ps []*pending }
+// pendingSet holds a holder's outstanding requests, by value, in the order
+// they were sent, which is the order of their ReqIDs (nextReqID only
+// increases) and of their deadlines (one RequestTimeout), so a lookup is a
+// binary search and the next to time out is the first. A holder has a few
+// requests out at a time; a map costs more to delete from than the set
+// costs to shift, and every request is deleted once.
+type pendingSet struct{ ps []pending }
 
 // add registers p, whose id is larger than every id in s.
-func (s *pendingSet) add(p *pending) {
+func (s *pendingSet) add(p pending) {
 	if n := len(s.ps); n > 0 && s.ps[n-1].id >= p.id {
 		violated("request-ids-increase", "request %#x sent after %#x", p.id, s.ps[n-1].id)
 	}
 	s.ps = append(s.ps, p)
 }
 
-// get returns the request with id, or nil.
-func (s *pendingSet) get(id uint64) *pending {
-	if i, ok := s.find(id); ok {
-		return s.ps[i]
+// take unregisters and returns the request with id if it is registered
+// and awaits a reply of kind.
+func (s *pendingSet) take(id uint64, kind Kind) (pending, bool) {
+	i, ok := slices.BinarySearchFunc(s.ps, id, func(p pending, id uint64) int { return cmp.Compare(p.id, id) })
+	if !ok || s.ps[i].kind != kind {
+		return pending{}, false
 	}
-	return nil
-}
-
-// remove unregisters p if it is registered, and reports whether it was.
-func (s *pendingSet) remove(p *pending) bool {
-	i, ok := s.find(p.id)
-	if !ok || s.ps[i] != p {
-		return false
-	}
+	p := s.ps[i]
 	s.ps = slices.Delete(s.ps, i, i+1)
-	return true
+	return p, true
 }
 
-func (s *pendingSet) find(id uint64) (int, bool) {
-	return slices.BinarySearchFunc(s.ps, id, func(p *pending, id uint64) int { return cmp.Compare(p.id, id) })
+// takeExpired unregisters and returns the oldest request if its deadline
+// is not after now.
+func (s *pendingSet) takeExpired(now time.Duration) (pending, bool) {
+	if len(s.ps) == 0 || s.ps[0].deadline > now {
+		return pending{}, false
+	}
+	p := s.ps[0]
+	s.ps = slices.Delete(s.ps, 0, 1)
+	return p, true
 }

@@ -13,9 +13,8 @@ func (h *holder) scheduleRenew(s *session, d time.Duration) {
 // renew sends one renewal. Only one is in flight at a time: the next is
 // scheduled when this one's outcome is known.
 func (h *holder) renew(s *session) {
-	p := h.newPending(forRenew)
-	p.s, p.epoch = s, s.epoch
-	h.request(h.grantorAddr, Message{Kind: KindRenew, Resource: s.resource, Token: s.grant.Token}, p)
+	p := h.newPending(forRenew, s)
+	h.request(h.grantorAddr, Message{Kind: KindRenew, Resource: s.resource, Token: s.grant.Token}, &p)
 }
 
 // deadlineFor returns the deadline that r, a reply granting or renewing a

@@ -94,9 +94,8 @@ func (h *holder) end(s *session) {
 
 // tryAcquire sends one acquire attempt.
 func (h *holder) tryAcquire(s *session) {
-	p := h.newPending(forAcquire)
-	p.s, p.epoch = s, s.epoch
-	h.request(h.grantorAddr, Message{Kind: KindAcquire, Resource: s.resource, TTL: h.cfg.TTL, Keys: s.opts.Keys}, p)
+	p := h.newPending(forAcquire, s)
+	h.request(h.grantorAddr, Message{Kind: KindAcquire, Resource: s.resource, TTL: h.cfg.TTL, Keys: s.opts.Keys}, &p)
 }
 
 // onAcquireReply holds the lease, retries, or gives up.
