@@ -355,21 +355,29 @@ func (h *goHost) replayArgs(g *goImpl, scenario string, seed uint64, schedule, h
 	return append(args, "--hash", hash)
 }
 
-// goRun is the JSON object of run for a goroutine-host implementation.
+// goRun is the JSON object of run for a goroutine-host implementation:
+// the run object every host prints (reports.Run, built from the run's
+// history, as simrun check builds it from the file), with what the
+// goroutine host found besides the properties.
 type goRun struct {
-	SchemaVersion int    `json:"schema_version"`
-	Host          string `json:"host"`
-	Impl          string `json:"impl"`
-	Module        string `json:"module"`
+	reports.Run
+	Module string `json:"module"`
 	// Package is the import path of --pkg's package.
 	Package string `json:"package,omitempty"`
-	gohost.OutcomeRecord
-	Replay string `json:"replay"`
-	Report string `json:"report"`
+	// Level says the determinism in words (where two runs diverged).
+	Level string `json:"level"`
+	// Premises are what the scenario needed to have happened.
+	Premises []gohost.PremiseInfo `json:"premises"`
+	// Schedule is the fault plan that was applied.
+	Schedule faults.Schedule `json:"schedule"`
+	// Leaks, Problems and NotApplied are the host's findings, in words:
+	// goroutines that outlived their node, node errors and stalls, and
+	// faults it applied differently or not at all.
+	Leaks      []string `json:"leaks"`
+	Problems   []string `json:"problems"`
+	NotApplied []string `json:"not_applied"`
+	Report     string   `json:"report"`
 }
-
-// goRunSchema is the version of goRun.
-const goRunSchema = 1
 
 // hostGoroutine names the goroutine host in JSON objects.
 const hostGoroutine = "goroutine"
@@ -395,16 +403,21 @@ func (h *goHost) run(cmd *cobra.Command, g *goImpl) error {
 			return usagef(cmd, "--out: %w", err)
 		}
 	}
-	o, file, err := h.runJob(cmd, g, job, path, dir != "")
+	o, file, err := h.runJob(cmd, g, job, path, true)
 	if err != nil {
 		return err
 	}
-	res := goRun{SchemaVersion: goRunSchema, Host: hostGoroutine, Impl: g.Name, Module: rel(g.Module), Package: g.ImportPath,
-		OutcomeRecord: *o, Replay: repro.Simrun(h.replayArgs(g, o.Scenario, o.Seed, path, o.Hash)...), Report: noReport}
+	run, _, data, err := judgeGoHistory(g, *o, file, dir != "")
+	if err != nil {
+		return err
+	}
+	run.Replay = repro.Simrun(h.replayArgs(g, o.Scenario, o.Seed, path, o.Hash)...)
+	res := goRun{Run: run, Module: rel(g.Module), Package: g.ImportPath, Level: o.Level, Premises: o.Premises,
+		Schedule: o.Schedule, Leaks: o.Leaks, Problems: o.Problems, NotApplied: o.NotApplied, Report: noReport}
 	var paths []string
 	if dir != "" {
-		if paths, err = h.writeRunDir(dir, g, *o, file, res.Replay); err != nil {
-			return err
+		if paths, err = reports.WriteRunDir(dir, run, data); err != nil {
+			return internalErr(err)
 		}
 		res.Report = filepath.Join(dir, reports.ReportFile)
 	}
@@ -464,7 +477,7 @@ func writeGoRunText(a *app, r goRun) {
 		where = "package " + r.Package
 	}
 	fmt.Fprintf(w, "leasesim run  %s  impl %s (goroutine host, %s)  seed %d\n\nProperties\n", r.Scenario, r.Impl, where, r.Seed)
-	for _, v := range r.Verdicts {
+	for _, v := range r.Properties {
 		fmt.Fprintf(w, "  %-20s %-9s %s\n", v.Property+" "+v.Name, statusWord(v), v.Summary)
 	}
 	if len(r.Premises) > 0 {
@@ -486,11 +499,11 @@ func writeGoRunText(a *app, r goRun) {
 		}
 	}
 	fmt.Fprintf(w, "\nFaults       %d events\n%s\n", len(r.Schedule.Events), indent(r.Schedule.String()))
-	fmt.Fprintf(w, "Determinism  %s\nTrace        %s\nReport       %s\nReplay       %s\n", r.Level, r.Hash, r.Report, r.Replay)
+	fmt.Fprintf(w, "Determinism  %s\nTrace        %s\nReport       %s\nReplay       %s\n", r.Level, r.TraceHash, r.Report, r.Replay)
 }
 
 // statusWord writes a verdict's status as the event host's text does.
-func statusWord(v gohost.Verdict) string {
+func statusWord(v checker.Result) string {
 	switch {
 	case v.AssumptionExceeded:
 		return "ASSUMPTION"

@@ -112,7 +112,7 @@ func TestPkgRunsAUsersPackage(t *testing.T) {
 	require.Equal(t, exitViolated, shellJSON(t, dir, "bin/simrun run --pkg ./mylock --scenario broken-client --seed 1 --json", &run))
 	assert.Equal(t, "mylock", run.Impl)
 	assert.Equal(t, "example.com/mylock", run.Package)
-	assert.Equal(t, "bin/simrun replay --pkg ./mylock --scenario broken-client --seed 1 --hash "+run.Hash, run.Replay)
+	assert.Equal(t, "bin/simrun replay --pkg ./mylock --scenario broken-client --seed 1 --hash "+run.TraceHash, run.Replay)
 
 	var sum sweep.Summary
 	require.Equal(t, exitViolated, shellJSON(t, dir, "bin/simrun sweep --pkg ./mylock --scenario broken-client --seeds 1-2 --json", &sum))
@@ -124,7 +124,7 @@ func TestPkgRunsAUsersPackage(t *testing.T) {
 	require.Equal(t, exitOK, shellJSON(t, dir, "bin/simrun shrink --pkg ./mylock --scenario broken-client --seed 1 "+
 		"--max-attempts 12 --out 'shrunk dir' --json", &s))
 	assert.Less(t, s.EventsAfter, s.EventsBefore)
-	for _, tt := range []struct{ line, hash string }{{run.Replay, run.Hash}, {s.Replay, s.TraceHash}} {
+	for _, tt := range []struct{ line, hash string }{{run.Replay, run.TraceHash}, {s.Replay, s.TraceHash}} {
 		code, out := shell(t, dir, tt.line)
 		assert.Equal(t, exitViolated, code, "%s reproduces the violation:\n%s", tt.line, out)
 		assert.Contains(t, out, "trace hash "+tt.hash+", identical to --hash", tt.line)

@@ -72,12 +72,18 @@ func TestGoHostRunOutIsWhatCheckDraws(t *testing.T) {
 			require.Equal(t, tt.code, c.code, c.stderr)
 			var judged reports.Run
 			oneJSONObject(t, c.stdout, &judged)
-			require.Len(t, judged.Properties, len(run.Verdicts))
-			for i, v := range run.Verdicts {
+			require.Len(t, judged.Properties, len(run.Properties))
+			for i, v := range run.Properties {
 				assert.Equal(t, v.Property, judged.Properties[i].Property)
 				assert.Equal(t, v.Status, judged.Properties[i].Status, "%s: the run said %s", v.Property, v.Summary)
 			}
 			assert.Equal(t, tt.p1, judged.Properties[0].Status)
+			// run --json is the run object simrun check prints for the file.
+			assert.Equal(t, run.Properties, judged.Properties)
+			assert.Equal(t, run.Violations, judged.Violations)
+			assert.Equal(t, run.Metrics, judged.Metrics)
+			assert.Equal(t, run.Faults, judged.Faults)
+			assert.Equal(t, run.Coverage, judged.Coverage)
 			assert.Equal(t, "leasesim goroutine host", judged.Producer)
 			assert.Equal(t, "verified", judged.Determinism)
 

@@ -12,6 +12,7 @@ import (
 	"github.com/leasesim/leasesim/checker"
 	"github.com/leasesim/leasesim/gohost"
 	"github.com/leasesim/leasesim/internal/repro"
+	"github.com/leasesim/leasesim/reports"
 )
 
 // The fixture zoo module (testdata/gozoo/lockfix) serves fixture/lock: a
@@ -47,20 +48,22 @@ func TestGoHostRunJudgesOneSeed(t *testing.T) {
 			require.Equal(t, tt.code, r.code, r.stderr)
 			var run goRun
 			oneJSONObject(t, r.stdout, &run)
-			assert.Equal(t, goRunSchema, run.SchemaVersion)
+			assert.Equal(t, reports.RunSchemaVersion, run.SchemaVersion, "the run object every host prints")
 			assert.Equal(t, hostGoroutine, run.Host)
-			assert.Equal(t, tt.p1, run.Verdicts[0].Status, run.Verdicts[0].Summary)
+			assert.Equal(t, tt.p1, run.Properties[0].Status, run.Properties[0].Summary)
 			assert.Equal(t, gohost.DeterminismVerified, run.Determinism)
+			assert.Equal(t, "broken-client", run.Scenario)
+			assert.NotEmpty(t, run.Faults, "the fault log, from the history")
 			assert.Contains(t, run.Report, "give --out DIR")
 			// The replay line runs as printed and confirms the hash.
 			again := pasted(t, run.Replay)
 			assert.Equal(t, tt.code, again.code, again.stderr)
-			assert.Contains(t, again.stdout, "trace hash "+run.Hash+", identical to --hash")
+			assert.Contains(t, again.stdout, "trace hash "+run.TraceHash+", identical to --hash")
 
 			text := goSimrun(t, "run", "--impl", "fixture/lock", "--scenario", "broken-client", "--seed", tt.seed)
 			assert.Equal(t, tt.code, text.code)
 			assert.Contains(t, text.stdout, "Determinism  verified")
-			assert.Contains(t, text.stdout, "Trace        "+run.Hash)
+			assert.Contains(t, text.stdout, "Trace        "+run.TraceHash)
 		})
 	}
 }
