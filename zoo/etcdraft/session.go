@@ -5,7 +5,7 @@ import (
 	"time"
 
 	"github.com/leasesim/leasesim/lease"
-	"github.com/leasesim/leasesim/zoo/internal/holderkit"
+	"github.com/leasesim/leasesim/lease/holderkit"
 )
 
 // phase is where a session is in holding its resource.

@@ -7,7 +7,7 @@ import (
 	"slices"
 
 	"github.com/leasesim/leasesim/lease"
-	"github.com/leasesim/leasesim/zoo/internal/holderkit"
+	"github.com/leasesim/leasesim/lease/holderkit"
 )
 
 // holder is a candidate process: one leader elector per resource it

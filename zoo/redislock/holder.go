@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/leasesim/leasesim/lease"
-	"github.com/leasesim/leasesim/zoo/internal/holderkit"
+	"github.com/leasesim/leasesim/lease/holderkit"
 )
 
 // keyHolderBoots is the holder's durable boot counter: the high 32 bits of
