@@ -13,9 +13,11 @@
 // fault events drawn from the scenario's nemesis (scenarios.NemesisFor),
 // remove one, shift one in time, stretch a pause, move one to another
 // node, aim a failpoint at a protocol moment (on-reply, after-request,
-// after-write, and before-write where the implementation marks it), change
-// the seed, or splice two entries at an instant. Some runs stay fresh draws
-// of the scenario, so the search never narrows to its corpus alone.
+// after-write, and before-write where the implementation marks it), run a
+// node's clock at the drift bound, change the seed, or splice two entries
+// at an instant. One run in three stays a fresh draw of the scenario, so
+// the search never narrows to its corpus alone: where mutation does not
+// help, it costs at most that factor against random draws.
 //
 // The search stops at the first run that violates a property (P1..P8, or a
 // panic of the implementation; unknown is not a violation), shrinks that

@@ -131,7 +131,7 @@ func Explore(cfg Config) (Result, error) {
 			in.Schedule = out.Schedule
 		}
 		s.record(in, origin, out)
-		if v := violation(out); v != nil {
+		if v := Violation(out); v != nil {
 			out.Release()
 			return s.fail(in, *v)
 		}
@@ -150,9 +150,10 @@ func scheduleOf(in Input) *faults.Schedule {
 	return &s
 }
 
-// violation returns the first property out violated that counts as a
-// failure: P1..P8 or a panic of the implementation. Unknown never counts.
-func violation(out *scenarios.Outcome) *checker.Result {
+// Violation returns the first property out violated that counts as a
+// failure for a search: P1..P8, or a panic of the implementation. Unknown
+// never counts. Nil means none.
+func Violation(out *scenarios.Outcome) *checker.Result {
 	for _, r := range out.Violated() {
 		if r.Property == scenarios.PanicProperty || (len(r.Property) == 2 && r.Property[0] == 'P' &&
 			r.Property[1] >= '1' && r.Property[1] <= '8') {

@@ -61,6 +61,7 @@ var ops = []op{
 	{"stretch", (*mutator).stretch},
 	{"node", (*mutator).node},
 	{"aim", (*mutator).aim},
+	{"drift", (*mutator).drift},
 	{"reseed", (*mutator).reseed},
 	{"splice", (*mutator).splice},
 }
@@ -257,6 +258,22 @@ func (m *mutator) aim(in *Input, _ *Input) bool {
 		e.Action, e.Duration = faults.ActionCrash, 0
 	}
 	in.Schedule.Events = append(ev, e)
+	return true
+}
+
+// drift sets a node's clock running at the drift bound, fast or slow, from
+// a random instant: where a margin that ignores the bound shows. The
+// heal phase sets it back.
+func (m *mutator) drift(in *Input, _ *Input) bool {
+	if in.Schedule.HealAt == 0 || m.nem.Rho == 0 {
+		return false
+	}
+	rate := m.nem.Rho
+	if m.rng.IntN(2) == 0 {
+		rate = -rate
+	}
+	in.Schedule.Events = append(in.Schedule.Events, faults.Event{At: time.Duration(m.rng.Int64N(int64(in.Schedule.HealAt))),
+		Kind: faults.KindDrift, Node: m.nem.Targets[m.rng.IntN(len(m.nem.Targets))], Drift: rate})
 	return true
 }
 

@@ -15,7 +15,7 @@ const (
 	// any mutation: the corpus needs a few seeds of its own.
 	drawsFirst = 3
 	// drawEvery makes one run in drawEvery a fresh draw afterwards.
-	drawEvery = 8
+	drawEvery = 3
 	// seedMax bounds the seeds the explorer draws, so replay lines stay
 	// short.
 	seedMax = 1_000_000
