@@ -81,11 +81,11 @@ zookeeper-results:
 
 ## explore-table: docs/explore.md's table: for each public mutant and each zoo mutant or variant of the event host,
 ## runs to the first failure of the random catalogue sweep, of swarm seeds and of simrun explore (explorer seeds
-## 1-EXPLORE_SEEDS, 5), within EXPLORE_BUDGET runs (100); written to out/explore-table.md (minutes on 2 cores).
+## 1-EXPLORE_SEEDS, 3), within EXPLORE_BUDGET runs (100); written to out/explore-table.md (minutes on 2 cores).
 explore-table:
 	@mkdir -p out
 	EXPLORE_TABLE=$(CURDIR)/out/explore-table.md EXPLORE_BUDGET=$(or $(EXPLORE_BUDGET),100) \
-		EXPLORE_SEEDS=$(or $(EXPLORE_SEEDS),5) $(GO) test -count=1 -run '^TestExploreTable$$' -timeout 120m -v ./cmd/simrun
+		EXPLORE_SEEDS=$(or $(EXPLORE_SEEDS),3) $(GO) test -count=1 -run '^TestExploreTable$$' -timeout 120m -v ./cmd/simrun
 
 ## zoo-modules: every zoo/*/go.mod is in ZOO_MODULES, so that no zoo module goes untested.
 zoo-modules:

@@ -75,9 +75,12 @@ type Failure struct {
 	Input    Input
 	Violated checker.Result
 	// Shrunk is the smallest schedule found with which Input.Seed still
-	// violates the same property; ShrinkRuns the runs that took.
-	Shrunk     faults.Schedule
-	ShrinkRuns int
+	// violates the same property; ShrinkRuns the runs that took, and
+	// ShrinkExhausted says shrinking stopped at Config.ShrinkAttempts
+	// (more may go).
+	Shrunk          faults.Schedule
+	ShrinkRuns      int
+	ShrinkExhausted bool
 	// Hash is the trace hash of the seed run with Shrunk.
 	Hash uint64
 }
@@ -172,7 +175,7 @@ func (s *search) fail(in Input, v checker.Result) (Result, error) {
 	}
 	r := s.result()
 	r.Failure = &Failure{Run: s.runs, Input: in, Violated: v, Shrunk: shrunk.Schedule,
-		ShrinkRuns: shrunk.Stats.Attempts, Hash: shrunk.Hash}
+		ShrinkRuns: shrunk.Stats.Attempts, ShrinkExhausted: shrunk.Stats.Exhausted, Hash: shrunk.Hash}
 	if shrunk.Target.Property != v.Property { // ShrinkSeed keeps the first violated property
 		r.Failure.Violated = shrunk.Target
 	}

@@ -55,6 +55,8 @@ type exploreFound struct {
 	EventsBefore int    `json:"events_before"`
 	EventsAfter  int    `json:"events_after"`
 	ShrinkRuns   int    `json:"shrink_runs"`
+	// Exhausted says shrinking stopped at --max-attempts.
+	Exhausted bool `json:"exhausted"`
 	// ScheduleFile is where the shrunk schedule was written ("" without
 	// --out: Replay then pipes it in).
 	ScheduleFile string `json:"schedule_file,omitempty"`
@@ -177,7 +179,7 @@ func foundOf(res explore.Result, dir string) (*exploreFound, error) {
 	fl := res.Failure
 	found := &exploreFound{Run: fl.Run, Seed: fl.Input.Seed, Property: fl.Violated.Property, Name: fl.Violated.Name,
 		Summary: fl.Violated.Summary, EventsBefore: len(fl.Input.Schedule.Events), EventsAfter: len(fl.Shrunk.Events),
-		ShrinkRuns: fl.ShrinkRuns, Schedule: fl.Shrunk}
+		ShrinkRuns: fl.ShrinkRuns, Exhausted: fl.ShrinkExhausted, Schedule: fl.Shrunk}
 	if dir == "" {
 		b, err := json.Marshal(fl.Shrunk)
 		if err != nil {
@@ -212,8 +214,12 @@ func printExplore(w io.Writer, out exploreResult, res explore.Result) {
 	if fl := out.Failure; fl != nil {
 		fmt.Fprintf(w, "run %d of %d (seed %d) violates %s %s: %s\n", fl.Run, out.Budget, fl.Seed, fl.Property,
 			fl.Name, fl.Summary)
-		fmt.Fprintf(w, "shrunk %d fault events to %d in %d runs; %s still violated:\n%s\n", fl.EventsBefore,
-			fl.EventsAfter, fl.ShrinkRuns, fl.Property, indent(res.Failure.Shrunk.String()))
+		note := ""
+		if fl.Exhausted {
+			note = " (stopped at --max-attempts; more may go)"
+		}
+		fmt.Fprintf(w, "shrunk %d fault events to %d in %d runs%s; %s still violated:\n%s\n", fl.EventsBefore,
+			fl.EventsAfter, fl.ShrinkRuns, note, fl.Property, indent(res.Failure.Shrunk.String()))
 		if fl.ScheduleFile != "" {
 			fmt.Fprintf(w, "wrote %s\n", fl.ScheduleFile)
 		}
