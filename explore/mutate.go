@@ -19,7 +19,10 @@ const (
 	// tries is how many mutated candidates are built before giving up on
 	// one that passes faults.Schedule.Validate.
 	tries = 8
-	// eventsMax bounds a mutated schedule's events.
+	// eventsMax bounds a mutated schedule's events. A swarm draw may hold
+	// hundreds, so no candidate from such a parent passes, and the run is
+	// a fresh draw instead; letting those parents grow by a few events was
+	// measured and found the bugs later (docs/explore.md).
 	eventsMax = 200
 	// addMax is the most events taken from one nemesis draw.
 	addMax = 3
