@@ -22,7 +22,7 @@ const (
 	// eventsMax bounds a mutated schedule's events. A swarm draw may hold
 	// hundreds, so no candidate from such a parent passes, and the run is
 	// a fresh draw instead; letting those parents grow by a few events was
-	// measured and found the bugs later (docs/explore.md).
+	// measured and found most of the bugs later (docs/explore.md).
 	eventsMax = 200
 	// addMax is the most events taken from one nemesis draw.
 	addMax = 3
