@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/leasesim/leasesim/explore"
+	"github.com/leasesim/leasesim/faults"
 	"github.com/leasesim/leasesim/internal/repro"
 	"github.com/leasesim/leasesim/lease"
 	"github.com/leasesim/leasesim/reports"
@@ -59,9 +60,9 @@ type exploreFound struct {
 	Exhausted bool `json:"exhausted"`
 	// ScheduleFile is where the shrunk schedule was written ("" without
 	// --out: Replay then pipes it in).
-	ScheduleFile string `json:"schedule_file,omitempty"`
-	Schedule     any    `json:"schedule"`
-	Replay       string `json:"replay"`
+	ScheduleFile string          `json:"schedule_file,omitempty"`
+	Schedule     faults.Schedule `json:"schedule"`
+	Replay       string          `json:"replay"`
 }
 
 func (a *app) exploreCommand() *cobra.Command {
