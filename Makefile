@@ -14,7 +14,7 @@ IMAGE     ?= ghcr.io/leasesim/simrun:latest
 # vet and test each. zoo-modules fails when a zoo/*/go.mod is missing from this list.
 ZOO_MODULES := zoo/consul zoo/etcd zoo/hraft zoo/k8s zoo/redsync zoo/zookeeper
 
-.PHONY: run test bench bench-gohost fuzz lint build image clean tune-example etcd-stories consul-tables zoo-modules zookeeper-results
+.PHONY: run test bench bench-gohost fuzz lint build image clean tune-example etcd-stories consul-tables zoo-modules zookeeper-results explore-table
 
 ## image: the simrun image deploy/k8s's Jobs run (needs docker; deploy's tests check the manifests name it).
 image:
@@ -78,6 +78,14 @@ zookeeper-results:
 	@mkdir -p out
 	cd zoo/zookeeper && ZOOKEEPER_SEEDS=$(or $(ZK_SEEDS),200) ZOOKEEPER_RESULTS=$(CURDIR)/out/zookeeper-results.md \
 		$(GO) test -count=1 -run '^TestMeasure$$' -timeout 60m .
+
+## explore-table: docs/explore.md's table: for each public mutant and each zoo mutant or variant of the event host,
+## runs to the first failure of the random catalogue sweep, of swarm seeds and of simrun explore (explorer seeds
+## 1-EXPLORE_SEEDS, 3), within EXPLORE_BUDGET runs (100); written to out/explore-table.md (minutes on 2 cores).
+explore-table:
+	@mkdir -p out
+	EXPLORE_TABLE=$(CURDIR)/out/explore-table.md EXPLORE_BUDGET=$(or $(EXPLORE_BUDGET),100) \
+		EXPLORE_SEEDS=$(or $(EXPLORE_SEEDS),3) $(GO) test -count=1 -run '^TestExploreTable$$' -timeout 120m -v ./cmd/simrun
 
 ## zoo-modules: every zoo/*/go.mod is in ZOO_MODULES, so that no zoo module goes untested.
 zoo-modules:

@@ -68,7 +68,7 @@ func Swarm() Scenario {
 		Workers:         2,
 		WorkersOptional: true,
 		Tasks:           EvenTasks(20, 20, 500*time.Millisecond, 25*time.Second),
-		Nemesis:         &faults.Nemesis{FaultsPerMinute: 6},
+		Nemesis:         &faults.Nemesis{FaultsPerMinute: swarmFaultsPerMinute},
 		// No premise: a random run tells no story whose premise could
 		// fail to happen (a seed whose nemesis acted only while no lease
 		// was live is no less a run); what it exercised is reported as

@@ -99,6 +99,7 @@ func (a *app) rootCommand() *cobra.Command {
 	root.AddCommand(a.runCommand(), a.sweepCommand(), a.replayCommand(), a.shrinkCommand(),
 		a.listCommand(), a.mergeCommand(), a.tuneCommand(), a.workloadCommand())
 	root.AddCommand(a.checkCommand())
+	root.AddCommand(a.exploreCommand())
 	a.addGoroutineHost(root) // --impl NAME of a zoo module's goroutine-host implementation (gozoo_cmds.go)
 	root.SetVersionTemplate("{{.Version}}\n")
 	for _, c := range root.Commands() { // commands whose flags another file declares

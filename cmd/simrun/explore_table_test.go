@@ -1,0 +1,228 @@
+package main
+
+import (
+	"cmp"
+	"fmt"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/leasesim/leasesim/explore"
+	"github.com/leasesim/leasesim/lease"
+	"github.com/leasesim/leasesim/scenarios"
+)
+
+// exploreTableShrinkAttempts bounds the shrinking of each failure the
+// table's explorer finds.
+const exploreTableShrinkAttempts = 100
+
+// tableRow is one implementation's line of the explore table.
+type tableRow struct {
+	impl string
+	// catalogue and swarm are the runs to the first failure of the random
+	// catalogue sweep and of swarm seeds 1..budget; 0 is none within the
+	// budget.
+	catalogue, swarm int
+	// explored are the explorer's runs to the first failure, one per
+	// explorer seed (0: none within the budget), shrunk the fault counts
+	// of those it found, exhausted how many of those shrinks stopped at
+	// their attempt limit.
+	explored, shrunk []int
+	exhausted        int
+	// mutated counts the failures found by a mutated input rather than a
+	// fresh draw of the scenario.
+	mutated int
+}
+
+// TestExploreTable measures, for each public mutant and each zoo mutant or
+// variant of the event host, the runs to the first failure of the random
+// catalogue sweep (seed-major: seed 1 of every catalogue scenario the
+// implementation supports, then seed 2, ...), of the swarm's own draws
+// (seeds 1, 2, ...), and of simrun explore on swarm for explorer seeds
+// 1..EXPLORE_SEEDS, all within the budget EXPLORE_BUDGET, and writes the
+// table to EXPLORE_TABLE (EXPLORE_IMPLS, a comma-separated list, measures
+// only those rows). make explore-table runs it (minutes); without
+// EXPLORE_TABLE it is skipped.
+func TestExploreTable(t *testing.T) {
+	path := os.Getenv("EXPLORE_TABLE")
+	if path == "" {
+		t.Skip("set EXPLORE_TABLE=FILE (make explore-table) to measure the explorer against random sweeps")
+	}
+	budget, seeds := envInt(t, "EXPLORE_BUDGET", 100), envInt(t, "EXPLORE_SEEDS", 3)
+	swarm, err := scenarios.Lookup("swarm")
+	require.NoError(t, err)
+	var only []string // EXPLORE_IMPLS: measure only these rows
+	if v := os.Getenv("EXPLORE_IMPLS"); v != "" {
+		only = strings.Split(v, ",")
+	}
+	var impls []lease.Impl
+	for _, impl := range implementations() {
+		if tabled(impl.Name) && (only == nil || slices.Contains(only, impl.Name)) {
+			impls = append(impls, impl)
+		}
+	}
+	rows := make([]tableRow, len(impls))
+	// The replicated store's rows run for longest (a second a run): start
+	// them first, so the parallel rows end together.
+	order := make([]int, len(impls))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(a, b int) int {
+		return cmp.Compare(impls[b].Members, impls[a].Members)
+	})
+	t.Run("impl", func(t *testing.T) { // returns when every parallel row is done
+		for _, i := range order {
+			impl := impls[i]
+			t.Run(impl.Name, func(t *testing.T) {
+				t.Parallel()
+				rows[i] = measureRow(t, swarm, impl, budget, seeds)
+				t.Logf("%s", rows[i].markdown(budget))
+			})
+		}
+	})
+	require.NoError(t, os.WriteFile(path, []byte(exploreTable(rows, budget, seeds)), 0o644))
+}
+
+// measureRow measures one implementation's row.
+func measureRow(t *testing.T, swarm scenarios.Scenario, impl lease.Impl, budget, seeds int) tableRow {
+	row := tableRow{impl: impl.Name, catalogue: catalogueRuns(t, impl, budget), swarm: swarmRuns(t, swarm, impl, budget)}
+	for seed := uint64(1); seed <= uint64(seeds); seed++ {
+		r, err := explore.Explore(explore.Config{Scenario: swarm, Impl: impl, Seed: seed, Budget: budget,
+			ShrinkAttempts: exploreTableShrinkAttempts})
+		require.NoError(t, err, impl.Name)
+		if r.Failure == nil {
+			row.explored = append(row.explored, 0)
+			continue
+		}
+		row.explored = append(row.explored, r.Failure.Run)
+		row.shrunk = append(row.shrunk, len(r.Failure.Shrunk.Events))
+		if r.Steps[len(r.Steps)-1].Origin != "draw" {
+			row.mutated++
+		}
+		if r.Failure.ShrinkExhausted {
+			row.exhausted++
+		}
+	}
+	return row
+}
+
+// bugFree are the zoo variants that carry no known bug (another member
+// count, no lease checkpoints): left out of the table, where they would
+// only run the whole budget three times over.
+var bugFree = []string{"zoo/etcdraft/5-members", "zoo/etcdraft/no-checkpoints"}
+
+// tabled reports whether the table measures impl: a public mutant, or a
+// zoo mutant or variant (a name below a zoo system's).
+func tabled(name string) bool {
+	variant := strings.HasPrefix(name, "zoo/") && strings.Count(name, "/") >= 2 && !slices.Contains(bugFree, name)
+	return strings.HasPrefix(name, "mutant/") || variant
+}
+
+// catalogueRuns returns the runs to the first failure of the random
+// catalogue sweep, seed-major, or 0 within budget.
+func catalogueRuns(t *testing.T, impl lease.Impl, budget int) int {
+	cat := scenarios.CatalogFor(impl)
+	k := 0
+	for seed := uint64(1); ; seed++ {
+		for _, sc := range cat {
+			if k++; k > budget {
+				return 0
+			}
+			if failed(t, sc, seed, impl) {
+				return k
+			}
+		}
+	}
+}
+
+// swarmRuns returns the runs to the first failure of swarm seeds 1, 2,
+// ..., or 0 within budget.
+func swarmRuns(t *testing.T, swarm scenarios.Scenario, impl lease.Impl, budget int) int {
+	for k := 1; k <= budget; k++ {
+		if failed(t, swarm, uint64(k), impl) {
+			return k
+		}
+	}
+	return 0
+}
+
+// failed reports whether one run fails as the explorer counts failures.
+func failed(t *testing.T, sc scenarios.Scenario, seed uint64, impl lease.Impl) bool {
+	out, err := scenarios.Execute(sc, seed, scenarios.Options{Impl: impl})
+	require.NoError(t, err, "%s seed %d %s", sc.Name, seed, impl.Name)
+	defer out.Release()
+	return explore.Violation(out) != nil
+}
+
+// markdown is the row as a line of the table.
+func (r tableRow) markdown(budget int) string {
+	found := 0
+	var each []string
+	for _, n := range r.explored {
+		each = append(each, runsCell(n, budget))
+		if n > 0 {
+			found++
+		}
+	}
+	shrunk := "-"
+	if len(r.shrunk) > 0 {
+		shrunk = strconv.Itoa(median(r.shrunk, 0))
+	}
+	if r.exhausted > 0 {
+		shrunk += fmt.Sprintf(" (%d at the limit)", r.exhausted)
+	}
+	return fmt.Sprintf("| `%s` | %s | %s | %s | %d/%d | %s | %d | %s |", r.impl, runsCell(r.catalogue, budget),
+		runsCell(r.swarm, budget), runsCell(median(r.explored, budget+1), budget), found, len(r.explored),
+		strings.Join(each, ", "), r.mutated, shrunk)
+}
+
+// runsCell prints a run count, or "> budget" for none (0 or beyond).
+func runsCell(n, budget int) string {
+	if n == 0 || n > budget {
+		return fmt.Sprintf("> %d", budget)
+	}
+	return strconv.Itoa(n)
+}
+
+// median returns the median of ns (the lower middle of an even count),
+// each 0 counted as none, which sorts as none.
+func median(ns []int, none int) int {
+	s := slices.Clone(ns)
+	for i, n := range s {
+		if n == 0 {
+			s[i] = none
+		}
+	}
+	slices.Sort(s)
+	return s[(len(s)-1)/2]
+}
+
+// exploreTable is the whole table, with its header.
+func exploreTable(rows []tableRow, budget, seeds int) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "Runs to the first failure within %d runs (> %d: none). Explorer: simrun explore --scenario swarm, "+
+		"explorer seeds 1-%d, shrinking at most %d runs.\n\n", budget, budget, seeds, exploreTableShrinkAttempts)
+	b.WriteString("| implementation | catalogue sweep | swarm seeds | explore (median) | explore found | explore per seed | found by a mutation | shrunk faults (median) |\n")
+	b.WriteString("|---|---|---|---|---|---|---|---|\n")
+	for _, r := range rows {
+		b.WriteString(r.markdown(budget) + "\n")
+	}
+	return b.String()
+}
+
+// envInt reads a positive integer from the environment, or def.
+func envInt(t *testing.T, name string, def int) int {
+	v := os.Getenv(name)
+	if v == "" {
+		return def
+	}
+	n, err := strconv.Atoi(v)
+	require.NoError(t, err, name)
+	require.Positive(t, n, name)
+	return n
+}
