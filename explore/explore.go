@@ -135,10 +135,8 @@ func Explore(cfg Config) (Result, error) {
 		}
 		s.record(in, origin, out)
 		if v := Violation(out); v != nil {
-			out.Release()
 			return s.fail(in, *v)
 		}
-		out.Release()
 	}
 	return s.result(), nil
 }
