@@ -155,7 +155,6 @@ func swarmRuns(t *testing.T, swarm scenarios.Scenario, impl lease.Impl, budget i
 func failed(t *testing.T, sc scenarios.Scenario, seed uint64, impl lease.Impl) bool {
 	out, err := scenarios.Execute(sc, seed, scenarios.Options{Impl: impl})
 	require.NoError(t, err, "%s seed %d %s", sc.Name, seed, impl.Name)
-	defer out.Release()
 	return explore.Violation(out) != nil
 }
 
