@@ -71,6 +71,7 @@ func TestCheckJudgesAFile(t *testing.T) {
 // The line check prints re-judges the file as printed, pasted into a
 // shell, even when the path needs quoting.
 func TestCheckLineRunsAsPrinted(t *testing.T) {
+	t.Parallel() // a long test: it overlaps the other long ones
 	if runtime.GOOS == "windows" {
 		t.Skip("needs a POSIX shell")
 	}

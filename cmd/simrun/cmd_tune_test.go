@@ -165,6 +165,7 @@ func TestTuneViolationReplays(t *testing.T) {
 // store's grants being creates, not acquire replies), the table and the
 // JSON carry the axis, and a configuration's run replays with it.
 func TestTuneElectionTimeoutAxis(t *testing.T) {
+	t.Parallel() // a long test: it overlaps the other long ones
 	args := []string{"tune", "--workload", steadyBatch, "--impl", "zoo/etcdraft", "--ttl", "2s", "--checkpoint", "5u",
 		"--election-timeout", "500ms,2s", "--seeds", "1-2"}
 	r := simrun(t, append(args, "--json")...)

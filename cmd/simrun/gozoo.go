@@ -187,19 +187,28 @@ func (g *goImpl) build(ctx context.Context) (string, error) {
 		return "", err
 	}
 	bin := filepath.Join(dir, filepath.Base(abs)+".test")
-	// go test -c writes nothing for a package without tests: an old
-	// binary must not stand in for it.
-	if err := os.Remove(bin); err != nil && !errors.Is(err, os.ErrNotExist) {
+	// Built into a directory of its own, then renamed into place, so that
+	// two simruns building one package at once never run a half-written
+	// binary, and a binary being run is never removed under it. go test -c
+	// writes nothing for a package without tests: an old binary must not
+	// stand in for it.
+	tmp, err := os.MkdirTemp(dir, "build-")
+	if err != nil {
 		return "", err
 	}
-	cmd := exec.CommandContext(ctx, "go", "test", "-c", "-o", bin, ".")
+	defer os.RemoveAll(tmp)
+	built := filepath.Join(tmp, filepath.Base(bin))
+	cmd := exec.CommandContext(ctx, "go", "test", "-c", "-o", built, ".")
 	cmd.Dir = abs
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		return "", fmt.Errorf("%w: go test -c in %s: %w\n%s", errBuild, abs, err, out)
 	}
-	if _, err := os.Stat(bin); errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Stat(built); errors.Is(err, os.ErrNotExist) {
 		return "", fmt.Errorf("%w %s: the package has no test files", errNoWorker, g.Worker)
+	}
+	if err := os.Rename(built, bin); err != nil {
+		return "", err
 	}
 	return bin, g.checkWorker(ctx, bin)
 }

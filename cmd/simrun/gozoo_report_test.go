@@ -47,6 +47,7 @@ func judgedPart(t *testing.T, dir string) (page string, run, trace map[string]an
 // its history.jsonl gives the same verdicts, the same history file and the
 // same report but for the run's own block.
 func TestGoHostRunOutIsWhatCheckDraws(t *testing.T) {
+	t.Parallel() // a long test: it overlaps the other long ones
 	for _, tt := range []struct {
 		seed string
 		code int

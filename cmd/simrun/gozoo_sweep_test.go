@@ -43,6 +43,7 @@ func sansWall(s sweep.Summary) sweep.Summary {
 // failing run, whose history simrun check judges the same; the failures'
 // replay lines run as printed; --rerun-failures re-runs exactly them.
 func TestGoHostSweepIsOneSweep(t *testing.T) {
+	t.Parallel() // a long test: it overlaps the other long ones
 	out := filepath.Join(t.TempDir(), "sweep")
 	code, whole := goSweep(t, "--seeds", "1-8", "--parallel", "2", "--out", out)
 	require.Equal(t, exitViolated, code)
@@ -104,6 +105,7 @@ func TestGoHostSweepIsOneSweep(t *testing.T) {
 // in a second worker process too; the fixture's careful client gives the
 // same trace in both.
 func TestGoHostSweepVerifiesDeterminism(t *testing.T) {
+	t.Parallel() // a long test: it overlaps the other long ones
 	code, s := goSweep(t, "--scenario", "careful-client", "--seeds", "1-3", "--verify-determinism")
 	assert.Equal(t, exitOK, code)
 	assert.True(t, s.VerifyDeterminism)

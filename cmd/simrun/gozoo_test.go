@@ -35,6 +35,7 @@ func pasted(t *testing.T, line string) result {
 }
 
 func TestGoHostRunJudgesOneSeed(t *testing.T) {
+	t.Parallel() // a long test: it overlaps the other long ones
 	for _, tt := range []struct {
 		seed string
 		code int
@@ -69,6 +70,7 @@ func TestGoHostRunJudgesOneSeed(t *testing.T) {
 }
 
 func TestGoHostShrinkReplaysToItsHash(t *testing.T) {
+	t.Parallel() // a long test: it overlaps the other long ones
 	out := t.TempDir()
 	r := goSimrun(t, "shrink", "--impl", "fixture/lock", "--scenario", "broken-client", "--seed", "1", "--out", out, "--json")
 	require.Equal(t, exitOK, r.code, r.stderr)
@@ -89,6 +91,7 @@ func TestGoHostShrinkReplaysToItsHash(t *testing.T) {
 }
 
 func TestGoHostBadInputExitsTwo(t *testing.T) {
+	t.Parallel() // a long test: it overlaps the other long ones
 	malformed := writeFile(t, "malformed.json", "{\"version\": 1,\n  \"events\": [}\n")
 	stranger := writeFile(t, "stranger.json", `{"version": 1, "heal_at": "10s", "events": [{"at": "1s", "kind": "pause", "node": "h9", "duration": "1s"}]}`)
 	badZoo := t.TempDir()

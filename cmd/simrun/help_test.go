@@ -30,6 +30,7 @@ func TestHelpMatchesBehaviour(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs every command a few times (about 20 seconds)")
 	}
+	t.Parallel() // a long test: it overlaps the other long ones
 	dir := workDir(t)
 	root, err := repro.ModuleRoot()
 	require.NoError(t, err)

@@ -13,6 +13,7 @@ import (
 // "-" reads standard input wherever simrun reads a file: the same verdict
 // and exit code as the file itself, and an empty input is bad input.
 func TestDashReadsStandardInput(t *testing.T) {
+	t.Parallel() // a long test: it overlaps the other long ones
 	dir := workDir(t)
 	root, err := repro.ModuleRoot()
 	require.NoError(t, err)

@@ -73,6 +73,7 @@ func TestReadmeCommands(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs every command of README.md (about two minutes); make test runs it without -short")
 	}
+	t.Parallel() // a long test: it overlaps the other long ones
 	if runtime.GOOS == "windows" {
 		t.Skip("needs a POSIX shell")
 	}
