@@ -88,7 +88,7 @@ func (g *grants) nextToken(client string) uint64 {
 // ttl, one line a request, until ctx ends, and numbers grants in the order
 // it makes them (the fencing token).
 func Server(ttl time.Duration) func(ctx context.Context, n *gohost.Node) error {
-	return serve(&grants{ttl: ttl})
+	return serve(ttl, false)
 }
 
 // SessionTokenServer is Server fencing with the holder's session id, which
@@ -97,16 +97,18 @@ func Server(ttl time.Duration) func(ctx context.Context, n *gohost.Node) error {
 // the one before, and a fenced store that takes tokens in non-decreasing
 // order lets a paused younger holder's write land after the older one's.
 func SessionTokenServer(ttl time.Duration) func(ctx context.Context, n *gohost.Node) error {
-	return serve(&grants{ttl: ttl, sessionTokens: true})
+	return serve(ttl, true)
 }
 
-// serve is the server's node function over g.
-func serve(g *grants) func(ctx context.Context, n *gohost.Node) error {
+// serve is the server's node function; each start of the node (each run,
+// and each restart) begins with no grants.
+func serve(ttl time.Duration, sessionTokens bool) func(ctx context.Context, n *gohost.Node) error {
 	return func(ctx context.Context, n *gohost.Node) error {
 		l, err := n.Listen("tcp", Addr[len(ServerNode):])
 		if err != nil {
 			return err
 		}
+		g := &grants{ttl: ttl, sessionTokens: sessionTokens}
 		var wg sync.WaitGroup
 		defer wg.Wait()
 		go func() { <-ctx.Done(); l.Close() }()
