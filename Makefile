@@ -14,7 +14,7 @@ IMAGE     ?= ghcr.io/leasesim/simrun:latest
 # vet and test each. zoo-modules fails when a zoo/*/go.mod is missing from this list.
 ZOO_MODULES := zoo/consul zoo/etcd zoo/hraft zoo/k8s zoo/redsync zoo/zookeeper
 
-.PHONY: run test bench bench-gohost fuzz lint build image clean tune-example etcd-stories consul-tables zoo-modules zookeeper-results explore-table
+.PHONY: run test bench bench-gohost fuzz lint build image clean tune-example etcd-stories consul-tables zoo-modules zookeeper-results explore-table realtime-stories verdicts-load
 
 ## image: the simrun image deploy/k8s's Jobs run (needs docker; deploy's tests check the manifests name it).
 image:
@@ -38,6 +38,24 @@ test: zoo-modules
 		echo "== $$m (its own module)"; \
 		( cd $$m && $(GO) vet ./... && $(GO) test -count=1 ./... ) || exit $$?; \
 	done
+
+## realtime-stories: the verdicts of real runs on loopback, which depend on timing and so are no part of
+## make test: each story runs STORY_RUNS (20) times and prints "realtime story NAME: reproduced K/N (P%)";
+## it fails below STORY_MIN_RATE percent (100).
+realtime-stories:
+	@out=$$(mktemp); status=0; \
+	LEASESIM_REALTIME_STORIES=$(or $(STORY_RUNS),20) LEASESIM_REALTIME_MIN_RATE=$(or $(STORY_MIN_RATE),100) \
+		$(GO) test -count=1 -v -run '^TestRealtimeStory' ./lease/realtime/ ./cmd/simrun/ >$$out 2>&1 || status=$$?; \
+	grep -E '^(realtime story|--- FAIL|FAIL|ok)|not reproduced|Error' $$out; rm -f $$out; exit $$status
+
+## verdicts-load: VERDICT_HISTORIES (1000) histories of the catalogue under every implementation simrun knows
+## (leasesim's, the mutants, the zoo's), judged as simrun check judges a file, one at a time and then 8 at
+## once: prints how many differ (it must be 0) and fails if a verdict differs or mentions wall time.
+verdicts-load:
+	@out=$$(mktemp); status=0; \
+	LEASESIM_VERDICT_HISTORIES=$(or $(VERDICT_HISTORIES),1000) $(GO) test -count=1 -v -timeout 60m \
+		-run '^TestVerdictsDoNotDependOnLoad$$' ./cmd/simrun/ >$$out 2>&1 || status=$$?; \
+	grep -E '^(verdicts under load|--- FAIL|FAIL|ok)|Error' $$out; rm -f $$out; exit $$status
 
 ## bench: benchmarks, each BENCHCOUNT times, printed with ratios (of medians) against baselines measured
 ## in the same run: the kernel against a bare heap and synctest, a scenario's event against the kernel's,

@@ -36,7 +36,10 @@ import (
 // Each resource is decided as cheaply as it can be. If the order in which
 // its server processed the operations is a legal sequential history, that
 // order is a witness: the operations were processed within their
-// intervals, so the resource is linearizable. Otherwise, on a lease-store
+// intervals, so the resource is linearizable. On a
+// resource of an etcd-style lessor, the order of the store revisions its
+// replies name is tried as a second witness, kept only if it also keeps
+// real time (legalByRevision). Otherwise, on a lease-store
 // resource (under the lease-store specification only), the rule that
 // grantor readings never go
 // backwards leaves only the order within bursts of equal readings open, and
@@ -88,7 +91,7 @@ func Linearizability(h *history.History, opts Options) Result {
 	witnessed := true
 	for _, part := range l.model.Partition(l.ops) {
 		switch {
-		case l.legalAsProcessed(part):
+		case l.legalAsProcessed(part), l.legalByRevision(part):
 		case l.decideByGrantorTime(v, part) || l.decideRegister(v, part):
 			witnessed = false
 			decided = append(decided, part...)
@@ -148,8 +151,9 @@ const visualizeTimeout = 2 * time.Second
 // linHistory is a run's history as porcupine operations.
 type linHistory struct {
 	asProcessed
-	byReading bool                  // store is leasesim's lease store, whose grantor readings order its operations
-	ops       []porcupine.Operation // Input points into recs, Metadata at the index in the history (opIndex)
+	byReading  bool                  // store is leasesim's lease store, whose grantor readings order its operations
+	byRevision bool                  // store is an etcd-style lessor, whose replies name store revisions
+	ops        []porcupine.Operation // Input points into recs, Metadata at the index in the history (opIndex)
 	// recs are the checked operations, loaded once: the history may give
 	// its operations only as copies (History.OpSource), and porcupine's
 	// operations need inputs that stay put.
@@ -164,7 +168,8 @@ type linHistory struct {
 // operations of p's history.
 func newLinHistory(p asProcessed, checked p3Ops) *linHistory {
 	h := p.h
-	l := &linHistory{asProcessed: p, byReading: p.store.Name == leaseStoreName, stores: checked.stores}
+	l := &linHistory{asProcessed: p, byReading: p.store.Name == leaseStoreName,
+		byRevision: p.store.Name == model.LessorSpec().Name, stores: checked.stores}
 	// One copy of every checked operation: this runs only when the
 	// witness (asProcessed.witnessed) failed, which is rare.
 	l.recs = make([]history.Operation, len(checked.idx))

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/leasesim/leasesim/internal/realtimetest"
 	"github.com/leasesim/leasesim/lease"
 	"github.com/leasesim/leasesim/lease/realtime"
 	"github.com/leasesim/leasesim/scenarios"
@@ -23,10 +24,11 @@ func TestFromEventsOfARealRun(t *testing.T) {
 	if testing.Short() {
 		t.Skip("a real-time run on loopback")
 	}
-	cfg := lease.Config{TTL: 400 * time.Millisecond, Rho: 0.01, Margin: 10 * time.Millisecond}
+	cfg := realtimetest.Config()
 	var log bytes.Buffer
 	obs := lease.NewJSONLinesObserver(&log)
-	opts := realtime.Options{Addr: "127.0.0.1:0", Config: cfg, Observer: obs}
+	counts := &lease.CountingObserver{}
+	opts := realtime.Options{Addr: "127.0.0.1:0", Config: cfg, Observer: lease.MultiObserver(obs, counts)}
 
 	grantor, err := realtime.StartGrantor(opts)
 	require.NoError(t, err)
@@ -54,7 +56,9 @@ func TestFromEventsOfARealRun(t *testing.T) {
 	_, err = w1.AcquireWait(ctx, "t2", lease.AcquireOptions{})
 	require.NoError(t, err)
 	require.NoError(t, w1.Checkpoint(ctx, "t2", []byte("1")))
-	time.Sleep(3 * cfg.TTL)
+	renewed := counts.Count(lease.EventRenew)
+	require.Eventually(t, func() bool { return counts.Count(lease.EventRenew) >= renewed+3 }, 10*time.Second,
+		5*time.Millisecond, "w1 renews t2 a few times")
 	require.NoError(t, w1.Kill())
 	// w2 takes t2 over once the grantor has expired w1's lease, finishes.
 	_, err = w2.AcquireWait(ctx, "t2", lease.AcquireOptions{})

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"fmt"
 	"os"
 	"strings"
 	"time"
@@ -66,30 +67,9 @@ func (a *app) checkFile(cmd *cobra.Command, file string, f checkFlags) error {
 	if err != nil {
 		return usageErr(cmd, err)
 	}
-	spec := h.Spec
-	if f.spec != "" {
-		spec = f.spec
+	if err := applySpec(h, file, f.spec); err != nil {
+		return usageErr(cmd, err)
 	}
-	switch {
-	case spec == "" && leaseStoreOps(h) > 0:
-		return usagef(cmd, "--spec: %s names no specification in its header: give --spec %s", file,
-			strings.Join(leasewire.Specs, " or --spec "))
-	case spec == "":
-		// No lease-store operation to judge by a spec (a goroutine-host lock
-		// whose server records none): P3 judges the fenced store alone, as
-		// the run that recorded the history did.
-	case strings.HasPrefix(spec, leasewire.SpecLeaseStore): // leasesim's protocol: the spec names its expiry policy
-		split, err := leasewire.Split(spec)
-		if err != nil {
-			return usagef(cmd, "--spec: %w", err)
-		}
-		h.Lease.HoldPPB = leasewire.HoldPPB(split, h.Lease.RhoPPB)
-	default:
-		if _, err := model.SpecFor(spec, h.Lease); err != nil {
-			return usagef(cmd, "--spec %s: %w (the specifications: simrun list)", spec, err)
-		}
-	}
-	h.Spec = spec
 	opts := checker.Options{Visualize: f.out != ""}
 	if f.out != "" {
 		if err := os.MkdirAll(f.out, 0o755); err != nil {
@@ -110,6 +90,37 @@ func (a *app) checkFile(cmd *cobra.Command, file string, f checkFlags) error {
 		return err
 	}
 	return runVerdict(run, f.unknown)
+}
+
+// applySpec sets the specification h is judged by: spec (the --spec flag)
+// or, when it is "", the header's. Under leasesim's lease-store spec it
+// sets the grantor's hold from the spec's expiry policy. An error is bad
+// input and names the flag.
+func applySpec(h *history.History, file, spec string) error {
+	if spec == "" {
+		spec = h.Spec
+	}
+	switch {
+	case spec == "" && leaseStoreOps(h) > 0:
+		return fmt.Errorf("--spec: %s names no specification in its header: give --spec %s", file,
+			strings.Join(leasewire.Specs, " or --spec "))
+	case spec == "":
+		// No lease-store operation to judge by a spec (a goroutine-host lock
+		// whose server records none): P3 judges the fenced store alone, as
+		// the run that recorded the history did.
+	case strings.HasPrefix(spec, leasewire.SpecLeaseStore): // leasesim's protocol: the spec names its expiry policy
+		split, err := leasewire.Split(spec)
+		if err != nil {
+			return fmt.Errorf("--spec: %w", err)
+		}
+		h.Lease.HoldPPB = leasewire.HoldPPB(split, h.Lease.RhoPPB)
+	default:
+		if _, err := model.SpecFor(spec, h.Lease); err != nil {
+			return fmt.Errorf("--spec %s: %w (the specifications: simrun list)", spec, err)
+		}
+	}
+	h.Spec = spec
+	return nil
 }
 
 // leaseStoreOps counts the history's operations on its lease store.

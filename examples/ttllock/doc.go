@@ -12,4 +12,9 @@
 // store under its token every 250 ms, and releases after a while. Each
 // write is an action under the token, recorded where the client decides
 // on it (gohost.Node.Act), before the before-write failpoint.
+//
+// SessionTokenServer is the same server fencing with the holder's session
+// id, as a lock built on an etcd lease id or a ZooKeeper session id does;
+// its story (SessionAgeHandover) is a P2 violation, as the event host's
+// zoo/redislock session-token mutant is.
 package ttllock

@@ -24,13 +24,18 @@ const (
 )
 
 // grants is the server's state: who holds the lock, until when, and the
-// last token it issued.
+// last token it issued. Under session tokens, the token of a grant is
+// instead the holder's session id: the clients in the order the server
+// first heard from them, numbered from 1, as an etcd lease id or a
+// ZooKeeper session id grows with a session's age, not with acquisition.
 type grants struct {
-	mu      sync.Mutex
-	ttl     time.Duration
-	holder  string
-	expires time.Time
-	token   uint64
+	mu            sync.Mutex
+	ttl           time.Duration
+	holder        string
+	expires       time.Time
+	token         uint64
+	sessionTokens bool
+	sessions      []string // clients in the order of their first request
 }
 
 // handle answers one request line: ACQUIRE me, RENEW me token, RELEASE me.
@@ -44,7 +49,7 @@ func (g *grants) handle(f []string) string {
 			return "HELD"
 		}
 		if g.holder != f[1] || !now.Before(g.expires) {
-			g.token++
+			g.token = g.nextToken(f[1])
 			g.holder = f[1]
 		}
 		g.expires = now.Add(g.ttl)
@@ -64,15 +69,46 @@ func (g *grants) handle(f []string) string {
 	return "ERR"
 }
 
+// nextToken is the token of a new grant to client: one more than the last
+// grant's, or client's session id under session tokens.
+func (g *grants) nextToken(client string) uint64 {
+	if !g.sessionTokens {
+		return g.token + 1
+	}
+	for i, s := range g.sessions {
+		if s == client {
+			return uint64(i + 1)
+		}
+	}
+	g.sessions = append(g.sessions, client)
+	return uint64(len(g.sessions))
+}
+
 // Server returns the lock server's node function: it grants Resource for
-// ttl, one line a request, until ctx ends.
+// ttl, one line a request, until ctx ends, and numbers grants in the order
+// it makes them (the fencing token).
 func Server(ttl time.Duration) func(ctx context.Context, n *gohost.Node) error {
+	return serve(ttl, false)
+}
+
+// SessionTokenServer is Server fencing with the holder's session id, which
+// grows with the age of a client's session rather than with acquisition:
+// when the lock passes back to an older session, its token is lower than
+// the one before, and a fenced store that takes tokens in non-decreasing
+// order lets a paused younger holder's write land after the older one's.
+func SessionTokenServer(ttl time.Duration) func(ctx context.Context, n *gohost.Node) error {
+	return serve(ttl, true)
+}
+
+// serve is the server's node function; each start of the node (each run,
+// and each restart) begins with no grants.
+func serve(ttl time.Duration, sessionTokens bool) func(ctx context.Context, n *gohost.Node) error {
 	return func(ctx context.Context, n *gohost.Node) error {
 		l, err := n.Listen("tcp", Addr[len(ServerNode):])
 		if err != nil {
 			return err
 		}
-		g := &grants{ttl: ttl}
+		g := &grants{ttl: ttl, sessionTokens: sessionTokens}
 		var wg sync.WaitGroup
 		defer wg.Wait()
 		go func() { <-ctx.Done(); l.Close() }()
