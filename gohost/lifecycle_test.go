@@ -124,6 +124,7 @@ func TestMutexStallIsReported(t *testing.T) {
 	cfg := gohost.Config{Duration: time.Second, Watchdog: 200 * time.Millisecond, Nodes: []gohost.NodeSpec{
 		{Name: "locker", Run: func(ctx context.Context, n *gohost.Node) error {
 			var mu sync.Mutex
+			reads := 0 // what the mutex guards
 			held := make(chan struct{})
 			done := make(chan struct{})
 			go func() {
@@ -137,9 +138,11 @@ func TestMutexStallIsReported(t *testing.T) {
 				}
 				defer c.Close()
 				_, _ = c.Read(make([]byte, 1)) // real network, under the mutex
+				reads++
 			}()
 			<-held
 			mu.Lock() // not durably blocking: the bubble cannot settle
+			reads++
 			mu.Unlock()
 			<-done
 			return nil
