@@ -157,10 +157,11 @@ func checkReadmeDoc(t *testing.T, root, dir string, doc readmeDoc, seen map[stri
 			if m := regexp.MustCompile(`^make (\S+)`).FindStringSubmatch(c.text); m != nil && readmeLongMake[m[1]] {
 				continue
 			}
-			if seen[c.text] {
+			key := commandKey(c)
+			if seen[key] {
 				continue
 			}
-			seen[c.text] = true
+			seen[key] = true
 			ran++
 			runReadmeCommand(t, root, dir, c)
 		}
@@ -236,6 +237,22 @@ func blockCommands(t *testing.T, b readmeBlock) []readmeCmd {
 		cmds = append(cmds, c)
 	}
 	return cmds
+}
+
+// commandKey is what a command runs, without its comment and with its
+// white space folded: the same command with another comment is the same
+// command, and runs once.
+func commandKey(c readmeCmd) string {
+	text := c.text
+	if c.comment != "" {
+		lines := strings.Split(text, "\n")
+		last := lines[len(lines)-1]
+		if k := strings.Index(last, " #"); k >= 0 {
+			lines[len(lines)-1] = last[:k]
+		}
+		text = strings.Join(lines, "\n")
+	}
+	return strings.Join(strings.Fields(text), " ")
 }
 
 // exitWanted is the exit code a command's comment states, 0 by default.
@@ -542,4 +559,13 @@ func TestReadmeParsing(t *testing.T) {
 	}
 	assert.Equal(t, "1-3", flagValue(strings.Fields(cmds[1].text), "--seeds"))
 	assert.Empty(t, flagValue(strings.Fields(cmds[1].text), "--out"))
+}
+
+// A command printed twice with other comments or spacing runs once.
+func TestReadmeCommandKey(t *testing.T) {
+	a := readmeCmd{text: "bin/simrun sweep --seeds 1-100   # many seeds", comment: "many seeds"}
+	b := readmeCmd{text: "bin/simrun sweep  --seeds 1-100 # many seeds, with a progress bar", comment: "many seeds, with a progress bar"}
+	assert.Equal(t, "bin/simrun sweep --seeds 1-100", commandKey(a))
+	assert.Equal(t, commandKey(a), commandKey(b))
+	assert.NotEqual(t, commandKey(a), commandKey(readmeCmd{text: "bin/simrun sweep --seeds 1-50"}))
 }
