@@ -24,6 +24,7 @@ type member struct {
 	rn    *raft.RawNode
 	disk  *disk
 	rnd   *seededReader
+	slot  *slot // the slot of the goroutine that runs this member's run (randsource.go)
 	st    *lessor
 	cs    raftpb.ConfState
 
@@ -79,7 +80,7 @@ func newMember(env lease.Env, cfg lease.Config, o settings) (*member, error) {
 	}
 	installReader()
 	m := &member{env: env, net: net, o: o, id: uint64(idx + 1), peers: lease.MemberAddrs(base, o.members),
-		rnd: newSeededReader(env.Rand), expiry: make(map[int64]time.Duration), revoking: make(map[int64]time.Duration),
+		rnd: newSeededReader(env.Rand), slot: goroutineSlot(), expiry: make(map[int64]time.Duration), revoking: make(map[int64]time.Duration),
 		cpProposed: make(map[int64]time.Duration),
 	}
 	d, snap, fresh, err := openDisk(env.Store, o.members)
@@ -97,7 +98,7 @@ func newMember(env lease.Env, cfg lease.Config, o settings) (*member, error) {
 	if o.leaseBasedReads {
 		rc.ReadOnlyOption = raft.ReadOnlyLeaseBased
 	}
-	withRaft(m.rnd, func() {
+	withRaft(m.slot, m.rnd, func() {
 		if m.rn, err = raft.NewRawNode(rc); err != nil {
 			return
 		}
@@ -116,7 +117,7 @@ func newMember(env lease.Env, cfg lease.Config, o settings) (*member, error) {
 // DeliverAny takes raft messages from the other members and requests
 // from holders.
 func (m *member) DeliverAny(from lease.Addr, msg any) {
-	withRaft(m.rnd, func() { m.deliver(msg) })
+	withRaft(m.slot, m.rnd, func() { m.deliver(msg) })
 }
 
 // deliver handles a message under the raft lock.
@@ -145,7 +146,7 @@ func (m *member) deliver(msg any) {
 // tick advances raft's logical clock and runs the primary's duties, every
 // tick of the member's own clock.
 func (m *member) tick() {
-	withRaft(m.rnd, func() {
+	withRaft(m.slot, m.rnd, func() {
 		m.rn.Tick()
 		m.ready()
 		m.primaryDuties()

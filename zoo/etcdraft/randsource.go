@@ -1,12 +1,14 @@
 package etcdraft
 
 import (
+	"bytes"
 	cryptorand "crypto/rand"
 	"encoding/binary"
 	"io"
 	"math/rand/v2"
+	"runtime"
+	"strconv"
 	"sync"
-	"sync/atomic"
 )
 
 // go.etcd.io/raft/v3 (v3.6.0, raft.go) draws every randomized election
@@ -15,29 +17,61 @@ import (
 // without forking raft, this package installs once, process-wide, a
 // crypto/rand.Reader that serves the bytes of the calling member's seeded
 // stream while a member is inside a RawNode call, and the operating
-// system's bytes otherwise. Every RawNode call runs under raftMu, so two
-// runs in one process (simrun sweep --parallel, parallel tests) never
-// interleave their draws: each run's draws depend on its seed alone.
+// system's bytes otherwise.
 //
-// The cost: RawNode calls of parallel runs are serialized, and any other
-// goroutine of the process that reads crypto/rand.Reader while a member
-// is inside a RawNode call reads the member's stream (and shifts it). A
-// simulation process has no such reader; a process that also serves TLS
-// should not host these runs.
+// "The calling member" is found by goroutine: the event host runs a run on
+// one goroutine, start to end, members' creations and restarts included,
+// so the runs of one goroutine share a slot that names the member inside a
+// RawNode call (withRaft sets it, with no lock and no lookup), and the
+// reader finds the slot of the goroutine that reads (goid: a stack header
+// parsed, only when raft draws, which is when a member's election timer is
+// reset). Parallel runs in one process (simrun sweep --parallel, parallel
+// tests) run on goroutines of their own, so they neither interleave their
+// draws nor wait for each other. Until 2026-11-28 every RawNode call took
+// one process-wide lock instead, and a sweep of this store on two cores was
+// no faster than on one.
+//
+// A goroutine that reads crypto/rand.Reader while it is not inside a
+// member's RawNode call reads the operating system's bytes, as ever.
 var (
-	raftMu      sync.Mutex
 	installOnce sync.Once
-	current     atomic.Pointer[seededReader]
+	slots       sync.Map // goroutine id → *slot
 )
+
+// slot names the member inside a RawNode call among the runs of one
+// goroutine, nil when none is.
+type slot struct{ current *seededReader }
+
+// goroutineSlot returns the slot of the calling goroutine.
+func goroutineSlot() *slot {
+	v, _ := slots.LoadOrStore(goid(), &slot{})
+	return v.(*slot)
+}
+
+// goid returns the calling goroutine's id, from the header of its stack
+// ("goroutine 18 [running]:").
+func goid() uint64 {
+	var buf [32]byte
+	b := buf[:runtime.Stack(buf[:], false)]
+	b = bytes.TrimPrefix(b, []byte("goroutine "))
+	id, err := strconv.ParseUint(string(b[:max(bytes.IndexByte(b, ' '), 0)]), 10, 64)
+	if err != nil {
+		panic("etcdraft: cannot read the goroutine id from " + strconv.Quote(string(buf[:])))
+	}
+	return id
+}
 
 // switchReader is the installed crypto/rand.Reader.
 type switchReader struct{ os io.Reader }
 
-// Read serves the current member's stream if a member is inside a RawNode
-// call, and the operating system's bytes otherwise.
+// Read serves the stream of the member inside a RawNode call on the
+// calling goroutine, if one is, and the operating system's bytes
+// otherwise.
 func (s switchReader) Read(p []byte) (int, error) {
-	if r := current.Load(); r != nil {
-		return r.Read(p)
+	if v, ok := slots.Load(goid()); ok {
+		if r := v.(*slot).current; r != nil {
+			return r.Read(p)
+		}
 	}
 	return s.os.Read(p)
 }
@@ -68,15 +102,12 @@ func installReader() {
 }
 
 // withRaft runs f, one handler of a member (its RawNode calls and what it
-// does with their Ready), with src as the source of raft's randomness,
-// under the process-wide raft lock. f must not run another member's
-// handler (sends only queue messages, so it does not).
-func withRaft(src *seededReader, f func()) {
-	raftMu.Lock()
-	current.Store(src)
-	defer func() {
-		current.Store(nil)
-		raftMu.Unlock()
-	}()
+// does with their Ready), with src as the source of raft's randomness on
+// the slot of the goroutine that runs the member's run. f must not run
+// another member's handler (sends only queue messages, so it does not).
+func withRaft(sl *slot, src *seededReader, f func()) {
+	prev := sl.current
+	sl.current = src
+	defer func() { sl.current = prev }()
 	f()
 }
