@@ -102,7 +102,8 @@ func TestMutantsCaught(t *testing.T) {
 
 // TestDeterministicInParallel runs seeds one after another and then all at
 // once in goroutines: raft's draws from crypto/rand come from each run's
-// seeded stream under the process-wide lock, so the trace hashes agree.
+// seeded stream, found by the goroutine that runs it, so the trace hashes
+// agree.
 func TestDeterministicInParallel(t *testing.T) {
 	sc, err := scenarios.Lookup("leader-stall")
 	require.NoError(t, err)

@@ -120,7 +120,7 @@ func (m *member) DeliverAny(from lease.Addr, msg any) {
 	withRaft(m.slot, m.rnd, func() { m.deliver(msg) })
 }
 
-// deliver handles a message under the raft lock.
+// deliver handles a message inside a RawNode call (withRaft).
 func (m *member) deliver(msg any) {
 	switch x := msg.(type) {
 	case raftMsg:
