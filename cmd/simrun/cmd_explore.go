@@ -12,7 +12,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/leasesim/leasesim/explore"
-	"github.com/leasesim/leasesim/faults"
 	"github.com/leasesim/leasesim/internal/repro"
 	"github.com/leasesim/leasesim/lease"
 	"github.com/leasesim/leasesim/reports"
@@ -46,23 +45,11 @@ type exploreResult struct {
 	Failure       *exploreFound  `json:"failure,omitempty"`
 }
 
-// exploreFound is the violation explore found, shrunk.
+// exploreFound is the violation explore found, shrunk: shrink's object
+// for the failing run, and how many runs the search took to find it.
 type exploreFound struct {
-	Run          int    `json:"run"` // runs to the first failure
-	Seed         uint64 `json:"seed"`
-	Property     string `json:"property"`
-	Name         string `json:"name"`
-	Summary      string `json:"summary"`
-	EventsBefore int    `json:"events_before"`
-	EventsAfter  int    `json:"events_after"`
-	ShrinkRuns   int    `json:"shrink_runs"`
-	// Exhausted says shrinking stopped at --max-attempts.
-	Exhausted bool `json:"exhausted"`
-	// ScheduleFile is where the shrunk schedule was written ("" without
-	// --out: Replay then pipes it in).
-	ScheduleFile string          `json:"schedule_file,omitempty"`
-	Schedule     faults.Schedule `json:"schedule"`
-	Replay       string          `json:"replay"`
+	Run int `json:"run"` // runs to the first failure
+	shrinkResult
 }
 
 func (a *app) exploreCommand() *cobra.Command {
@@ -178,9 +165,11 @@ func (a *app) exploreConfig(cmd *cobra.Command, f exploreFlags) (explore.Config,
 // if one is given; without, the replay line pipes the schedule in.
 func foundOf(res explore.Result, dir string) (*exploreFound, error) {
 	fl := res.Failure
-	found := &exploreFound{Run: fl.Run, Seed: fl.Input.Seed, Property: fl.Violated.Property, Name: fl.Violated.Name,
-		Summary: fl.Violated.Summary, EventsBefore: len(fl.Input.Schedule.Events), EventsAfter: len(fl.Shrunk.Events),
-		ShrinkRuns: fl.ShrinkRuns, Exhausted: fl.ShrinkExhausted, Schedule: fl.Shrunk}
+	found := &exploreFound{Run: fl.Run, shrinkResult: shrinkResult{SchemaVersion: shrinkSchemaVersion,
+		Scenario: res.Scenario, Impl: res.Impl, Seed: fl.Input.Seed,
+		Property: fl.Violated.Property, Name: fl.Violated.Name, Summary: fl.Violated.Summary,
+		EventsBefore: len(fl.Input.Schedule.Events), EventsAfter: len(fl.Shrunk.Events), Attempts: fl.ShrinkRuns,
+		Exhausted: fl.ShrinkExhausted, Schedule: fl.Shrunk}}
 	if dir == "" {
 		b, err := json.Marshal(fl.Shrunk)
 		if err != nil {
@@ -220,7 +209,7 @@ func printExplore(w io.Writer, out exploreResult, res explore.Result) {
 			note = " (stopped at --max-attempts; more may go)"
 		}
 		fmt.Fprintf(w, "shrunk %d fault events to %d in %d runs%s; %s still violated:\n%s\n", fl.EventsBefore,
-			fl.EventsAfter, fl.ShrinkRuns, note, fl.Property, indent(res.Failure.Shrunk.String()))
+			fl.EventsAfter, fl.Attempts, note, fl.Property, indent(res.Failure.Shrunk.String()))
 		if fl.ScheduleFile != "" {
 			fmt.Fprintf(w, "wrote %s\n", fl.ScheduleFile)
 		}
