@@ -4,6 +4,7 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -81,11 +82,35 @@ func TestTheJudgingLayersKeepNoPools(t *testing.T) {
 }
 
 // The check bites: a file with a pool, a forced collection, a collector
-// policy and an import of spares is flagged four times.
+// policy and an import of spares is flagged four times. The file is
+// written for the test, so that checker/ itself holds no pooled code.
 func TestPoolUsesFlagsAPooledFile(t *testing.T) {
-	uses, _ := poolUses(t, "testdata/pooled")
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "pooled.go"), []byte(pooledFile), 0o644))
+	uses, _ := poolUses(t, dir)
 	assert.Len(t, uses, 4, "%v", uses)
 }
+
+// pooledFile is what TestPoolUsesFlagsAPooledFile must flag.
+const pooledFile = `package pooled
+
+import (
+	rt "runtime"
+	gc "runtime/debug"
+	"sync"
+
+	"github.com/leasesim/leasesim/internal/spares"
+)
+
+var tables sync.Pool
+
+var kept spares.Spares[[]int]
+
+func collect() {
+	rt.GC() // under another name, still flagged
+	gc.SetGCPercent(400)
+}
+`
 
 // poolUses returns where the Go files in dir (tests aside) keep a pool,
 // force a collection, set the collector's policy or import spares, and
