@@ -150,11 +150,8 @@ func ReadPause(reads Reads) scenarios.Scenario {
 		Name:  "hraft-gc-pause/" + configName(3, reads),
 		Doc:   "the leader pauses for 5 s between its leadership check and a read (" + reads.String() + ")",
 		Story: "raft leads; at 8 s a read reaches its before-read failpoint and pauses there 5 s with its I/O frozen.",
-		Goroutines: func(uint64) gohost.Config {
-			return Setup{Cluster: cluster(3, reads), Duration: 30 * time.Second, Schedule: schedule(20*time.Second,
-				faults.Event{At: 8 * time.Second, Kind: faults.KindFailpoint, Node: MemberName(0),
-					Failpoint: FailpointBeforeRead, Action: faults.ActionPause, Duration: 5 * time.Second})}.Config()
-		},
+		Goroutines: leaderFault(reads, faults.Event{At: 8 * time.Second, Kind: faults.KindFailpoint, Node: MemberName(0),
+			Failpoint: FailpointBeforeRead, Action: faults.ActionPause, Duration: 5 * time.Second}),
 		Premises: []scenarios.Premise{scenarios.FailpointHit(MemberName(0), FailpointBeforeRead),
 			leaderFaulted("the leader paused while it led", history.FaultFailpointHit), scenarios.ChangedHands()},
 	}
@@ -165,14 +162,11 @@ func ReadPause(reads Reads) scenarios.Scenario {
 // LeaderLeaseTimeout without a quorum, before the others can elect.
 func IOPause(reads Reads) scenarios.Scenario {
 	return scenarios.Scenario{
-		Name:  "hraft-io-pause/" + configName(3, reads),
-		Doc:   "the leader's I/O freezes for 5 s (" + reads.String() + ")",
-		Story: "raft leads; at 8 s its network I/O freezes for 5 s while its code and timers run.",
-		Goroutines: func(uint64) gohost.Config {
-			return Setup{Cluster: cluster(3, reads), Duration: 30 * time.Second, Schedule: schedule(20*time.Second,
-				faults.Event{At: 8 * time.Second, Kind: faults.KindPause, Node: MemberName(0), Duration: 5 * time.Second})}.Config()
-		},
-		Premises: []scenarios.Premise{leaderFaulted("the leader paused while it led", history.FaultPause), scenarios.ChangedHands()},
+		Name:       "hraft-io-pause/" + configName(3, reads),
+		Doc:        "the leader's I/O freezes for 5 s (" + reads.String() + ")",
+		Story:      "raft leads; at 8 s its network I/O freezes for 5 s while its code and timers run.",
+		Goroutines: leaderFault(reads, faults.Event{At: 8 * time.Second, Kind: faults.KindPause, Node: MemberName(0), Duration: 5 * time.Second}),
+		Premises:   []scenarios.Premise{leaderFaulted("the leader paused while it led", history.FaultPause), scenarios.ChangedHands()},
 	}
 }
 
@@ -186,13 +180,18 @@ func DiskStall(reads Reads) scenarios.Scenario {
 		Name:  "hraft-disk-stall/" + configName(3, reads),
 		Doc:   "the leader's log store stalls for 5 s under raft's main loop (" + reads.String() + ")",
 		Story: "raft leads; at 8 s its next write of log entries stalls 5 s, its I/O frozen.",
-		Goroutines: func(uint64) gohost.Config {
-			return Setup{Cluster: cluster(3, reads), Duration: 30 * time.Second, Schedule: schedule(20*time.Second,
-				faults.Event{At: 8 * time.Second, Kind: faults.KindFailpoint, Node: MemberName(0),
-					Failpoint: FailpointDiskStall, Action: faults.ActionPause, Duration: 5 * time.Second})}.Config()
-		},
+		Goroutines: leaderFault(reads, faults.Event{At: 8 * time.Second, Kind: faults.KindFailpoint, Node: MemberName(0),
+			Failpoint: FailpointDiskStall, Action: faults.ActionPause, Duration: 5 * time.Second}),
 		Premises: []scenarios.Premise{scenarios.FailpointHit(MemberName(0), FailpointDiskStall),
 			leaderFaulted("the leader's disk stalled while it led", history.FaultFailpointHit), scenarios.ChangedHands()},
+	}
+}
+
+// leaderFault is the setup of the three-member stories about one fault at
+// the leader (member 0, which campaigns first): 30 s, healed at 20 s.
+func leaderFault(reads Reads, ev faults.Event) func(uint64) gohost.Config {
+	return func(uint64) gohost.Config {
+		return Setup{Cluster: cluster(3, reads), Duration: 30 * time.Second, Schedule: schedule(20*time.Second, ev)}.Config()
 	}
 }
 
