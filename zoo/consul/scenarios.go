@@ -2,7 +2,6 @@ package consul
 
 import (
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/hashicorp/consul/api"
@@ -309,19 +308,7 @@ func Herd(p Primitive) scenarios.Scenario {
 // ServerCrashedWhileHeld holds when the Consul node crashed while some
 // holder believed it held the lock.
 func ServerCrashedWhileHeld() scenarios.Premise {
-	return scenarios.Premise{Name: "consul crashed while a holder held the lock", Holds: func(h *history.History) (bool, string) {
-		for _, w := range h.Faults {
-			if w.Kind != history.FaultCrash || !slices.Contains(w.Nodes, ServerNode) {
-				continue
-			}
-			for _, b := range h.Beliefs {
-				if b.Start <= w.Start && w.Start < b.End {
-					return true, fmt.Sprintf("crash at %v while %s held %s (token %d)", w.Start, b.Holder, b.Resource, b.Token)
-				}
-			}
-		}
-		return false, "consul never crashed while a holder believed"
-	}}
+	return scenarios.FaultWhileLeaseLive("consul crashed while a holder held the lock", []string{history.FaultCrash}, ServerNode)
 }
 
 // Contention is three holders contending for the lock for four minutes

@@ -2,7 +2,6 @@ package redsync
 
 import (
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/leasesim/leasesim/faults"
@@ -215,17 +214,5 @@ func ServerRestart(appendOnly bool) scenarios.Scenario {
 // ServerCrashedWhileHeld holds when the Redis node crashed while some
 // holder believed it held the lock.
 func ServerCrashedWhileHeld() scenarios.Premise {
-	return scenarios.Premise{Name: "redis crashed while a holder held the lock", Holds: func(h *history.History) (bool, string) {
-		for _, w := range h.Faults {
-			if w.Kind != history.FaultCrash || !slices.Contains(w.Nodes, RedisNode) {
-				continue
-			}
-			for _, b := range h.Beliefs {
-				if b.Start <= w.Start && w.Start < b.End {
-					return true, fmt.Sprintf("crash at %v while %s held %s (token %d)", w.Start, b.Holder, b.Resource, b.Token)
-				}
-			}
-		}
-		return false, "redis never crashed while a holder believed"
-	}}
+	return scenarios.FaultWhileLeaseLive("redis crashed while a holder held the lock", []string{history.FaultCrash}, RedisNode)
 }

@@ -2,7 +2,6 @@ package zookeeper
 
 import (
 	"fmt"
-	"slices"
 	"time"
 
 	"github.com/leasesim/leasesim/faults"
@@ -157,19 +156,7 @@ func ServerRestart() scenarios.Scenario {
 // ServerCrashedWhileHeld holds when ZooKeeper crashed while some holder
 // believed it held the lock.
 func ServerCrashedWhileHeld() scenarios.Premise {
-	return scenarios.Premise{Name: "zookeeper crashed while a holder held the lock", Holds: func(h *history.History) (bool, string) {
-		for _, w := range h.Faults {
-			if w.Kind != history.FaultCrash || !slices.Contains(w.Nodes, ZooKeeperNode) {
-				continue
-			}
-			for _, b := range h.Beliefs {
-				if b.Start <= w.Start && w.Start < b.End {
-					return true, fmt.Sprintf("crash at %v while %s held %s (token %d)", w.Start, b.Holder, b.Resource, b.Token)
-				}
-			}
-		}
-		return false, "zookeeper never crashed while a holder believed"
-	}}
+	return scenarios.FaultWhileLeaseLive("zookeeper crashed while a holder held the lock", []string{history.FaultCrash}, ZooKeeperNode)
 }
 
 // GCPause is Kleppmann's story ("How to do distributed locking", 2016)
