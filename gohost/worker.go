@@ -37,7 +37,17 @@ const (
 	JobRun = "run"
 	// JobShrink shrinks the one seed of Seeds: one Record with Shrunk set.
 	JobShrink = "shrink"
+	// JobServe keeps the worker for more jobs: it reads jobs (list, run or
+	// shrink), one JSON object a line, from its standard input, does each
+	// as though a job file had named it, and after each writes one line
+	// to the file descriptor ServeAckFD. It ends at the end of its input.
+	// A sweep so starts one process per parallel slot, not one per seed.
+	JobServe = "serve"
 )
+
+// ServeAckFD is the file descriptor a serving worker acknowledges each
+// job on (os/exec's first ExtraFiles entry).
+const ServeAckFD = 3
 
 // Job is what a worker process is asked to do.
 type Job struct {
@@ -157,23 +167,29 @@ type JobError struct {
 // read even with an error, so that a worker knows where to say what was
 // wrong.
 func ReadJob(path string) (Job, error) {
-	var job Job
 	data, err := os.ReadFile(path)
+	if err != nil {
+		return Job{}, fmt.Errorf("job %s: %w", path, err)
+	}
+	job, err := ParseJob(data)
 	if err != nil {
 		return job, fmt.Errorf("job %s: %w", path, err)
 	}
+	return job, nil
+}
+
+// ParseJob reads and checks one job strictly, as ReadJob does a file's.
+func ParseJob(data []byte) (Job, error) {
+	var job Job
 	if err := strictjson.Unmarshal(data, &job, strictjson.NullForOptional); err != nil {
 		var out struct {
 			Out string `json:"out"`
 		}
 		_ = json.Unmarshal(data, &out) // only to find where to report the error
 		job.Out = out.Out
-		return job, fmt.Errorf("job %s: %w", path, err)
+		return job, err
 	}
-	if err := job.check(); err != nil {
-		return job, fmt.Errorf("job %s: %w", path, err)
-	}
-	return job, nil
+	return job, job.check()
 }
 
 // check says what makes no sense in the job.
@@ -183,10 +199,10 @@ func (j Job) check() error {
 		return fmt.Errorf("schema_version %d, want %d", j.SchemaVersion, WorkerSchema)
 	case j.Out == "":
 		return errors.New("out: missing")
-	case j.Kind == JobList:
+	case j.Kind == JobList || j.Kind == JobServe:
 		return nil
 	case j.Kind != JobRun && j.Kind != JobShrink:
-		return fmt.Errorf("kind %q: want %s, %s or %s", j.Kind, JobList, JobRun, JobShrink)
+		return fmt.Errorf("kind %q: want %s, %s, %s or %s", j.Kind, JobList, JobRun, JobShrink, JobServe)
 	case j.Scenario == "":
 		return errors.New("scenario: missing")
 	case len(j.Seeds) == 0:

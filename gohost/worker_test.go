@@ -3,8 +3,11 @@ package gohost_test
 import (
 	"bufio"
 	"encoding/json"
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -126,4 +129,67 @@ func TestReadRecordIsStrict(t *testing.T) {
 			assert.Contains(t, err.Error(), tt.want)
 		})
 	}
+}
+
+// serveEnv, set in a re-run of this test binary, makes
+// TestServingWorkerProcess a serving worker.
+const serveEnv = "LEASESIM_TEST_SERVING_WORKER"
+
+// TestServingWorkerProcess is the worker process of
+// TestWorkerServesJobsInTurn; on its own it skips.
+func TestServingWorkerProcess(t *testing.T) {
+	if os.Getenv(serveEnv) == "" {
+		t.Skip("the worker process of TestWorkerServesJobsInTurn")
+	}
+	scenarios.Worker(t, []scenarios.Scenario{brokenScenario()})
+}
+
+// TestWorkerServesJobsInTurn: a serve job keeps the worker process for
+// the jobs on its standard input; it does each as a job file would have
+// it done, acknowledges each on gohost.ServeAckFD once its records are
+// written, says what is wrong with a bad one and goes on, and ends at the
+// end of its input.
+func TestWorkerServesJobsInTurn(t *testing.T) {
+	sc := brokenScenario()
+	dir := t.TempDir()
+	serve, err := json.Marshal(gohost.Job{SchemaVersion: gohost.WorkerSchema, Kind: gohost.JobServe, Out: filepath.Join(dir, "serve.jsonl")})
+	require.NoError(t, err)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "serve.json"), serve, 0o644))
+	line := func(name string, job gohost.Job) string {
+		job.SchemaVersion, job.Out = gohost.WorkerSchema, filepath.Join(dir, name+".jsonl")
+		b, err := json.Marshal(job)
+		require.NoError(t, err)
+		return string(b) + "\n"
+	}
+	jobs := line("run", gohost.Job{Kind: gohost.JobRun, Scenario: sc.Name, Seeds: []uint64{8}, Verify: true}) +
+		line("bad", gohost.Job{Kind: gohost.JobServe}) +
+		line("list", gohost.Job{Kind: gohost.JobList})
+
+	ackR, ackW, err := os.Pipe()
+	require.NoError(t, err)
+	defer ackR.Close()
+	cmd := exec.Command(os.Args[0], "-test.run", "^TestServingWorkerProcess$", "-test.count=1")
+	cmd.Env = append(os.Environ(), serveEnv+"=1", gohost.WorkerEnv+"="+filepath.Join(dir, "serve.json"))
+	cmd.Stdin = strings.NewReader(jobs)
+	cmd.ExtraFiles = []*os.File{ackW}
+	out, err := cmd.CombinedOutput()
+	ackW.Close()
+	require.NoError(t, err, "%s", out)
+	acks, err := io.ReadAll(ackR)
+	require.NoError(t, err)
+	assert.Equal(t, "done\ndone\ndone\n", string(acks), "one acknowledgement a job")
+
+	run := readRecords(t, filepath.Join(dir, "run.jsonl"))
+	require.Len(t, run, 1)
+	require.NotNil(t, run[0].Outcome, "%+v", run[0].Error)
+	direct := executeOrFail(t, sc, 8, scenarios.Options{T: t})
+	assert.Equal(t, gohost.HashString(direct.Goroutine.Hash), run[0].Outcome.Hash, "a served run is the run a job file asks for")
+	bad := readRecords(t, filepath.Join(dir, "bad.jsonl"))
+	require.Len(t, bad, 1)
+	require.NotNil(t, bad[0].Error)
+	assert.Equal(t, gohost.ErrKindBadJob, bad[0].Error.Kind)
+	assert.Contains(t, bad[0].Error.Message, "cannot serve")
+	list := readRecords(t, filepath.Join(dir, "list.jsonl"))
+	require.Len(t, list, 1, "the worker went on after the bad job")
+	assert.Equal(t, sc.Name, list[0].Scenario.Name)
 }

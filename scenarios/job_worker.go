@@ -1,6 +1,7 @@
 package scenarios
 
 import (
+	"bufio"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -31,12 +32,46 @@ import (
 // job's Out file as soon as it has it. A job it cannot do is an Error
 // record, not a failed test; t fails only when the records cannot be
 // written.
+//
+// A job of kind gohost.JobServe keeps the worker for the jobs that follow on
+// its standard input, acknowledging each on gohost.ServeAckFD.
 func Worker(t *testing.T, scenarios []Scenario) {
 	path := os.Getenv(gohost.WorkerEnv)
 	if path == "" {
 		t.Skip("runs only as simrun's worker process (" + gohost.WorkerEnv + " names its job)")
 	}
 	job, jobErr := gohost.ReadJob(path)
+	if jobErr == nil && job.Kind == gohost.JobServe {
+		serveJobs(t, scenarios)
+		return
+	}
+	doJob(t, scenarios, job, jobErr)
+}
+
+// serveJobs does the jobs on standard input, one a line, acknowledging
+// each with a line on gohost.ServeAckFD once its records are written.
+func serveJobs(t *testing.T, scenarios []Scenario) {
+	ack := os.NewFile(gohost.ServeAckFD, "leasesim-ack")
+	defer ack.Close()
+	lines := bufio.NewScanner(os.Stdin)
+	lines.Buffer(nil, 1<<26)
+	for lines.Scan() {
+		job, err := gohost.ParseJob(lines.Bytes())
+		if err == nil && job.Kind == gohost.JobServe {
+			err = errors.New("kind serve: a served job cannot serve")
+		}
+		doJob(t, scenarios, job, err)
+		if _, err := ack.Write([]byte("done\n")); err != nil {
+			t.Fatalf("gohost worker: acknowledging a job: %v", err)
+		}
+	}
+	if err := lines.Err(); err != nil {
+		t.Fatalf("gohost worker: reading jobs: %v", err)
+	}
+}
+
+// doJob does one job and writes its records to the job's Out file.
+func doJob(t *testing.T, scenarios []Scenario, job gohost.Job, jobErr error) {
 	if job.Out == "" {
 		t.Fatalf("gohost worker: %v", jobErr)
 	}

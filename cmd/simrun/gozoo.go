@@ -189,22 +189,28 @@ func (g *goImpl) build(ctx context.Context) (string, error) {
 	bin := filepath.Join(dir, filepath.Base(abs)+".test")
 	// Built into a directory of its own, then renamed into place, so that
 	// two simruns building one package at once never run a half-written
-	// binary, and a binary being run is never removed under it. go test -c
-	// writes nothing for a package without tests: an old binary must not
-	// stand in for it.
+	// binary, and a binary being run is never removed under it. The last
+	// binary is copied there first: go test -c compares its build ID with
+	// the package's and does not link again when they match (a link of a
+	// client-go worker takes seconds). go test -c writes nothing for a
+	// package without tests, so an old binary must not stand in for it:
+	// the copy is removed when go says there are none.
 	tmp, err := os.MkdirTemp(dir, "build-")
 	if err != nil {
 		return "", err
 	}
 	defer os.RemoveAll(tmp)
 	built := filepath.Join(tmp, filepath.Base(bin))
+	if err := copyExecutable(bin, built); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return "", err
+	}
 	cmd := exec.CommandContext(ctx, "go", "test", "-c", "-o", built, ".")
 	cmd.Dir = abs
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		return "", fmt.Errorf("%w: go test -c in %s: %w\n%s", errBuild, abs, err, out)
 	}
-	if _, err := os.Stat(built); errors.Is(err, os.ErrNotExist) {
+	if _, err := os.Stat(built); errors.Is(err, os.ErrNotExist) || bytes.Contains(out, []byte("[no test files]")) {
 		return "", fmt.Errorf("%w %s: the package has no test files", errNoWorker, g.Worker)
 	}
 	if err := os.Rename(built, bin); err != nil {
@@ -248,6 +254,31 @@ type workerRun struct {
 // harness's: the process could not start, failed without saying why in a
 // record, or wrote records that do not parse.
 func (g *goImpl) runWorker(ctx context.Context, bin string, job gohost.Job, histories bool) (workerRun, error) {
+	return g.doJob(ctx, job, histories, func(jobFile string, _ []byte) ([]byte, error) {
+		cmd := exec.CommandContext(ctx, bin, "-test.run", "^"+g.Worker+"$", "-test.count=1")
+		cmd.Dir = g.pkgDir()
+		cmd.Env = workerEnv(jobFile)
+		return cmd.CombinedOutput()
+	})
+}
+
+// workerEnv is a worker process's environment, with jobFile its job.
+func workerEnv(jobFile string) []string {
+	env := append(os.Environ(), gohost.WorkerEnv+"="+jobFile)
+	if _, set := os.LookupEnv("GOMAXPROCS"); !set {
+		// A worker runs one bubble at a time, and a bubble's goroutines
+		// take turns: more than one P buys it only scheduler and GC
+		// contention (a third more CPU for the same run). simrun runs
+		// --parallel workers instead. Trace hashes do not depend on it.
+		env = append(env, "GOMAXPROCS=1")
+	}
+	return env
+}
+
+// doJob writes job's file in a directory of its own, has do run it (in a
+// process of its own, or a serving worker given the job's line), and reads
+// what the worker wrote.
+func (g *goImpl) doJob(ctx context.Context, job gohost.Job, histories bool, do func(jobFile string, line []byte) ([]byte, error)) (workerRun, error) {
 	var wr workerRun
 	dir, err := os.MkdirTemp("", "leasesim-worker-")
 	if err != nil {
@@ -266,10 +297,7 @@ func (g *goImpl) runWorker(ctx context.Context, bin string, job gohost.Job, hist
 	if err := os.WriteFile(jobFile, data, 0o644); err != nil {
 		return wr, err
 	}
-	cmd := exec.CommandContext(ctx, bin, "-test.run", "^"+g.Worker+"$", "-test.count=1")
-	cmd.Dir = g.pkgDir()
-	cmd.Env = append(os.Environ(), gohost.WorkerEnv+"="+jobFile)
-	wr.output, err = cmd.CombinedOutput()
+	wr.output, err = do(jobFile, data)
 	records, rerr := readWorkerRecords(job.Out)
 	wr.records = records
 	switch {
@@ -344,4 +372,22 @@ func outputTail(out []byte) string {
 		b.WriteString("  | " + string(l))
 	}
 	return b.String()
+}
+
+// copyExecutable copies the executable file src to dst (a new file).
+func copyExecutable(src, dst string) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	out, err := os.OpenFile(dst, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o755)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(out, in); err != nil {
+		out.Close()
+		return err
+	}
+	return out.Close()
 }

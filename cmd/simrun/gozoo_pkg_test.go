@@ -187,3 +187,36 @@ func TestPkgImplName(t *testing.T) {
 		assert.Equal(t, want, implName(path), path)
 	}
 }
+
+// TestBuildRelinksOnlyAChangedPackage: the worker binary is built again
+// when the package changed, kept (byte for byte) when it did not, and a
+// package whose tests are gone is not stood in for by its last binary.
+func TestBuildRelinksOnlyAChangedPackage(t *testing.T) {
+	ownCache(t)
+	mod := lockModule(t, t.TempDir())
+	g, err := pkgImpl(mod)
+	require.NoError(t, err)
+	ctx := t.Context()
+	bin, err := g.build(ctx)
+	require.NoError(t, err)
+	first, err := os.ReadFile(bin)
+	require.NoError(t, err)
+	again, err := g.build(ctx)
+	require.NoError(t, err)
+	same, err := os.ReadFile(again)
+	require.NoError(t, err)
+	assert.Equal(t, first, same, "an unchanged package keeps its binary")
+
+	require.NoError(t, os.WriteFile(filepath.Join(mod, "extra_test.go"), []byte("package lockfix\n\nimport \"testing\"\n\nfunc TestAdded(t *testing.T) {}\n"), 0o644))
+	bin, err = g.build(ctx)
+	require.NoError(t, err)
+	out, err := exec.Command(bin, "-test.list", "^TestAdded$").Output()
+	require.NoError(t, err)
+	assert.Equal(t, "TestAdded\n", string(out), "a changed package is built again")
+
+	for _, f := range []string{"worker_test.go", "extra_test.go"} {
+		require.NoError(t, os.Remove(filepath.Join(mod, f)))
+	}
+	_, err = g.build(ctx)
+	assert.ErrorIs(t, err, errNoWorker, "a package without tests has no worker, whatever binary is cached")
+}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"slices"
 	"strings"
 
@@ -24,9 +25,10 @@ import (
 // goSweepHost runs a goroutine-host implementation's seeds for package
 // sweep (sweep.Host).
 type goSweepHost struct {
-	h   *goHost
-	g   *goImpl
-	bin string // the worker test binary
+	h    *goHost
+	g    *goImpl
+	bin  string      // the worker test binary
+	pool *workerPool // serving workers of bin, one per parallel run
 }
 
 // Impl names the implementation.
@@ -35,9 +37,10 @@ func (s *goSweepHost) Impl() string { return s.g.Name }
 // Run runs one seed in a worker process and judges its history file.
 // The worker runs it twice in its process and compares the traces; with
 // verify a second worker process runs it again, which catches what the
-// first process's state hid (crypto/rand's process-global seeding).
+// first process's state hid (crypto/rand's process-global seeding, or
+// what an earlier seed left in the serving worker).
 func (s *goSweepHost) Run(ctx context.Context, scenario string, seed uint64, verify bool) (sweep.HostRun, error) {
-	o, file, err := s.runSeed(ctx, scenario, seed, true)
+	o, file, err := s.runSeed(ctx, scenario, seed, true, false)
 	if err != nil {
 		return sweep.HostRun{}, err
 	}
@@ -55,7 +58,7 @@ func (s *goSweepHost) Run(ctx context.Context, scenario string, seed uint64, ver
 		hr.Failed = append(hr.Failed, sweep.HostFailure{Property: sweep.PropertyHost, Detail: p})
 	}
 	if verify {
-		again, _, err := s.runSeed(ctx, scenario, seed, false)
+		again, _, err := s.runSeed(ctx, scenario, seed, false, true)
 		if err != nil {
 			return sweep.HostRun{}, err
 		}
@@ -67,11 +70,18 @@ func (s *goSweepHost) Run(ctx context.Context, scenario string, seed uint64, ver
 	return hr, nil
 }
 
-// runSeed runs one seed in a worker process and returns its outcome and,
-// with history, its history file. Any error is the harness's.
-func (s *goSweepHost) runSeed(ctx context.Context, scenario string, seed uint64, history bool) (*gohost.OutcomeRecord, []byte, error) {
+// runSeed runs one seed in a serving worker, or with fresh in a worker
+// process of its own, and returns its outcome and, with history, its
+// history file. Any error is the harness's.
+func (s *goSweepHost) runSeed(ctx context.Context, scenario string, seed uint64, history, fresh bool) (*gohost.OutcomeRecord, []byte, error) {
 	job := gohost.Job{Kind: gohost.JobRun, Scenario: scenario, Seeds: []uint64{seed}, Verify: true}
-	wr, err := s.g.runWorker(ctx, s.bin, job, history)
+	var wr workerRun
+	var err error
+	if fresh {
+		wr, err = s.g.runWorker(ctx, s.bin, job, history)
+	} else {
+		wr, err = s.pool.run(ctx, job, history)
+	}
 	if err != nil {
 		return nil, nil, internalErr(err)
 	}
@@ -117,6 +127,12 @@ func (h *goHost) sweep(cmd *cobra.Command, g *goImpl) error {
 	if err := h.a.shardAndParallel(cmd, f, &cfg); err != nil {
 		return err
 	}
+	parallel := cfg.Parallel
+	if parallel == 0 {
+		parallel = runtime.NumCPU()
+	}
+	host.pool = newWorkerPool(cmd.Context(), g, bin, parallel)
+	defer host.pool.close()
 	return h.a.sweepWith(cmd, f, cfg, func(sum *sweep.Summary) error { return h.keepFailures(cmd, host, sum, f.out, f.json) })
 }
 
@@ -150,7 +166,7 @@ func (h *goHost) sweepScenarios(cmd *cobra.Command, g *goImpl, value string) ([]
 // sweep's says so on stderr (its report is of the run that was written).
 func (h *goHost) keepFailures(cmd *cobra.Command, host *goSweepHost, sum *sweep.Summary, dir string, asJSON bool) error {
 	return keepFailureDirs(h.a, sum, dir, asJSON, func(f *sweep.Failure, path string) (bool, error) {
-		o, file, err := host.runSeed(cmd.Context(), f.Scenario, f.Seed, true)
+		o, file, err := host.runSeed(cmd.Context(), f.Scenario, f.Seed, true, false)
 		if err != nil {
 			return false, err
 		}
