@@ -3,6 +3,7 @@ package sweep
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/leasesim/leasesim/internal/strictjson"
 	"sort"
 	"strconv"
 	"strings"
@@ -125,7 +126,7 @@ func (s SeedSet) MarshalJSON() ([]byte, error) {
 // must add up to count.
 func (s *SeedSet) UnmarshalJSON(data []byte) error {
 	var j seedSetJSON
-	if err := json.Unmarshal(data, &j); err != nil {
+	if err := strictjson.Unmarshal(data, &j, strictjson.NoNulls); err != nil {
 		return err
 	}
 	var out SeedSet

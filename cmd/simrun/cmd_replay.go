@@ -106,7 +106,7 @@ func (a *app) replayDir(cmd *cobra.Command, path string, f replayFlags) error {
 		dir = filepath.Dir(path)
 	}
 	runFile := filepath.Join(dir, reports.RunJSONFile)
-	var run recordedRun
+	var run reports.Run
 	if err := readJSONFile(runFile, &run); err != nil {
 		return usageErr(cmd, err)
 	}
@@ -207,16 +207,6 @@ func (a *app) writeReplayText(res replayResult) {
 		verdict += "; assumption exceeded (drift beyond rho, not a bug): " + strings.Join(res.AssumptionExceeded, ", ")
 	}
 	fmt.Fprintf(a.stdout, "verdict: %s\n", verdict)
-}
-
-// recordedRun is the part of a run object (reports.Run, in run.json) that
-// replay needs.
-type recordedRun struct {
-	Scenario  string `json:"scenario"`
-	Impl      string `json:"impl"`
-	Seed      uint64 `json:"seed"`
-	TraceHash string `json:"trace_hash"`
-	Replay    string `json:"replay"`
 }
 
 // normalize returns s as it reads back from JSON, so that a schedule and

@@ -127,13 +127,8 @@ func readManifest(path string) (manifest, error) {
 	if err != nil {
 		return m, err
 	}
-	if err := strictjson.Unmarshal(data, &m, strictjson.NoNulls); err != nil {
-		var se *strictjson.Error
-		if errors.As(err, &se) {
-			line, col := strictjson.Locate(data, se.Offset)
-			return m, fmt.Errorf("%s: line %d, column %d: %w", path, line, col, err)
-		}
-		return m, fmt.Errorf("%s: %w", path, err)
+	if err := locatedJSON(path, data, strictjson.Unmarshal(data, &m, strictjson.NoNulls)); err != nil {
+		return m, err
 	}
 	if m.SchemaVersion != manifestSchema {
 		return m, fmt.Errorf("%s: schema_version %d, want %d", path, m.SchemaVersion, manifestSchema)

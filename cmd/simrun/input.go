@@ -1,11 +1,11 @@
 package main
 
 import (
-	"encoding/json"
+	"errors"
 	"fmt"
+	"github.com/leasesim/leasesim/internal/strictjson"
 	"io"
 	"os"
-	"strings"
 )
 
 // stdinName is the file name that means standard input, wherever simrun
@@ -50,36 +50,27 @@ func readInput(path string) ([]byte, error) {
 }
 
 // readJSONFile decodes the JSON file at path ("-": standard input) into
-// v; errors name the file and, for malformed JSON, the line and column.
-// It reads simrun's own summaries and run.json files, of which a reader
-// may take only the fields it needs.
+// v strictly (simrun's own summaries and run files: a field v lacks, a
+// duplicate or a wrong type is an error); errors name the file, the line
+// and column, and the field.
 func readJSONFile(path string, v any) error {
 	data, err := readInput(path)
 	if err != nil {
 		return err
 	}
-	if err := json.Unmarshal(data, v); err != nil {
-		return fmt.Errorf("%s: %s", inputName(path), describeJSONError(data, err))
-	}
-	return nil
+	return locatedJSON(inputName(path), data, strictjson.UnmarshalNanos(data, v, strictjson.NullForOptional))
 }
 
-// describeJSONError gives err with the line and column of its offset.
-func describeJSONError(data []byte, err error) string {
-	var off int64 = -1
-	switch e := err.(type) {
-	case *json.SyntaxError:
-		off = e.Offset
-	case *json.UnmarshalTypeError:
-		off = e.Offset
-		if e.Field != "" {
-			err = fmt.Errorf("%s: want %s, got %s", e.Field, e.Type, e.Value)
-		}
+// locatedJSON is err, a strictjson error about data, prefixed with name
+// and the line and column it is at; nil stays nil.
+func locatedJSON(name string, data []byte, err error) error {
+	if err == nil {
+		return nil
 	}
-	if off < 0 || off > int64(len(data)) {
-		return err.Error()
+	var se *strictjson.Error
+	if errors.As(err, &se) {
+		line, col := strictjson.Locate(data, se.Offset)
+		return fmt.Errorf("%s: line %d, column %d: %w", name, line, col, err)
 	}
-	line := 1 + strings.Count(string(data[:off]), "\n")
-	col := int(off) - strings.LastIndexByte(string(data[:off]), '\n')
-	return fmt.Sprintf("line %d, column %d: %v", line, col, err)
+	return fmt.Errorf("%s: %w", name, err)
 }

@@ -58,6 +58,8 @@ func oneJSONObject(t *testing.T, s string, v any) {
 
 func TestBadInputExitsTwo(t *testing.T) {
 	malformed := writeFile(t, "malformed.json", "{\"version\": 1,\n  \"events\": [}\n")
+	malformedSummary := writeFile(t, "malformed-summary.json", "{\"schema_version\": 3,\n  \"failures\": [}\n")
+	strangerSummary := writeFile(t, "stranger-summary.json", "{\"schema_version\": 3,\n  \"runs\": 2,\n  \"run\": 2}\n")
 	unknownField := writeFile(t, "field.json", `{"version": 1, "heal_at": "30s", "events": [{"at": "1s", "kind": "pause", "node": "h1", "duration": "2s", "bogus": 1}]}`)
 	unknownNode := writeFile(t, "node.json", `{"version": 1, "heal_at": "30s", "events": [{"at": "1s", "kind": "pause", "node": "zz", "duration": "2s"}]}`)
 	badDuration := writeFile(t, "duration.json", `{"version": 1, "heal_at": "30s", "events": [{"at": "1s", "kind": "pause", "node": "h1", "duration": "-2s"}]}`)
@@ -113,7 +115,9 @@ func TestBadInputExitsTwo(t *testing.T) {
 		{"shrink with no attempts", []string{"shrink", "--max-attempts", "0"}, []string{"--max-attempts"}},
 		{"merge nothing", []string{"merge"}, []string{"requires at least 1 arg"}},
 		{"merge a missing file", []string{"merge", "/no/such/summary.json"}, []string{"/no/such/summary.json"}},
-		{"merge a malformed file", []string{"merge", malformed}, []string{malformed, "line 2"}},
+		{"merge a malformed file", []string{"merge", malformedSummary}, []string{malformedSummary, "line 2"}},
+		{"merge a summary with a field it lacks", []string{"merge", strangerSummary}, []string{strangerSummary, "line 3", "run: unknown field"}},
+		{"rerun a summary with a field it lacks", []string{"sweep", "--rerun-failures", strangerSummary}, []string{"--rerun-failures", strangerSummary, "line 3", "run: unknown field"}},
 		{"merge a wrong type", []string{"merge", notSummary}, []string{notSummary, "runs"}},
 		{"merge other impls", []string{"merge", shard1, otherImpl}, []string{otherImpl, `impl "mutant/unfenced-resource" differs`}},
 		{"merge a shard twice", []string{"merge", shard1, shard1}, []string{"shard 1/2 is already merged"}},

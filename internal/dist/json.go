@@ -1,11 +1,12 @@
 package dist
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/leasesim/leasesim/internal/strictjson"
 )
 
 // histogramJSON is a Histogram's JSON form: the exact figures, then only
@@ -31,10 +32,8 @@ func (h Histogram) MarshalJSON() ([]byte, error) {
 // UnmarshalJSON reads what MarshalJSON writes, strictly: unknown fields,
 // negative counts, and buckets that do not add up to count are errors.
 func (h *Histogram) UnmarshalJSON(data []byte) error {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
 	var j histogramJSON
-	if err := dec.Decode(&j); err != nil {
+	if err := strictjson.Unmarshal(data, &j, strictjson.NoNulls); err != nil {
 		return fmt.Errorf("histogram: %w", err)
 	}
 	var out Histogram

@@ -21,6 +21,7 @@ import (
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
+	jsonv1 "github.com/go-json-experiment/json/v1"
 )
 
 // Nulls says where a JSON null is accepted.
@@ -38,16 +39,27 @@ const (
 // about the content is an *Error; Locate turns its offset into a line
 // and a column.
 func Unmarshal(data []byte, v any, nulls Nulls) error {
+	return unmarshal(data, v, nulls, json.RejectUnknownMembers(true))
+}
+
+// UnmarshalNanos is Unmarshal for a document that writes a time.Duration
+// as its integer nanoseconds, as encoding/json does: simrun's summaries
+// and run files (their fields end in _ns).
+func UnmarshalNanos(data []byte, v any, nulls Nulls) error {
+	return unmarshal(data, v, nulls, json.RejectUnknownMembers(true), jsonv1.FormatDurationAsNano(true))
+}
+
+func unmarshal(data []byte, v any, nulls Nulls, opts ...json.Options) error {
 	var err error
 	if hasNull(data) {
-		err = json.Unmarshal(data, v, json.RejectUnknownMembers(true),
+		err = json.Unmarshal(data, v, append(opts,
 			json.WithUnmarshalers(json.UnmarshalFromFunc(func(dec *jsontext.Decoder, v any) error {
 				return rejectNull(dec, v, nulls)
-			})))
+			})))...)
 	} else {
 		// Without a null to judge, the per-value hook is not needed: it
 		// costs about a third of the decoding.
-		err = json.Unmarshal(data, v, json.RejectUnknownMembers(true))
+		err = json.Unmarshal(data, v, opts...)
 	}
 	if err == nil {
 		return nil
