@@ -181,6 +181,10 @@ func (g *goImpl) build(ctx context.Context) (string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
 	}
+	if err := os.WriteFile(filepath.Join(dir, cacheSourceFile), []byte(abs), 0o644); err != nil {
+		return "", err
+	}
+	pruneWorkerCache(filepath.Dir(dir))
 	bin := filepath.Join(dir, filepath.Base(abs)+".test")
 	// Built into a directory of its own, then renamed into place, so that
 	// two simruns building one package at once never run a half-written
