@@ -1,6 +1,7 @@
 package checker
 
 import (
+	"cmp"
 	"slices"
 
 	"github.com/leasesim/leasesim/history"
@@ -74,38 +75,44 @@ const (
 	bDuplicateEffect
 	bGrantorCrashLive
 	bAssumptionExceeded
+	bBeliefThroughFault
+	bGrantWhilePaused
+	bHandsChangedMidWrite
 	behaviourCount
 )
 
 var behaviours = [behaviourCount]Behaviour{
-	bAcquireGranted:     {"acquire-granted", "an acquire was granted a new token", NeedsLeaseStore},
-	bAcquireReconfirmed: {"acquire-reconfirmed", "an acquire re-confirmed the holder's own live lease", NeedsLeaseStore},
-	bAcquireHeld:        {"acquire-refused-held", "an acquire was refused because another holder held the lease", NeedsLeaseStore},
-	bAcquireGrace:       {"acquire-refused-grace", "an acquire was refused during a restarted grantor's grace period", NeedsLeaseStore},
-	bRenewOK:            {"renew-ok", "a renewal succeeded", NeedsLeaseStore},
-	bRenewRefused:       {"renew-refused", "a renewal was refused (the lease had expired or moved)", NeedsLeaseStore},
-	bReleaseOK:          {"release-ok", "a release ended a lease at the grantor", NeedsLeaseStore},
-	bReleaseRefused:     {"release-refused", "a release was refused (stale, or overtaken by a later request)", NeedsLeaseStore},
-	bCheckpointAccepted: {"checkpoint-accepted", "a checkpoint was accepted under the current token", NeedsCheckpoints},
-	bCheckpointFenced:   {"checkpoint-fenced", "a checkpoint under a stale token was refused", NeedsCheckpoints},
-	bWriteAccepted:      {"write-accepted", "the fenced store accepted a write", ""},
-	bWriteFenced:        {"write-fenced", "the fenced store refused a write under a stale token", ""},
-	bReplyLost:          {"reply-lost", "a server acted on a request but its reply never reached the client", ""},
-	bReplyAfterDeadline: {"reply-after-deadline", "a grant or renewal reached its holder after the request's TTL had passed", NeedsLeaseStore},
-	bDuplicateProcessed: {"duplicate-processed", "the network duplicated a request and the server processed it twice", ""},
-	bEarlierIncarnation: {"earlier-incarnation", "a request from a holder's earlier incarnation was processed after a later one's", ""},
-	bReleaseRacesGrant:  {"release-races-grant", "a release was processed after another holder had been granted the resource", NeedsLeaseStore},
-	bBeliefDeadline:     {"belief-ended-deadline", "a holder stopped believing at its own deadline", ""},
-	bBeliefLost:         {"belief-ended-lost", "a holder stopped believing because the grantor refused a renewal", ""},
-	bBeliefFenced:       {"belief-ended-fenced", "a holder stopped believing because an action under its token was fenced", ""},
-	bBeliefCrash:        {"belief-ended-crash", "a holder crashed while it believed it held a lease", ""},
-	bBeliefRelease:      {"belief-ended-release", "a holder released a lease it believed it held", ""},
-	bExpiryDuringPause:  {"expiry-during-pause", "a holder's lease deadline passed while the holder was paused", ""},
-	bHandoff:            {"handoff", "a task moved to another holder with its checkpoint", NeedsCheckpoints},
-	bUnitReexecuted:     {"unit-reexecuted", "a unit of work was executed again after a handoff or restart", NeedsCheckpoints},
-	bDuplicateEffect:    {"duplicate-effect", "an unfenced side effect happened more than once", NeedsCheckpoints},
-	bGrantorCrashLive:   {"grantor-crash-live-lease", "the grantor crashed while a holder believed it held a lease", ""},
-	bAssumptionExceeded: {"drift-beyond-rho", "a clock drifted beyond the bound rho", ""},
+	bAcquireGranted:       {"acquire-granted", "an acquire was granted a new token", NeedsLeaseStore},
+	bAcquireReconfirmed:   {"acquire-reconfirmed", "an acquire re-confirmed the holder's own live lease", NeedsLeaseStore},
+	bAcquireHeld:          {"acquire-refused-held", "an acquire was refused because another holder held the lease", NeedsLeaseStore},
+	bAcquireGrace:         {"acquire-refused-grace", "an acquire was refused during a restarted grantor's grace period", NeedsLeaseStore},
+	bRenewOK:              {"renew-ok", "a renewal succeeded", NeedsLeaseStore},
+	bRenewRefused:         {"renew-refused", "a renewal was refused (the lease had expired or moved)", NeedsLeaseStore},
+	bReleaseOK:            {"release-ok", "a release ended a lease at the grantor", NeedsLeaseStore},
+	bReleaseRefused:       {"release-refused", "a release was refused (stale, or overtaken by a later request)", NeedsLeaseStore},
+	bCheckpointAccepted:   {"checkpoint-accepted", "a checkpoint was accepted under the current token", NeedsCheckpoints},
+	bCheckpointFenced:     {"checkpoint-fenced", "a checkpoint under a stale token was refused", NeedsCheckpoints},
+	bWriteAccepted:        {"write-accepted", "the fenced store accepted a write", ""},
+	bWriteFenced:          {"write-fenced", "the fenced store refused a write under a stale token", ""},
+	bReplyLost:            {"reply-lost", "a server acted on a request but its reply never reached the client", ""},
+	bReplyAfterDeadline:   {"reply-after-deadline", "a grant or renewal reached its holder after the request's TTL had passed", NeedsLeaseStore},
+	bDuplicateProcessed:   {"duplicate-processed", "the network duplicated a request and the server processed it twice", ""},
+	bEarlierIncarnation:   {"earlier-incarnation", "a request from a holder's earlier incarnation was processed after a later one's", ""},
+	bReleaseRacesGrant:    {"release-races-grant", "a release was processed after another holder had been granted the resource", NeedsLeaseStore},
+	bBeliefDeadline:       {"belief-ended-deadline", "a holder stopped believing at its own deadline", ""},
+	bBeliefLost:           {"belief-ended-lost", "a holder stopped believing because the grantor refused a renewal", ""},
+	bBeliefFenced:         {"belief-ended-fenced", "a holder stopped believing because an action under its token was fenced", ""},
+	bBeliefCrash:          {"belief-ended-crash", "a holder crashed while it believed it held a lease", ""},
+	bBeliefRelease:        {"belief-ended-release", "a holder released a lease it believed it held", ""},
+	bExpiryDuringPause:    {"expiry-during-pause", "a holder's lease deadline passed while the holder was paused", ""},
+	bHandoff:              {"handoff", "a task moved to another holder with its checkpoint", NeedsCheckpoints},
+	bUnitReexecuted:       {"unit-reexecuted", "a unit of work was executed again after a handoff or restart", NeedsCheckpoints},
+	bDuplicateEffect:      {"duplicate-effect", "an unfenced side effect happened more than once", NeedsCheckpoints},
+	bGrantorCrashLive:     {"grantor-crash-live-lease", "the grantor crashed while a holder believed it held a lease", ""},
+	bAssumptionExceeded:   {"drift-beyond-rho", "a clock drifted beyond the bound rho", ""},
+	bBeliefThroughFault:   {"belief-through-fault", "a holder kept believing from before a pause or cut that touched it until after it ended", ""},
+	bGrantWhilePaused:     {"grant-while-paused", "another holder began to believe while a holder that believed was paused", ""},
+	bHandsChangedMidWrite: {"hands-changed-mid-write", "another holder began to believe while a write to the fenced store was in flight", ""},
 }
 
 // Coverage is how often one run reached each behaviour, indexed like
@@ -143,6 +150,7 @@ func cover(a *analysis) Coverage {
 	coverOps(a, &c)
 	coverBeliefs(h, &c)
 	coverWork(a, &c)
+	coverHandoffs(a, &c)
 	for _, w := range h.Faults {
 		if w.Kind == history.FaultCrash && w.Node() == h.Grantor && believedAt(h, w.Start) {
 			c[bGrantorCrashLive]++
@@ -335,4 +343,75 @@ func pick(ok bool, yes, no int) int {
 		return yes
 	}
 	return no
+}
+
+// coverHandoffs counts what any implementation's history shows of beliefs
+// meeting faults and writes, from its beliefs, fault windows and writes
+// alone: the behaviours of issue 27 that are not leasesim's protocol.
+// Beliefs the recorder inferred count for none of them.
+func coverHandoffs(a *analysis, c *Coverage) {
+	h := a.h
+	var held []*history.BeliefInterval // reported beliefs, by start
+	for i := range h.Beliefs {
+		if b := &h.Beliefs[i]; !b.Inferred {
+			held = append(held, b)
+		}
+	}
+	if len(held) == 0 {
+		return
+	}
+	slices.SortStableFunc(held, func(x, y *history.BeliefInterval) int { return cmp.Compare(x.Start, y.Start) })
+	for i := range h.Faults {
+		w := &h.Faults[i]
+		switch w.Kind {
+		case history.FaultPause, history.FaultIsolate, history.FaultPartition, history.FaultSplit, history.FaultBridge:
+		default:
+			continue
+		}
+		for _, b := range held {
+			if b.Start >= w.Start {
+				break
+			}
+			if !liveAt(b, w.Start) || !w.Touches(b.Holder) {
+				continue
+			}
+			if b.End == history.Never || b.End > w.End {
+				c[bBeliefThroughFault]++
+			}
+			if w.Kind == history.FaultPause && startedBetween(held, b.Holder, w.Start, w.End) {
+				c[bGrantWhilePaused]++
+			}
+		}
+	}
+	var head history.OpHead
+	for i, r := range a.rows() {
+		if r.kind != opWrite || !r.fenced() {
+			continue
+		}
+		h.LoadOpHead(i, &head)
+		end := head.Processed
+		if head.Returned() {
+			end = max(end, head.Return)
+		}
+		if end != history.Unknown && end != history.Never && startedBetween(held, head.Client, head.Call, end) {
+			c[bHandsChangedMidWrite]++
+		}
+	}
+}
+
+// liveAt reports whether b was believed at t.
+func liveAt(b *history.BeliefInterval, t history.Time) bool {
+	return b.Start <= t && (b.End == history.Never || b.End >= t)
+}
+
+// startedBetween reports whether a belief of a holder other than holder
+// began strictly between from and to; held is sorted by start.
+func startedBetween(held []*history.BeliefInterval, holder string, from, to history.Time) bool {
+	i, _ := slices.BinarySearchFunc(held, from+1, func(b *history.BeliefInterval, t history.Time) int { return cmp.Compare(b.Start, t) })
+	for ; i < len(held) && held[i].Start < to; i++ {
+		if held[i].Holder != holder {
+			return true
+		}
+	}
+	return false
 }

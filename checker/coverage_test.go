@@ -64,6 +64,35 @@ func TestCover(t *testing.T) {
 		{"a duplicate effect", newHistory().effect("lock", "mail-1", at(1)).effect("lock", "mail-1", at(2)),
 			[]string{"duplicate-effect"}},
 		{"drift beyond rho", newHistory().drift(30_000_000), []string{"drift-beyond-rho"}},
+		{"a holder believed through its pause", newHistory().
+			belief("h1", "lock", 1, at(0), at(9000)).
+			fault(history.FaultPause, "h1", at(2000), at(4000)),
+			[]string{"belief-ended-deadline", "belief-through-fault"}},
+		{"a holder believed through a partition that named it", newHistory().
+			belief("h1", "lock", 1, at(0), at(9000)).
+			faultDetail(history.FaultPartition, "", "", "[h1] | [grantor h2]", at(1000), at(3000)),
+			[]string{"belief-ended-deadline", "belief-through-fault"}},
+		{"a partition of others is not the holder's", newHistory().
+			belief("h1", "lock", 1, at(0), at(9000)).
+			faultDetail(history.FaultPartition, "", "", "[h2] | [grantor]", at(1000), at(3000)),
+			[]string{"belief-ended-deadline"}},
+		{"another holder began to believe while the first was paused", newHistory().
+			belief("h1", "lock", 1, at(0), at(5000)).
+			fault(history.FaultPause, "h1", at(2000), at(6000)).
+			belief("h2", "lock", 2, at(3000), at(8000)),
+			[]string{"belief-ended-deadline", "expiry-during-pause", "grant-while-paused"}},
+		{"the lease changed hands while a write was in flight", newHistory().
+			writeSent("h1", "lock", 1, at(1000), at(3000)).
+			belief("h2", "lock", 2, at(2000), at(4000)),
+			[]string{"write-accepted", "belief-ended-deadline", "hands-changed-mid-write"}},
+		{"the writer's own new belief is no change of hands", newHistory().
+			writeSent("h1", "lock", 1, at(1000), at(3000)).
+			belief("h1", "lock", 2, at(2000), at(4000)),
+			[]string{"write-accepted", "belief-ended-deadline"}},
+		{"an inferred belief counts for none of them", newHistory().
+			writeSent("h1", "lock", 1, at(1000), at(3000)).
+			inferred("h2", "lock", 2, at(2000)),
+			[]string{"write-accepted"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

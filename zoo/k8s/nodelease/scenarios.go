@@ -2,8 +2,6 @@ package nodelease
 
 import (
 	"fmt"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/leasesim/leasesim/faults"
@@ -151,7 +149,7 @@ func renewedAfter(kind, node string) scenarios.Premise {
 	return scenarios.Premise{Name: fmt.Sprintf("a %s touched %s after the kubelets renewed", kind, node),
 		Holds: func(h *history.History) (bool, string) {
 			for _, w := range h.Faults {
-				if w.Kind != kind || !touches(w, node) {
+				if w.Kind != kind || !w.Touches(node) {
 					continue
 				}
 				for _, op := range h.AllOps() {
@@ -167,15 +165,6 @@ func renewedAfter(kind, node string) scenarios.Premise {
 		}}
 }
 
-// touches reports whether w names node, or a group of its detail does
-// (a partition's "[a b] | [c]").
-func touches(w history.FaultWindow, node string) bool {
-	if slices.Contains(w.Nodes, node) {
-		return true
-	}
-	groups := strings.NewReplacer("[", " ", "]", " ", "|", " ").Replace(w.Detail)
-	return slices.Contains(strings.Fields(groups), node)
-}
 
 // noFault holds when no fault acted (the heal at the end of the run is
 // none): the story's harm needs none.
