@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 
 	"github.com/leasesim/leasesim/gohost"
 )
@@ -30,6 +31,9 @@ type workerPool struct {
 	g    *goImpl
 	bin  string
 	idle chan *servingWorker
+
+	// serveRefused is set once a worker did not know the serve job.
+	serveRefused atomic.Bool
 
 	mu     sync.Mutex
 	closed bool
@@ -57,18 +61,41 @@ func newWorkerPool(ctx context.Context, g *goImpl, bin string, size int) *worker
 // run does job in a serving worker, as runWorker does in a process of its
 // own.
 func (p *workerPool) run(ctx context.Context, job gohost.Job, histories bool) (workerRun, error) {
-	return p.g.doJob(ctx, job, histories, func(_ string, line []byte) ([]byte, error) {
+	if p.serveRefused.Load() {
+		return p.g.runWorker(ctx, p.bin, job, histories)
+	}
+	var refused bool
+	wr, err := p.g.doJob(ctx, job, histories, func(jobFile string, line []byte) ([]byte, error) {
 		w, err := p.get()
 		if err != nil {
 			return nil, err
 		}
 		if err := w.do(ctx, line); err != nil {
+			refused = w.refusedToServe()
 			p.discard(w)
+			if refused {
+				return nil, nil // the job is done again below, in a process of its own
+			}
 			return w.output.bytes(), err
 		}
 		p.put(w)
 		return w.output.bytes(), nil
 	})
+	if refused {
+		// A package built against a leasesim from before serving workers
+		// (a user's module pinned to an older release) does each job in a
+		// process of its own, as simrun did then.
+		p.serveRefused.Store(true)
+		return p.g.runWorker(ctx, p.bin, job, histories)
+	}
+	return wr, err
+}
+
+// refusedToServe reports whether w ended because its worker did not know
+// the serve job: its one record is a bad-job error.
+func (w *servingWorker) refusedToServe() bool {
+	recs, err := readWorkerRecords(filepath.Join(w.dir, "records.jsonl"))
+	return err == nil && len(recs) == 1 && recs[0].Error != nil && recs[0].Error.Kind == gohost.ErrKindBadJob
 }
 
 // do sends w one job and waits for its acknowledgement.
@@ -158,19 +185,17 @@ func (p *workerPool) start() (*servingWorker, error) {
 	return w, nil
 }
 
-// discard ends w.
+// discard ends w and removes its directory.
 func (p *workerPool) discard(w *servingWorker) {
 	_ = w.jobs.Close()
 	_ = w.cmd.Process.Kill()
 	_ = w.wait()
+	os.RemoveAll(w.dir)
 }
 
-// wait waits for w's process to end, once, and removes its directory.
+// wait waits for w's process to end, once.
 func (w *servingWorker) wait() error {
-	w.waited.Do(func() {
-		w.waitErr = w.cmd.Wait()
-		os.RemoveAll(w.dir)
-	})
+	w.waited.Do(func() { w.waitErr = w.cmd.Wait() })
 	return w.waitErr
 }
 
@@ -185,6 +210,7 @@ func (p *workerPool) close() {
 	}
 	for _, w := range all {
 		_ = w.wait()
+		os.RemoveAll(w.dir)
 	}
 }
 

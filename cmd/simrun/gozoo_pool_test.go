@@ -63,3 +63,33 @@ func TestWorkerPoolOutlivesADeadWorker(t *testing.T) {
 	}
 	assert.Empty(t, names, "job and serve directories are removed: %s", strings.Join(names, ", "))
 }
+
+// oldWorker is a worker in sh built against a leasesim from before
+// serving workers: it refuses a serve job as its Worker did (a bad-job
+// record) and does any other job in a process of its own.
+const oldWorker = `#!/bin/sh
+job=$(cat "$LEASESIM_GOHOST_JOB")
+out=$(printf '%s' "$job" | sed 's/.*"out":"\([^"]*\)".*/\1/')
+case "$job" in
+*'"kind":"serve"'*) echo '{"schema_version":1,"error":{"kind":"bad-job","message":"kind \"serve\": want list, run or shrink"}}' > "$out" ;;
+*) echo '{"schema_version":1,"scenario":{"name":"one-shot","doc":"","nodes":[]}}' > "$out" ;;
+esac
+`
+
+// TestWorkerPoolFallsBackForAnOldWorker: a worker that does not know the
+// serve job still does every job, each in a process of its own.
+func TestWorkerPoolFallsBackForAnOldWorker(t *testing.T) {
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "old.sh")
+	require.NoError(t, os.WriteFile(bin, []byte(oldWorker), 0o755))
+	g := &goImpl{manifestImpl: manifestImpl{Name: "old", Worker: "TestWorker"}, Module: dir}
+	pool := newWorkerPool(context.Background(), g, bin, 1)
+	defer pool.close()
+	for range 2 {
+		wr, err := pool.run(context.Background(), gohost.Job{Kind: gohost.JobList}, false)
+		require.NoError(t, err)
+		require.Len(t, wr.records, 1)
+		assert.Equal(t, "one-shot", wr.records[0].Scenario.Name)
+	}
+	assert.True(t, pool.serveRefused.Load())
+}
