@@ -69,7 +69,6 @@ type host struct {
 	seed  uint64
 	runID string
 	t0    time.Time
-	wake  chan struct{}
 	// waiting and progress tell the watchdog (outside the bubble) whether
 	// the host is waiting for the bubble to settle, and whether it moved.
 	waiting  *atomic.Bool
@@ -90,6 +89,10 @@ type host struct {
 	notApp   []string
 	windows  []*history.FaultWindow
 	ended    bool
+	// asleep is true while the host waits on its timer, due when the
+	// timer fires: push moves it up for an earlier action.
+	asleep bool
+	due    time.Duration
 	// clockFaults are the drift and step events applied, for the notes.
 	clockFaults []faults.Event
 }
@@ -100,12 +103,15 @@ func (h *host) now() time.Duration { return time.Since(h.t0) }
 // at converts a bubble time to true time since the start of the run.
 func (h *host) at(t time.Time) history.Time { return history.Time(t.Sub(h.t0)) }
 
-// push queues an action and wakes the host. Callers hold mu.
+// push queues an action. When the host sleeps until later than the
+// action, push moves the host's timer up to it instead of waking the host:
+// the host wakes once, when the earliest action is due, not once per
+// action queued (a run queues one per segment sent). Callers hold mu.
 func (h *host) push(a *action) {
 	heap.Push(&h.queue, a)
-	select {
-	case h.wake <- struct{}{}:
-	default:
+	if h.asleep && a.at < h.due {
+		h.due = a.at
+		h.timer.Reset(a.at - h.now())
 	}
 }
 
@@ -127,7 +133,7 @@ func (h *host) event(e Event) {
 
 // newHost builds the host of one run; run starts it.
 func newHost(cfg *Config, seed uint64, runID string, waiting *atomic.Bool, progress *atomic.Uint64) *host {
-	h := &host{cfg: cfg, seed: seed, runID: runID, wake: make(chan struct{}, 1), waiting: waiting, progress: progress,
+	h := &host{cfg: cfg, seed: seed, runID: runID, waiting: waiting, progress: progress,
 		byName: make(map[string]*nodeState)}
 	for i, spec := range cfg.Nodes {
 		ns := &nodeState{h: h, spec: spec, idx: i, storage: NewStorage(), armed: make(map[string]faults.Event),
@@ -179,7 +185,6 @@ func (h *host) run() *Result {
 		}
 		next := h.queue[0]
 		if wait := next.at - h.now(); wait > 0 {
-			h.mu.Unlock()
 			h.sleep(wait)
 			continue
 		}
@@ -191,9 +196,7 @@ func (h *host) run() *Result {
 		// meanwhile is drained, sorted, at the settle after the wait,
 		// before anything else acts.
 		if len(h.checks) == 0 && !h.ended && len(h.queue) > 0 && h.queue[0].at > h.now() {
-			wait := h.queue[0].at - h.now()
-			h.mu.Unlock()
-			h.sleep(wait)
+			h.sleep(h.queue[0].at - h.now())
 			continue
 		}
 		h.mu.Unlock()
@@ -201,19 +204,21 @@ func (h *host) run() *Result {
 	return h.finish()
 }
 
-// sleep waits d on the bubble's clock, or until a node queues an action
-// (h.wake), on the host's one timer.
+// sleep waits d on the bubble's clock, or less when a node queues an
+// earlier action (push moves the timer up), on the host's one timer.
+// Callers hold mu; sleep releases it.
 func (h *host) sleep(d time.Duration) {
+	h.asleep, h.due = true, h.now()+d
 	if h.timer == nil {
 		h.timer = time.NewTimer(d)
 	} else {
 		h.timer.Reset(d)
 	}
-	select {
-	case <-h.timer.C:
-	case <-h.wake:
-		h.timer.Stop()
-	}
+	h.mu.Unlock()
+	<-h.timer.C
+	h.mu.Lock()
+	h.asleep = false
+	h.mu.Unlock()
 }
 
 // finish stops every node, waits for the bubble to settle, checks every
