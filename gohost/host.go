@@ -85,6 +85,11 @@ type host struct {
 	rec      recorder
 	checks   []*Node // lives to check for leaks once the bubble settles
 	leaks    []Leak
+	// ending are the lives the run's end stopped or found leaking, endAt
+	// when it ended: leftovers checks them if goroutines outlive the
+	// bubble's main.
+	ending   []*Node
+	endAt    time.Duration
 	problems []string
 	notApp   []string
 	windows  []*history.FaultWindow
@@ -121,13 +126,18 @@ func (h *host) later(at time.Duration, node string, do func()) {
 	h.push(&action{at: at, class: classHost, key: node, n: h.internal, do: do})
 }
 
-// event appends a host event to the trace. Callers hold mu, on the host's
-// goroutine.
+// event appends a host event to the trace, at now unless e.At says
+// when. Callers hold mu, on the host's goroutine.
 func (h *host) event(e Event) {
-	e.Seq = len(h.trace)
 	if e.At == 0 {
 		e.At = h.now()
 	}
+	h.record(e)
+}
+
+// record appends e to the trace as it is. Callers hold mu.
+func (h *host) record(e Event) {
+	e.Seq = len(h.trace)
 	h.trace = append(h.trace, e)
 }
 
@@ -176,7 +186,7 @@ func (h *host) run() *Result {
 			checks := h.checks
 			h.checks = nil
 			h.mu.Unlock()
-			h.checkLeaks(checks, "crash")
+			h.checkLeaks(checks, "crash", h.now())
 			continue
 		}
 		if h.ended {
@@ -221,8 +231,13 @@ func (h *host) sleep(d time.Duration) {
 	h.mu.Unlock()
 }
 
-// finish stops every node, waits for the bubble to settle, checks every
-// life for leaks and builds the result.
+// finish stops every node, waits for the bubble to settle and builds the
+// result. It leaves the leak check of the lives it stopped to leftovers:
+// once the bubble has settled, a goroutine of a life is durably blocked
+// and stays so (only the bubble's clock or its other goroutines could
+// wake it, and neither will), so synctest panics when the bubble's main
+// returns if and only if some goroutine is left, and a clean run never
+// reads the goroutine profile.
 func (h *host) finish() *Result {
 	h.mu.Lock()
 	end := h.now()
@@ -238,11 +253,9 @@ func (h *host) finish() *Result {
 	h.mu.Unlock()
 	h.settle()
 	h.mu.Lock()
-	h.drain()
-	h.mu.Unlock()
-	h.checkLeaks(lives, "end of run")
-	h.mu.Lock()
 	defer h.mu.Unlock()
+	h.drain()
+	h.ending, h.endAt = lives, end
 	for _, w := range h.windows {
 		if w.End == history.Never {
 			w.End = history.Time(end)
@@ -253,6 +266,19 @@ func (h *host) finish() *Result {
 	hist.MaxDriftPPB = h.maxDriftPPB()
 	return &Result{Seed: h.seed, Hash: traceHash(h.trace), Events: h.trace, History: hist,
 		Leaks: h.leaks, Problems: h.problems, NotApplied: h.notApp, Level: Level{Runs: 1, DivergedAt: -1}}
+}
+
+// leftovers is the end of the run's leak check, once goroutines outlived
+// the bubble's main (synctest panicked): they stay parked in the
+// abandoned bubble with their labels, and the stacks they had when the
+// bubble settled. It records the leaks in res, their events at the end of
+// the trace, as the host would have had it looked before its main
+// returned. It runs outside the bubble.
+func (h *host) leftovers(res *Result) {
+	h.checkLeaks(h.ending, "end of run", h.endAt)
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	res.Events, res.Hash, res.Leaks = h.trace, traceHash(h.trace), h.leaks
 }
 
 // pendingRecord is something a node recorded, waiting for the host to put

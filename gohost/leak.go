@@ -6,6 +6,7 @@ import (
 	"runtime/pprof"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Goroutines are told apart by node through a pprof label: a node's life
@@ -104,8 +105,8 @@ func (g stackGroup) where() string {
 }
 
 // checkLeaks looks, once the bubble has settled, for goroutines of lives
-// that have ended, and records them as leaks. It must not hold mu.
-func (h *host) checkLeaks(lives []*Node, after string) {
+// that have ended, and records them as leaks at at. It must not hold mu.
+func (h *host) checkLeaks(lives []*Node, after string, at time.Duration) {
 	if len(lives) == 0 {
 		return
 	}
@@ -114,7 +115,7 @@ func (h *host) checkLeaks(lives []*Node, after string) {
 	defer h.mu.Unlock()
 	for _, n := range lives {
 		label := fmt.Sprintf("%s/%s/%d", h.runID, n.Name(), n.life)
-		l := Leak{Node: n.Name(), Incarnation: n.life, After: after, At: h.now(), life: n}
+		l := Leak{Node: n.Name(), Incarnation: n.life, After: after, At: at, life: n}
 		for _, g := range groups {
 			if g.label == label {
 				l.Goroutines += g.count
@@ -123,7 +124,7 @@ func (h *host) checkLeaks(lives []*Node, after string) {
 		}
 		if l.Goroutines > 0 {
 			h.leaks = append(h.leaks, l)
-			h.event(Event{Kind: "leak", Node: n.Name(), Detail: fmt.Sprintf("incarnation %d: %d goroutine(s) after its %s",
+			h.record(Event{Kind: "leak", At: at, Node: n.Name(), Detail: fmt.Sprintf("incarnation %d: %d goroutine(s) after its %s",
 				n.life, l.Goroutines, after)})
 		}
 	}
