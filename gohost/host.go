@@ -141,10 +141,20 @@ func (h *host) record(e Event) {
 	h.trace = append(h.trace, e)
 }
 
+// traceLen is the length of the trace the last run in this process
+// recorded: a run's trace starts with room for as many events (and a
+// sixteenth more), so that a sweep's runs, whose traces are alike, do not
+// grow theirs by doubling (a run records an event per segment delivered).
+// It sizes an allocation only: what a run records does not depend on it.
+var traceLen atomic.Int64
+
 // newHost builds the host of one run; run starts it.
 func newHost(cfg *Config, seed uint64, runID string, waiting *atomic.Bool, progress *atomic.Uint64) *host {
 	h := &host{cfg: cfg, seed: seed, runID: runID, waiting: waiting, progress: progress,
 		byName: make(map[string]*nodeState)}
+	if n := traceLen.Load(); n > 0 {
+		h.trace = make([]Event, 0, n+n/16)
+	}
 	for i, spec := range cfg.Nodes {
 		ns := &nodeState{h: h, spec: spec, idx: i, storage: NewStorage(), armed: make(map[string]faults.Event),
 			clock: nodeClock{mono: sim.NewDriftClock(0)}}
@@ -262,6 +272,7 @@ func (h *host) finish() *Result {
 		}
 	}
 	h.clockNotes()
+	traceLen.Store(int64(len(h.trace)))
 	hist := h.rec.history(h.cfg, end, h.windows)
 	hist.MaxDriftPPB = h.maxDriftPPB()
 	return &Result{Seed: h.seed, Hash: traceHash(h.trace), Events: h.trace, History: hist,
