@@ -163,21 +163,28 @@ func (r *recorder) opened(ref OpRef, op history.Operation) {
 	r.order = append(r.order, p)
 }
 
-// storeOps returns the lease store's operations, in call order. A
-// request no server processed had no effect (the server records Processed
-// as it acts): it was lost, refused before acting, or still in flight when
-// the run ended, and it is not an operation, as in the event host, where
-// an operation is a processing.
-func (r *recorder) storeOps() []history.Operation {
-	out := make([]history.Operation, 0, len(r.order))
+// storeOps returns the lease store's operations, in call order, with
+// room for extra more. A request no server processed had no effect (the
+// server records Processed as it acts): it was lost, refused before
+// acting, or still in flight when the run ended, and it is not an
+// operation, as in the event host, where an operation is a processing.
+// It sorts the pending operations' pointers, not the operations (an
+// operation is a few hundred bytes), and copies each once.
+func (r *recorder) storeOps(extra int) []history.Operation {
+	done := make([]*pendingOp, 0, len(r.order))
 	for _, p := range r.order {
 		if p.processed {
-			out = append(out, p.op)
+			done = append(done, p)
 		}
 	}
-	slices.SortStableFunc(out, func(a, b history.Operation) int {
+	slices.SortStableFunc(done, func(p, q *pendingOp) int {
+		a, b := &p.op, &q.op
 		return cmp.Or(cmp.Compare(a.Call, b.Call), cmp.Compare(a.Client, b.Client), cmp.Compare(a.Incarnation, b.Incarnation),
 			cmp.Compare(a.ID, b.ID))
 	})
+	out := make([]history.Operation, len(done), len(done)+extra)
+	for i, p := range done {
+		out[i] = p.op
+	}
 	return out
 }

@@ -94,7 +94,7 @@ func (r *recorder) history(cfg *Config, end time.Duration, windows []*history.Fa
 		Resource: cfg.History.FencedStore, Beliefs: bs, Faults: fw,
 		HealAt: heal, End: history.Time(end), Contended: slices.Clone(cfg.History.Contended),
 		Declarations: sortedDeclarations(r.declarations)}
-	h.SetOps(append(r.storeOps(), r.ops...))
+	h.SetOps(append(r.storeOps(len(r.ops)), r.ops...))
 	return h
 }
 
