@@ -69,7 +69,6 @@ type host struct {
 	seed  uint64
 	runID string
 	t0    time.Time
-	wake  chan struct{}
 	// waiting and progress tell the watchdog (outside the bubble) whether
 	// the host is waiting for the bubble to settle, and whether it moved.
 	waiting  *atomic.Bool
@@ -86,10 +85,19 @@ type host struct {
 	rec      recorder
 	checks   []*Node // lives to check for leaks once the bubble settles
 	leaks    []Leak
+	// ending are the lives the run's end stopped or found leaking, endAt
+	// when it ended: leftovers checks them if goroutines outlive the
+	// bubble's main.
+	ending   []*Node
+	endAt    time.Duration
 	problems []string
 	notApp   []string
 	windows  []*history.FaultWindow
 	ended    bool
+	// asleep is true while the host waits on its timer, due when the
+	// timer fires: push moves it up for an earlier action.
+	asleep bool
+	due    time.Duration
 	// clockFaults are the drift and step events applied, for the notes.
 	clockFaults []faults.Event
 }
@@ -100,12 +108,15 @@ func (h *host) now() time.Duration { return time.Since(h.t0) }
 // at converts a bubble time to true time since the start of the run.
 func (h *host) at(t time.Time) history.Time { return history.Time(t.Sub(h.t0)) }
 
-// push queues an action and wakes the host. Callers hold mu.
+// push queues an action. When the host sleeps until later than the
+// action, push moves the host's timer up to it instead of waking the host:
+// the host wakes once, when the earliest action is due, not once per
+// action queued (a run queues one per segment sent). Callers hold mu.
 func (h *host) push(a *action) {
 	heap.Push(&h.queue, a)
-	select {
-	case h.wake <- struct{}{}:
-	default:
+	if h.asleep && a.at < h.due {
+		h.due = a.at
+		h.timer.Reset(a.at - h.now())
 	}
 }
 
@@ -115,20 +126,35 @@ func (h *host) later(at time.Duration, node string, do func()) {
 	h.push(&action{at: at, class: classHost, key: node, n: h.internal, do: do})
 }
 
-// event appends a host event to the trace. Callers hold mu, on the host's
-// goroutine.
+// event appends a host event to the trace, at now unless e.At says
+// when. Callers hold mu, on the host's goroutine.
 func (h *host) event(e Event) {
-	e.Seq = len(h.trace)
 	if e.At == 0 {
 		e.At = h.now()
 	}
+	h.record(e)
+}
+
+// record appends e to the trace as it is. Callers hold mu.
+func (h *host) record(e Event) {
+	e.Seq = len(h.trace)
 	h.trace = append(h.trace, e)
 }
 
+// traceLen is the length of the trace the last run in this process
+// recorded: a run's trace starts with room for as many events (and a
+// sixteenth more), so that a sweep's runs, whose traces are alike, do not
+// grow theirs by doubling (a run records an event per segment delivered).
+// It sizes an allocation only: what a run records does not depend on it.
+var traceLen atomic.Int64
+
 // newHost builds the host of one run; run starts it.
 func newHost(cfg *Config, seed uint64, runID string, waiting *atomic.Bool, progress *atomic.Uint64) *host {
-	h := &host{cfg: cfg, seed: seed, runID: runID, wake: make(chan struct{}, 1), waiting: waiting, progress: progress,
+	h := &host{cfg: cfg, seed: seed, runID: runID, waiting: waiting, progress: progress,
 		byName: make(map[string]*nodeState)}
+	if n := traceLen.Load(); n > 0 {
+		h.trace = make([]Event, 0, n+n/16)
+	}
 	for i, spec := range cfg.Nodes {
 		ns := &nodeState{h: h, spec: spec, idx: i, storage: NewStorage(), armed: make(map[string]faults.Event),
 			clock: nodeClock{mono: sim.NewDriftClock(0)}}
@@ -170,7 +196,7 @@ func (h *host) run() *Result {
 			checks := h.checks
 			h.checks = nil
 			h.mu.Unlock()
-			h.checkLeaks(checks, "crash")
+			h.checkLeaks(checks, "crash", h.now())
 			continue
 		}
 		if h.ended {
@@ -179,7 +205,6 @@ func (h *host) run() *Result {
 		}
 		next := h.queue[0]
 		if wait := next.at - h.now(); wait > 0 {
-			h.mu.Unlock()
 			h.sleep(wait)
 			continue
 		}
@@ -191,9 +216,7 @@ func (h *host) run() *Result {
 		// meanwhile is drained, sorted, at the settle after the wait,
 		// before anything else acts.
 		if len(h.checks) == 0 && !h.ended && len(h.queue) > 0 && h.queue[0].at > h.now() {
-			wait := h.queue[0].at - h.now()
-			h.mu.Unlock()
-			h.sleep(wait)
+			h.sleep(h.queue[0].at - h.now())
 			continue
 		}
 		h.mu.Unlock()
@@ -201,23 +224,30 @@ func (h *host) run() *Result {
 	return h.finish()
 }
 
-// sleep waits d on the bubble's clock, or until a node queues an action
-// (h.wake), on the host's one timer.
+// sleep waits d on the bubble's clock, or less when a node queues an
+// earlier action (push moves the timer up), on the host's one timer.
+// Callers hold mu; sleep releases it.
 func (h *host) sleep(d time.Duration) {
+	h.asleep, h.due = true, h.now()+d
 	if h.timer == nil {
 		h.timer = time.NewTimer(d)
 	} else {
 		h.timer.Reset(d)
 	}
-	select {
-	case <-h.timer.C:
-	case <-h.wake:
-		h.timer.Stop()
-	}
+	h.mu.Unlock()
+	<-h.timer.C
+	h.mu.Lock()
+	h.asleep = false
+	h.mu.Unlock()
 }
 
-// finish stops every node, waits for the bubble to settle, checks every
-// life for leaks and builds the result.
+// finish stops every node, waits for the bubble to settle and builds the
+// result. It leaves the leak check of the lives it stopped to leftovers:
+// once the bubble has settled, a goroutine of a life is durably blocked
+// and stays so (only the bubble's clock or its other goroutines could
+// wake it, and neither will), so synctest panics when the bubble's main
+// returns if and only if some goroutine is left, and a clean run never
+// reads the goroutine profile.
 func (h *host) finish() *Result {
 	h.mu.Lock()
 	end := h.now()
@@ -233,21 +263,33 @@ func (h *host) finish() *Result {
 	h.mu.Unlock()
 	h.settle()
 	h.mu.Lock()
-	h.drain()
-	h.mu.Unlock()
-	h.checkLeaks(lives, "end of run")
-	h.mu.Lock()
 	defer h.mu.Unlock()
+	h.drain()
+	h.ending, h.endAt = lives, end
 	for _, w := range h.windows {
 		if w.End == history.Never {
 			w.End = history.Time(end)
 		}
 	}
 	h.clockNotes()
+	traceLen.Store(int64(len(h.trace)))
 	hist := h.rec.history(h.cfg, end, h.windows)
 	hist.MaxDriftPPB = h.maxDriftPPB()
 	return &Result{Seed: h.seed, Hash: traceHash(h.trace), Events: h.trace, History: hist,
 		Leaks: h.leaks, Problems: h.problems, NotApplied: h.notApp, Level: Level{Runs: 1, DivergedAt: -1}}
+}
+
+// leftovers is the end of the run's leak check, once goroutines outlived
+// the bubble's main (synctest panicked): they stay parked in the
+// abandoned bubble with their labels, and the stacks they had when the
+// bubble settled. It records the leaks in res, their events at the end of
+// the trace, as the host would have had it looked before its main
+// returned. It runs outside the bubble.
+func (h *host) leftovers(res *Result) {
+	h.checkLeaks(h.ending, "end of run", h.endAt)
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	res.Events, res.Hash, res.Leaks = h.trace, traceHash(h.trace), h.leaks
 }
 
 // pendingRecord is something a node recorded, waiting for the host to put

@@ -1,12 +1,12 @@
 package gohost
 
 import (
-	"bufio"
 	"bytes"
 	"fmt"
 	"runtime/pprof"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // Goroutines are told apart by node through a pprof label: a node's life
@@ -26,7 +26,9 @@ type stackGroup struct {
 }
 
 // goroutineGroups reads the goroutine profile and returns the groups whose
-// label starts with prefix.
+// label starts with prefix. It reads the profile's text in place, and
+// names the frames of the groups it returns only: the host reads it at
+// the end of every run, when its lives have usually left nothing.
 func goroutineGroups(prefix string) []stackGroup {
 	var buf bytes.Buffer
 	if err := pprof.Lookup("goroutine").WriteTo(&buf, 1); err != nil {
@@ -34,29 +36,28 @@ func goroutineGroups(prefix string) []stackGroup {
 	}
 	var out []stackGroup
 	var cur *stackGroup
-	sc := bufio.NewScanner(&buf)
-	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
-	for sc.Scan() {
-		line := sc.Text()
+	keep := false // cur's label starts with prefix
+	for line := range bytes.Lines(buf.Bytes()) {
+		line = bytes.TrimSuffix(line, []byte("\n"))
 		switch {
-		case line == "":
-			if cur != nil && strings.HasPrefix(cur.label, prefix) {
+		case len(line) == 0:
+			if cur != nil && keep {
 				out = append(out, *cur)
 			}
-			cur = nil
-		case cur == nil && strings.Contains(line, " @ "):
-			n, _ := strconv.Atoi(strings.TrimSpace(line[:strings.Index(line, " @ ")]))
+			cur, keep = nil, false
+		case cur == nil && bytes.Contains(line, []byte(" @ ")):
+			n, _ := strconv.Atoi(string(bytes.TrimSpace(line[:bytes.Index(line, []byte(" @ "))])))
 			cur = &stackGroup{count: n}
-		case cur != nil && strings.HasPrefix(line, "# labels: "):
+		case cur != nil && bytes.HasPrefix(line, []byte("# labels: ")):
 			const key = `"` + labelKey + `":"`
-			if i := strings.Index(line, key); i >= 0 {
+			if i := bytes.Index(line, []byte(key)); i >= 0 {
 				rest := line[i+len(key):]
-				if j := strings.IndexByte(rest, '"'); j >= 0 {
-					cur.label = rest[:j]
+				if j := bytes.IndexByte(rest, '"'); j >= 0 && bytes.HasPrefix(rest[:j], []byte(prefix)) {
+					cur.label, keep = string(rest[:j]), true
 				}
 			}
-		case cur != nil && strings.HasPrefix(line, "#\t"):
-			if f := strings.Fields(line[2:]); len(f) >= 2 {
+		case keep && bytes.HasPrefix(line, []byte("#\t")):
+			if f := strings.Fields(string(line[2:])); len(f) >= 2 {
 				fn := f[1]
 				if k := strings.LastIndex(fn, "+0x"); k >= 0 {
 					fn = fn[:k]
@@ -69,7 +70,7 @@ func goroutineGroups(prefix string) []stackGroup {
 			}
 		}
 	}
-	if cur != nil && strings.HasPrefix(cur.label, prefix) {
+	if cur != nil && keep {
 		out = append(out, *cur)
 	}
 	return out
@@ -104,8 +105,8 @@ func (g stackGroup) where() string {
 }
 
 // checkLeaks looks, once the bubble has settled, for goroutines of lives
-// that have ended, and records them as leaks. It must not hold mu.
-func (h *host) checkLeaks(lives []*Node, after string) {
+// that have ended, and records them as leaks at at. It must not hold mu.
+func (h *host) checkLeaks(lives []*Node, after string, at time.Duration) {
 	if len(lives) == 0 {
 		return
 	}
@@ -114,7 +115,7 @@ func (h *host) checkLeaks(lives []*Node, after string) {
 	defer h.mu.Unlock()
 	for _, n := range lives {
 		label := fmt.Sprintf("%s/%s/%d", h.runID, n.Name(), n.life)
-		l := Leak{Node: n.Name(), Incarnation: n.life, After: after, At: h.now(), life: n}
+		l := Leak{Node: n.Name(), Incarnation: n.life, After: after, At: at, life: n}
 		for _, g := range groups {
 			if g.label == label {
 				l.Goroutines += g.count
@@ -123,7 +124,7 @@ func (h *host) checkLeaks(lives []*Node, after string) {
 		}
 		if l.Goroutines > 0 {
 			h.leaks = append(h.leaks, l)
-			h.event(Event{Kind: "leak", Node: n.Name(), Detail: fmt.Sprintf("incarnation %d: %d goroutine(s) after its %s",
+			h.record(Event{Kind: "leak", At: at, Node: n.Name(), Detail: fmt.Sprintf("incarnation %d: %d goroutine(s) after its %s",
 				n.life, l.Goroutines, after)})
 		}
 	}

@@ -187,6 +187,37 @@ func TestLeakPastCrash(t *testing.T) {
 	assert.Contains(t, res.Err().Error(), "goroutine leak")
 }
 
+// Goroutines left when the run ends, one waiting on a channel, one on a
+// timer, are named once the bubble's main has returned (synctest's
+// deadlock): with the life, the end's instant and a leak event closing
+// the trace, the same in both runs of a verified seed.
+func TestLeakAtEndOfRun(t *testing.T) {
+	cfg := gohost.Config{Duration: 3 * time.Second, Verify: true,
+		Nodes: []gohost.NodeSpec{
+			{Name: "tidy", Run: func(ctx context.Context, n *gohost.Node) error { <-ctx.Done(); return nil }},
+			{Name: "sloppy", Run: func(ctx context.Context, n *gohost.Node) error {
+				go func() { <-make(chan struct{}) }()      // ignores ctx
+				go func() { time.Sleep(24 * time.Hour) }() // so does this one
+				<-ctx.Done()
+				return nil
+			}},
+		}}
+	res := gohost.Run(t, cfg, 1)
+	require.Len(t, res.Leaks, 1, "%v", res.Leaks)
+	l := res.Leaks[0]
+	assert.Equal(t, "sloppy", l.Node)
+	assert.Equal(t, "end of run", l.After)
+	assert.Equal(t, 3*time.Second, l.At, "when the run ended, not when the host looked")
+	assert.Equal(t, 2, l.Goroutines)
+	assert.Contains(t, strings.Join(l.Where, "; "), "time.Sleep")
+	last := res.Events[len(res.Events)-1]
+	assert.Equal(t, "leak", last.Kind)
+	assert.Equal(t, 3*time.Second, last.At)
+	assert.Equal(t, len(res.Events)-1, last.Seq)
+	assert.Equal(t, history.Verified, res.Level.Determinism, "both runs' traces end with the leak: %v", res.Level)
+	assert.Contains(t, strings.Join(res.Problems, "\n"), "deadlock: main bubble goroutine has exited but blocked goroutines remain")
+}
+
 // Crash and restart: the lock server crashes and restarts from its
 // durable token counter, so tokens keep increasing; clients notice the
 // reset connections and carry on.

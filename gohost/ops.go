@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"strconv"
 
 	"github.com/leasesim/leasesim/history"
 )
@@ -69,7 +70,7 @@ func (n *Node) Call(server string, input history.Payload) OpRef {
 	now := history.Time(h.now())
 	h.rec.opened(ref, history.Operation{Server: server, Client: ref.Client, Incarnation: ref.Incarnation, ID: ref.ID,
 		Call: now, Processed: history.Unknown, Return: history.Never, Input: input})
-	h.note(Event{Kind: "call", Node: n.Name(), Detail: fmt.Sprintf("%d %s %s", ref.ID, input.Kind, input.Key)}, nil)
+	h.note(Event{Kind: "call", Node: n.Name(), Detail: callDetail(ref.ID, input)}, nil)
 	return ref
 }
 
@@ -90,7 +91,7 @@ func (n *Node) Processed(ref OpRef, output history.Payload) {
 		p.op.Server, p.op.Processed, p.op.Output = n.Name(), history.Time(h.now()), output
 	}
 	h.note(Event{Kind: "processed", Node: n.Name(), Peer: ref.Client,
-		Detail: fmt.Sprintf("%d/%d %s ok=%v %s", ref.Incarnation, ref.ID, output.Kind, output.OK, output.Err)}, nil)
+		Detail: processedDetail(ref, output)}, nil)
 }
 
 // Return records, on the client, that the reply to ref reached it now.
@@ -104,7 +105,36 @@ func (n *Node) Return(ref OpRef) {
 	if p := h.rec.calls[ref]; p != nil && p.op.Return == history.Never {
 		p.op.Return = history.Time(h.now())
 	}
-	h.note(Event{Kind: "return", Node: n.Name(), Detail: fmt.Sprintf("%d", ref.ID)}, nil)
+	h.note(Event{Kind: "return", Node: n.Name(), Detail: strconv.FormatUint(ref.ID, 10)}, nil)
+}
+
+// callDetail is a call's trace detail, "id kind key" (what
+// fmt.Sprintf("%d %s %s") gives, without its boxing: a run records one per
+// request).
+func callDetail(id uint64, input history.Payload) string {
+	b := make([]byte, 0, 64)
+	b = strconv.AppendUint(b, id, 10)
+	b = append(b, ' ')
+	b = append(b, input.Kind...)
+	b = append(b, ' ')
+	b = append(b, input.Key...)
+	return string(b)
+}
+
+// processedDetail is a processing's trace detail, "incarnation/id kind
+// ok=bool err" (fmt.Sprintf("%d/%d %s ok=%v %s")).
+func processedDetail(ref OpRef, output history.Payload) string {
+	b := make([]byte, 0, 64)
+	b = strconv.AppendUint(b, ref.Incarnation, 10)
+	b = append(b, '/')
+	b = strconv.AppendUint(b, ref.ID, 10)
+	b = append(b, ' ')
+	b = append(b, output.Kind...)
+	b = append(b, " ok="...)
+	b = strconv.AppendBool(b, output.OK)
+	b = append(b, ' ')
+	b = append(b, output.Err...)
+	return string(b)
 }
 
 // lifeKey names one life of a node.
@@ -133,21 +163,28 @@ func (r *recorder) opened(ref OpRef, op history.Operation) {
 	r.order = append(r.order, p)
 }
 
-// storeOps returns the lease store's operations, in call order. A
-// request no server processed had no effect (the server records Processed
-// as it acts): it was lost, refused before acting, or still in flight when
-// the run ended, and it is not an operation, as in the event host, where
-// an operation is a processing.
-func (r *recorder) storeOps() []history.Operation {
-	out := make([]history.Operation, 0, len(r.order))
+// storeOps returns the lease store's operations, in call order, with
+// room for extra more. A request no server processed had no effect (the
+// server records Processed as it acts): it was lost, refused before
+// acting, or still in flight when the run ended, and it is not an
+// operation, as in the event host, where an operation is a processing.
+// It sorts the pending operations' pointers, not the operations (an
+// operation is a few hundred bytes), and copies each once.
+func (r *recorder) storeOps(extra int) []history.Operation {
+	done := make([]*pendingOp, 0, len(r.order))
 	for _, p := range r.order {
 		if p.processed {
-			out = append(out, p.op)
+			done = append(done, p)
 		}
 	}
-	slices.SortStableFunc(out, func(a, b history.Operation) int {
+	slices.SortStableFunc(done, func(p, q *pendingOp) int {
+		a, b := &p.op, &q.op
 		return cmp.Or(cmp.Compare(a.Call, b.Call), cmp.Compare(a.Client, b.Client), cmp.Compare(a.Incarnation, b.Incarnation),
 			cmp.Compare(a.ID, b.ID))
 	})
+	out := make([]history.Operation, len(done), len(done)+extra)
+	for i, p := range done {
+		out[i] = p.op
+	}
 	return out
 }

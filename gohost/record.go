@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"fmt"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/leasesim/leasesim/history"
@@ -93,7 +94,7 @@ func (r *recorder) history(cfg *Config, end time.Duration, windows []*history.Fa
 		Resource: cfg.History.FencedStore, Beliefs: bs, Faults: fw,
 		HealAt: heal, End: history.Time(end), Contended: slices.Clone(cfg.History.Contended),
 		Declarations: sortedDeclarations(r.declarations)}
-	h.SetOps(append(r.storeOps(), r.ops...))
+	h.SetOps(append(r.storeOps(len(r.ops)), r.ops...))
 	return h
 }
 
@@ -113,7 +114,7 @@ func (n *Node) Believe(resource string, token uint64, until time.Time) {
 	}
 	now, u := history.Time(h.now()), h.at(until)
 	k := beliefKey{node: n.Name(), life: n.life, resource: resource}
-	h.note(Event{Kind: "believe", Node: n.Name(), Detail: fmt.Sprintf("%s token %d until %v", resource, token, u)}, nil)
+	h.note(Event{Kind: "believe", Node: n.Name(), Detail: tokenDetail(resource, token, " until "+u.String())}, nil)
 	if ob := h.rec.open[k]; ob != nil {
 		if ob.b.Token == token && now < ob.until {
 			ob.until, ob.b.LocalDeadline = u, u.Duration()
@@ -141,7 +142,7 @@ func (n *Node) EndBelief(resource string, token uint64, reason history.EndReason
 	if n.dead || ob == nil || ob.b.Token != token {
 		return
 	}
-	h.note(Event{Kind: "end-belief", Node: n.Name(), Detail: fmt.Sprintf("%s token %d %s", resource, token, reason)}, nil)
+	h.note(Event{Kind: "end-belief", Node: n.Name(), Detail: tokenDetail(resource, token, " "+string(reason))}, nil)
 	h.rec.end(k, ob, history.Time(h.now()), reason)
 }
 
@@ -165,7 +166,7 @@ func (n *Node) Act(resource string, token uint64) {
 		return
 	}
 	now := history.Time(h.now())
-	h.note(Event{Kind: "act", Node: n.Name(), Detail: fmt.Sprintf("%s token %d", resource, token)}, nil)
+	h.note(Event{Kind: "act", Node: n.Name(), Detail: tokenDetail(resource, token, "")}, nil)
 	k := beliefKey{node: n.Name(), life: n.life, resource: resource}
 	if ob := h.rec.open[k]; ob != nil && ob.b.Token == token {
 		ob.b.LastAct, ob.until = now, max(ob.until, now)
@@ -180,6 +181,17 @@ func (n *Node) Act(resource string, token uint64) {
 	}
 	h.rec.beliefs = append(h.rec.beliefs, history.BeliefInterval{Holder: n.Name(), Incarnation: n.life,
 		Resource: resource, Token: token, Start: now, End: now, Reason: history.EndLost, LastAct: now, Inferred: true})
+}
+
+// tokenDetail is a belief's or an action's trace detail, "resource token
+// N" and then rest (fmt.Sprintf("%s token %d%s"), without its boxing).
+func tokenDetail(resource string, token uint64, rest string) string {
+	b := make([]byte, 0, 64)
+	b = append(b, resource...)
+	b = append(b, " token "...)
+	b = strconv.AppendUint(b, token, 10)
+	b = append(b, rest...)
+	return string(b)
 }
 
 // Release records that the node released resource (EndBelief with

@@ -61,6 +61,7 @@ func runOnce(t *testing.T, cfg *Config, seed uint64) (res Result) {
 	var waiting atomic.Bool
 	var progress atomic.Uint64
 	var out *Result
+	var hst *host
 	wd := newWatchdog(t, cfg.Watchdog, runID, &waiting, &progress)
 	defer func() {
 		stalls := wd.stop()
@@ -69,13 +70,15 @@ func runOnce(t *testing.T, cfg *Config, seed uint64) (res Result) {
 	defer func() {
 		// A goroutine of a node that outlives the bubble's main makes
 		// synctest panic ("deadlock: main bubble goroutine has exited
-		// but blocked goroutines remain"); the leak was already
-		// reported, so the run's result stands, with the panic said.
+		// but blocked goroutines remain"); the host names the leaks
+		// (host.leftovers), and the run's result stands, with the
+		// panic said.
 		p := recover()
 		if p == nil {
 			return
 		}
 		if err, ok := p.(error); ok && strings.HasPrefix(err.Error(), "deadlock") && out != nil {
+			hst.leftovers(out)
 			res = *out
 			res.Problems = append(res.Problems, fmt.Sprintf("seed %d: synctest: %v (goroutines that outlived their node stay parked in the abandoned bubble)", seed, err))
 			return
@@ -90,7 +93,8 @@ func runOnce(t *testing.T, cfg *Config, seed uint64) (res Result) {
 			"add a `//go:debug randseednop=0` line to one of its test files")
 	}
 	synctest.Test(t, func(*testing.T) {
-		out = newHost(cfg, seed, runID, &waiting, &progress).run()
+		hst = newHost(cfg, seed, runID, &waiting, &progress)
+		out = hst.run()
 	})
 	return *out
 }
