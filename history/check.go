@@ -128,7 +128,7 @@ func (l *Lease) check() *fieldError {
 	return first(nonNegative("renew_interval_ns", l.RenewInterval), nonNegative("margin_ns", l.Margin),
 		nonNegative("request_timeout_ns", l.RequestTimeout), nonNegative("backoff_max_ns", l.BackoffMax),
 		nonNegative("ttl_min_ns", l.TTLMin), nonNegative("ttl_max_ns", l.TTLMax),
-		nonNegative("detect_bound_ns", l.DetectBound))
+		nonNegative("detect_bound_ns", l.DetectBound), nonNegative("lock_delay_ns", l.LockDelay))
 }
 
 func (e *RunEnd) check(h *Header) *fieldError {

@@ -112,6 +112,10 @@ type Lease struct {
 	// r + DetectBound in true time (P8). Zero: not a failure detector, so
 	// P7 and P8 do not apply.
 	DetectBound time.Duration
+	// LockDelay is how long the lease store refuses a lock after the
+	// session that held it was invalidated (Consul's lock-delay); zero:
+	// none. P3's consul-session specification and P4's bound read it.
+	LockDelay time.Duration
 }
 
 // RunEnd is the last record of a history: what is known only once the

@@ -205,6 +205,8 @@ func TestReaderRejects(t *testing.T) {
 			`h.jsonl:2: field "grace_ns": must not be negative, got -5`},
 		{"negative detect bound", []string{strings.Replace(header, `"ttl_ns":10000000000`, `"ttl_ns":10000000000,"detect_bound_ns":-1`, 1), end},
 			`h.jsonl:1: field "lease.detect_bound_ns": must not be negative, got -1`},
+		{"negative lock delay", []string{strings.Replace(header, `"ttl_ns":10000000000`, `"ttl_ns":10000000000,"lock_delay_ns":-1`, 1), end},
+			`h.jsonl:1: field "lease.lock_delay_ns": must not be negative, got -1`},
 		{"cut short", []string{header, op}, `h.jsonl:2: the history stops without an "end" record: it was cut short`},
 		{"after the end", []string{header, end, op}, `h.jsonl:3: a record after the "end" record`},
 		{"end before an event", []string{header, `{"type":"fault","kind":"pause","start_ns":5,"end_ns":500}`, end},
