@@ -90,7 +90,7 @@ const (
 // fails is legal; one that succeeds makes the key exist), the delete
 // behaviour, health checks, and blocking.
 func ConsulSession(policy LeasePolicy, lockDelay time.Duration) porcupine.Model {
-	return porcupine.Model{
+	return unpartitionedModel(porcupine.Model{
 		Init: func() any { return consulState{} },
 		Step: func(state, input, output any) (bool, any) {
 			next, why := consulStep(state.(consulState), policy, lockDelay, operationOf(input), payloadOf(output))
@@ -100,7 +100,7 @@ func ConsulSession(policy LeasePolicy, lockDelay time.Duration) porcupine.Model 
 		Hash:              func(state any) uint64 { return state.(consulState).hash() },
 		DescribeOperation: func(input, output any) string { return describeSessionOp(operationOf(input), payloadOf(output)) },
 		DescribeState:     func(state any) string { return state.(consulState).String() },
-	}
+	})
 }
 
 // ConsulSessionSpec is ConsulSession with its name ("consul-session") and
@@ -508,7 +508,7 @@ func describeSessionOp(op *history.Operation, out *history.Payload) string {
 // or a ZooKeeper id (Lease).
 func sessionArg(p *history.Payload) string {
 	if p.Lease != 0 {
-		return zkSessionID(p.Lease)
+		return ZKSessionName(p.Lease)
 	}
 	return p.Holder
 }

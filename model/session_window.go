@@ -3,6 +3,8 @@ package model
 import (
 	"fmt"
 	"time"
+
+	"github.com/anishathalye/porcupine"
 )
 
 // The invalidation window shared by the session specifications
@@ -127,6 +129,26 @@ func (w sessionWin) String() string {
 func (w sessionWin) hash(h fnv) fnv {
 	return h.str(w.id).u64(uint64(w.ttl)).u64(uint64(w.hold)).u64(uint64(w.delay)).u64(uint64(w.lo)).
 		u64(uint64(w.hi)).u64(b2u(w.dead))
+}
+
+// unpartitionedModel sets m's Partition and PartitionEvent to keep every
+// operation in one partition (none for no operations): a session spans
+// nodes and keys, so a session specification cannot be split by key, and
+// a checker that partitions every model gets the one partition.
+func unpartitionedModel(m porcupine.Model) porcupine.Model {
+	m.Partition = func(ops []porcupine.Operation) [][]porcupine.Operation {
+		if len(ops) == 0 {
+			return nil
+		}
+		return [][]porcupine.Operation{ops}
+	}
+	m.PartitionEvent = func(events []porcupine.Event) [][]porcupine.Event {
+		if len(events) == 0 {
+			return nil
+		}
+		return [][]porcupine.Event{events}
+	}
+	return m
 }
 
 // sessionIndex returns the index of the session id in ws, or -1.

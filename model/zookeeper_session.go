@@ -26,7 +26,8 @@ const (
 	OpZKPing = "zk_ping"
 	// OpZKCreate creates the node Key with mode Value ("", "ephemeral",
 	// "sequential" or "ephemeral_sequential"); the reply's Key is the
-	// path created.
+	// path created. Lease 0 is a persistent node the server created
+	// itself (an operator's setup, before any session).
 	OpZKCreate = "zk_create"
 	// OpZKDelete deletes the node Key (any version).
 	OpZKDelete = "zk_delete"
@@ -109,7 +110,7 @@ const zkSeqDigits = 10
 // reply is legal), watches, zxids, and that children come in no order
 // (the reply's names are compared as a set).
 func ZooKeeperSession(policy LeasePolicy) porcupine.Model {
-	return porcupine.Model{
+	return unpartitionedModel(porcupine.Model{
 		Init: func() any { return zkState{nodes: []zkNode{{path: "/"}}} },
 		Step: func(state, input, output any) (bool, any) {
 			next, why := zkStep(state.(zkState), policy, operationOf(input), payloadOf(output))
@@ -119,7 +120,7 @@ func ZooKeeperSession(policy LeasePolicy) porcupine.Model {
 		Hash:              func(state any) uint64 { return state.(zkState).hash() },
 		DescribeOperation: func(input, output any) string { return describeSessionOp(operationOf(input), payloadOf(output)) },
 		DescribeState:     func(state any) string { return state.(zkState).String() },
-	}
+	})
 }
 
 // ZooKeeperSessionSpec is ZooKeeperSession with its name
@@ -193,8 +194,10 @@ func (s zkState) node(path string) int {
 	return i
 }
 
-// zkSessionID names a session by its id, as the windows and owners do.
-func zkSessionID(id uint64) string { return "0x" + strconv.FormatUint(id, 16) }
+// ZKSessionName names a session by its id, as the specification does in
+// its messages and as a zk_restart reply names the sessions it reopened:
+// "0x" and the id in hex.
+func ZKSessionName(id uint64) string { return "0x" + strconv.FormatUint(id, 16) }
 
 // settle applies what time alone decides: sessions past their bound are
 // gone, and the nodes of every gone session with them.
@@ -227,8 +230,15 @@ func zkStep(s zkState, policy LeasePolicy, op *history.Operation, out *history.P
 		return s, s.connect(policy, in, out, t)
 	case OpZKRestart:
 		return s, s.restart(out, t)
+	case OpZKCreate:
+		if in.Lease == 0 { // the server's own setup (an operator's node)
+			if in.Value != ZKPersistent {
+				return s, "a create by no session must be persistent"
+			}
+			return s, s.create("", in, out, t)
+		}
 	}
-	id := zkSessionID(in.Lease)
+	id := ZKSessionName(in.Lease)
 	i := sessionIndex(s.sessions, id)
 	if i < 0 {
 		return s, fmt.Sprintf("%s on session %s, which was never opened", in.Kind, id)
@@ -262,14 +272,14 @@ func (s *zkState) connect(policy LeasePolicy, in, out *history.Payload, t time.D
 		if out.Err != "" {
 			return ""
 		}
-		id := zkSessionID(out.Lease)
+		id := ZKSessionName(out.Lease)
 		if out.Lease == 0 || sessionIndex(s.sessions, id) >= 0 {
 			return fmt.Sprintf("connect opened session %s, which is not a new session id", id)
 		}
 		s.sessions = append(s.sessions, newSession(id, out.TTL, policy.Hold(out.TTL)-out.TTL, 0, t))
 		return ""
 	}
-	id := zkSessionID(in.Lease)
+	id := ZKSessionName(in.Lease)
 	i := sessionIndex(s.sessions, id)
 	switch {
 	case out.Err == ZKSessionExpired && i < 0:
@@ -455,7 +465,7 @@ func zkOwner(id uint64) string {
 	if id == 0 {
 		return ""
 	}
-	return zkSessionID(id)
+	return ZKSessionName(id)
 }
 
 // children answers getChildren: the names present must be the children
