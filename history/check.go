@@ -122,8 +122,8 @@ func (l *Lease) check() *fieldError {
 		return badf("ttl_ns", "must be positive, got %d", int64(l.TTL))
 	case l.RhoPPB < 0 || l.RhoPPB >= 1e9:
 		return badf("rho_ppb", "must be in [0, 1e9), got %d", l.RhoPPB)
-	case l.HoldPPB < 0 || l.HoldPPB >= 1e9:
-		return badf("hold_ppb", "must be in [0, 1e9), got %d", l.HoldPPB)
+	case l.HoldPPB < 0 || l.HoldPPB > 1e9:
+		return badf("hold_ppb", "must be in [0, 1e9], got %d", l.HoldPPB)
 	}
 	return first(nonNegative("renew_interval_ns", l.RenewInterval), nonNegative("margin_ns", l.Margin),
 		nonNegative("request_timeout_ns", l.RequestTimeout), nonNegative("backoff_max_ns", l.BackoffMax),
