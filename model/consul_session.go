@@ -41,7 +41,9 @@ const (
 	// ?recurse): OK if deleted.
 	OpConsulDelete = "kv_delete"
 	// OpConsulFailover is a new leader taking over with the durable
-	// state: the reply's Keys name, in Key, the sessions it renewed.
+	// state: the reply's Keys name, in Key, the sessions it renewed; the
+	// request's Clock is the last reading at which the previous leader is
+	// known to have served (0: unknown).
 	OpConsulFailover = "failover"
 )
 
@@ -71,7 +73,10 @@ const (
 //     the server may go (Consul's leader waits twice the TTL). A renewal
 //     of an invalidated session is not found; so is its info. A new
 //     leader renews every session ("the TTL is renewed on leader
-//     failover"), which its failover reply names.
+//     failover"), which its failover reply names; no session is
+//     invalidated while there is no leader, so the bound applies up to
+//     the last reading the previous leader is known to have served at
+//     (the request's Clock).
 //   - Locks (the KV API's acquire and release): an acquire succeeds when
 //     the key has no holder (or the session already holds it), the
 //     session is valid and no lock-delay is in force; it makes the
@@ -222,6 +227,11 @@ func consulStep(s consulState, policy LeasePolicy, lockDelay time.Duration, op *
 	}
 	s = s.clone()
 	s.lastT = t
+	if in.Kind == OpConsulFailover {
+		why := s.failover(min(in.Clock, t), out, t)
+		s.settle(t)
+		return s, why
+	}
 	s.settle(t)
 	var why string
 	switch in.Kind {
@@ -233,8 +243,6 @@ func consulStep(s consulState, policy LeasePolicy, lockDelay time.Duration, op *
 		if w := s.session(in.Holder); w != nil && out.Err == "" {
 			w.invalidate(t)
 		}
-	case OpConsulFailover:
-		why = s.failover(out, t)
 	case OpConsulAcquire:
 		why = s.acquire(in, out, t)
 	case OpConsulRelease:
@@ -300,8 +308,11 @@ func (s *consulState) renewOrInfo(in, out *history.Payload, t time.Duration) str
 }
 
 // failover renews the sessions the reply names and learns that the others
-// are gone.
-func (s *consulState) failover(out *history.Payload, t time.Duration) string {
+// are gone. No session is invalidated while there is no leader: the bounds
+// are applied up to lost, the previous leader's last known reading, and a
+// session whose bound fell after it may be renewed.
+func (s *consulState) failover(lost time.Duration, out *history.Payload, t time.Duration) string {
+	s.settle(lost)
 	for i := range s.sessions {
 		w := &s.sessions[i]
 		if !slices.ContainsFunc(out.Keys, func(kv history.KV) bool { return kv.Key == w.id }) {
@@ -310,7 +321,7 @@ func (s *consulState) failover(out *history.Payload, t time.Duration) string {
 			}
 			continue
 		}
-		if why := w.valid(t); why != "" {
+		if why := w.valid(lost); why != "" {
 			return "the failover renewed it: " + why
 		}
 		w.renew(t)

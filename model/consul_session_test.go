@@ -35,6 +35,18 @@ func csGet(key, holder string, lockIndex uint64, t float64) pair {
 	return cs(OpConsulGet, "", key, true, t).with(func(o *history.Payload) { o.Holder, o.Token = holder, lockIndex })
 }
 
+// csFailover is a failover at t whose previous leader last served at
+// lost, renewing ids.
+func csFailover(lost, t float64, ids ...string) pair {
+	p := cs(OpConsulFailover, "", "", true, t).with(func(o *history.Payload) {
+		for _, id := range ids {
+			o.Keys = append(o.Keys, history.KV{Key: id})
+		}
+	})
+	p.in.(*history.Operation).Input.Clock = sec(lost)
+	return p
+}
+
 func TestConsulSessionRules(t *testing.T) {
 	setup := []pair{csCreate("a", 0), csCreate("b", 0), cs(OpConsulAcquire, "a", "k", true, 0)}
 	with := func(ops ...pair) []pair { return append(append([]pair{}, setup...), ops...) }
@@ -77,6 +89,10 @@ func TestConsulSessionRules(t *testing.T) {
 		{"a failover drops a session before its TTL", with(cs(OpConsulFailover, "", "", true, 1.5).with(func(o *history.Payload) {
 			o.Keys = []history.KV{{Key: "b"}}
 		})), "did not renew it"},
+		{"a failover after a long outage renews a session whose bound fell in it", with(csFailover(3.5, 30, "a", "b"),
+			csGet("k", "a", 1, 31)), ""},
+		{"a failover renews a session whose bound fell while the leader served", with(renewB, csFailover(4.5, 30, "a", "b")),
+			"the failover renewed it: session a is seen valid at t=4.5s"},
 		{"a delete frees the key", with(cs(OpConsulDelete, "", "k", true, 1), cs(OpConsulGet, "", "k", false, 1)), ""},
 		{"a key found that was never written", []pair{cs(OpConsulGet, "", "x", true, 0)}, "the key exists: false"},
 	})
@@ -109,8 +125,8 @@ func consulGen() opGen {
 				in.Kind = OpConsulGet
 			case 10:
 				in.Kind = pick(r, OpConsulPut, OpConsulDelete)
-			default:
-				in = history.Payload{Kind: OpConsulFailover}
+			default: // the previous leader last served 0-3 s in (later than the failover: up to it)
+				in = history.Payload{Kind: OpConsulFailover, Clock: time.Duration(r.IntN(7)) * time.Second / 2}
 			}
 			return &history.Operation{Client: id, Input: in}
 		},

@@ -44,7 +44,9 @@ const (
 	OpZKRequest = "zk_request"
 	// OpZKRestart is the server starting again with its durable state:
 	// the reply's Keys name, in Key, the sessions it reopened (each with a
-	// full timeout from now).
+	// full timeout from now); the request's Clock is the last reading at
+	// which the server's previous life is known to have served (0:
+	// unknown).
 	OpZKRestart = "zk_restart"
 )
 
@@ -104,7 +106,9 @@ const zkSeqDigits = 10
 //     children; exists and getChildren answer the tree as it is.
 //   - A restart (the server's durable state, as its session tracker loads
 //     it from a snapshot) reopens every session still open with a full
-//     timeout, which its zk_restart reply names.
+//     timeout, which its zk_restart reply names. No session expires while
+//     no server runs: the bound applies up to the last reading the
+//     previous life is known to have served at (the request's Clock).
 //
 // What it ignores: data, versions and ACLs (a bad-version or other error
 // reply is legal), watches, zxids, and that children come in no order
@@ -224,12 +228,13 @@ func zkStep(s zkState, policy LeasePolicy, op *history.Operation, out *history.P
 	}
 	s = s.clone()
 	s.lastT = t
+	if in.Kind == OpZKRestart {
+		return s, s.restart(min(in.Clock, t), out, t)
+	}
 	s.settle(t)
 	switch in.Kind {
 	case OpZKConnect:
 		return s, s.connect(policy, in, out, t)
-	case OpZKRestart:
-		return s, s.restart(out, t)
 	case OpZKCreate:
 		if in.Lease == 0 { // the server's own setup (an operator's node)
 			if in.Value != ZKPersistent {
@@ -301,8 +306,11 @@ func (s *zkState) connect(policy LeasePolicy, in, out *history.Payload, t time.D
 }
 
 // restart reopens the sessions the reply names, with a full timeout, and
-// learns that the others are gone.
-func (s *zkState) restart(out *history.Payload, t time.Duration) string {
+// learns that the others are gone. No session expires while no server
+// runs: the bounds are applied up to lost, the previous life's last
+// known reading, and a session whose bound fell after it may be reopened.
+func (s *zkState) restart(lost time.Duration, out *history.Payload, t time.Duration) string {
+	s.settle(lost)
 	for i := range s.sessions {
 		w := &s.sessions[i]
 		if !slices.ContainsFunc(out.Keys, func(kv history.KV) bool { return kv.Key == w.id }) {
@@ -313,7 +321,7 @@ func (s *zkState) restart(out *history.Payload, t time.Duration) string {
 			}
 			continue
 		}
-		if why := w.valid(t); why != "" {
+		if why := w.valid(lost); why != "" {
 			return "the restart reopened it: " + why
 		}
 		w.renew(t)

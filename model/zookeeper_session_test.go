@@ -46,6 +46,18 @@ func zkChildren(id uint64, key string, t float64, names ...string) pair {
 
 func zkErr(p pair, err string) pair { return p.with(func(o *history.Payload) { o.Err = err }) }
 
+// zkRestart is a restart at t whose previous life last served at lost,
+// reopening ids.
+func zkRestart(lost, t float64, ids ...string) pair {
+	p := zk(OpZKRestart, 0, "", "", t).with(func(o *history.Payload) {
+		for _, id := range ids {
+			o.Keys = append(o.Keys, history.KV{Key: id})
+		}
+	})
+	p.in.(*history.Operation).Input.Clock = sec(lost)
+	return p
+}
+
 func TestZooKeeperSessionRules(t *testing.T) {
 	lock := func(id uint64, seq string, t float64) pair {
 		return zkCreate(id, "/l/n-", ZKEphemeralSequential, "/l/n-"+seq, t)
@@ -92,6 +104,10 @@ func TestZooKeeperSessionRules(t *testing.T) {
 		{"a restart drops a session before its timeout", with(zk(OpZKRestart, 0, "", "", 3).with(func(o *history.Payload) {
 			o.Keys = []history.KV{{Key: "0x2"}}
 		})), "did not reopen it"},
+		{"a restart after a long stop reopens a session whose bound fell in it", with(zkRestart(4.5, 30, "0x1", "0x2"),
+			zkChildren(2, "/l", 31, "n-0000000000")), ""},
+		{"a restart reopens a session whose bound fell while it served", with(zkRestart(5.5, 30, "0x1", "0x2")),
+			"the restart reopened it: session 0x1 is seen valid at t=5.5s"},
 		{"server time goes backwards", with(zk(OpZKPing, 2, "", "", 0.5)), "went backwards"},
 		{"a session never opened", with(zk(OpZKPing, 7, "", "", 3)), "never opened"},
 	})
@@ -128,8 +144,8 @@ func zkGen() opGen {
 				in.Kind, in.Key = OpZKExists, pick(r, "/e", "/l/n-0000000000", "/l")
 			case 9, 10:
 				in.Kind, in.Key = OpZKChildren, "/l"
-			default:
-				in = history.Payload{Kind: OpZKRestart}
+			default: // the previous life last served 0-6 s in (later than the restart: up to it)
+				in = history.Payload{Kind: OpZKRestart, Clock: time.Duration(r.IntN(7)) * time.Second}
 			}
 			return &history.Operation{Client: fmt.Sprint("c", id), Input: in}
 		},

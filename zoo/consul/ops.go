@@ -1,6 +1,7 @@
 package consul
 
 import (
+	"encoding/binary"
 	"time"
 
 	"github.com/leasesim/leasesim/gohost"
@@ -41,10 +42,25 @@ func (r *recorder) record(now time.Time, in, out history.Payload) {
 	if r == nil || r.n == nil {
 		return
 	}
+	r.served(now)
 	out.Kind, out.Clock = in.Kind+"_reply", now.Sub(epoch)
 	ref := r.n.Call(r.n.Name(), in)
 	r.n.Processed(ref, out)
 	r.n.Return(ref)
+}
+
+// servedKey is the Storage key of the last reading at which the leader
+// served (a request, or its session timers): what a failover tells the
+// specification of the previous leader, since no session is invalidated
+// while there is no leader.
+const servedKey = "consul/served"
+
+// served stores now as the last reading the leader served at. Callers
+// hold the state's mutex.
+func (r *recorder) served(now time.Time) {
+	if r != nil && r.n != nil {
+		r.n.Storage().Put(servedKey, binary.BigEndian.AppendUint64(nil, uint64(now.Sub(epoch))))
+	}
 }
 
 // failover records a new leader renewing the sessions it loaded.
@@ -53,5 +69,9 @@ func (r *recorder) failover(now time.Time, st *state) {
 	for _, id := range st.ids {
 		keys = append(keys, history.KV{Key: id})
 	}
-	r.record(now, history.Payload{Kind: model.OpConsulFailover}, history.Payload{Keys: keys})
+	var lost time.Duration
+	if b, ok := r.n.Storage().Get(servedKey); ok && len(b) == 8 {
+		lost = time.Duration(binary.BigEndian.Uint64(b))
+	}
+	r.record(now, history.Payload{Kind: model.OpConsulFailover, Clock: lost}, history.Payload{Keys: keys})
 }

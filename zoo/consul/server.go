@@ -114,6 +114,7 @@ func (s *server) lock() time.Time {
 	s.mu.Lock()
 	now := s.clock.Now()
 	s.expire(now)
+	s.rec.served(now)
 	return now
 }
 
@@ -139,7 +140,11 @@ func (s *server) notify() {
 func (s *server) reap(ctx context.Context) {
 	for {
 		s.mu.Lock()
-		next := s.expire(s.clock.Now())
+		now := s.clock.Now()
+		next := s.expire(now)
+		if ctx.Err() == nil {
+			s.rec.served(now)
+		}
 		changed := s.changed
 		s.mu.Unlock()
 		var fire <-chan time.Time

@@ -1,6 +1,7 @@
 package zookeeper
 
 import (
+	"encoding/binary"
 	"time"
 
 	"github.com/leasesim/leasesim/history"
@@ -26,8 +27,30 @@ var epoch = time.Date(2000, 1, 1, 0, 0, 0, 0, time.UTC)
 // reading is the server's clock reading now. Callers hold mu.
 func (s *server) reading() time.Duration { return s.clock.Now().Sub(epoch) }
 
+// servedKey is the Storage key of the last reading at which the server
+// served (a request or a tick of its session tracker): what a restart
+// tells the specification of the previous life, since no session expires
+// while no server runs.
+const servedKey = "zookeeper/served"
+
+// served stores the reading now as the last one the server served at.
+// Callers hold mu.
+func (s *server) served() {
+	s.n.Storage().Put(servedKey, binary.BigEndian.AppendUint64(nil, uint64(s.reading())))
+}
+
+// lastServed is the previous life's last served reading (0 if unknown).
+func (s *server) lastServed() time.Duration {
+	b, ok := s.n.Storage().Get(servedKey)
+	if !ok || len(b) != 8 {
+		return 0
+	}
+	return time.Duration(binary.BigEndian.Uint64(b))
+}
+
 // record records one processed request with its reply. Callers hold mu.
 func (s *server) record(in, out history.Payload) {
+	s.served()
 	out.Kind, out.Clock = in.Kind+"_reply", s.reading()
 	ref := s.n.Call(s.n.Name(), in)
 	s.n.Processed(ref, out)

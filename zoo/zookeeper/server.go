@@ -129,7 +129,7 @@ func newServer(n *gohost.Node, opts ServerOptions) (*server, error) {
 		s.sessions[id] = ss
 	}
 	if restarted {
-		s.record(history.Payload{Kind: model.OpZKRestart}, history.Payload{Keys: s.sessionIDs()})
+		s.record(history.Payload{Kind: model.OpZKRestart, Clock: s.lastServed()}, history.Payload{Keys: s.sessionIDs()})
 	}
 	return s, nil
 }
@@ -179,6 +179,7 @@ func (s *server) expirer(ctx context.Context) {
 		case <-t.C():
 			s.mu.Lock()
 			s.tick++
+			s.served()
 			for _, id := range sortedSessions(s.sessions) {
 				if ss := s.sessions[id]; ss.expiry <= s.tick {
 					s.closeSession(ss)
