@@ -65,15 +65,15 @@ const (
 // and /v1/kv HTTP API references):
 //
 //   - Sessions: a session is invalidated when it is destroyed or its TTL
-//     runs out; "the contract of a TTL is that it represents a lower
-//     bound for invalidation; that is, Consul will not expire the session
-//     before the TTL is reached, but it is allowed to delay the
-//     expiration past the TTL" (the overview), so a renewal gives a
-//     session at least its TTL, and the history declares how far past it
-//     the server may go (Consul's leader waits twice the TTL). A renewal
-//     of an invalidated session is not found; so is its info. A new
-//     leader renews every session ("the TTL is renewed on leader
-//     failover"), which its failover reply names; no session is
+//     runs out (the overview's contract). The TTL is a lower bound: "Consul
+//     promises not to terminate a session before the TTL has expired, but
+//     is allowed to extend the expiration past it" (hashicorp/consul pull
+//     request #524, which added session TTLs after Chubby), so a renewal
+//     gives a session at least its TTL, and the history declares how far
+//     past it the server may go (Consul's leader waits twice the TTL). A
+//     renewal of an invalidated session is not found; so is its info. "A
+//     TTL is extended on creation, heartbeat or failover" (#524): a new
+//     leader renews every session, which its failover reply names; no session is
 //     invalidated while there is no leader, so the bound applies up to
 //     the last reading the previous leader is known to have served at
 //     (the request's Clock).

@@ -83,13 +83,13 @@ const zkSeqDigits = 10
 //
 //   - Sessions ("ZooKeeper Sessions"): a session is created by a connect
 //     with a negotiated timeout; every request the server processes on it,
-//     pings included, renews it; it expires when the server hears nothing
-//     for the timeout ("the session is expired by the cluster if it does
-//     not hear from the client within the timeout"), never earlier, and
-//     here no later than the declared bound; a reconnect to an expired
+//     pings included, renews it; "expirations happens when the cluster
+//     does not hear from the client within the specified session timeout
+//     period" (the ZooKeeper FAQ, "How should I handle SESSION_EXPIRED?"),
+//     never earlier, and here no later than the declared bound; a reconnect to an expired
 //     session gets the expired answer, and no request of an expired or
 //     closed session is processed. A close ends it at once.
-//   - Ephemeral nodes ("Ephemeral Nodes"): "these znodes exist as long as
+//   - Ephemeral nodes ("Ephemeral Nodes"): "these znodes exists as long as
 //     the session that created the znode is active. When the session ends
 //     the znode is deleted". A node of an expired session seen after the
 //     bound is a violation; one missing before its session's timeout ran
