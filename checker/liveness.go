@@ -23,6 +23,8 @@ const livenessSlack = time.Second
 //   - the hold of TTL: a lease granted before the heal to a holder that is
 //     gone, or cut off until the heal, blocks its resource for up to
 //     TTL×(1+rho) on leasesim's grantor's clock (Lease.HoldPPB);
+//   - the lock-delay (Lease.LockDelay): a lock whose holder's session was
+//     invalidated is refused to everyone for this long;
 //   - BackoffMax: a contender waits up to this long before its next attempt;
 //   - 2×RequestTimeout: that attempt may time out once on a message still
 //     queued from the fault phase, and the retry takes up to another;
@@ -30,7 +32,7 @@ const livenessSlack = time.Second
 //
 // A setting l leaves zero (not applicable) adds nothing.
 func LivenessBound(l history.Lease) time.Duration {
-	return restartGrace(l) + grantorHold(l, l.TTL) + l.BackoffMax + 2*l.RequestTimeout + livenessSlack
+	return restartGrace(l) + grantorHold(l, l.TTL) + l.LockDelay + l.BackoffMax + 2*l.RequestTimeout + livenessSlack
 }
 
 // Liveness checks P4, liveness after the heal phase, against the bound B of
@@ -73,11 +75,20 @@ func checkLiveness(a *analysis) Result {
 
 // boundText states P4's bound in words.
 func boundText(l history.Lease, bound time.Duration) string {
-	return fmt.Sprintf("B = %v after the heal: restart grace %v + grantor hold %v + backoff max %v + "+
+	return fmt.Sprintf("B = %v after the heal: restart grace %v + grantor hold %v + %sbackoff max %v + "+
 		"2 × request timeout %v + slack %v; a task is due by max(arrival, heal) + B + units × unit time + %v; "+
 		"a registration may be seen until %v (grantor hold / (1−rho)) after its lease's last grant or renewal",
-		bound, restartGrace(l), grantorHold(l, l.TTL), l.BackoffMax, l.RequestTimeout, livenessSlack,
+		bound, restartGrace(l), grantorHold(l, l.TTL), lockDelayText(l), l.BackoffMax, l.RequestTimeout, livenessSlack,
 		livenessSlack, holdTrue(l, l.TTL))
+}
+
+// lockDelayText names the lock-delay in the bound's words, where there is
+// one.
+func lockDelayText(l history.Lease) string {
+	if l.LockDelay == 0 {
+		return ""
+	}
+	return fmt.Sprintf("lock-delay %v + ", l.LockDelay)
 }
 
 // checkContended checks (a): each contended resource is believed by a live

@@ -26,6 +26,13 @@ func TestLivenessBound(t *testing.T) {
 	r := Liveness(newHistory().contended("lock").build())
 	assert.Contains(t, r.Bound, "B = "+want.String())
 	assert.Contains(t, r.Bound, "restart grace 5.05s")
+	assert.NotContains(t, r.Bound, "lock-delay")
+
+	cfg.LockDelay = 15 * time.Second // a Consul lock's: refused to everyone that long after an invalidation
+	assert.Equal(t, want+15*time.Second, LivenessBound(cfg))
+	withDelay := newHistory().contended("lock").build()
+	withDelay.Lease.LockDelay = cfg.LockDelay
+	assert.Contains(t, Liveness(withDelay).Bound, "lock-delay 15s + backoff max")
 }
 
 func TestLivenessContended(t *testing.T) {

@@ -78,7 +78,7 @@ func TestSilentHolderUnderEverySpec(t *testing.T) {
 // A history with nothing in it judges nothing: P1 is unknown, P2 to P6
 // unknown or not applicable, under every spec; none is ok.
 func TestNothingToJudgeIsNeverOK(t *testing.T) {
-	for _, spec := range []string{"lease-store", "expiring-key", "cas-record", "lessor"} {
+	for _, spec := range []string{"lease-store", "expiring-key", "cas-record", "lessor", "zookeeper-session", "consul-session"} {
 		t.Run(spec, func(t *testing.T) {
 			h := newHistory().build()
 			h.Spec = spec

@@ -122,13 +122,13 @@ func (l *Lease) check() *fieldError {
 		return badf("ttl_ns", "must be positive, got %d", int64(l.TTL))
 	case l.RhoPPB < 0 || l.RhoPPB >= 1e9:
 		return badf("rho_ppb", "must be in [0, 1e9), got %d", l.RhoPPB)
-	case l.HoldPPB < 0 || l.HoldPPB >= 1e9:
-		return badf("hold_ppb", "must be in [0, 1e9), got %d", l.HoldPPB)
+	case l.HoldPPB < 0 || l.HoldPPB > 1e9:
+		return badf("hold_ppb", "must be in [0, 1e9], got %d", l.HoldPPB)
 	}
 	return first(nonNegative("renew_interval_ns", l.RenewInterval), nonNegative("margin_ns", l.Margin),
 		nonNegative("request_timeout_ns", l.RequestTimeout), nonNegative("backoff_max_ns", l.BackoffMax),
 		nonNegative("ttl_min_ns", l.TTLMin), nonNegative("ttl_max_ns", l.TTLMax),
-		nonNegative("detect_bound_ns", l.DetectBound))
+		nonNegative("detect_bound_ns", l.DetectBound), nonNegative("lock_delay_ns", l.LockDelay))
 }
 
 func (e *RunEnd) check(h *Header) *fieldError {

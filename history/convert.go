@@ -60,7 +60,8 @@ func (h *Header) toWire() headerWire {
 		Determinism: string(h.Determinism), Scenario: h.Scenario, Seed: h.Seed,
 		Lease: &leaseWire{TTL: ptr(int64(l.TTL)), RhoPPB: l.RhoPPB, HoldPPB: l.HoldPPB, RenewInterval: int64(l.RenewInterval),
 			Margin: int64(l.Margin), RequestTimeout: int64(l.RequestTimeout), BackoffMax: int64(l.BackoffMax),
-			TTLMin: int64(l.TTLMin), TTLMax: int64(l.TTLMax), DetectBound: int64(l.DetectBound)},
+			TTLMin: int64(l.TTLMin), TTLMax: int64(l.TTLMax), DetectBound: int64(l.DetectBound),
+			LockDelay: int64(l.LockDelay)},
 		LeaseServers: h.LeaseServers, FencedServers: h.FencedServers, Holders: h.Holders,
 		Resources: h.Resources, Contended: h.Contended, Start: timePtr(h.Start), Heal: optTime(h.Heal, Unknown)}
 }
@@ -80,7 +81,8 @@ func (w *headerWire) header() (Header, *fieldError) {
 		h.Lease = Lease{TTL: time.Duration(need(&lm, "ttl_ns", l.TTL)), RhoPPB: l.RhoPPB, HoldPPB: l.HoldPPB,
 			RenewInterval: time.Duration(l.RenewInterval), Margin: time.Duration(l.Margin),
 			RequestTimeout: time.Duration(l.RequestTimeout), BackoffMax: time.Duration(l.BackoffMax),
-			TTLMin: time.Duration(l.TTLMin), TTLMax: time.Duration(l.TTLMax), DetectBound: time.Duration(l.DetectBound)}
+			TTLMin: time.Duration(l.TTLMin), TTLMax: time.Duration(l.TTLMax), DetectBound: time.Duration(l.DetectBound),
+			LockDelay: time.Duration(l.LockDelay)}
 		if lm.err != nil {
 			return h, under("lease", lm.err)
 		}

@@ -97,7 +97,9 @@ type Lease struct {
 	// granted or renewed for ttl is held ttl + ceil(ttl×HoldPPB/1e9).
 	// leasesim's grantor holds TTL×(1+rho) (HoldPPB = RhoPPB); a store
 	// that expires a lease at exactly its TTL, as Redis PX does, has 0.
-	// P3's lease-store specification and P4's bound read it.
+	// P3's lease-store and session specifications and P4's bound read
+	// it. At most 1e9: a hold of one more TTL, as Consul's leader waits
+	// twice a session's TTL.
 	HoldPPB int64
 	// RenewInterval, Margin, RequestTimeout, BackoffMax, TTLMin and
 	// TTLMax are the implementation's settings where it has them; zero
@@ -112,6 +114,10 @@ type Lease struct {
 	// r + DetectBound in true time (P8). Zero: not a failure detector, so
 	// P7 and P8 do not apply.
 	DetectBound time.Duration
+	// LockDelay is how long the lease store refuses a lock after the
+	// session that held it was invalidated (Consul's lock-delay); zero:
+	// none. P3's consul-session specification and P4's bound read it.
+	LockDelay time.Duration
 }
 
 // RunEnd is the last record of a history: what is known only once the

@@ -36,6 +36,7 @@ type leaseWire struct {
 	TTLMin         int64  `json:"ttl_min_ns,omitzero"`
 	TTLMax         int64  `json:"ttl_max_ns,omitzero"`
 	DetectBound    int64  `json:"detect_bound_ns,omitzero"`
+	LockDelay      int64  `json:"lock_delay_ns,omitzero"`
 }
 
 type endWire struct {

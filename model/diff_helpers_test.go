@@ -30,6 +30,11 @@ type opGen struct {
 	// used so far, and state the state in is applied to (nil when
 	// corrupting), so that a legal reply is likely among a few draws.
 	output func(r *rand.Rand, in any, now int64, state any) (out any, clock int64)
+	// setup, if not nil, is what every sequential execution begins with
+	// (at server reading 0): operations legal from the initial state, so
+	// that a specification whose operations need something opened first
+	// (a session) gets histories that go somewhere.
+	setup []pair
 }
 
 // pair is one operation's input and output.
@@ -42,6 +47,13 @@ func (g opGen) sequential(r *rand.Rand, n int) []pair {
 	state := m.Init()
 	var now int64
 	var out []pair
+	for _, p := range g.setup {
+		legal, next := m.Step(state, p.in, p.out)
+		if !legal {
+			panic("model: differential setup is not legal: " + m.DescribeOperation(p.in, p.out))
+		}
+		out, state = append(out, p), next
+	}
 	for range n {
 		in := g.input(r)
 		for range 40 {

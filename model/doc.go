@@ -18,6 +18,15 @@
 //     concurrency with no server-side expiry: a Kubernetes Lease.
 //   - Lessor (LessorInput, LessorOutput) is an etcd-style lessor: leases
 //     with a TTL, keepalive, revoke, keys attached to leases, revisions.
+//   - ZooKeeperSession and ConsulSession (over history operations only)
+//     are a ZooKeeper server's sessions, ephemeral and sequential nodes,
+//     and a Consul server's sessions, KV locks and lock-delay. They share
+//     one invalidation window per session (session_window.go): a session
+//     is valid before its timeout runs out after its last renewal and gone
+//     after the invalidation bound the history declares (Lease.HoldPPB),
+//     and the instant in between is narrowed by what later operations
+//     observe; Consul's lock-delay is Lease.LockDelay. Neither is
+//     partitioned: a session spans nodes and keys.
 //   - Register (RegisterInput, RegisterOutput) is the fenced resource: a
 //     write is accepted only under a token at least as high as every token
 //     accepted before.

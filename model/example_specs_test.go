@@ -6,6 +6,7 @@ import (
 
 	"github.com/anishathalye/porcupine"
 
+	"github.com/leasesim/leasesim/history"
 	"github.com/leasesim/leasesim/model"
 )
 
@@ -95,6 +96,59 @@ func ExampleRegister() {
 	// false
 }
 
+// A zk.Lock node: session 0x1 (6 s timeout, declared to expire at most a 2 s
+// tick later) creates its ephemeral sequential lock node at t=1s and is
+// then cut off. It expires no earlier than t=7s and no later than t=9s. Another
+// session listing the lock's children at t=9.5s still sees the node: its
+// session outlived the bound, so the history is not linearizable; at
+// t=8.5s it might still have been there.
+func ExampleZooKeeperSession() {
+	op := func(kind string, session uint64, at time.Duration, in, out history.Payload) porcupine.Operation {
+		in.Kind, in.Lease = kind, session
+		out.Kind, out.Clock = kind+"_reply", at
+		return porcupine.Operation{Input: &history.Operation{Input: in}, Output: &out, Call: int64(at), Return: int64(at) + 1}
+	}
+	open := func(id uint64) porcupine.Operation {
+		return op(model.OpZKConnect, 0, 0, history.Payload{}, history.Payload{Lease: id, TTL: 6 * time.Second})
+	}
+	list := func(at time.Duration) porcupine.Operation {
+		return op(model.OpZKChildren, 2, at, history.Payload{Key: "/lock"}, history.Payload{Keys: []history.KV{{Key: "n-0000000000"}}})
+	}
+	setup := []porcupine.Operation{open(1), open(2),
+		op(model.OpZKCreate, 1, 0, history.Payload{Key: "/lock"}, history.Payload{Key: "/lock"}),
+		op(model.OpZKCreate, 1, time.Second, history.Payload{Key: "/lock/n-", Value: model.ZKEphemeralSequential},
+			history.Payload{Key: "/lock/n-0000000000"}),
+		op(model.OpZKPing, 2, 4*time.Second, history.Payload{}, history.Payload{})}
+	spec, _ := model.SpecFor("zookeeper-session", history.Lease{TTL: 6 * time.Second, HoldPPB: 333_333_334})
+	fmt.Println(porcupine.CheckOperations(spec.Model, append(setup, list(8500*time.Millisecond))))
+	fmt.Println(porcupine.CheckOperations(spec.Model, append(setup, list(9500*time.Millisecond))))
+	// Output:
+	// true
+	// false
+}
+
+// A Consul lock with a 15 s lock-delay: session a holds it and is
+// destroyed at t=1s; b's acquire at t=10s is inside the lock-delay, a
+// violation; at t=16s it is legal.
+func ExampleConsulSession() {
+	op := func(kind, session string, at time.Duration, ok bool) porcupine.Operation {
+		in := history.Payload{Kind: kind, Holder: session, Key: "service/lock", TTL: 15 * time.Second}
+		out := history.Payload{Kind: kind + "_reply", OK: ok, Clock: at}
+		if kind == model.OpConsulSessionCreate {
+			in.Holder, out.Holder = "", session
+		}
+		return porcupine.Operation{Input: &history.Operation{Input: in}, Output: &out, Call: int64(at), Return: int64(at) + 1}
+	}
+	setup := []porcupine.Operation{op(model.OpConsulSessionCreate, "a", 0, true), op(model.OpConsulSessionCreate, "b", 0, true),
+		op(model.OpConsulAcquire, "a", 0, true), op(model.OpConsulSessionDestroy, "a", time.Second, true)}
+	spec, _ := model.SpecFor("consul-session", history.Lease{TTL: 15 * time.Second, HoldPPB: 999_999_999, LockDelay: 15 * time.Second})
+	fmt.Println(porcupine.CheckOperations(spec.Model, append(setup, op(model.OpConsulAcquire, "b", 10*time.Second, true))))
+	fmt.Println(porcupine.CheckOperations(spec.Model, append(setup, op(model.OpConsulAcquire, "b", 16*time.Second, true))))
+	// Output:
+	// false
+	// true
+}
+
 func ExampleSpecs() {
 	for _, s := range model.Specs() {
 		fmt.Println(s.Name)
@@ -104,5 +158,7 @@ func ExampleSpecs() {
 	// expiring-key
 	// cas-record
 	// lessor
+	// zookeeper-session
+	// consul-session
 	// fenced-register
 }

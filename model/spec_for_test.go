@@ -22,7 +22,10 @@ func TestSpecForNamesTheSpecifications(t *testing.T) {
 		{"expiring-key", "expiring-key", ""},
 		{"cas-record", "cas-record", ""},
 		{"lessor", "lessor", ""},
-		{"nope", "", `no specification named "nope" (want one of lease-store, expiring-key, cas-record, lessor, fenced-register)`},
+		{"zookeeper-session", "zookeeper-session", ""},
+		{"consul-session", "consul-session", ""},
+		{"nope", "", `no specification named "nope" (want one of lease-store, expiring-key, cas-record, lessor, ` +
+			`zookeeper-session, consul-session, fenced-register)`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			spec, err := SpecFor(tc.name, l)
@@ -35,6 +38,34 @@ func TestSpecForNamesTheSpecifications(t *testing.T) {
 			assert.Equal(t, tc.want, spec.Name)
 		})
 	}
+}
+
+// The session specifications read the holds the history declares: the
+// invalidation bound (HoldPPB) and Consul's lock-delay (LockDelay).
+func TestSpecForReadsTheDeclaredHolds(t *testing.T) {
+	l := history.Lease{TTL: 2 * time.Second, HoldPPB: 500_000_000, LockDelay: time.Second}
+	zkSpec, err := SpecFor("zookeeper-session", l)
+	require.NoError(t, err)
+	open := zkOpen(1, 0).with(func(o *history.Payload) { o.TTL = 2 * time.Second })
+	run := func(spec Spec, ps ...pair) bool {
+		state := spec.Model.Init()
+		for _, p := range ps {
+			legal, next := spec.Model.Step(state, p.in, p.out)
+			if !legal {
+				return false
+			}
+			state = next
+		}
+		return true
+	}
+	assert.True(t, run(zkSpec, open, zk(OpZKPing, 1, "", "", 2.9)), "inside the declared bound of 1s past the timeout")
+	assert.False(t, run(zkSpec, open, zk(OpZKPing, 1, "", "", 3.1)), "past the declared bound")
+	cSpec, err := SpecFor("consul-session", l)
+	require.NoError(t, err)
+	setup := []pair{csCreate("a", 0), csCreate("b", 0), cs(OpConsulAcquire, "a", "k", true, 0),
+		cs(OpConsulSessionDestroy, "a", "", true, 1)}
+	assert.True(t, run(cSpec, append(setup, cs(OpConsulAcquire, "b", "k", true, 2))...), "after the declared lock-delay")
+	assert.False(t, run(cSpec, append(setup, cs(OpConsulAcquire, "b", "k", true, 1.9))...), "inside the declared lock-delay")
 }
 
 // The lease store's policy is the one the lease configuration declares: a

@@ -25,6 +25,12 @@ func Specs() []SpecInfo {
 			"compare-and-delete, compare-and-PEXPIRE, INCR for tokens"},
 		{CASRecordSpec().Name, "a record under optimistic concurrency with no server-side expiry: a Kubernetes Lease"},
 		{LessorSpec().Name, "an etcd-style lessor: leases with a TTL, keepalive, revoke, keys attached to leases, revisions"},
+		{ZooKeeperSessionSpec(LeasePolicy{}).Name, "a ZooKeeper server's sessions and tree: ephemeral nodes go with " +
+			"their session, which expires no earlier than its timeout and no later than the declared bound; " +
+			"sequential nodes get increasing counters"},
+		{ConsulSessionSpec(LeasePolicy{}, 0).Name, "a Consul server's sessions and KV locks: a session is invalidated " +
+			"no earlier than its TTL and no later than the declared bound, and its locks are refused for the " +
+			"declared lock-delay after"},
 		{RegisterSpec().Name, "the fenced resource: a write is accepted only under a token at least as high as every " +
 			"token accepted before"},
 	}
@@ -42,7 +48,9 @@ func Specs() []SpecInfo {
 // list, is an error that says so.
 //
 // Options add what a history knows beyond the name and the lease
-// configuration (WithLeaderTerms).
+// configuration (WithLeaderTerms). The session specifications read the
+// invalidation bound from l.HoldPPB and Consul's lock-delay from
+// l.LockDelay: the holds the history declares.
 func SpecFor(name string, l history.Lease, opts ...SpecOption) (Spec, error) {
 	var o specOptions
 	for _, opt := range opts {
@@ -58,6 +66,10 @@ func SpecFor(name string, l history.Lease, opts ...SpecOption) (Spec, error) {
 		return ExpiringKeySpec(), nil
 	case CASRecordSpec().Name:
 		return CASRecordSpec(), nil
+	case ZooKeeperSessionSpec(LeasePolicy{}).Name:
+		return ZooKeeperSessionSpec(LeasePolicy{HoldPPB: l.HoldPPB}), nil
+	case ConsulSessionSpec(LeasePolicy{}, 0).Name:
+		return ConsulSessionSpec(LeasePolicy{HoldPPB: l.HoldPPB}, l.LockDelay), nil
 	case LessorSpec().Name:
 		rho := max(l.RhoPPB, lessorDrift(variant))
 		return Bounded(LessorWindowSpec(rho), NewLessorBound(o.leaders, o.faults, rho)), nil

@@ -104,22 +104,21 @@
 // stories, for that reason (and holds in the cut-off story with Budget). P2 (fencing) fails without a token wherever
 // the lock changes hands; with the ModifyIndex or LockIndex token and the
 // fenced store it holds. P4 judges the lock (HistoryConfig.Contended)
-// with B = TTL×multiplier (HoldPPB) + the lock-delay, api.Lock's 5 s
-// retry and the holder's idle (BackoffMax) + 1 s.
+// with B = TTL×multiplier (HoldPPB) + the lock-delay (LockDelay) +
+// api.Lock's 5 s retry and the holder's idle (BackoffMax) + 1 s.
 //
-// P3 judges the fenced store's writes only. The Consul server's own
-// operations are not recorded and not judged: no specification of package
-// model fits a Consul session. The lease-store specification ties a
-// lease's expiry to its grant and renewals on one resource, where a Consul
-// session is renewed apart from the keys it holds (a session renewed
-// before it acquires a key expires before the spec's lease would); the
-// expiring-key specification expires a key exactly at its TTL and must
-// grant a free key, where Consul invalidates anywhere from TTL to 2×TTL
-// and refuses a free key for the lock-delay; the compare-and-swap record
-// has no server-side expiry. Judging Consul's operations needs a session
-// specification with a lock-delay in package model (issue 29 asks for
-// one); until then P3 is not applicable to the Consul server, and the
-// ok that P3 prints covers the fenced store alone.
+// P3 judges the fenced store's writes and the server's own requests: the
+// server records every session and KV request it serves (ops.go) and a
+// new leader's failover with the sessions it renewed, as operations of the
+// consul-session specification (model.ConsulSessionSpec), with the holds
+// the history declares: a session is invalidated no earlier than its TTL
+// and no later than TTL×multiplier after its last renewal (HoldPPB), and
+// a key its invalidation released refuses every acquire for the
+// lock-delay (LockDelay). The IgnoreLockDelay and early-invalidation
+// variants are P3 violations; the correct server is linearizable. The
+// operations are recorded at the server as it serves them (call,
+// processing and return at one instant): P3 judges the server's
+// processing order, the beliefs judge what reached the clients.
 //
 // # Determinism
 //

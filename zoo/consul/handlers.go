@@ -7,6 +7,9 @@ import (
 	"net/http"
 	"strconv"
 	"time"
+
+	"github.com/leasesim/leasesim/history"
+	"github.com/leasesim/leasesim/model"
 )
 
 // The blocking-query rules of Consul's documentation ("Blocking queries",
@@ -109,9 +112,12 @@ func (s *server) sessionCreate(w http.ResponseWriter, r *http.Request) {
 	}
 	now := s.lock()
 	se, err := s.st.createSession(req.Name, req.Behavior, ttl, delay, now)
+	in, out := history.Payload{Kind: model.OpConsulSessionCreate, TTL: ttl}, history.Payload{Err: "error"}
 	if err == nil {
 		s.notify()
+		out = history.Payload{OK: true, Holder: se.ID}
 	}
+	s.rec.record(now, in, out)
 	idx := s.st.index
 	s.mu.Unlock()
 	if err != nil {
@@ -149,9 +155,12 @@ func (s *server) sessionRenew(w http.ResponseWriter, r *http.Request) {
 	now := s.lock()
 	se, ok := s.st.renew(id, now)
 	var out []sessionEntry
+	reply := history.Payload{Err: model.ConsulNotFound}
 	if ok {
 		out = []sessionEntry{entryOf(se)}
+		reply = history.Payload{OK: true}
 	}
+	s.rec.record(now, history.Payload{Kind: model.OpConsulSessionRenew, Holder: id}, reply)
 	idx := s.st.index
 	s.mu.Unlock()
 	if !ok {
@@ -169,6 +178,7 @@ func (s *server) sessionDestroy(w http.ResponseWriter, r *http.Request) {
 	if s.st.index != before {
 		s.notify()
 	}
+	s.rec.record(now, history.Payload{Kind: model.OpConsulSessionDestroy, Holder: r.PathValue("id")}, history.Payload{OK: true})
 	idx := s.st.index
 	s.mu.Unlock()
 	writeJSON(w, idx, true)
@@ -176,11 +186,13 @@ func (s *server) sessionDestroy(w http.ResponseWriter, r *http.Request) {
 
 // sessionInfo is GET /v1/session/info/:id.
 func (s *server) sessionInfo(w http.ResponseWriter, r *http.Request) {
-	s.lock()
+	now := s.lock()
 	out := []sessionEntry{}
 	if se, ok := s.st.sessions[r.PathValue("id")]; ok {
 		out = append(out, entryOf(se))
 	}
+	s.rec.record(now, history.Payload{Kind: model.OpConsulSessionInfo, Holder: r.PathValue("id")},
+		history.Payload{OK: len(out) > 0})
 	idx := s.st.index
 	s.mu.Unlock()
 	writeJSON(w, idx, out)
@@ -204,7 +216,7 @@ func (s *server) kvGet(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
-	s.lock()
+	now := s.lock()
 	var timeout <-chan time.Time
 	if index > 0 {
 		wait += time.Duration(s.st.rnd.Int64N(int64(wait/16) + 1))
@@ -224,7 +236,7 @@ func (s *server) kvGet(w http.ResponseWriter, r *http.Request) {
 		case <-s.ctx.Done():
 			return
 		}
-		s.lock()
+		now = s.lock()
 	}
 	idx := s.st.queryIndex(key, recurse)
 	var out []kvPair
@@ -232,8 +244,13 @@ func (s *server) kvGet(w http.ResponseWriter, r *http.Request) {
 		for _, e := range s.st.list(key) {
 			out = append(out, pairOf(e))
 		}
-	} else if e := s.st.get(key); e != nil {
-		out = []kvPair{pairOf(e)}
+	} else {
+		reply := history.Payload{}
+		if e := s.st.get(key); e != nil {
+			out = []kvPair{pairOf(e)}
+			reply = history.Payload{OK: true, Holder: e.Session, Token: e.LockIndex}
+		}
+		s.rec.record(now, history.Payload{Kind: model.OpConsulGet, Key: key}, reply)
 	}
 	s.mu.Unlock()
 	if len(out) == 0 {
@@ -291,14 +308,22 @@ func (s *server) kvPut(w http.ResponseWriter, r *http.Request) {
 	now := s.lock()
 	before := s.st.index
 	var ok bool
+	in := history.Payload{Kind: model.OpConsulPut, Key: key}
 	switch {
 	case q.Has("acquire"):
 		ok, err = s.st.acquire(key, value, flags, q.Get("acquire"), now)
+		in.Kind, in.Holder = model.OpConsulAcquire, q.Get("acquire")
 	case q.Has("release"):
 		ok = s.st.release(key, value, flags, q.Get("release"))
+		in.Kind, in.Holder = model.OpConsulRelease, q.Get("release")
 	default:
 		ok = s.st.put(key, value, flags, cas)
 	}
+	reply := history.Payload{OK: ok}
+	if err != nil {
+		reply = history.Payload{Err: model.ConsulInvalidSession}
+	}
+	s.rec.record(now, in, reply)
 	if s.st.index != before {
 		s.notify()
 	}
@@ -319,9 +344,14 @@ func (s *server) kvDelete(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
-	s.lock()
+	now := s.lock()
 	before := s.st.index
 	ok := s.st.remove(key, q.Has("recurse"), cas)
+	in := history.Payload{Kind: model.OpConsulDelete, Key: key}
+	if q.Has("recurse") {
+		in.Prefix = key
+	}
+	s.rec.record(now, in, history.Payload{OK: ok})
 	if s.st.index != before {
 		s.notify()
 	}

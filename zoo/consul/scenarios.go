@@ -29,30 +29,29 @@ func HolderName(i int) string { return fmt.Sprintf("h%d", i+1) }
 
 // Config is the gohost run of the setup.
 //
-// The history declares no specification for the Consul server's own
-// operations, and the holders record none: P3 judges the fenced store's
-// writes only (doc.go says why no specification of package model fits a
-// Consul session). Lease is what P4's bound reads: the session TTL, held
-// TTL×multiplier on the server's clock (HoldPPB), and BackoffMax, the
-// longest a contender can wait after the lock is free: the lock-delay,
-// then api.Lock's 5 s retry (DefaultLockRetryTime), then the holder's idle.
+// The history declares the consul-session specification for the server's
+// own operations (ops.go), and Lease the holds it and P4's bound read:
+// the session TTL, held up to TTL×multiplier on the server's clock
+// (HoldPPB: the invalidation bound; a multiplier below 1, a variant,
+// declares none beyond the TTL, so that P3 catches it), the lock-delay
+// the sessions ask for (LockDelay; declared even where the IgnoreLockDelay
+// variant does not honour it, so that P3 catches that too), and
+// BackoffMax, the longest a contender can wait once the lock is free and
+// its lock-delay over: api.Lock's 5 s retry (DefaultLockRetryTime), then
+// the holder's idle.
 func (s Setup) Config() gohost.Config {
 	cfg := gohost.Config{Duration: s.Duration, Schedule: s.Schedule,
 		Nodes: []gohost.NodeSpec{{Name: ServerNode, Run: Server(s.Server)},
 			{Name: StoreNode, Run: gohost.FencedStore(gohost.StoreOptions{Unfenced: s.Token == NoToken})}},
-		History: gohost.HistoryConfig{Grantor: ServerNode, FencedStore: StoreNode}}
+		History: gohost.HistoryConfig{Spec: Spec, Grantor: ServerNode, FencedStore: StoreNode}}
 	for i, h := range s.Holders {
 		h.Token = s.Token
 		cfg.Nodes = append(cfg.Nodes, gohost.NodeSpec{Name: HolderName(i), Run: Holder(h)})
 	}
 	if len(s.Holders) > 0 {
 		h := s.Holders[0]
-		delay := h.LockDelay
-		if s.Server.IgnoreLockDelay {
-			delay = 0
-		}
-		cfg.History.Lease = history.Lease{TTL: h.SessionTTL, HoldPPB: int64((s.Server.multiplier() - 1) * 1e9),
-			BackoffMax: delay + api.DefaultLockRetryTime + h.Idle}
+		cfg.History.Lease = history.Lease{TTL: h.SessionTTL, HoldPPB: max(int64((s.Server.multiplier()-1)*1e9), 0),
+			LockDelay: min(h.LockDelay, MaxLockDelay), BackoffMax: api.DefaultLockRetryTime + h.Idle}
 	}
 	if len(s.Holders) > 1 {
 		// The holders lock again after every unlock, lost lock or failed

@@ -1,6 +1,7 @@
 package consul
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -9,6 +10,7 @@ import (
 
 	"github.com/leasesim/leasesim/checker"
 	"github.com/leasesim/leasesim/history"
+	"github.com/leasesim/leasesim/model"
 	"github.com/leasesim/leasesim/scenarios"
 )
 
@@ -129,4 +131,37 @@ func TestContention(t *testing.T) {
 		assert.Equal(t, checker.Violated, nt.Verdict("P2"), "seed %d: without a token every holder writes under 0", seed)
 	}
 	assert.Equal(t, 2, faulted, "the nemesis drew faults")
+}
+
+// P3 judges the server's own requests under the consul-session
+// specification: the lock-delay story is linearizable as Consul runs it,
+// the two server variants are caught (an acquire inside the lock-delay,
+// an invalidation before the TTL), and the honoured run with its first
+// refused acquire turned into a success (inside the lock-delay) is a
+// violation.
+func TestP3JudgesTheServer(t *testing.T) {
+	out := execute(t, LockDelayStory(DelayHonoured), 1)
+	h := out.Goroutine.History
+	p3 := checker.Linearizability(h, checker.Options{})
+	assert.Equal(t, checker.OK, p3.Status, p3.Summary)
+	assert.Contains(t, p3.Summary, Spec)
+
+	for _, v := range []DelayVariant{DelayIgnored, EarlyInvalidation} {
+		bad := executeOrFail(t, LockDelayStory(v), 1, scenarios.Options{T: t, Verify: true})
+		assert.Equal(t, checker.Violated, bad.Verdict("P3"), "%v", v)
+	}
+
+	var ops []history.Operation
+	for _, op := range h.AllOps() {
+		ops = append(ops, op)
+	}
+	i := slices.IndexFunc(ops, func(op history.Operation) bool {
+		return op.Server == ServerNode && op.Input.Kind == model.OpConsulAcquire && !op.Output.OK && op.Output.Err == ""
+	})
+	require.GreaterOrEqual(t, i, 0, "an acquire was refused during the lock-delay")
+	ops[i].Output.OK = true
+	h.SetOps(ops)
+	p3 = checker.Linearizability(h, checker.Options{})
+	assert.Equal(t, checker.Violated, p3.Status, p3.Summary)
+	assert.Contains(t, p3.Summary, "inside the lock-delay")
 }

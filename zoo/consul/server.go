@@ -68,9 +68,13 @@ func Server(opts ServerOptions) func(ctx context.Context, n *gohost.Node) error 
 		if err != nil {
 			return fmt.Errorf("consul: listen: %w", err)
 		}
-		s := &server{ctx: ctx, clock: clock, st: st, changed: make(chan struct{}), leaderAt: clock.Now()}
+		s := &server{ctx: ctx, clock: clock, st: st, changed: make(chan struct{}), leaderAt: clock.Now(),
+			rec: &recorder{n: n}}
 		if n.Incarnation() > 1 {
 			s.leaderAt = s.leaderAt.Add(opts.Election) // a failover: the cluster's first election is before the story
+			s.mu.Lock()
+			s.rec.failover(clock.Now(), st)
+			s.mu.Unlock()
 		}
 		return s.serve(ctx, l)
 	}
@@ -84,6 +88,7 @@ type server struct {
 	st       *state
 	changed  chan struct{} // closed and replaced at every change of the state
 	leaderAt time.Time     // no leader before this instant
+	rec      *recorder     // the operations P3 judges (ops.go)
 }
 
 // serve runs the HTTP server and the session reaper until ctx ends.
@@ -109,6 +114,7 @@ func (s *server) lock() time.Time {
 	s.mu.Lock()
 	now := s.clock.Now()
 	s.expire(now)
+	s.rec.served(now)
 	return now
 }
 
@@ -134,7 +140,11 @@ func (s *server) notify() {
 func (s *server) reap(ctx context.Context) {
 	for {
 		s.mu.Lock()
-		next := s.expire(s.clock.Now())
+		now := s.clock.Now()
+		next := s.expire(now)
+		if ctx.Err() == nil {
+			s.rec.served(now)
+		}
 		changed := s.changed
 		s.mu.Unlock()
 		var fire <-chan time.Time

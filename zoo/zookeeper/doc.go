@@ -98,12 +98,18 @@
 // that stop believing at StateDisconnected, since recvTimeout (2/3 of the
 // session) passes before the server can expire the session. P2 fails
 // without a token and holds with the sequence number or the czxid. P3
-// judges the fenced store's writes only: no specification in package model
-// describes a ZooKeeper tree of sessions, ephemeral and sequential nodes
-// (expiring-key is a key with a TTL set by its request, cas-record a record
-// with client-side expiry, lease-store leasesim's grants, the lessor
-// etcd's leases and revisions), so the ZooKeeper requests are not recorded
-// as operations and P3 says nothing about the server. P4 fails when a
+// judges the fenced store's writes and the server's own requests: the
+// server records every request it processes (ops.go: connect, ping,
+// create, delete, exists, getChildren, close, any other as a renewal),
+// its initial nodes and each restart with the sessions it reopened, as
+// operations of the zookeeper-session specification
+// (model.ZooKeeperSessionSpec), whose invalidation bound is the tick that
+// HoldPPB declares: an ephemeral node seen after its session must have
+// expired, or missing before the session's timeout ran out, is a
+// violation. The operations are recorded at the server as it processes
+// them (call, processing and return at one instant): P3 judges the
+// server's processing order; what reached the clients is the beliefs'
+// business. P4 fails when a
 // create the server performed but whose caller never learned it (a lost
 // reply, a connection dropped during a server stall) leaves an orphan lock
 // node on a live session: it has the lowest sequence number and nobody

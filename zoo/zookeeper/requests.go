@@ -3,6 +3,9 @@ package zookeeper
 import (
 	"fmt"
 	"slices"
+
+	"github.com/leasesim/leasesim/history"
+	"github.com/leasesim/leasesim/model"
 )
 
 // handle answers one request of a connected client (FinalRequestProcessor):
@@ -16,6 +19,11 @@ func (s *server) handle(zc *conn, pkt []byte) bool {
 		return false
 	}
 	s.touch(ss)
+	// Every packet processed here is an operation of the session: in and
+	// out say which, zk_request (a renewal only) unless a case below says
+	// more.
+	in, out := history.Payload{Kind: model.OpZKRequest, Lease: uint64(ss.id)}, history.Payload{}
+	defer func() { s.record(in, out) }()
 	d := decoder{b: pkt}
 	xid, op := d.int32("xid"), d.int32("type")
 	if d.err != nil {
@@ -26,9 +34,11 @@ func (s *server) handle(zc *conn, pkt []byte) bool {
 	var body []byte
 	switch op {
 	case opPing:
+		in.Kind = model.OpZKPing
 		s.send(zc, reply(xidPing, s.d.Zxid, errOK, nil))
 		return true
 	case opClose:
+		in.Kind = model.OpZKClose
 		s.closeSession(ss)
 		s.send(zc, reply(xid, s.d.Zxid, errOK, nil))
 		s.dropConn(zc)
@@ -39,7 +49,10 @@ func (s *server) handle(zc *conn, pkt []byte) bool {
 			break
 		}
 		var p string
-		if code, p = s.create(r, ss.id); code == errOK {
+		code, p = s.create(r, ss.id)
+		in.Kind, in.Key, in.Value = model.OpZKCreate, r.path, createMode(r.flags)
+		out.Key, out.Err = p, errName(code)
+		if code == errOK {
 			e := encoder{}
 			e.string(p)
 			body = e.b
@@ -48,6 +61,7 @@ func (s *server) handle(zc *conn, pkt []byte) bool {
 		p, version := d.string("path"), d.int32("version")
 		if d.err == nil {
 			code = s.delete(p, version)
+			in.Kind, in.Key, out.Err = model.OpZKDelete, p, errName(code)
 		}
 	case opSetData:
 		p, data, version := d.string("path"), d.buffer("data"), d.int32("version")
@@ -58,6 +72,7 @@ func (s *server) handle(zc *conn, pkt []byte) bool {
 		p, watch := d.string("path"), d.bool("watch")
 		if d.err == nil {
 			code, body = s.read(zc, op, p, watch)
+			in, out = s.readOp(in, op, p, code)
 		}
 	case opSetWatches:
 		w := decodeSetWatches(&d)
@@ -73,6 +88,32 @@ func (s *server) handle(zc *conn, pkt []byte) bool {
 	}
 	s.send(zc, reply(xid, s.d.Zxid, code, body))
 	return true
+}
+
+// readOp is the operation of a read of p that answered code: exists
+// (found, and the ephemeral owner) and getChildren (the names); getData
+// stays a zk_request.
+func (s *server) readOp(in history.Payload, op int32, p string, code errCode) (history.Payload, history.Payload) {
+	out := history.Payload{Err: errName(code)}
+	z := s.d.Nodes[p]
+	switch op {
+	case opExists:
+		in.Kind, in.Key = model.OpZKExists, p
+		if code == errNoNode {
+			out.Err = "" // exists answers "no node" as not found
+		}
+		if z != nil && code == errOK {
+			out.OK, out.Lease = true, uint64(z.EphemeralOwner)
+		}
+	case opGetChildren, opGetChildren2:
+		in.Kind, in.Key = model.OpZKChildren, p
+		if z != nil && code == errOK {
+			for _, c := range z.Children {
+				out.Keys = append(out.Keys, history.KV{Key: c})
+			}
+		}
+	}
+	return in, out
 }
 
 // create is a create (PrepRequestProcessor and DataTree.createNode): the

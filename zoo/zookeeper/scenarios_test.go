@@ -11,6 +11,7 @@ import (
 	"github.com/leasesim/leasesim/checker"
 	"github.com/leasesim/leasesim/gohost"
 	"github.com/leasesim/leasesim/history"
+	"github.com/leasesim/leasesim/model"
 	"github.com/leasesim/leasesim/scenarios"
 )
 
@@ -40,9 +41,10 @@ func TestStories(t *testing.T) {
 		{SessionCutOff(OnExpired, 4*time.Second), bad, ok, ok, ok, "#20 at ZooKeeper's smallest session"},
 		{SessionCutOff(OnDisconnected, 10*time.Second), ok, ok, ok, ok, "a longer session, the same margin"},
 		// Nobody ever holds the lock: with no belief P1 has nothing to judge
-		// (unknown), and with no grant and no accepted write P2 and P3 are
-		// not applicable; no data is never ok.
-		{OrphanNode(false), unknown, na, na, bad, "#229: the orphan lock node blocks every contender"},
+		// (unknown), and with no grant and no accepted write P2 is not
+		// applicable; no data is never ok. P3 judges the server's requests
+		// (the orphan is a legal node of a live session).
+		{OrphanNode(false), unknown, na, ok, bad, "#229: the orphan lock node blocks every contender"},
 		{OrphanNode(true), ok, ok, ok, ok, "PR #237's cleanup, done by the holder: the lock is held again"},
 		{ServerRestart(), ok, ok, ok, ok, "durable tree and sessions"},
 		{GCPause(NoToken), bad, bad, ok, ok, "Kleppmann: token 0 for both"},
@@ -155,4 +157,45 @@ func TestShrinkAndReplay(t *testing.T) {
 	again := executeOrFail(t, sc, 2, scenarios.Options{T: t, Schedule: &s.Schedule, Verify: true})
 	assert.Equal(t, s.Hash, again.Goroutine.Hash)
 	assert.Equal(t, checker.Violated, again.Verdict("P1"))
+}
+
+// P3 judges the server's own requests under the zookeeper-session
+// specification, and it bites: the same history with one more exists,
+// processed after the run, that still finds h1's first lock node (whose
+// session expired while h1 was cut off) is a violation.
+func TestP3JudgesTheServer(t *testing.T) {
+	out := execute(t, SessionCutOff(OnExpired, 6*time.Second), 1)
+	h := out.Goroutine.History
+	var server int
+	var lock history.Operation
+	var last history.Operation
+	for _, op := range h.AllOps() {
+		if op.Server != ZooKeeperNode {
+			continue
+		}
+		server++
+		if lock.Input.Kind == "" && op.Input.Kind == model.OpZKCreate && op.Input.Value == model.ZKEphemeralSequential &&
+			op.Output.Err == "" {
+			lock = op
+		}
+		if op.Processed > last.Processed {
+			last = op
+		}
+	}
+	require.Positive(t, server, "the server's requests are operations")
+	require.NotEmpty(t, lock.Output.Key, "a lock node was created")
+	p3 := checker.Linearizability(h, checker.Options{})
+	assert.Equal(t, checker.OK, p3.Status, p3.Summary)
+	assert.Contains(t, p3.Summary, Spec)
+
+	stale := last
+	stale.ID, stale.Client = last.ID+1000, ZooKeeperNode
+	stale.Call, stale.Processed, stale.Return = last.Return+1, last.Return+1, last.Return+2
+	stale.Input = history.Payload{Kind: model.OpZKExists, Lease: last.Input.Lease, Key: lock.Output.Key}
+	stale.Output = history.Payload{Kind: model.OpZKExists + "_reply", OK: true, Lease: lock.Input.Lease,
+		Clock: last.Output.Clock + time.Millisecond}
+	h.AppendOp(stale)
+	p3 = checker.Linearizability(h, checker.Options{})
+	assert.Equal(t, checker.Violated, p3.Status, p3.Summary)
+	t.Log(p3.Summary)
 }

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/leasesim/leasesim/gohost"
+	"github.com/leasesim/leasesim/history"
+	"github.com/leasesim/leasesim/model"
 )
 
 // Port is the port the simulated ZooKeeper listens on (ZooKeeper's
@@ -111,17 +113,23 @@ func newServer(n *gohost.Node, opts ServerOptions) (*server, error) {
 		}
 		s.d = d
 	}
-	if _, ok := n.Storage().Get(stateKey); !ok && len(opts.Paths) > 0 {
+	_, restarted := n.Storage().Get(stateKey)
+	if !restarted && len(opts.Paths) > 0 {
 		for _, p := range opts.Paths {
-			if code, _ := s.create(createRequest{path: p, acls: 1}, 0); code != errOK {
+			code, _ := s.create(createRequest{path: p, acls: 1}, 0)
+			if code != errOK {
 				return nil, fmt.Errorf("zookeeper: initial node %q: error %d", p, code)
 			}
+			s.record(history.Payload{Kind: model.OpZKCreate, Key: p}, history.Payload{Key: p})
 		}
 	}
 	for id, t := range s.d.Sessions {
 		ss := &session{id: id, timeoutMs: t}
 		s.touch(ss)
 		s.sessions[id] = ss
+	}
+	if restarted {
+		s.record(history.Payload{Kind: model.OpZKRestart, Clock: s.lastServed()}, history.Payload{Keys: s.sessionIDs()})
 	}
 	return s, nil
 }
@@ -171,6 +179,7 @@ func (s *server) expirer(ctx context.Context) {
 		case <-t.C():
 			s.mu.Lock()
 			s.tick++
+			s.served()
 			for _, id := range sortedSessions(s.sessions) {
 				if ss := s.sessions[id]; ss.expiry <= s.tick {
 					s.closeSession(ss)
@@ -291,10 +300,13 @@ func (s *server) connect(zc *conn, req connectRequest) bool {
 		return false
 	}
 	timeoutMs := s.negotiate(req.timeoutMs)
+	in := history.Payload{Kind: model.OpZKConnect, Lease: uint64(req.sessionID),
+		TTL: time.Duration(req.timeoutMs) * time.Millisecond}
 	var ss *session
 	if req.sessionID != 0 {
 		ss = s.sessions[req.sessionID]
 		if ss == nil || string(req.passwd) != string(password(req.sessionID)) {
+			s.record(in, history.Payload{Err: model.ZKSessionExpired})
 			s.send(zc, connectResponse(0, 0, make([]byte, 16)))
 			s.dropConn(zc)
 			return false
@@ -318,6 +330,7 @@ func (s *server) connect(zc *conn, req connectRequest) bool {
 	}
 	s.touch(ss)
 	ss.conn, zc.session = zc, ss.id
+	s.record(in, history.Payload{Lease: uint64(ss.id), TTL: time.Duration(timeoutMs) * time.Millisecond})
 	s.send(zc, connectResponse(timeoutMs, ss.id, password(ss.id)))
 	return true
 }

@@ -23,6 +23,11 @@ type Setup struct {
 	Schedule     faults.Schedule
 }
 
+// Spec is the specification the server's operations are judged by (P3):
+// model.ZooKeeperSessionSpec, with the invalidation bound leaseOf
+// declares.
+const Spec = "zookeeper-session"
+
 // stopBeforeEnd is how long before the end of the run the holders stop
 // and close their sessions (HolderConfig.Stop).
 const stopBeforeEnd = 3 * time.Second
@@ -35,7 +40,7 @@ func (s Setup) Config() gohost.Config {
 	cfg := gohost.Config{Duration: s.Duration, Schedule: s.Schedule, SeedCryptoRand: true,
 		Nodes: []gohost.NodeSpec{{Name: ZooKeeperNode, Run: Server(s.Server)},
 			{Name: StoreNode, Run: gohost.FencedStore(gohost.StoreOptions{Unfenced: s.Token == NoToken})}},
-		History: gohost.HistoryConfig{Grantor: ZooKeeperNode, FencedStore: StoreNode}}
+		History: gohost.HistoryConfig{Spec: Spec, Grantor: ZooKeeperNode, FencedStore: StoreNode}}
 	for i, h := range s.Holders {
 		h.Token, h.LostOn, h.CleanOrphans = s.Token, s.LostOn, s.CleanOrphans
 		h.Stop = s.Duration - stopBeforeEnd
@@ -54,7 +59,9 @@ func (s Setup) Config() gohost.Config {
 
 // leaseOf states the lease facts the checkers read. The TTL is the
 // negotiated session timeout; the server holds a session up to one tick
-// beyond it (expiry on the next tick boundary), which HoldPPB says. The
+// beyond it (expiry on the next tick boundary), which HoldPPB says,
+// rounded up so that the hold it gives is never below the tick: the
+// invalidation bound P3's specification reads. The
 // client's derived timeouts (zk.Conn.setTimeouts): a request or ping
 // reply is awaited recvTimeout = 2/3 of the session timeout, and it pings
 // every half of that. BackoffMax is the holder's idle after a failed Lock
@@ -62,6 +69,6 @@ func (s Setup) Config() gohost.Config {
 func leaseOf(h HolderConfig, opts ServerOptions) history.Lease {
 	ttl := min(max(h.SessionTimeout, opts.MinSessionTimeout), opts.MaxSessionTimeout)
 	recv := ttl * 2 / 3
-	return history.Lease{TTL: ttl, HoldPPB: int64(opts.Tick) * 1_000_000_000 / int64(ttl),
+	return history.Lease{TTL: ttl, HoldPPB: (int64(opts.Tick)*1_000_000_000 + int64(ttl) - 1) / int64(ttl),
 		RenewInterval: recv / 2, RequestTimeout: recv, BackoffMax: h.Idle + time.Second}
 }
