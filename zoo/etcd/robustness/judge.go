@@ -1,9 +1,14 @@
 package robustness
 
 import (
+	"archive/tar"
+	"compress/gzip"
 	"context"
 	"fmt"
+	"io"
 	"os"
+	"path/filepath"
+	"strings"
 	"time"
 
 	"go.uber.org/zap"
@@ -89,21 +94,88 @@ func Save(dir string, reports []report.ClientReport) error {
 }
 
 // Load reads what Save wrote (or a robustness test's report directory),
-// by etcd's own report code; a directory with no operations is an error.
-func Load(dir string) ([]report.ClientReport, error) {
-	if _, err := os.Stat(dir); err != nil {
+// by etcd's own report code; path may also be such a directory packed as
+// NAME.tar.gz (as testdata keeps them), unpacked into a temporary
+// directory that is removed before Load returns. A directory with no
+// operations is an error.
+func Load(path string) ([]report.ClientReport, error) {
+	if _, err := os.Stat(path); err != nil {
 		return nil, fmt.Errorf("robustness: %w", err)
+	}
+	dir := path
+	if strings.HasSuffix(path, ".tar.gz") {
+		tmp, err := os.MkdirTemp("", "leasesim-robustness-")
+		if err != nil {
+			return nil, fmt.Errorf("robustness: %w", err)
+		}
+		defer os.RemoveAll(tmp)
+		if err := unpack(path, tmp); err != nil {
+			return nil, err
+		}
+		dir = filepath.Join(tmp, strings.TrimSuffix(filepath.Base(path), ".tar.gz"))
 	}
 	reports, err := report.LoadClientReports(dir)
 	if err != nil {
-		return nil, fmt.Errorf("robustness: %s: %w", dir, err)
+		return nil, fmt.Errorf("robustness: %s: %w", path, err)
 	}
 	n := 0
 	for _, r := range reports {
 		n += len(r.KeyValue)
 	}
 	if n == 0 {
-		return nil, fmt.Errorf("robustness: %s: no operations (want client-N/operations.json)", dir)
+		return nil, fmt.Errorf("robustness: %s: no operations (want client-N/operations.json)", path)
 	}
 	return reports, nil
+}
+
+// unpack extracts the regular files and directories of a .tar.gz into
+// dir, refusing a name that leaves it.
+func unpack(file, dir string) error {
+	f, err := os.Open(file)
+	if err != nil {
+		return fmt.Errorf("robustness: %w", err)
+	}
+	defer f.Close()
+	zr, err := gzip.NewReader(f)
+	if err != nil {
+		return fmt.Errorf("robustness: %s: not a .tar.gz: %w", file, err)
+	}
+	tr := tar.NewReader(zr)
+	for {
+		hd, err := tr.Next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return fmt.Errorf("robustness: %s: %w", file, err)
+		}
+		path := filepath.Join(dir, hd.Name)
+		if !strings.HasPrefix(path, filepath.Clean(dir)+string(filepath.Separator)) {
+			return fmt.Errorf("robustness: %s: %q leaves the directory", file, hd.Name)
+		}
+		switch hd.Typeflag {
+		case tar.TypeDir:
+			err = os.MkdirAll(path, 0o755)
+		case tar.TypeReg:
+			err = writeFrom(path, tr)
+		}
+		if err != nil {
+			return fmt.Errorf("robustness: %s: %w", file, err)
+		}
+	}
+}
+
+func writeFrom(path string, r io.Reader) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	w, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(w, r); err != nil {
+		w.Close()
+		return err
+	}
+	return w.Close()
 }

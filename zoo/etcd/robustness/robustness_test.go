@@ -2,9 +2,9 @@ package robustness
 
 import (
 	"archive/tar"
+	"bytes"
 	"cmp"
 	"compress/gzip"
-	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -28,7 +28,7 @@ const etcdTimeout = time.Minute
 
 // recorded returns the committed histories: testdata/NAME.tar.gz, each a
 // run directory in etcd's own layout as `go run ./cmd/etcdrobustness -out`
-// saved it, unpacked and read by etcd's report.LoadClientReports.
+// saved it, read by Load (etcd's report.LoadClientReports).
 func recorded(t *testing.T) map[string][]report.ClientReport {
 	t.Helper()
 	files, err := filepath.Glob("testdata/*.tar.gz")
@@ -36,42 +36,11 @@ func recorded(t *testing.T) map[string][]report.ClientReport {
 	require.NotEmpty(t, files, "no recorded histories in testdata")
 	out := map[string][]report.ClientReport{}
 	for _, f := range files {
-		dir := unpack(t, f)
-		reps, err := Load(dir)
+		reps, err := Load(f)
 		require.NoError(t, err, f)
 		out[strings.TrimSuffix(filepath.Base(f), ".tar.gz")] = reps
 	}
 	return out
-}
-
-// unpack extracts a .tar.gz of one run directory into a temporary
-// directory and returns that run directory.
-func unpack(t *testing.T, file string) string {
-	t.Helper()
-	f, err := os.Open(file)
-	require.NoError(t, err)
-	defer f.Close()
-	zr, err := gzip.NewReader(f)
-	require.NoError(t, err)
-	tmp, tr := t.TempDir(), tar.NewReader(zr)
-	for {
-		hd, err := tr.Next()
-		if err == io.EOF {
-			break
-		}
-		require.NoError(t, err)
-		require.False(t, strings.Contains(hd.Name, ".."), "%s: %s leaves the directory", file, hd.Name)
-		path := filepath.Join(tmp, hd.Name)
-		if hd.Typeflag == tar.TypeDir {
-			require.NoError(t, os.MkdirAll(path, 0o755))
-			continue
-		}
-		require.NoError(t, os.MkdirAll(filepath.Dir(path), 0o755))
-		b, err := io.ReadAll(tr)
-		require.NoError(t, err)
-		require.NoError(t, os.WriteFile(path, b, 0o644))
-	}
-	return filepath.Join(tmp, strings.TrimSuffix(filepath.Base(file), ".tar.gz"))
 }
 
 // kinds counts the converted history's operations by kind and outcome.
@@ -246,4 +215,40 @@ func revisionBack(reps []report.ClientReport) ([]report.ClientReport, bool) {
 		}
 	}
 	return nil, false
+}
+
+// Load refuses what is not a recorded run, naming it: a missing path, a
+// directory without operations, an archive whose names leave its
+// directory, a file that is not gzip.
+func TestLoadRefuses(t *testing.T) {
+	dir := t.TempDir()
+	empty := filepath.Join(dir, "empty")
+	require.NoError(t, os.MkdirAll(filepath.Join(empty, "client-1"), 0o755))
+	escape := filepath.Join(dir, "escape.tar.gz")
+	require.NoError(t, os.WriteFile(escape, tarGz(t, "../outside", "x"), 0o644))
+	notGz := filepath.Join(dir, "plain.tar.gz")
+	require.NoError(t, os.WriteFile(notGz, []byte("not gzip"), 0o644))
+	for _, tt := range []struct{ path, want string }{
+		{filepath.Join(dir, "missing"), "no such file"},
+		{empty, "no operations"},
+		{escape, `"../outside" leaves the directory`},
+		{notGz, "plain.tar.gz: not a .tar.gz"},
+	} {
+		_, err := Load(tt.path)
+		require.Error(t, err, tt.path)
+		assert.Contains(t, err.Error(), tt.want)
+	}
+}
+
+// tarGz returns a .tar.gz holding one file.
+func tarGz(t *testing.T, name, body string) []byte {
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	tw := tar.NewWriter(zw)
+	require.NoError(t, tw.WriteHeader(&tar.Header{Name: name, Mode: 0o644, Size: int64(len(body)), Typeflag: tar.TypeReg}))
+	_, err := tw.Write([]byte(body))
+	require.NoError(t, err)
+	require.NoError(t, tw.Close())
+	require.NoError(t, zw.Close())
+	return buf.Bytes()
 }

@@ -5,8 +5,9 @@
 // robustness.Runs (-rounds times), saves each run's operations in etcd's
 // own layout (OUT/NAME/client-N/operations.json) with the converted
 // leasesim history (OUT/NAME/history.jsonl, which `simrun check` reads),
-// and prints both verdicts per run. With -judge DIR... it judges saved
-// runs only, starting nothing.
+// and prints both verdicts per run. With -judge PATH... it judges saved
+// runs only (directories, or NAME.tar.gz archives as robustness/testdata
+// keeps them), starting nothing.
 //
 // etcd's model searches each history for at most -etcd-timeout (its
 // verdict is then undecided, which is counted and is no failure).
@@ -17,7 +18,7 @@
 // process it started; without -out its directory is temporary and removed.
 //
 //	go run ./cmd/etcdrobustness [-rounds 1] [-out DIR] [-etcd-timeout 30s]
-//	go run ./cmd/etcdrobustness -judge DIR...
+//	go run ./cmd/etcdrobustness -judge robustness/testdata/*.tar.gz
 package main
 
 import (
@@ -63,7 +64,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 	switch {
 	case *judge && fs.NArg() == 0:
-		fmt.Fprintln(stderr, "etcdrobustness: -judge: name at least one saved run directory")
+		fmt.Fprintln(stderr, "etcdrobustness: -judge: name at least one saved run (a directory or a .tar.gz)")
 		return 2
 	case !*judge && fs.NArg() > 0:
 		fmt.Fprintf(stderr, "etcdrobustness: %q: arguments are read only with -judge\n", fs.Arg(0))
