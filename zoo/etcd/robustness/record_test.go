@@ -33,7 +33,9 @@ func TestRecordAgainstRealEtcd(t *testing.T) {
 	for _, k := range []string{"grant", "put", "get", "revoke", "get of a leased key"} {
 		assert.Positive(t, n[k], "no %s", k)
 	}
-	v, err := Judge(t.Context(), reps, LeaseTTL, etcdTimeout)
+	// Undecided is allowed here (etcd's search has a wall-clock limit);
+	// 20 s bounds the test on a loaded machine.
+	v, err := Judge(t.Context(), reps, LeaseTTL, 20*time.Second)
 	require.NoError(t, err)
 	assert.NotEqual(t, validate.Failure, v.Etcd, "etcd's model rejected a history of real etcd: %v", v.EtcdErr)
 	t.Logf("%s: %v; ops by kind %v", run.Name, v, n)
