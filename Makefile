@@ -14,7 +14,7 @@ IMAGE     ?= ghcr.io/leasesim/simrun:latest
 # vet and test each. zoo-modules fails when a zoo/*/go.mod is missing from this list.
 ZOO_MODULES := zoo/consul zoo/etcd zoo/hraft zoo/k8s zoo/redsync zoo/zookeeper
 
-.PHONY: run test bench bench-gohost fuzz lint build image clean tune-example etcd-stories consul-tables zoo-modules zookeeper-results explore-table realtime-stories verdicts-load
+.PHONY: run test bench bench-gohost fuzz lint build image clean tune-example etcd-stories consul-tables zoo-modules zookeeper-results explore-table realtime-stories verdicts-load etcd-robustness
 
 ## image: the simrun image deploy/k8s's Jobs run (needs docker; deploy's tests check the manifests name it).
 image:
@@ -136,6 +136,13 @@ tune-example: build
 ## reproduction rate and its run directories (about 20 minutes on 2 cores).
 etcd-stories:
 	cd zoo/etcd && $(GO) run ./cmd/etcdstories -n $(or $(ETCD_RUNS),20)
+
+## etcd-robustness: etcd's own robustness-test client (tests/v3 v3.7.3, unchanged) records ROBUSTNESS_ROUNDS (1)
+## rounds of zoo/etcd/robustness's lease traffic against real etcd under four fault plans; each history is judged
+## by etcd's model and by leasesim's lessor specification (one line per run, then the counts). Fails if etcd
+## accepts a history leasesim does not, or etcd rejects one. make test judges the recorded ones in testdata.
+etcd-robustness:
+	cd zoo/etcd && $(GO) run ./cmd/etcdrobustness -rounds $(or $(ROBUSTNESS_ROUNDS),1)
 
 ## consul-tables: zoo/consul's RESULTS.md tables: every story x configuration over seeds 1-CONSUL_SEEDS (200), each
 ## seed run twice (Verify), the first failing seed of each shrunk and replayed; written to out/consul-results.md.

@@ -835,10 +835,13 @@ func (s windowState) keyMustLive(k lessorKey, t time.Duration) bool {
 	return k.lease == 0 || s.mustLive(k.lease, t)
 }
 
-// gone ends key k: its lease expired (or, unsure, a put the history does
-// not show attached it to one that did).
+// goneKey ends key k: its lease expired; or, k unsure, a refused put
+// replaced it (attaching it to another lease, which may have expired),
+// which shows nothing about k's lease (docs/decisions/0009).
 func (s windowState) goneKey(k lessorKey) windowState {
-	s = s.expired(k.lease)
+	if !k.unsure {
+		s = s.expired(k.lease)
+	}
 	if i, ok := s.key(k.key); ok {
 		s.keys = slices.Delete(slices.Clone(s.keys), i, i+1)
 	}

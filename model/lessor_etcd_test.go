@@ -96,6 +96,12 @@ func TestLessorWindowDecisions(t *testing.T) {
 		{"0009 a put over a key of another live lease", []pair{lgrant(7, 10, 0), lgrant(8, 10, 0),
 			lput(OpCreate, "k", "a", 7, 1, true, 1, LessorOK), lput(OpPut, "k", "b", 8, 2, false, 2, LessorOK),
 			lexists("k", 8, 3, 1, 2)}, ""},
+		{"0009 an unsure key read with another lease leaves its old lease live", []pair{lgrant(7, 10, 0),
+			lput(OpPut, "k", "a", 7, 1, false, 1, LessorOK), lput(OpPut, "k", "b", 0, 2, false, 0, "unavailable"),
+			lget("k", 3, "b", 0, 2, 0, 2), lput(OpPut, "j", "c", 7, 4, false, 3, LessorOK)}, ""},
+		{"0009 an unsure key does not free its old lease's id", []pair{lgrant(7, 10, 0),
+			lput(OpPut, "k", "a", 7, 1, false, 1, LessorOK), lput(OpPut, "k", "b", 0, 2, false, 0, "unavailable"),
+			lget("k", 3, "", 0, 0, 0, 2), lgrant(7, 10, 4)}, "not in use"},
 		{"0009 a put does not make a new create revision", []pair{lput(OpCreate, "k", "a", 0, 1, true, 1, LessorOK),
 			lput(OpPut, "k", "b", 0, 2, false, 2, LessorOK), lexists("k", 0, 3, 2, 2)}, "must still be live"},
 		// 0010: lease 0 is no lease.

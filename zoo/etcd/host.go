@@ -91,6 +91,9 @@ type Resources struct {
 	TempDir string
 	// PIDs are the child processes.
 	PIDs []int
+	// ClientURLs are the members' client URLs, through the fault proxy,
+	// in member order (m0, m1, …): what a client of the cluster dials.
+	ClientURLs []string
 }
 
 func (c *Config) resource() string { return "lock" }
@@ -371,6 +374,7 @@ func (h *host) resources(tmp string) Resources {
 	r := Resources{TempDir: tmp}
 	for _, m := range h.members {
 		r.Ports = append(r.Ports, m.clientPort, m.peerPort, portOf(m.clientPx.Addr()), portOf(m.peerPx.Addr()))
+		r.ClientURLs = append(r.ClientURLs, m.clientURL())
 	}
 	r.Ports = append(r.Ports, portOf(h.store.Addr().String()))
 	for _, p := range h.procs() {
