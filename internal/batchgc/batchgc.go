@@ -9,10 +9,10 @@
 // A fixed GOGC=400 is about twice as fast, but a run with a large history
 // then peaks at five times the heap it keeps live.
 //
-// So GOGC follows the live heap (github.com/bytedance/gopkg's gctuner, after
-// Uber's GC tuning): after each collection it is set so that the next one
-// comes when the heap reaches Threshold, between MinGCPercent and
-// MaxGCPercent. While the live heap is small (a sweep's runs: a few
+// So GOGC follows the live heap (after Uber's GC tuning, as
+// github.com/bytedance/gopkg's gctuner did until 2026-11-28): after each
+// collection it is set so that the next one comes when the heap reaches
+// Threshold, between MinGCPercent and MaxGCPercent. While the live heap is small (a sweep's runs: a few
 // megabytes each) the collector runs at MaxGCPercent, as fast as the fixed
 // GOGC=400 was; once it is large (a run with a history of tens of megabytes)
 // the heap's peak stays within 1.5 times what is live. A soft memory limit
@@ -30,13 +30,17 @@
 // history is now 7.1 MB, so its heap stays below the threshold and peaks
 // at what a run allocates: 11.3 MB, 1.7-1.8 times its history in resident
 // set (BenchmarkHerd500).
+//
+// The tuner reads the live heap through runtime/metrics, which stops no
+// goroutine. gctuner read it with runtime.ReadMemStats, which stops the
+// world, once per collection: a sweep of zoo/etcdraft collects about 25
+// times a second, and on two busy cores each such stop waits for both
+// workers to be preempted (tuner.go).
 package batchgc
 
 import (
 	"os"
 	"runtime/debug"
-
-	"github.com/bytedance/gopkg/util/gctuner"
 )
 
 const (
@@ -60,19 +64,17 @@ const (
 func Apply() (restore func()) {
 	percent, limit := debug.SetGCPercent(-1), debug.SetMemoryLimit(-1)
 	debug.SetGCPercent(percent)
-	tuned := os.Getenv("GOGC") == ""
-	if tuned {
-		gctuner.SetMaxGCPercent(MaxGCPercent)
-		gctuner.SetMinGCPercent(MinGCPercent)
+	var t *tuner
+	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(MaxGCPercent)
-		gctuner.Tuning(Threshold)
+		t = startTuner()
 	}
 	if os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(MemoryLimit)
 	}
 	return func() {
-		if tuned {
-			gctuner.Tuning(0)
+		if t != nil {
+			t.stop()
 		}
 		debug.SetGCPercent(percent)
 		debug.SetMemoryLimit(limit)
