@@ -165,7 +165,6 @@ func renewedAfter(kind, node string) scenarios.Premise {
 		}}
 }
 
-
 // noFault holds when no fault acted (the heal at the end of the run is
 // none): the story's harm needs none.
 func noFault() scenarios.Premise {
