@@ -108,9 +108,11 @@ func checkContended(v *verdict, h *history.History, deadline history.Time) strin
 				h.End, res, deadline))
 			continue
 		}
-		v.violateDuring(deadline, h.HealAt, deadline,
-			fmt.Sprintf("no live holder believed %q between the heal at %v and the bound %v", res, h.HealAt, deadline),
-			lastBeliefOn(h, res))
+		detail := fmt.Sprintf("no live holder believed %q between the heal at %v and the bound %v", res, h.HealAt, deadline)
+		if b := zkBlocker(h, res, deadline); b != "" {
+			detail += ": " + b
+		}
+		v.violateDuring(deadline, h.HealAt, deadline, detail, lastBeliefOn(h, res))
 	}
 	return fmt.Sprintf("%d/%d contended resources held again", held, len(h.Contended))
 }

@@ -2,6 +2,7 @@ package zookeeper
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -92,10 +93,14 @@ func TestOrphanNodeLiveness(t *testing.T) {
 	sc := OrphanNode(false)
 	out := execute(t, sc, 1)
 	assert.Empty(t, out.Goroutine.History.Beliefs, "nobody ever held the lock")
+	var p4 string // P4's violation, which names the node in front
 	for _, c := range out.Checks {
 		if c.Property == "P4" {
 			assert.Contains(t, c.Summary, LockPath)
 			assert.NotEmpty(t, c.Bound, "P4 states its bound")
+			if assert.Len(t, c.Violations, 1) {
+				p4 = c.Violations[0].Detail
+			}
 		}
 	}
 	cfg := sc.Goroutines(1)
@@ -120,6 +125,8 @@ func TestOrphanNodeLiveness(t *testing.T) {
 	assert.Equal(t, int64(0), seq, "the first node created under the lock: %s", orphan)
 	owner := final.Nodes[LockPath+"/"+orphan].EphemeralOwner
 	assert.Contains(t, final.Sessions, owner, "the orphan's session is still open")
+	assert.Contains(t, p4, fmt.Sprintf("the server still had %s/%s first in line, an ephemeral of session %#x", LockPath, orphan, owner),
+		"P4 names the orphan the server's tree holds")
 	var mine int
 	for _, c := range children {
 		if final.Nodes[LockPath+"/"+c].EphemeralOwner == owner {
