@@ -313,25 +313,7 @@ func (s *consulState) renewOrInfo(in, out *history.Payload, t time.Duration) str
 // session whose bound fell after it may be renewed.
 func (s *consulState) failover(lost time.Duration, out *history.Payload, t time.Duration) string {
 	s.settle(lost)
-	for i := range s.sessions {
-		w := &s.sessions[i]
-		if !slices.ContainsFunc(out.Keys, func(kv history.KV) bool { return kv.Key == w.id }) {
-			if why := w.gone(t); why != "" {
-				return "the failover did not renew it: " + why
-			}
-			continue
-		}
-		if why := w.valid(lost); why != "" {
-			return "the failover renewed it: " + why
-		}
-		w.renew(t)
-	}
-	for _, kv := range out.Keys {
-		if s.session(kv.Key) == nil {
-			return fmt.Sprintf("the failover renewed session %s, which was never created", kv.Key)
-		}
-	}
-	return ""
+	return reopen(s.sessions, out.Keys, lost, t, consulFailedOver, false)
 }
 
 // acquire applies PUT ?acquire=: the session's validity, the key's holder

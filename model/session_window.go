@@ -2,9 +2,12 @@ package model
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/anishathalye/porcupine"
+
+	"github.com/leasesim/leasesim/history"
 )
 
 // The invalidation window shared by the session specifications
@@ -149,6 +152,46 @@ func unpartitionedModel(m porcupine.Model) porcupine.Model {
 		return [][]porcupine.Event{events}
 	}
 	return m
+}
+
+// serverReturn says how a server's return is told: a ZooKeeper server
+// restarting reopens sessions, a new Consul leader renews them.
+type serverReturn struct{ event, did, do, made string }
+
+var (
+	zkRestarted      = serverReturn{"restart", "reopened", "reopen", "opened"}
+	consulFailedOver = serverReturn{"failover", "renewed", "renew", "created"}
+)
+
+// reopen applies a server's return at t to ws: named are the sessions it
+// reopened or renewed, and every other one is gone. No session expires
+// while no server runs, so the caller first applies the bounds up to
+// lost, the previous life's last known reading, and a session whose bound
+// fell after it may be reopened. With keepDead a session already gone is
+// left as it is. "" or why not.
+func reopen(ws []sessionWin, named []history.KV, lost, t time.Duration, r serverReturn, keepDead bool) string {
+	for i := range ws {
+		w := &ws[i]
+		if !slices.ContainsFunc(named, func(kv history.KV) bool { return kv.Key == w.id }) {
+			if keepDead && w.dead {
+				continue
+			}
+			if why := w.gone(t); why != "" {
+				return fmt.Sprintf("the %s did not %s it: %s", r.event, r.do, why)
+			}
+			continue
+		}
+		if why := w.valid(lost); why != "" {
+			return fmt.Sprintf("the %s %s it: %s", r.event, r.did, why)
+		}
+		w.renew(t)
+	}
+	for _, kv := range named {
+		if sessionIndex(ws, kv.Key) < 0 {
+			return fmt.Sprintf("the %s %s session %s, which was never %s", r.event, r.did, kv.Key, r.made)
+		}
+	}
+	return ""
 }
 
 // sessionIndex returns the index of the session id in ws, or -1.

@@ -311,25 +311,8 @@ func (s *zkState) connect(policy LeasePolicy, in, out *history.Payload, t time.D
 // known reading, and a session whose bound fell after it may be reopened.
 func (s *zkState) restart(lost time.Duration, out *history.Payload, t time.Duration) string {
 	s.settle(lost)
-	for i := range s.sessions {
-		w := &s.sessions[i]
-		if !slices.ContainsFunc(out.Keys, func(kv history.KV) bool { return kv.Key == w.id }) {
-			if !w.dead {
-				if why := w.gone(t); why != "" {
-					return "the restart did not reopen it: " + why
-				}
-			}
-			continue
-		}
-		if why := w.valid(lost); why != "" {
-			return "the restart reopened it: " + why
-		}
-		w.renew(t)
-	}
-	for _, kv := range out.Keys {
-		if sessionIndex(s.sessions, kv.Key) < 0 {
-			return fmt.Sprintf("the restart reopened session %s, which was never opened", kv.Key)
-		}
+	if why := reopen(s.sessions, out.Keys, lost, t, zkRestarted, true); why != "" {
+		return why
 	}
 	s.settle(t)
 	return ""
