@@ -57,7 +57,8 @@ type Job struct {
 	Scenario string `json:"scenario,omitempty"`
 	// Seeds are the seeds to run, in order (shrink: exactly one).
 	Seeds []uint64 `json:"seeds,omitempty"`
-	// Schedule, when set, replaces each seed's fault plan (run).
+	// Schedule, when set, replaces each seed's fault plan (run), or the
+	// seed's plan that shrinking starts from (shrink).
 	Schedule *faults.Schedule `json:"schedule,omitempty"`
 	// Verify runs each seed twice and compares the traces (run).
 	Verify bool `json:"verify,omitempty"`
@@ -86,6 +87,13 @@ type ScenarioInfo struct {
 	Doc   string   `json:"doc"`
 	Story string   `json:"story,omitempty"`
 	Nodes []string `json:"nodes"`
+	// Targets are the nodes the scenario's own faults hit with process
+	// faults (its nemesis's targets), and Failpoints the failpoints a
+	// schedule may arm on it (the host's triggers, the nemesis's, and
+	// those its own schedule arms): what a search over its schedules may
+	// use (simrun explore).
+	Targets    []string `json:"targets,omitempty"`
+	Failpoints []string `json:"failpoints,omitempty"`
 }
 
 // OutcomeRecord is one seed's outcome, as plain data.

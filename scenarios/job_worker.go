@@ -6,10 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/leasesim/leasesim/checker"
+	"github.com/leasesim/leasesim/faults"
 	"github.com/leasesim/leasesim/gohost"
 )
 
@@ -144,7 +146,7 @@ func shrinkJob(t *testing.T, sc Scenario, job gohost.Job, w *recordWriter) {
 	var s *Shrunk
 	var err error
 	ok := t.Run(fmt.Sprintf("seed=%d", seed), func(t *testing.T) {
-		s, err = ShrinkSeed(sc, seed, Options{T: t}, job.MaxAttempts)
+		s, err = ShrinkSeed(sc, seed, Options{T: t, Schedule: job.Schedule}, job.MaxAttempts)
 	})
 	switch {
 	case !ok:
@@ -210,9 +212,48 @@ func verdict(c checker.Result) gohost.Verdict {
 		AssumptionExceeded: c.AssumptionOnly()}
 }
 
-// scenarioInfo lists a scenario's name, docs and nodes (from seed 0's run).
+// scenarioInfo lists a scenario's name, docs, nodes and the vocabulary of
+// its faults (from seed 0's run).
 func scenarioInfo(sc Scenario) *gohost.ScenarioInfo {
-	return &gohost.ScenarioInfo{Name: sc.Name, Doc: sc.Doc, Story: sc.Story, Nodes: append([]string{}, sc.Nodes()...)}
+	info := &gohost.ScenarioInfo{Name: sc.Name, Doc: sc.Doc, Story: sc.Story, Nodes: append([]string{}, sc.Nodes()...)}
+	if sc.Goroutines == nil {
+		return info
+	}
+	own := sc.Goroutines(0).Schedule.Events
+	info.Failpoints = gohost.Triggers()
+	if sc.Nemesis != nil {
+		info.Targets = append(info.Targets, sc.Nemesis.Targets...)
+		info.Failpoints = append(info.Failpoints, sc.Nemesis.Failpoints...)
+	}
+	var hit []string // the nodes the run's own schedule hits
+	for _, e := range own {
+		if e.Kind == faults.KindFailpoint {
+			info.Failpoints = append(info.Failpoints, e.Failpoint)
+		}
+		if e.Node != "" {
+			hit = append(hit, e.Node)
+		}
+	}
+	switch {
+	case len(info.Targets) > 0:
+	case len(hit) > 0:
+		info.Targets = hit
+	default:
+		info.Targets = info.Nodes
+	}
+	info.Targets, info.Failpoints = uniqueNames(info.Targets), uniqueNames(info.Failpoints)
+	return info
+}
+
+// uniqueNames returns names without repeats, in first-seen order.
+func uniqueNames(names []string) []string {
+	var out []string
+	for _, n := range names {
+		if !slices.Contains(out, n) {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 func findScenario(scenarios []Scenario, name string) (Scenario, bool) {
