@@ -1,6 +1,6 @@
 // Package explore searches fault schedules for a violation, guided by what
 // each run reached, as greybox fuzzers do (AFL, Go's own fuzzing engine,
-// Mallory for distributed systems), on the event host.
+// Mallory for distributed systems), on any host.
 //
 // Explore runs one (scenario, implementation) again and again. Its first
 // runs are the scenario's own: a seed and the schedule the scenario draws
@@ -26,8 +26,18 @@
 // the Result says which behaviours the runs reached and which they never
 // did.
 //
+// The search is one thing and how a run is executed another: a Host runs
+// one Input and returns what the run's history reached (its behaviour
+// coverage, first violation and trace hash), says what mutations may use
+// (a Vocabulary: nodes, fault targets, failpoints, lease boundaries, and a
+// nemesis to draw from, if it has one here), and shrinks a failing input
+// with scenarios.ShrinkSeed. Explore runs the event host in process unless
+// Config.Host names another; simrun explore runs goroutine code (zoo
+// modules, a user's package) through its worker processes.
+//
 // The explorer's own choices come from its seed alone: one PCG stream, no
 // map iteration, no clock. The same Config gives the same runs in the same
-// order and the same first failure on any machine. Goroutine-host scenarios
-// are not explored yet.
+// order; on the event host also the same verdicts and the same first
+// failure on any machine. On the goroutine host the verdicts are as
+// deterministic as the host (verified by repetition).
 package explore

@@ -34,6 +34,9 @@ type Config struct {
 	// lease.Correct(). The scenario must run on the event host.
 	Scenario scenarios.Scenario
 	Impl     lease.Impl
+	// Host, when set, runs the inputs instead, and Scenario and Impl are
+	// not used: simrun's worker processes for goroutine code, say.
+	Host Host
 	// Seed is the explorer's own seed: every choice the search makes
 	// (run seeds, parents, mutations) is drawn from it.
 	Seed uint64
@@ -104,8 +107,8 @@ type Result struct {
 	Failure *Failure
 }
 
-// Replay returns the simrun line that replays the failure with the shrunk
-// schedule read from scheduleFile ("-" for standard input).
+// Replay returns the simrun line that replays an event-host failure with
+// the shrunk schedule read from scheduleFile ("-" for standard input).
 func (r Result) Replay(scheduleFile string) string {
 	if r.Failure == nil {
 		panic("explore: Replay of a result without a failure")
@@ -117,8 +120,8 @@ func (r Result) Replay(scheduleFile string) string {
 // Explore runs the search cfg describes. An error means bad input (it
 // matches ErrInvalid, or is the scenario's own error from
 // scenarios.Execute, such as a *scenarios.UnsupportedError) or a bug of the
-// harness (a *scenarios.HarnessPanic); a violation is a Result with a
-// Failure.
+// harness (a *scenarios.HarnessPanic, or the host's own error); a
+// violation is a Result with a Failure.
 func Explore(cfg Config) (Result, error) {
 	s, err := newSearch(cfg)
 	if err != nil {
@@ -126,54 +129,39 @@ func Explore(cfg Config) (Result, error) {
 	}
 	for s.runs < s.budget {
 		in, origin := s.next()
-		out, err := scenarios.Execute(s.sc, in.Seed, scenarios.Options{Impl: s.impl, Schedule: scheduleOf(in)})
+		run, err := s.host.Run(in)
 		if err != nil {
 			return s.result(), fmt.Errorf("explore: run %d (seed %d): %w", s.runs+1, in.Seed, err)
 		}
 		if in.Schedule.Version == 0 { // a fresh draw: keep the schedule it drew
-			in.Schedule = out.Schedule
+			in.Schedule = run.Schedule
 		}
-		s.record(in, origin, out)
-		if v := Violation(out); v != nil {
-			return s.fail(in, *v)
+		s.record(in, origin, run)
+		if s.mut == nil {
+			if err := s.newMutator(); err != nil {
+				return s.result(), err
+			}
+		}
+		if origin == originDraw {
+			s.mut.drawn(in.Schedule)
+		}
+		if run.Violated != nil {
+			return s.fail(in, *run.Violated)
 		}
 	}
 	return s.result(), nil
 }
 
-// scheduleOf is the schedule option of a run: nil for a fresh draw (the
-// scenario's own plan for the seed).
-func scheduleOf(in Input) *faults.Schedule {
-	if in.Schedule.Version == 0 {
-		return nil
-	}
-	s := in.Schedule
-	return &s
-}
-
-// Violation returns the first property out violated that counts as a
-// failure for a search: P1..P8, or a panic of the implementation. Unknown
-// never counts. Nil means none.
-func Violation(out *scenarios.Outcome) *checker.Result {
-	for _, r := range out.Violated() {
-		if r.Property == scenarios.PanicProperty || (len(r.Property) == 2 && r.Property[0] == 'P' &&
-			r.Property[1] >= '1' && r.Property[1] <= '8') {
-			return &r
-		}
-	}
-	return nil
-}
-
 // fail shrinks the violating input and returns the result with its
 // Failure.
 func (s *search) fail(in Input, v checker.Result) (Result, error) {
-	shrunk, err := scenarios.ShrinkSeed(s.sc, in.Seed, scenarios.Options{Impl: s.impl, Schedule: &in.Schedule}, s.shrinkAttempts)
+	shrunk, err := s.host.Shrink(in, v, s.shrinkAttempts)
 	if err != nil {
 		return s.result(), fmt.Errorf("explore: shrinking run %d (seed %d): %w", s.runs, in.Seed, err)
 	}
 	r := s.result()
 	r.Failure = &Failure{Run: s.runs, Input: in, Violated: v, Shrunk: shrunk.Schedule,
-		ShrinkRuns: shrunk.Stats.Attempts, ShrinkExhausted: shrunk.Stats.Exhausted, Hash: shrunk.Hash}
+		ShrinkRuns: shrunk.Runs, ShrinkExhausted: shrunk.Exhausted, Hash: shrunk.Hash}
 	if shrunk.Target.Property != v.Property { // ShrinkSeed keeps the first violated property
 		r.Failure.Violated = shrunk.Target
 	}

@@ -8,8 +8,6 @@ import (
 	"time"
 
 	"github.com/leasesim/leasesim/faults"
-	"github.com/leasesim/leasesim/lease"
-	"github.com/leasesim/leasesim/scenarios"
 )
 
 // Bounds of a mutation.
@@ -32,21 +30,37 @@ const (
 )
 
 // mutator changes schedules with the scenario's own vocabulary: its
-// nodes, its nemesis (drawn for new events), its boundaries, and the
-// failpoints that mark protocol moments.
+// nodes, its nemesis (drawn for new events, or the host's draws the
+// search ran), its boundaries, and the failpoints that mark protocol
+// moments.
 type mutator struct {
-	rng        *rand.Rand
-	nodes      []string
-	nem        faults.Nemesis
-	failpoints []string // protocol moments a failpoint event may aim at
+	rng   *rand.Rand
+	voc   Vocabulary
+	draws [][]faults.Event // the fresh draws run, when voc.Draw is nil
 }
 
-func newMutator(sc scenarios.Scenario, impl lease.Impl, rng *rand.Rand) mutator {
-	fps := scenarios.Triggers()
-	if slices.Contains(impl.Capabilities.Failpoints, lease.FailpointBeforeWrite) {
-		fps = append(fps, lease.FailpointBeforeWrite)
+func newMutator(v Vocabulary, rng *rand.Rand) *mutator {
+	return &mutator{rng: rng, voc: v}
+}
+
+// drawn keeps the events of a fresh draw the search ran, for add, when the
+// host has no nemesis to draw from here.
+func (m *mutator) drawn(s faults.Schedule) {
+	if m.voc.Draw == nil && len(s.Events) > 0 {
+		m.draws = append(m.draws, s.Events)
 	}
-	return mutator{rng: rng, nodes: sc.NodesFor(impl), nem: sc.NemesisFor(impl), failpoints: fps}
+}
+
+// draw returns fresh fault events: the nemesis's, or one of the host's
+// draws the search ran.
+func (m *mutator) draw() []faults.Event {
+	if m.voc.Draw != nil {
+		return m.voc.Draw(m.rng)
+	}
+	if len(m.draws) == 0 {
+		return nil
+	}
+	return m.draws[m.rng.IntN(len(m.draws))]
 }
 
 // op is one mutation: it changes in in place and reports whether it
@@ -89,7 +103,7 @@ func (m *mutator) mutate(parent Input, other *Input, drawSeed func() uint64) (In
 			}
 		}
 		slices.SortStableFunc(in.Schedule.Events, func(a, b faults.Event) int { return cmp.Compare(a.At, b.At) })
-		if len(names) == 0 || len(in.Schedule.Events) > eventsMax || in.Schedule.Validate(m.nodes) != nil {
+		if len(names) == 0 || len(in.Schedule.Events) > eventsMax || in.Schedule.Validate(m.voc.Nodes) != nil {
 			continue
 		}
 		return in, strings.Join(names, "+"), true
@@ -97,9 +111,9 @@ func (m *mutator) mutate(parent Input, other *Input, drawSeed func() uint64) (In
 	return Input{}, "", false
 }
 
-// add appends one to addMax consecutive events of a fresh nemesis draw.
+// add appends one to addMax consecutive events of a fresh draw.
 func (m *mutator) add(in *Input, _ *Input) bool {
-	drawn := m.nem.Draw(m.rng).Events
+	drawn := m.draw()
 	if len(drawn) == 0 {
 		return false
 	}
@@ -181,17 +195,17 @@ func (m *mutator) stretch(in *Input, _ *Input) bool {
 	default:
 		e.Duration = m.edgeDuration()
 	}
-	e.Duration = max(time.Millisecond, min(e.Duration, m.nem.PauseMax))
+	e.Duration = max(time.Millisecond, min(e.Duration, m.voc.PauseMax))
 	return true
 }
 
 // edgeDuration draws a duration within edgePercent of one of the
 // nemesis's boundaries.
 func (m *mutator) edgeDuration() time.Duration {
-	if len(m.nem.Boundaries) == 0 {
-		return time.Duration(1 + m.rng.Int64N(int64(m.nem.PauseMax)))
+	if len(m.voc.Boundaries) == 0 {
+		return time.Duration(1 + m.rng.Int64N(int64(m.voc.PauseMax)))
 	}
-	b := int64(m.nem.Boundaries[m.rng.IntN(len(m.nem.Boundaries))])
+	b := int64(m.voc.Boundaries[m.rng.IntN(len(m.voc.Boundaries))])
 	span := b * edgePercent / 100
 	return time.Duration(max(1, b+m.rng.Int64N(2*span+1)-span))
 }
@@ -202,7 +216,7 @@ func (m *mutator) node(in *Input, _ *Input) bool {
 	ev := in.Schedule.Events
 	var idx []int
 	for i, e := range ev {
-		if e.Node != "" && e.Kind != faults.KindRestart && len(m.nem.Targets) > 1 {
+		if e.Node != "" && e.Kind != faults.KindRestart && len(m.voc.Targets) > 1 {
 			idx = append(idx, i)
 		}
 	}
@@ -210,7 +224,7 @@ func (m *mutator) node(in *Input, _ *Input) bool {
 		return false
 	}
 	i := idx[m.rng.IntN(len(idx))]
-	to := m.nem.Targets[m.rng.IntN(len(m.nem.Targets))]
+	to := m.voc.Targets[m.rng.IntN(len(m.voc.Targets))]
 	if to == ev[i].Node || (faults.IsRole(to) && crashes(ev[i])) {
 		return false
 	}
@@ -236,7 +250,7 @@ func (m *mutator) aim(in *Input, _ *Input) bool {
 	if in.Schedule.HealAt == 0 {
 		return false
 	}
-	fp := m.failpoints[m.rng.IntN(len(m.failpoints))]
+	fp := m.voc.Failpoints[m.rng.IntN(len(m.voc.Failpoints))]
 	ev := in.Schedule.Events
 	var idx []int
 	for i, e := range ev {
@@ -254,7 +268,7 @@ func (m *mutator) aim(in *Input, _ *Input) bool {
 		}
 		return true
 	}
-	node := m.nem.Targets[m.rng.IntN(len(m.nem.Targets))]
+	node := m.voc.Targets[m.rng.IntN(len(m.voc.Targets))]
 	e := faults.Event{At: time.Duration(m.rng.Int64N(int64(in.Schedule.HealAt))), Kind: faults.KindFailpoint,
 		Node: node, Failpoint: fp, Action: faults.ActionPause, Duration: m.edgeDuration()}
 	if !faults.IsRole(node) && m.rng.IntN(3) == 0 {
@@ -268,15 +282,15 @@ func (m *mutator) aim(in *Input, _ *Input) bool {
 // a random instant: where a margin that ignores the bound shows. The
 // heal phase sets it back.
 func (m *mutator) drift(in *Input, _ *Input) bool {
-	if in.Schedule.HealAt == 0 || m.nem.Rho == 0 {
+	if in.Schedule.HealAt == 0 || m.voc.Rho == 0 {
 		return false
 	}
-	rate := m.nem.Rho
+	rate := m.voc.Rho
 	if m.rng.IntN(2) == 0 {
 		rate = -rate
 	}
 	in.Schedule.Events = append(in.Schedule.Events, faults.Event{At: time.Duration(m.rng.Int64N(int64(in.Schedule.HealAt))),
-		Kind: faults.KindDrift, Node: m.nem.Targets[m.rng.IntN(len(m.nem.Targets))], Drift: rate})
+		Kind: faults.KindDrift, Node: m.voc.Targets[m.rng.IntN(len(m.voc.Targets))], Drift: rate})
 	return true
 }
 
