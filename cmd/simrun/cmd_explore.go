@@ -6,15 +6,19 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"github.com/leasesim/leasesim/explore"
+	"github.com/leasesim/leasesim/gohost"
+	"github.com/leasesim/leasesim/history"
 	"github.com/leasesim/leasesim/internal/repro"
 	"github.com/leasesim/leasesim/lease"
 	"github.com/leasesim/leasesim/reports"
+	"github.com/leasesim/leasesim/scenarios"
 )
 
 // exploreSchemaVersion is the version of explore's JSON object.
@@ -32,6 +36,7 @@ type exploreFlags struct {
 // exploreResult is explore's JSON object.
 type exploreResult struct {
 	SchemaVersion int            `json:"schema_version"`
+	Host          string         `json:"host"` // "event" or "goroutine"
 	Scenario      string         `json:"scenario"`
 	Impl          string         `json:"impl"`
 	Seed          uint64         `json:"explorer_seed"`
@@ -50,12 +55,22 @@ type exploreResult struct {
 type exploreFound struct {
 	Run int `json:"run"` // runs to the first failure
 	shrinkResult
+	// TraceHash is the trace hash of the seed run with the shrunk
+	// schedule, in 16 hex digits.
+	TraceHash string `json:"trace_hash"`
+	// Determinism is the replay's determinism: exact on the event host;
+	// on the goroutine host the shrunk schedule is run again, twice in one
+	// worker, and it is verified (the same trace hash each time, and the
+	// shrink's) or diverged; Level says it in words.
+	Determinism string `json:"determinism"`
+	Level       string `json:"level"`
 }
 
 func (a *app) exploreCommand() *cobra.Command {
 	var f exploreFlags
+	h := &goHost{a: a}
 	cmd := &cobra.Command{
-		Use:   "explore [--scenario NAME] [--impl NAME] [--seed N|random] [--budget RUNS] [--out DIR] [--json]",
+		Use:   "explore [--scenario NAME] [--impl NAME|--pkg DIR] [--seed N|random] [--budget RUNS] [--out DIR] [--json]",
 		Short: "search fault schedules for a violation, guided by the behaviours each run reached",
 		Long: "explore runs a scenario against an implementation up to --budget times (default " +
 			strconv.Itoa(explore.DefaultBudget) + "), as a\n" +
@@ -66,14 +81,19 @@ func (a *app) exploreCommand() *cobra.Command {
 			"at the first violated property, shrinks that run's schedule as simrun shrink does, and prints\n" +
 			"the shrunk schedule, the runs it took and the command that replays it; or, within the budget, the\n" +
 			"behaviours reached and never reached. --seed is the explorer's seed: the same seed makes the same\n" +
-			"runs and finds the same failure on any machine. Event-host scenarios only. --json prints one\n" +
-			"object (schema_version " + strconv.Itoa(exploreSchemaVersion) + ").\n" +
+			"runs and, on the event host, finds the same failure on any machine.\n" +
+			"Goroutine-host implementations (zoo modules' --impl names, a package of --pkg) run in worker\n" +
+			"processes, as simrun sweep runs them: a fresh run is the worker's own nemesis draw for a seed,\n" +
+			"coverage and verdicts come from each run's history, the failure shrinks in the worker, and the\n" +
+			"shrunk schedule is run again to verify it by repetition; --scenario names one of simrun list\n" +
+			"--impl NAME (required when there are several). The replay line is simrun replay, which reports\n" +
+			"verified or diverged. --json prints one object (schema_version " + strconv.Itoa(exploreSchemaVersion) + ").\n" +
 			"--out writes schedule.json (the shrunk schedule, when a property was violated) and the corpus\n" +
 			"under corpus/, one schedule per input, named by its place in the corpus and its seed.\n\n" +
 			"Exit 0 when no property was violated within the budget; 1 when one was; 2 for bad input; 3 for an\n" +
 			"internal error or a harness bug.",
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return a.explore(cmd, f) },
+		RunE: func(cmd *cobra.Command, _ []string) error { return a.explore(cmd, f, h) },
 	}
 	fl := cmd.Flags()
 	fl.StringVar(&f.scenario, "scenario", "swarm", "the scenario to explore (see simrun list)")
@@ -83,19 +103,35 @@ func (a *app) exploreCommand() *cobra.Command {
 	fl.IntVar(&f.maxAttempts, "max-attempts", explore.DefaultShrinkAttempts, "the most runs to spend shrinking a failure")
 	fl.StringVar(&f.out, "out", "", "write schedule.json and the corpus into this directory")
 	fl.BoolVar(&f.json, "json", false, "print the result as one JSON object (progress goes to stderr)")
+	fl.StringVar(&h.zooDir, "zoo-dir", "", zooDirUsage)
+	fl.StringVar(&h.pkg, "pkg", "", pkgUsage)
+	_ = cmd.MarkFlagDirname("pkg") // only fails for a flag that does not exist
 	_ = cmd.RegisterFlagCompletionFunc("scenario", completeScenarios)
 	_ = cmd.RegisterFlagCompletionFunc("impl", completeImpls)
 	return cmd
 }
 
-func (a *app) explore(cmd *cobra.Command, f exploreFlags) error {
-	cfg, err := a.exploreConfig(cmd, f)
+func (a *app) explore(cmd *cobra.Command, f exploreFlags, h *goHost) error {
+	g, err := h.target(cmd)
 	if err != nil {
 		return err
 	}
+	cfg, err := a.exploreConfig(cmd, f, g == nil)
+	if err != nil {
+		return err
+	}
+	host := scenarios.HostEvent
+	var gx *goExploreHost
+	if g != nil {
+		if gx, err = h.exploreHost(cmd, g, f); err != nil {
+			return err
+		}
+		defer gx.pool.close()
+		cfg.Host, host = gx, scenarios.HostGoroutine
+	}
 	notes := a.notes(f.json)
-	fmt.Fprintf(notes, "exploring %s with %s: explorer seed %d, budget %d runs\n", cfg.Scenario.Name, cfg.Impl.Name,
-		cfg.Seed, cfg.Budget)
+	scenario, impl := exploreNames(cfg)
+	fmt.Fprintf(notes, "exploring %s with %s: explorer seed %d, budget %d runs\n", scenario, impl, cfg.Seed, cfg.Budget)
 	cfg.Progress = func(st explore.Step) {
 		if len(st.New) > 0 {
 			fmt.Fprintf(notes, "  run %d (%s, seed %d): %d behaviours, corpus %d; new: %s\n", st.Run, st.Origin,
@@ -109,17 +145,17 @@ func (a *app) explore(cmd *cobra.Command, f exploreFlags) error {
 	case err != nil:
 		return classify(cmd, err)
 	}
-	out := exploreResult{SchemaVersion: exploreSchemaVersion, Scenario: res.Scenario, Impl: res.Impl, Seed: res.Seed,
-		Budget: cfg.Budget, Runs: res.Runs, Corpus: len(res.Corpus), Reached: res.Reached, Unreached: res.Unreached,
-		NotApplicable: res.NotApplicable, Steps: res.Steps}
+	out := exploreResult{SchemaVersion: exploreSchemaVersion, Host: host, Scenario: res.Scenario, Impl: res.Impl,
+		Seed: res.Seed, Budget: cfg.Budget, Runs: res.Runs, Corpus: len(res.Corpus), Reached: res.Reached,
+		Unreached: res.Unreached, NotApplicable: res.NotApplicable, Steps: res.Steps}
 	if f.out != "" {
 		if err := writeCorpus(f.out, res.Corpus); err != nil {
 			return usagef(cmd, "--out: %w", err)
 		}
 	}
 	if res.Failure != nil {
-		if out.Failure, err = foundOf(res, f.out); err != nil {
-			return usagef(cmd, "--out: %w", err)
+		if out.Failure, err = a.exploreFailure(cmd, res, f.out, h, g, gx); err != nil {
+			return err
 		}
 	}
 	if f.json {
@@ -135,35 +171,112 @@ func (a *app) explore(cmd *cobra.Command, f exploreFlags) error {
 	return nil
 }
 
-// exploreConfig reads the flags.
-func (a *app) exploreConfig(cmd *cobra.Command, f exploreFlags) (explore.Config, error) {
-	sc, err := lookupScenario(f.scenario)
-	if err != nil {
-		return explore.Config{}, usageErr(cmd, err)
+// exploreNames are the names of what cfg explores.
+func exploreNames(cfg explore.Config) (scenario, impl string) {
+	if cfg.Host != nil {
+		return cfg.Host.Names()
 	}
-	if sc.Goroutines != nil {
-		return explore.Config{}, usagef(cmd, "--scenario %s: runs on the goroutine host; explore searches event-host scenarios only", f.scenario)
-	}
-	impl, err := lookupImpl(f.impl)
-	if err != nil {
-		return explore.Config{}, usageErr(cmd, err)
+	return cfg.Scenario.Name, cfg.Impl.Name
+}
+
+// exploreConfig reads the flags; with event, --scenario and --impl name
+// the event host's.
+func (a *app) exploreConfig(cmd *cobra.Command, f exploreFlags, event bool) (explore.Config, error) {
+	var cfg explore.Config
+	if event {
+		sc, err := lookupScenario(f.scenario)
+		if err != nil {
+			return cfg, usageErr(cmd, err)
+		}
+		if sc.Goroutines != nil {
+			return cfg, usagef(cmd, "--scenario %s: runs on the goroutine host: give --impl the zoo module's "+
+				"implementation (or --pkg its package)", f.scenario)
+		}
+		impl, err := lookupImpl(f.impl)
+		if err != nil {
+			return cfg, usageErr(cmd, err)
+		}
+		cfg.Scenario, cfg.Impl = sc, impl
 	}
 	seed, err := a.parseSeed(cmd, "--seed", f.seedArg)
 	if err != nil {
-		return explore.Config{}, err
+		return cfg, err
 	}
 	switch {
 	case f.budget < 1 || f.budget > explore.MaxBudget:
-		return explore.Config{}, usagef(cmd, "--budget: must lie in [1, %d], got %d", explore.MaxBudget, f.budget)
+		return cfg, usagef(cmd, "--budget: must lie in [1, %d], got %d", explore.MaxBudget, f.budget)
 	case f.maxAttempts < 1:
-		return explore.Config{}, usagef(cmd, "--max-attempts: must be at least 1, got %d", f.maxAttempts)
+		return cfg, usagef(cmd, "--max-attempts: must be at least 1, got %d", f.maxAttempts)
 	}
-	return explore.Config{Scenario: sc, Impl: impl, Seed: seed, Budget: f.budget, ShrinkAttempts: f.maxAttempts}, nil
+	cfg.Seed, cfg.Budget, cfg.ShrinkAttempts = seed, f.budget, f.maxAttempts
+	return cfg, nil
+}
+
+// exploreHost builds g's worker binary, resolves --scenario among the
+// scenarios its worker lists (the only one when not given), and starts a
+// pool of one serving worker: explore runs one input at a time.
+func (h *goHost) exploreHost(cmd *cobra.Command, g *goImpl, f exploreFlags) (*goExploreHost, error) {
+	infos, err := h.scenarioInfos(cmd, g)
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, sc := range infos {
+		names = append(names, sc.Name)
+	}
+	i := 0
+	switch {
+	case cmd.Flags().Changed("scenario"):
+		if i = slices.Index(names, f.scenario); i < 0 {
+			return nil, usagef(cmd, "--scenario: %s has no scenario %q (known: %s)", g.Name, f.scenario, strings.Join(names, ", "))
+		}
+	case len(infos) > 1:
+		return nil, usagef(cmd, "--scenario: %s has %d scenarios, name one: %s", g.Name, len(infos), strings.Join(names, ", "))
+	}
+	bin, err := h.start(cmd, g)
+	if err != nil {
+		return nil, err
+	}
+	return &goExploreHost{ctx: cmd.Context(), g: g, info: infos[i], pool: newWorkerPool(cmd.Context(), g, bin, 1)}, nil
+}
+
+// exploreFailure describes res's failure with the line that replays it:
+// simrun run on the event host; on the goroutine host simrun replay, after
+// running the shrunk schedule again to say how deterministic it is.
+func (a *app) exploreFailure(cmd *cobra.Command, res explore.Result, dir string, h *goHost, g *goImpl, gx *goExploreHost) (*exploreFound, error) {
+	fl := res.Failure
+	hash := gohost.HashString(fl.Hash)
+	replay := res.Replay
+	if g != nil {
+		replay = func(file string) string {
+			return repro.Simrun(h.replayArgs(g, res.Scenario, fl.Input.Seed, file, hash)...)
+		}
+	}
+	found, err := foundOf(res, dir, replay)
+	if err != nil {
+		return nil, usagef(cmd, "--out: %w", err)
+	}
+	found.TraceHash = hash
+	found.Determinism, found.Level = string(history.Exact), "exact (the event host)"
+	if gx == nil {
+		return found, nil
+	}
+	o, err := gx.replay(fl.Input.Seed, fl.Shrunk)
+	if err != nil {
+		return nil, err
+	}
+	found.Determinism, found.Level = o.Determinism, o.Level
+	if o.Hash != hash {
+		found.Determinism = gohost.DeterminismDiverged
+		found.Level += fmt.Sprintf("; trace hash %s when shrunk, %s run again", hash, o.Hash)
+	}
+	return found, nil
 }
 
 // foundOf describes res's failure, writing the shrunk schedule under dir
-// if one is given; without, the replay line pipes the schedule in.
-func foundOf(res explore.Result, dir string) (*exploreFound, error) {
+// if one is given; without, the replay line pipes the schedule in. replay
+// builds the line for a schedule file.
+func foundOf(res explore.Result, dir string, replay func(scheduleFile string) string) (*exploreFound, error) {
 	fl := res.Failure
 	found := &exploreFound{Run: fl.Run, shrinkResult: shrinkResult{SchemaVersion: shrinkSchemaVersion,
 		Scenario: res.Scenario, Impl: res.Impl, Seed: fl.Input.Seed,
@@ -175,14 +288,14 @@ func foundOf(res explore.Result, dir string) (*exploreFound, error) {
 		if err != nil {
 			return nil, err
 		}
-		found.Replay = repro.Piped(string(b), res.Replay("-"))
+		found.Replay = repro.Piped(string(b), replay(stdinName))
 		return found, nil
 	}
 	found.ScheduleFile = filepath.Join(dir, reports.ScheduleFile)
 	if err := writeSchedule(found.ScheduleFile, fl.Shrunk); err != nil {
 		return nil, err
 	}
-	found.Replay = res.Replay(found.ScheduleFile)
+	found.Replay = replay(found.ScheduleFile)
 	return found, nil
 }
 
@@ -213,7 +326,8 @@ func printExplore(w io.Writer, out exploreResult, res explore.Result) {
 		if fl.ScheduleFile != "" {
 			fmt.Fprintf(w, "wrote %s\n", fl.ScheduleFile)
 		}
-		fmt.Fprintf(w, "runs to first failure: %d\nreplay: %s\n", fl.Run, fl.Replay)
+		fmt.Fprintf(w, "runs to first failure: %d\ntrace hash %s; determinism: %s\nreplay: %s\n", fl.Run, fl.TraceHash,
+			fl.Level, fl.Replay)
 		return
 	}
 	fmt.Fprintf(w, "no property violated in %d runs; corpus %d inputs\n", out.Runs, out.Corpus)

@@ -271,18 +271,18 @@ func (h *goHost) workWith(cmd *cobra.Command, g *goImpl, bin string, job gohost.
 	return wr, nil
 }
 
-// readScheduleFlag parses --schedule, if given; the worker checks its
-// nodes against the scenario's.
+// readScheduleFlag parses --schedule, if given ("-": standard input); the
+// worker checks its nodes against the scenario's.
 func readScheduleFlag(cmd *cobra.Command) (*faults.Schedule, string, error) {
 	path := cmd.Flags().Lookup("schedule").Value.String()
 	if path == "" {
 		return nil, "", nil
 	}
-	f, err := os.Open(path)
+	f, closeF, err := openInput(path)
 	if err != nil {
 		return nil, path, usagef(cmd, "--schedule: %w", err)
 	}
-	defer f.Close()
+	defer closeF()
 	s, err := faults.Parse(f)
 	if err != nil {
 		return nil, path, usagef(cmd, "--schedule %s: %w", path, err)
