@@ -85,9 +85,10 @@ func (a *app) exploreCommand() *cobra.Command {
 			"Goroutine-host implementations (zoo modules' --impl names, a package of --pkg) run in worker\n" +
 			"processes, as simrun sweep runs them: a fresh run is the worker's own nemesis draw for a seed,\n" +
 			"coverage and verdicts come from each run's history, the failure shrinks in the worker, and the\n" +
-			"shrunk schedule is run again to verify it by repetition; --scenario names one of simrun list\n" +
-			"--impl NAME (required when there are several). The replay line is simrun replay, which reports\n" +
-			"verified or diverged. --json prints one object (schema_version " + strconv.Itoa(exploreSchemaVersion) + ").\n" +
+			"shrunk schedule is run again to verify it by repetition. --scenario names one of the scenarios\n" +
+			"that `simrun list --impl NAME` lists (required when there are several). The replay line is\n" +
+			"simrun replay, which reports verified or diverged. --json prints one object (schema_version " +
+			strconv.Itoa(exploreSchemaVersion) + ").\n" +
 			"--out writes schedule.json (the shrunk schedule, when a property was violated) and the corpus\n" +
 			"under corpus/, one schedule per input, named by its place in the corpus and its seed.\n\n" +
 			"Exit 0 when no property was violated within the budget; 1 when one was; 2 for bad input; 3 for an\n" +
@@ -96,8 +97,8 @@ func (a *app) exploreCommand() *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error { return a.explore(cmd, f, h) },
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.scenario, "scenario", "swarm", "the scenario to explore (see simrun list)")
-	fl.StringVar(&f.impl, "impl", lease.Correct().Name, `the implementation: "correct", "mutant/NAME" or "zoo/NAME" (see simrun list)`)
+	fl.StringVar(&f.scenario, "scenario", "swarm", "the scenario to explore (see simrun list; a goroutine-host implementation's: simrun list --impl NAME)")
+	fl.StringVar(&f.impl, "impl", lease.Correct().Name, `the implementation: "correct", "mutant/NAME", "zoo/NAME" or a goroutine-host one (see simrun list)`)
 	fl.StringVar(&f.seedArg, "seed", "1", "the explorer's seed: N, or random (drawn and printed first)")
 	fl.IntVar(&f.budget, "budget", explore.DefaultBudget, "the most runs to make, shrinking not counted")
 	fl.IntVar(&f.maxAttempts, "max-attempts", explore.DefaultShrinkAttempts, "the most runs to spend shrinking a failure")
