@@ -68,6 +68,8 @@ func TestWorkerListsRunsAndVerifies(t *testing.T) {
 	require.Len(t, list, 1)
 	assert.Equal(t, "broken-client", list[0].Scenario.Name)
 	assert.Equal(t, []string{"lock", "store", "c1", "c2"}, list[0].Scenario.Nodes)
+	assert.Equal(t, []string{"c2"}, list[0].Scenario.Targets, "the nemesis's targets: what a search may hit")
+	assert.Equal(t, gohost.Triggers(), list[0].Scenario.Failpoints, "the host's triggers; nothing else is armed")
 
 	recs := runJob(t, []scenarios.Scenario{sc}, gohost.Job{Kind: gohost.JobRun, Scenario: sc.Name, Seeds: []uint64{8, 3}, Verify: true})
 	require.Len(t, recs, 2)
@@ -95,6 +97,15 @@ func TestWorkerShrinksAndSaysWhatItCannotDo(t *testing.T) {
 	assert.LessOrEqual(t, len(s.Schedule.Events), 3, "shrunk: %s", s.Schedule)
 	again := executeOrFail(t, sc, 8, scenarios.Options{T: t, Schedule: &s.Schedule})
 	assert.Equal(t, s.Hash, gohost.HashString(again.Goroutine.Hash), "the shrunk schedule replays to its hash")
+
+	// A shrink job starts from the job's schedule: with none of the
+	// nemesis's faults, seed 8 does not violate, so there is nothing to
+	// shrink.
+	calm := faults.Schedule{Version: faults.Version, HealAt: 11 * time.Second}
+	recs = runJob(t, []scenarios.Scenario{sc}, gohost.Job{Kind: gohost.JobShrink, Scenario: sc.Name, Seeds: []uint64{8}, Schedule: &calm})
+	require.Len(t, recs, 1)
+	require.NotNil(t, recs[0].Error, "%+v", recs[0].Shrunk)
+	assert.Equal(t, gohost.ErrKindNothingToShrink, recs[0].Error.Kind)
 
 	bad := faults.Schedule{Version: faults.Version, Events: []faults.Event{{At: time.Second, Kind: faults.KindCrash, Node: "nobody"}}}
 	for _, tt := range []struct {
