@@ -27,3 +27,17 @@ func ExampleExplore() {
 	// runs: 5 failure: false
 	// reached some: true never reached: grant-while-paused
 }
+
+// A search runs on any Host: here fakeHost (host_test.go), whose fresh
+// draws pause n1 and whose runs violate P1 when a fault hits n2. A
+// mutation moves a fault there; the host shrinks the failure.
+func ExampleHost() {
+	r, err := explore.Explore(explore.Config{Host: &fakeHost{}, Seed: 4, Budget: 200})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(r.Scenario, r.Impl, "violated:", r.Failure.Violated.Property, "shrunk to", len(r.Failure.Shrunk.Events), "event(s)")
+	// Output:
+	// story fake violated: P1 shrunk to 1 event(s)
+}
