@@ -231,6 +231,7 @@ func (c *StoreClient) Write(ctx context.Context, resource string, token uint64, 
 	defer stop()
 	req := StoreRequest{Resource: resource, Token: token, Key: key, Value: value, Writer: c.n.Name(), Life: c.n.Incarnation()}
 	var rep StoreReply
+	c.n.sendsWrite(req)
 	err = json.NewEncoder(conn).Encode(req)
 	if err == nil {
 		err = dec.Decode(&rep)

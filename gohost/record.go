@@ -42,6 +42,10 @@ type recorder struct {
 	calls   map[OpRef]*pendingOp
 	order   []*pendingOp
 	callIDs map[lifeKey]uint64
+
+	// sends are when StoreClients sent the writes the store has not yet
+	// received (write_flight.go); looked up, never iterated.
+	sends map[sentWrite][]history.Time
 }
 
 func (r *recorder) init() { r.open = make(map[beliefKey]*openBelief) }
@@ -215,32 +219,44 @@ type Write struct {
 	// Highest is, for a refused write, the highest token the store had
 	// accepted, as its reply names it (0 if the reply names none).
 	Highest uint64
+	// Sent is when the writer sent the write, in true time, when known (a
+	// StoreClient's write: RecordWrite finds it); 0 when not.
+	Sent history.Time
 }
 
 // Operation is w as a fenced-register operation of the store server,
-// decided at now: the store's view, so its call, processing and return
-// times are all now. P2 reads the accepted ones in the order recorded.
+// decided at now. Its call is when the writer sent it (Sent, when known
+// and not after now), so a write delayed on its way is in flight from
+// then; its processing and return are now: the store's view. P2 reads the
+// accepted ones in the order recorded.
 func (w Write) Operation(server string, now history.Time) *history.Operation {
+	call := now
+	if w.Sent > 0 && w.Sent < now {
+		call = w.Sent
+	}
 	out := history.Payload{Kind: string(model.OpWrite) + "_reply", Resource: w.Resource, Key: w.Key, OK: w.Accepted}
 	if !w.Accepted {
 		out.Err, out.Token = string(model.RegisterFenced), w.Highest
 	}
 	return &history.Operation{Server: server, Client: w.Writer, Incarnation: w.WriterIncarnation, Processed: now,
-		Call: now, Return: now,
+		Call: call, Return: now,
 		Input:  history.Payload{Kind: string(model.OpWrite), Resource: w.Resource, Key: w.Key, Value: w.Value, Token: w.Token},
 		Output: out}
 }
 
 // RecordWrite records, on the fenced store's node, a write it accepted or
 // refused, as a fenced-register operation (P2 reads the accepted ones in
-// the order they were recorded). The operation is the store's view: its
-// call, processing and return times are all the instant of the decision.
+// the order they were recorded), as Write.Operation makes it. A write a
+// StoreClient sent is in flight from its send.
 func (n *Node) RecordWrite(w Write) {
 	h := n.h
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if n.dead {
 		return
+	}
+	if w.Sent == 0 {
+		w.Sent = h.rec.sentAt(w)
 	}
 	op := w.Operation(n.Name(), history.Time(h.now()))
 	h.note(Event{Kind: "write", Node: n.Name(), Peer: w.Writer,

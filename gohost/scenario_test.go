@@ -397,3 +397,29 @@ func TestSeedMathRand(t *testing.T) {
 	assert.Equal(t, draws[0], draws[1], "the same seed, the same draw")
 	assert.NotEqual(t, draws[0], draws[2], "another seed, another draw")
 }
+
+// A write to the fenced store is in flight from when the writer sent it:
+// its operation's call is the send, its processing the store's decision,
+// so a slow link shows (the behaviour hands-changed-mid-write reads it).
+func TestFencedStoreWriteIsInFlightFromItsSend(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		latency time.Duration
+	}{{"fast link", time.Millisecond}, {"slow link", 300 * time.Millisecond}} {
+		t.Run(tc.name, func(t *testing.T) {
+			slow := faults.Schedule{Version: faults.Version, HealAt: 2 * time.Second, Events: []faults.Event{{At: 50 * time.Millisecond,
+				Kind: faults.KindLink, From: "w", To: "store", Link: &sim.LinkConfig{Latency: sim.FixedDist(tc.latency)}}}}
+			cfg := gohost.Config{Duration: 3 * time.Second, Verify: true, Latency: sim.FixedDist(time.Millisecond), Schedule: slow,
+				Nodes: []gohost.NodeSpec{{Name: "store", Run: gohost.FencedStore(gohost.StoreOptions{})},
+					{Name: "w", Run: writer(1, 2)}},
+				History: gohost.HistoryConfig{FencedStore: "store", Lease: history.Lease{TTL: time.Second}}}
+			res := gohost.Run(t, cfg, 1)
+			require.NoError(t, res.Err())
+			require.Equal(t, 2, res.History.NumOps())
+			for _, op := range res.History.AllOps() {
+				assert.Equal(t, history.Time(tc.latency), op.Processed-op.Call, "%+v", op)
+				assert.Equal(t, op.Processed, op.Return, "the store's view: it returns as it decides")
+			}
+		})
+	}
+}

@@ -2,6 +2,7 @@ package redsync
 
 import (
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/leasesim/leasesim/faults"
@@ -98,6 +99,9 @@ func Scenarios() []scenarios.Scenario {
 	for _, d := range []float64{0.01, 0.03} {
 		out = append(out, ClockDrift(d))
 	}
+	for _, aof := range []bool{true, false} {
+		out = append(out, Swarm(aof))
+	}
 	return out
 }
 
@@ -179,6 +183,45 @@ func Contention(f Fencing) scenarios.Scenario {
 			Kinds:      []faults.Kind{faults.KindPartition, faults.KindIsolate, faults.KindPause, faults.KindFailpoint},
 			Failpoints: []string{FailpointBeforeWrite}, FaultsPerMinute: 8, Phase: 45 * time.Second, PauseMax: 2 * DefaultHolder.Expiry,
 			WindowMax:  15 * time.Second,
+			Boundaries: []time.Duration{DefaultHolder.Expiry, DefaultHolder.ExtendEvery, DefaultClientOptions.ReadTimeout}},
+		Premises: []scenarios.Premise{scenarios.ChangedHands()},
+	}
+}
+
+// Swarm is Contention with every fault the goroutine host applies, drawn
+// afresh for each seed: partitions, isolations, link latency, pauses, the
+// before-write failpoint, crashes and restarts of the holders and of Redis
+// (with appendonly a restart loses nothing; volatile, it loses the lock
+// and the token counter, as in ServerRestart), and drift of Redis's clock
+// within and beyond redsync's drift factor. It is the story a sweep runs
+// to reach the rare paths (the behaviours a sweep counts): a holder that
+// crashes while it believes, a request of an earlier incarnation
+// processed after its successor's, a belief ended by a fenced write. The
+// writes are fenced: P2 must hold; P1 fails where a pause outlasts the
+// lock, as in Contention.
+func Swarm(appendOnly bool) scenarios.Scenario {
+	name := "volatile"
+	if appendOnly {
+		name = "appendonly"
+	}
+	nodes := []string{RedisNode, "h1", "h2", "h3"}
+	// The fenced store is cut and slowed (a write in flight while the lock
+	// changes hands) but never paused or crashed: it is the oracle.
+	links := append(slices.Clone(nodes), StoreNode)
+	return scenarios.Scenario{
+		Name:  "redsync-swarm/" + name,
+		Doc:   "three fenced holders contend under every fault the goroutine host applies (" + name + " Redis)",
+		Story: "h1, h2 and h3 lock, extend, write and unlock in turn while a nemesis cuts, slows, freezes, crashes and restarts them and Redis, and drifts Redis's clock.",
+		Goroutines: func(uint64) gohost.Config {
+			return Setup{Holders: holders(3, 700*time.Millisecond), Fencing: Fenced, Server: ServerOptions{AppendOnly: appendOnly},
+				Duration: time.Minute}.Config()
+		},
+		Nemesis: &faults.Nemesis{Targets: nodes, Partitionable: links,
+			Kinds: []faults.Kind{faults.KindPartition, faults.KindIsolate, faults.KindLink, faults.KindPause,
+				faults.KindFailpoint, faults.KindCrash, faults.KindDrift},
+			Failpoints: []string{FailpointBeforeWrite}, FaultsPerMinute: 16, Phase: 45 * time.Second,
+			PauseMax: 2 * DefaultHolder.Expiry, DelayMax: DefaultClientOptions.ReadTimeout, WindowMax: 15 * time.Second,
+			Rho: 0.01, DriftBeyondRho: true,
 			Boundaries: []time.Duration{DefaultHolder.Expiry, DefaultHolder.ExtendEvery, DefaultClientOptions.ReadTimeout}},
 		Premises: []scenarios.Premise{scenarios.ChangedHands()},
 	}

@@ -174,3 +174,33 @@ func TestClockDrift(t *testing.T) {
 		}
 	}
 }
+
+// The swarm reaches the rare paths a sweep counts. With appendonly the
+// fenced holders keep P1 and P2; volatile, a Redis restart loses the lock
+// and the token counter: seed 6 hands the lock to a second holder whose
+// INCR token is lower, its write is fenced and it stops believing (P2
+// violated, belief-ended-fenced reached). Seed 7 slows a write to the
+// store while the lock changes hands (hands-changed-mid-write).
+func TestSwarm(t *testing.T) {
+	for _, tc := range []struct {
+		appendOnly bool
+		seed       uint64
+		p2         checker.Status
+		reached    []string
+	}{
+		{true, 1, checker.OK, []string{"write-accepted", "belief-ended-release"}},
+		{true, 2, checker.OK, []string{"write-accepted"}},
+		{false, 6, checker.Violated, []string{"write-fenced", "belief-ended-fenced", "belief-ended-crash", "grantor-crash-live-lease"}},
+		{false, 7, checker.OK, []string{"belief-through-fault", "grant-while-paused", "hands-changed-mid-write"}},
+	} {
+		sc := Swarm(tc.appendOnly)
+		out := executeOrFail(t, sc, tc.seed, scenarios.Options{T: t, Verify: true})
+		require.NoError(t, out.Goroutine.Err(), "%s seed %d", sc.Name, tc.seed)
+		assert.NotEmpty(t, out.Schedule.Events, "%s seed %d: the nemesis drew faults", sc.Name, tc.seed)
+		assert.Equal(t, tc.p2, out.Verdict("P2"), "%s seed %d", sc.Name, tc.seed)
+		if tc.appendOnly {
+			assert.Equal(t, checker.OK, out.Verdict("P1"), "%s seed %d", sc.Name, tc.seed)
+		}
+		assert.Subset(t, checker.Cover(out.History).Reached(), tc.reached, "%s seed %d", sc.Name, tc.seed)
+	}
+}
