@@ -21,6 +21,7 @@ func Catalog() []Scenario {
 		ClockStep(),
 		GrantorRestart(),
 		MessageChaos(),
+		MultiKeyReadBack(),
 		WorkerCrashHandoff(),
 		ThunderingHerd(),
 		ServiceRegistry(),
