@@ -133,6 +133,7 @@ func TestUndeclaredCapabilitiesSkip(t *testing.T) {
 		{"worker-crash-handoff", []string{"checkpoints", "side effects", "failpoint before-checkpoint"}},
 		{"service-registry", []string{"registrations"}},
 		{"kleppmann-gc-pause", []string{"failpoint before-write"}},
+		{"multi-key-read-back", []string{"reads"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.scenario, func(t *testing.T) {
