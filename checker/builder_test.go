@@ -146,6 +146,19 @@ func (b *hb) write(client, res string, token uint64, t history.Time, code lease.
 		lease.Message{Token: token, Err: code})
 }
 
+// writeKey adds a write of key under token, accepted or refused (code).
+func (b *hb) writeKey(client, res, key string, token uint64, t history.Time, code lease.ErrCode) *hb {
+	return b.op(client, t, lease.Message{Kind: lease.KindWrite, Resource: res, Token: token, Key: key},
+		lease.Message{Token: token, Err: code})
+}
+
+// read adds a read of key under token that returned value, written under
+// wrote.
+func (b *hb) read(client, res, key string, token uint64, t history.Time, value string, wrote uint64) *hb {
+	return b.op(client, t, lease.Message{Kind: lease.KindRead, Resource: res, Token: token, Key: key},
+		lease.Message{Key: key, Token: wrote, Value: []byte(value)})
+}
+
 // checkpoint adds a checkpoint request; if accepted, the builder's grantor
 // stores it.
 func (b *hb) checkpoint(client, res string, token uint64, t history.Time, state string, code lease.ErrCode) *hb {

@@ -78,6 +78,8 @@ const (
 	bBeliefThroughFault
 	bGrantWhilePaused
 	bHandsChangedMidWrite
+	bStaleWriteUntouchedKey
+	bReadAfterFencedWrite
 	behaviourCount
 )
 
@@ -113,6 +115,9 @@ var behaviours = [behaviourCount]Behaviour{
 	bBeliefThroughFault:   {"belief-through-fault", "a holder kept believing from before a pause or cut that touched it until after it ended", ""},
 	bGrantWhilePaused:     {"grant-while-paused", "another holder began to believe while a holder that believed was paused", ""},
 	bHandsChangedMidWrite: {"hands-changed-mid-write", "another holder began to believe while a write to the fenced store was in flight", ""},
+	bStaleWriteUntouchedKey: {"stale-write-untouched-key", "a write under an earlier token reached the fenced store at a key that no write " +
+		"under the resource's latest token had written yet", ""},
+	bReadAfterFencedWrite: {"read-after-fenced-write", "a read reached the fenced store at a key whose latest write there was refused", ""},
 }
 
 // Coverage is how often one run reached each behaviour, indexed like
@@ -172,6 +177,7 @@ func coverOps(a *analysis, c *Coverage) {
 	var latestInc []uint64                   // by client: the highest incarnation the grantor processed so far
 	grantedAt := make(map[string]freshGrant) // resource -> latest fresh grant
 	grants := newGrantTracker()
+	keys := newKeyTracker()
 	var op history.Operation
 	for i, r := range a.inProcessedOrder() {
 		if r.grantor() {
@@ -215,7 +221,66 @@ func coverOps(a *analysis, c *Coverage) {
 			c[pick(ok, bCheckpointAccepted, bCheckpointFenced)]++
 		case opWrite:
 			c[pick(ok, bWriteAccepted, bWriteFenced)]++
+			h.LoadOp(i, &op)
+			keys.write(&op, c)
+		case opRead:
+			h.LoadOp(i, &op)
+			keys.read(&op, c)
 		}
+	}
+}
+
+// keyTracker follows the keys of each resource of the fenced store, in the
+// order the store processed its operations, for the behaviours of a lease
+// over several keys, read as well as written.
+type keyTracker struct {
+	latest  map[string]*latestToken // by resource
+	refused map[resourceKey]bool    // the key's latest write was refused; looked up, never iterated
+}
+
+// latestToken is the highest token the store accepted on a resource, and
+// the keys written under it.
+type latestToken struct {
+	token uint64
+	keys  []string
+}
+
+type resourceKey struct{ resource, key string }
+
+func newKeyTracker() keyTracker {
+	return keyTracker{latest: make(map[string]*latestToken), refused: make(map[resourceKey]bool)}
+}
+
+// write counts a write under an earlier token than the resource's latest,
+// at a key the latest token has not written (bStaleWriteUntouchedKey), and
+// follows what it wrote. A write counts whether the store accepted it or
+// not: a correct store refuses it, one that fences each key on its own
+// does not.
+func (k keyTracker) write(op *history.Operation, c *Coverage) {
+	in := &op.Input
+	l := k.latest[in.Resource]
+	if l == nil {
+		l = &latestToken{}
+		k.latest[in.Resource] = l
+	}
+	accepted := op.Output.Err == ""
+	switch {
+	case in.Token < l.token && !slices.Contains(l.keys, in.Key):
+		c[bStaleWriteUntouchedKey]++
+	case !accepted:
+	case in.Token > l.token:
+		l.token, l.keys = in.Token, append(l.keys[:0], in.Key)
+	case in.Token == l.token && !slices.Contains(l.keys, in.Key):
+		l.keys = append(l.keys, in.Key)
+	}
+	k.refused[resourceKey{in.Resource, in.Key}] = !accepted
+	k.refused[resourceKey{in.Resource, in.Key}] = op.Output.Err != ""
+}
+
+// read counts a read of a key whose latest write was refused.
+func (k keyTracker) read(op *history.Operation, c *Coverage) {
+	if k.refused[resourceKey{op.Input.Resource, op.Input.Key}] {
+		c[bReadAfterFencedWrite]++
 	}
 }
 

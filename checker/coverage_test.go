@@ -89,6 +89,31 @@ func TestCover(t *testing.T) {
 			writeSent("h1", "lock", 1, at(1000), at(3000)).
 			belief("h1", "lock", 2, at(2000), at(4000)),
 			[]string{"write-accepted", "belief-ended-deadline"}},
+		{"a stale write at a key the later token had not written", newHistory().
+			writeKey("h2", "ledger", "k1", 2, at(100), lease.CodeOK).
+			writeKey("h1", "ledger", "k2", 1, at(200), lease.CodeFenced),
+			[]string{"write-accepted", "write-fenced", "stale-write-untouched-key"}},
+		{"a stale write at a key the later token wrote is not", newHistory().
+			writeKey("h2", "ledger", "k1", 2, at(100), lease.CodeOK).
+			writeKey("h2", "ledger", "k2", 2, at(150), lease.CodeOK).
+			writeKey("h1", "ledger", "k2", 1, at(200), lease.CodeFenced),
+			[]string{"write-accepted", "write-fenced"}},
+		{"a store that accepts the stale write reaches it too", newHistory().
+			writeKey("h2", "ledger", "k1", 2, at(100), lease.CodeOK).
+			writeKey("h1", "ledger", "k2", 1, at(200), lease.CodeOK),
+			[]string{"write-accepted", "stale-write-untouched-key"}},
+		{"a read of a key whose latest write was refused", newHistory().
+			writeKey("h2", "ledger", "k1", 2, at(100), lease.CodeOK).
+			writeKey("h1", "ledger", "k1", 1, at(200), lease.CodeFenced).
+			read("h2", "ledger", "k1", 2, at(300), "v", 2),
+			[]string{"write-accepted", "write-fenced", "read-after-fenced-write"}},
+		{"an accepted write after the refused one ends it", newHistory().
+			writeKey("h2", "ledger", "k1", 2, at(100), lease.CodeOK).
+			writeKey("h1", "ledger", "k1", 1, at(200), lease.CodeFenced).
+			writeKey("h2", "ledger", "k1", 2, at(250), lease.CodeOK).
+			read("h2", "ledger", "k1", 2, at(300), "v", 2).
+			read("h2", "ledger", "k2", 2, at(300), "", 0),
+			[]string{"write-accepted", "write-fenced"}},
 		{"an inferred belief counts for none of them", newHistory().
 			writeSent("h1", "lock", 1, at(1000), at(3000)).
 			inferred("h2", "lock", 2, at(2000)),

@@ -25,7 +25,7 @@ func ExampleExplore() {
 	fmt.Println("reached some:", len(r.Reached) > 0, "never reached:", r.Unreached[len(r.Unreached)-1])
 	// Output:
 	// runs: 5 failure: false
-	// reached some: true never reached: grant-while-paused
+	// reached some: true never reached: read-after-fenced-write
 }
 
 // A search runs on any Host: here fakeHost (host_test.go), whose fresh

@@ -91,6 +91,48 @@ func Example_fencing() {
 	// slow still believes: false
 }
 
+// A lease covers several keys of the fenced store, and holders read them
+// back under their tokens: each value comes with the token that wrote it.
+// The successor reads the key it has not written yet and sees its
+// predecessor's value; the predecessor, whose lease lapsed while it was
+// paused, is refused its read before anything is sent.
+func ExampleReader() {
+	w := leasetest.NewWorld()
+	cfg := lease.Config{TTL: 10 * time.Second, Rho: 0.01}
+	w.Register("grantor", must(lease.NewGrantor(w.Env("grantor", 1), cfg)))
+	w.Register("store", must(lease.NewResource(w.Env("store", 2))))
+	old := must(lease.NewHolder(w.Env("old", 3), cfg, "grantor", "store"))
+	w.Register("old", old)
+	next := must(lease.NewHolder(w.Env("next", 4), cfg, "grantor", "store"))
+	w.Register("next", next)
+	read := func(h lease.Holder, key string) {
+		h.(lease.Reader).Read("ledger", key, func(v []byte, token uint64, err error) {
+			fmt.Printf("read %s: %q under token %d, err %v\n", key, v, token, err)
+		})
+		w.Settle()
+	}
+
+	old.Acquire("ledger", lease.AcquireOptions{})
+	w.Settle()
+	old.Write("ledger", "k1", []byte("a"), nil)
+	old.Write("ledger", "k2", []byte("b"), nil)
+	w.Settle()
+	read(old, "k2")
+
+	w.Pause("old") // it cannot renew; next takes the lease over and writes k1
+	next.Acquire("ledger", lease.AcquireOptions{})
+	w.Advance(time.Minute)
+	next.Write("ledger", "k1", []byte("c"), nil)
+	w.Settle()
+	w.Resume("old")
+	read(next, "k2")
+	read(old, "k1")
+	// Output:
+	// read k2: "b" under token 1, err <nil>
+	// read k2: "b" under token 1, err <nil>
+	// read k1: "" under token 0, err read "k1" on "ledger": lease: lease expired
+}
+
 // Validate explains why a configuration is unsafe.
 func ExampleConfig_Validate() {
 	cfg := lease.Config{TTL: 10 * time.Second, RenewInterval: 9900 * time.Millisecond, Rho: 0.01}.WithDefaults()

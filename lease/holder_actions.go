@@ -67,3 +67,36 @@ func orNop(done func(error)) func(error) {
 	}
 	return done
 }
+
+// Read reads key from the fenced resource under the lease's token.
+func (h *holder) Read(resource, key string, done func(value []byte, token uint64, err error)) {
+	if done == nil {
+		done = func([]byte, uint64, error) {}
+	}
+	g, ok := h.valid(resource)
+	if !ok {
+		done(nil, 0, &actionError{shape: readNotHeld, key: key, resource: resource, err: ErrLeaseExpired})
+		return
+	}
+	p := h.newActionPending(forRead)
+	p.act.resource, p.act.token, p.act.key, p.act.read = resource, g.Token, key, done
+	p.to = h.resourceAddr
+	p.sendMessage(Message{Kind: KindRead, Resource: resource, Key: key, Token: g.Token})
+}
+
+// onReadReply hands a read's value to its caller. A value written under a
+// later token than the read's shows that the lease has moved on: the read
+// is fenced, like a write the store refused.
+func (h *holder) onReadReply(act *action, r Message) {
+	switch {
+	case r.Err != CodeOK:
+		act.read(nil, 0, h.outcome(readRejected, act.resource, act.token, r))
+	case r.Token > act.token:
+		err := &actionError{shape: readFenced, key: act.key, resource: act.resource, token: act.token,
+			wrote: r.Token, err: ErrFenced}
+		h.fenced(act.resource, act.token, err)
+		act.read(nil, 0, err)
+	default:
+		act.read(slices.Clone(r.Value), r.Token, nil)
+	}
+}

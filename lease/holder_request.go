@@ -12,6 +12,7 @@ const (
 	forRenew                            // reply: onRenewReply; timeout: onRenewTimeout
 	forWrite                            // done gets the write's outcome
 	forCheckpoint                       // done gets the checkpoint's outcome
+	forRead                             // read gets the value and the token that wrote it
 )
 
 // pending is a request waiting for its reply.
@@ -43,7 +44,8 @@ type action struct {
 	key      string        // write
 	start    time.Duration // checkpoint: when it left
 	done     func(error)
-	body     []byte // the value or state, until it is sent (sendHeld)
+	read     func([]byte, uint64, error) // a read's done
+	body     []byte                      // the value or state, until it is sent (sendHeld)
 }
 
 // newPending returns a pending for purpose, acquire or renew, of session s
@@ -52,8 +54,8 @@ func (h *holder) newPending(purpose reqPurpose, s *session) pending {
 	return pending{reqContext: reqContext{h: h, purpose: purpose, s: s, epoch: s.epoch}}
 }
 
-// newActionPending returns a new pending for purpose, write or
-// checkpoint, with its action (one allocation for both).
+// newActionPending returns a new pending for purpose, write, checkpoint
+// or read, with its action (one allocation for both).
 func (h *holder) newActionPending(purpose reqPurpose) *pending {
 	ap := &struct {
 		pending
@@ -137,6 +139,8 @@ func (q *reqContext) onReply(r Message) {
 		}
 	case forWrite:
 		q.act.done(h.outcome(writeRejected, q.act.resource, q.act.token, r))
+	case forRead:
+		h.onReadReply(q.act, r)
 	case forCheckpoint:
 		if r.Err != CodeOK {
 			q.act.done(h.outcome(checkpointRejected, q.act.resource, q.act.token, r))
@@ -162,6 +166,8 @@ func (q *reqContext) onTimeout() {
 		}
 	case forWrite:
 		q.act.done(&actionError{shape: writeTimedOut, key: q.act.key, resource: q.act.resource, token: q.act.token, err: ErrTimeout})
+	case forRead:
+		q.act.read(nil, 0, &actionError{shape: readTimedOut, key: q.act.key, resource: q.act.resource, token: q.act.token, err: ErrTimeout})
 	case forCheckpoint:
 		q.act.done(&actionError{shape: checkpointTimedOut, resource: q.act.resource, token: q.act.token, err: ErrTimeout})
 	}

@@ -66,6 +66,19 @@ type Checkpointer interface {
 	Checkpoint(resource string, state []byte, done func(error))
 }
 
+// Reader is a Holder that reads the fenced resource back: what
+// Capabilities.Reads declares.
+type Reader interface {
+	// Read reads key from the fenced resource under the lease's token (the
+	// request carries it). done receives the key's latest value and the
+	// token that wrote it (nil and 0 if it was never written), or
+	// ErrLeaseExpired (not valid, nothing sent), ErrFenced (the value was
+	// written under a later token than the lease's: the holder then drops
+	// the lease, as when a write is fenced) or ErrTimeout. The value is
+	// the caller's to keep.
+	Read(resource, key string, done func(value []byte, token uint64, err error))
+}
+
 // Effector is a Holder that performs unfenced side effects: what
 // Capabilities.SideEffects declares.
 type Effector interface {
@@ -211,6 +224,9 @@ type Capabilities struct {
 	// SideEffects: the holder is an Effector, whose SideEffect performs the
 	// unfenced effect.
 	SideEffects bool
+	// Reads: the holder is a Reader, whose Read reads the fenced resource
+	// back under the lease's token.
+	Reads bool
 	// Failpoints are the Env.Failpoint names the implementation reaches.
 	Failpoints []string
 	// ElectionTick, when positive, says the implementation is a replicated
@@ -231,7 +247,7 @@ func (impl Impl) OrCorrect() Impl {
 
 // AllCapabilities is what leasesim's own implementation supports.
 func AllCapabilities() Capabilities {
-	return Capabilities{Checkpoints: true, Registrations: true, SideEffects: true,
+	return Capabilities{Checkpoints: true, Registrations: true, SideEffects: true, Reads: true,
 		Failpoints: []string{FailpointBeforeWrite, FailpointBeforeCheckpoint}}
 }
 
@@ -272,6 +288,7 @@ var (
 	_ Grantor     = (*grantor)(nil)
 	_ LeaseLookup = (*grantor)(nil)
 	_ Holder      = (*holder)(nil)
+	_ Reader      = (*holder)(nil)
 	_ Closer      = (*holder)(nil)
 	_ Resource    = (*resource)(nil)
 	_ FenceLookup = (*resource)(nil)

@@ -56,6 +56,8 @@ var catchTable = []catchCase{
 	{"unfenced-checkpoint", []string{"P5"}, []string{"worker-crash-handoff"}},
 	{"lost-checkpoint-on-restart", []string{"P5"}, []string{"grantor-restart"}},
 	{"early-grantor-expiry", []string{"P1", "P3"}, []string{"clock-drift"}},
+	{"per-key-fencing", []string{"P2", "P3"}, []string{"multi-key-read-back"}},
+	{"read-sees-refused-write", []string{"P3"}, []string{"multi-key-read-back"}},
 }
 
 func TestCatchTableCoversEveryMutant(t *testing.T) {
@@ -123,11 +125,12 @@ func hunt(t *testing.T, m lease.Impl, c catchCase, scs []scenarios.Scenario, see
 	return nil
 }
 
-// sweep is the acceptance search: every built-in scenario, seeds 1..N. It
+// sweep is the acceptance search: every built-in scenario m can run (its
+// catalogue: CatalogFor), seeds 1..N. It
 // reports the first catch in seed-major order, as `simrun sweep --scenario
 // all` meets it, and the first catch in every scenario.
 func sweep(t *testing.T, m lease.Impl, c catchCase) {
-	all := scenarios.Catalog()
+	all := scenarios.CatalogFor(m)    // the replicated stores' stories need a store of several members
 	first := make([]*catch, len(all)) // per scenario; nil: not caught
 	var lines []string
 	for i, sc := range all {

@@ -35,6 +35,11 @@
 //	mutant/unfenced-checkpoint         grantor accepts stale holders' checkpoints   P5
 //	mutant/lost-checkpoint-on-restart  accepted checkpoints vanish on a crash       P5
 //	mutant/early-grantor-expiry        grantor expires at TTL×(1−rho)               P1, P3
+//	mutant/per-key-fencing             store fences each key, not the lease         P2, P3
+//	mutant/read-sees-refused-write     reads see a write the store refused          P3
+//
+// The last two live on paths that only multi-key-read-back takes: a lease
+// over several keys, and reads at the fenced store.
 //
 // Each file's doc comment names the bug class and the technique. Select a
 // mutant with `simrun run --impl mutant/NAME`, or in Go with Lookup and

@@ -26,6 +26,8 @@ func All() []lease.Impl {
 		unfencedCheckpoint(),
 		lostCheckpointOnRestart(),
 		earlyGrantorExpiry(),
+		perKeyFencing(),
+		readSeesRefusedWrite(),
 	}
 }
 

@@ -23,7 +23,7 @@ func TestCatalogueNamesAreUniqueAndPrefixed(t *testing.T) {
 		assert.NotNil(t, m.NewHolder, m.Name)
 		assert.NotNil(t, m.NewResource, m.Name)
 	}
-	assert.Len(t, seen, 12)
+	assert.Len(t, seen, 14)
 	assert.Equal(t, len(All()), len(Names()))
 }
 

@@ -100,6 +100,7 @@ type ownHolder interface {
 	lease.Node
 	lease.Checkpointer
 	lease.Effector
+	lease.Reader
 }
 
 // deliver hands m, rewritten, to node, and watches the reply go out.

@@ -12,7 +12,8 @@ import (
 // Needs returns what the scenario needs of an implementation beyond
 // acquiring, keeping and releasing a lease and writing under its token:
 // workers checkpoint their tasks and perform an unfenced effect per unit;
-// registrants attach registrations that readers list; an explicit
+// registrants attach registrations that readers list; holders that read
+// the fenced store back need reads; an explicit
 // failpoint in the schedule must be reachable. A nemesis's failpoints are
 // not needs: it draws only those the implementation reaches (see
 // ForImpl).
@@ -23,6 +24,9 @@ func (s Scenario) Needs() lease.Capabilities {
 	}
 	if s.Registrants > 0 || s.Readers > 0 {
 		c.Registrations = true
+	}
+	if s.Contenders > 0 && s.Lock.ReadBack {
+		c.Reads = true
 	}
 	for _, e := range s.Faults.Events {
 		if e.Kind == faults.KindFailpoint && !slices.Contains(c.Failpoints, e.Failpoint) {
@@ -70,6 +74,7 @@ func Supports(sc Scenario, impl lease.Impl) error {
 	miss(need.Checkpoints, have.Checkpoints, "checkpoints", fmt.Sprintf("%d workers checkpoint their tasks", sc.Workers))
 	miss(need.SideEffects, have.SideEffects, "side effects", "workers perform an unfenced effect per unit")
 	miss(need.Registrations, have.Registrations, "registrations", "registrants attach keys to their leases and readers list them")
+	miss(need.Reads, have.Reads, "reads", "holders read the fenced store back before they write")
 	for _, fp := range need.Failpoints {
 		miss(true, reaches(impl, fp), "failpoint "+fp, "the schedule arms "+fp)
 	}

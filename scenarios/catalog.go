@@ -26,6 +26,7 @@ func Catalog() []Scenario {
 		ServiceRegistry(),
 		Swarm(),
 		LockServerRestart(),
+		MultiKeyReadBack(),
 		LeaderPartitionMinority(),
 		LeaderPartitionMajority(),
 		LeaderStall(),

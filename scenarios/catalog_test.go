@@ -30,13 +30,14 @@ func TestCatalog(t *testing.T) {
 			expectEveryTaskDone(t, out)
 			assert.Positive(t, out.Metrics.Handoffs, "tasks moved between workers")
 		},
-		"message-chaos":    expectEveryTaskDone,
-		"thundering-herd":  expectManyGrants,
-		"service-registry": expectRegistrationsSeen,
-		"swarm":            expectEveryTaskDone,
+		"message-chaos":       expectEveryTaskDone,
+		"multi-key-read-back": expectKeysReadBack,
+		"thundering-herd":     expectManyGrants,
+		"service-registry":    expectRegistrationsSeen,
+		"swarm":               expectEveryTaskDone,
 	}
 	names := scenarios.Names()
-	require.Len(t, names, 21)
+	require.Len(t, names, 22)
 	for _, sc := range scenarios.Catalog() {
 		t.Run(sc.Name, func(t *testing.T) {
 			require.NotEmpty(t, sc.Doc, "a one-line description for simrun list")
@@ -71,6 +72,32 @@ func expectStaleWriteFenced(t *testing.T, out *scenarios.Outcome) {
 	}
 	assert.True(t, newer, "h2 wrote under a newer token")
 	assert.True(t, fenced, "h1's stale write was fenced after h2's")
+}
+
+// expectKeysReadBack: one grant wrote several keys, and holders read keys
+// back from the fenced store, each read answered with a value and the
+// token that wrote it.
+func expectKeysReadBack(t *testing.T, out *scenarios.Outcome) {
+	keysPerGrant := make(map[uint64]map[string]bool)
+	readValues := 0
+	for _, op := range out.History.AllOps() {
+		switch {
+		case op.Input.Kind == lease.KindWrite.String() && op.Output.OK:
+			if keysPerGrant[op.Input.Token] == nil {
+				keysPerGrant[op.Input.Token] = make(map[string]bool)
+			}
+			keysPerGrant[op.Input.Token][op.Input.Key] = true
+		case op.Input.Kind == lease.KindRead.String() && op.Output.Value != "":
+			assert.Positive(t, op.Output.Token, "a value read back names the token that wrote it")
+			readValues++
+		}
+	}
+	most := 0
+	for _, keys := range keysPerGrant { // order does not matter: a maximum
+		most = max(most, len(keys))
+	}
+	assert.Greater(t, most, 1, "a grant wrote several keys")
+	assert.Positive(t, readValues, "holders read written values back")
 }
 
 func expectMarginNotNegative(t *testing.T, out *scenarios.Outcome) {

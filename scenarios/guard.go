@@ -108,7 +108,7 @@ var boundaries = func() map[string]origin {
 	}
 	mark(fromImpl, implCall, guardedImpl.newGrantor, guardedImpl.newHolder, guardedImpl.newResource,
 		guardedGrantor.Deliver, guardedResource.Deliver, guardedHolder.Deliver, guardedHolder.acquire,
-		guardedHolder.Release, guardedHolder.Valid, guardedHolder.write, guardedHolder.checkpoint,
+		guardedHolder.Release, guardedHolder.Valid, guardedHolder.write, guardedHolder.checkpoint, guardedHolder.read,
 		guardedHolder.SideEffect, guardedDeliverAny, describe,
 		guardedLeader.Leading, guardedLeader.OnLeadership, guardedLeader.LeaderDeclaration)
 	mark(fromHarness, harnessCall, guardedObserver.Observe, nodeClock.Now, nodeClock.AfterFunc,
@@ -178,6 +178,7 @@ func (x guardedImpl) speaks(role string, node any) error {
 	caps := x.impl.Capabilities
 	_, checkpoints := node.(lease.Checkpointer)
 	_, effects := node.(lease.Effector)
+	_, reads := node.(lease.Reader)
 	switch {
 	case !lease.Receives(node):
 		return fmt.Errorf("%s: its %s %T takes no messages (implement lease.Node, lease.AnyNode or both)", x.impl.Name, role, node)
@@ -185,6 +186,8 @@ func (x guardedImpl) speaks(role string, node any) error {
 		return fmt.Errorf("%s declares checkpoints, but its holder %T has no Checkpoint (lease.Checkpointer)", x.impl.Name, node)
 	case role == "holder" && caps.SideEffects && !effects:
 		return fmt.Errorf("%s declares side effects, but its holder %T has no SideEffect (lease.Effector)", x.impl.Name, node)
+	case role == "holder" && caps.Reads && !reads:
+		return fmt.Errorf("%s declares reads, but its holder %T has no Read (lease.Reader)", x.impl.Name, node)
 	}
 	return nil
 }
@@ -296,6 +299,15 @@ func (x guardedHolder) checkpoint(resource string, state []byte, done guardedDon
 	x.h.(lease.Checkpointer).Checkpoint(resource, state, done)
 }
 
+func (x guardedHolder) Read(resource, key string, done func([]byte, uint64, error)) {
+	x.read(resource, key, guardRead(done))
+}
+
+// read is Read with a completion callback already behind its boundary.
+func (x guardedHolder) read(resource, key string, done guardedRead) {
+	x.h.(lease.Reader).Read(resource, key, done)
+}
+
 func (x guardedHolder) SideEffect(resource, id string) {
 	x.h.(lease.Effector).SideEffect(resource, id)
 }
@@ -314,6 +326,28 @@ func guardDone(done func(error)) guardedDone {
 		return nil
 	}
 	return func(err error) { harnessCall(func() { done(err) }) }
+}
+
+// guardedRead is a harness read callback behind a harness boundary; like
+// guardedDone it keeps no state, so a workload makes one per grant.
+type guardedRead func([]byte, uint64, error)
+
+// guardRead puts a harness read callback behind a harness boundary.
+func guardRead(done func([]byte, uint64, error)) guardedRead {
+	if done == nil {
+		return nil
+	}
+	return func(v []byte, token uint64, err error) { harnessCall(func() { done(v, token, err) }) }
+}
+
+// holderRead is h's Read (lease.Reader) with done, which is behind its
+// boundary already, handed over as it is rather than wrapped once more.
+func holderRead(h lease.Holder, resource, key string, done guardedRead) {
+	if g, ok := h.(guardedHolder); ok {
+		g.read(resource, key, done)
+		return
+	}
+	h.(lease.Reader).Read(resource, key, done)
 }
 
 // holderWrite is h.Write with done, which is behind its boundary already,

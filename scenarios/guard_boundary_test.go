@@ -63,7 +63,7 @@ func TestBoundariesAreNamed(t *testing.T) {
 // Every method the implementation or the harness is given through a
 // boundary type is a boundary, or hands over to one (delegates).
 func TestEveryBoundaryMethodIsMarked(t *testing.T) {
-	delegates := map[string]bool{"guardedHolder.Acquire": true, "guardedHolder.Write": true,
+	delegates := map[string]bool{"guardedHolder.Acquire": true, "guardedHolder.Write": true, "guardedHolder.Read": true,
 		"guardedHolder.Checkpoint": true, "guardedGrantor.DeliverAny": true, "guardedResource.DeliverAny": true,
 		"guardedHolder.DeliverAny": true}
 	for _, v := range []any{guardedGrantor{}, guardedResource{}, guardedHolder{}, guardedObserver{}, guardedLeader{},

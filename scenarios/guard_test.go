@@ -38,6 +38,7 @@ type ownHolder interface {
 	lease.Holder
 	lease.Checkpointer
 	lease.Effector
+	lease.Reader
 }
 
 type deliverPanics struct{ ownHolder }

@@ -17,8 +17,10 @@ type contender struct {
 	rec   *recorder
 	load  LockLoad
 	res   string
-	token uint64 // the grant being worked under; 0 when not holding
-	seq   int    // writes attempted, for distinct values
+	keys  []string // the keys the lease covers (LockLoad.Keys)
+	token uint64   // the grant being worked under; 0 when not holding
+	seq   int      // writes attempted, for distinct values
+	visit int      // keys visited under token, which picks the next key
 	// The write loop's timer callback and the write's completion for
 	// token (behind its harness boundary), made once per grant rather than
 	// once per write.
@@ -33,7 +35,7 @@ type contender struct {
 }
 
 func startContender(n *sim.Node, h lease.Holder, rec *recorder, load LockLoad, index int) {
-	c := &contender{n: n, h: h, rec: rec, load: load, res: load.resource()}
+	c := &contender{n: n, h: h, rec: rec, load: load, res: load.resource(), keys: load.keyNames()}
 	c.acquire = guardAcquire(lease.AcquireOptions{OnGrant: c.granted, OnLost: c.lost})
 	start := load.Start + time.Duration(index)*load.Stagger
 	if n.Incarnation() > 0 {
@@ -51,6 +53,7 @@ func (c *contender) granted(g lease.Grant) {
 		return
 	}
 	c.token = g.Token
+	c.visit = 0
 	token := g.Token
 	c.loop = func() { c.writeLoop(token) }
 	c.written = guardDone(func(err error) { c.onWritten(token, err) })
@@ -66,17 +69,48 @@ func (c *contender) lost(_ string, token uint64, _ error) {
 	}
 }
 
-// writeLoop writes under token every WriteEvery while the lease is valid.
+// writeLoop visits the next key under token every WriteEvery while the
+// lease is valid: it writes it, or with ReadBack reads it first.
 func (c *contender) writeLoop(token uint64) {
 	if c.load.WriteEvery <= 0 || c.token != token {
 		return
 	}
 	if g, ok := c.h.Valid(c.res); ok && g.Token == token {
 		c.rec.act(c.n, c.res, token)
-		c.seq++
-		holderWrite(c.h, c.res, "x", c.value(token), c.written)
+		key := c.keys[c.visit%len(c.keys)]
+		c.visit++
+		if c.load.ReadBack {
+			holderRead(c.h, c.res, key, guardRead(func(_ []byte, _ uint64, err error) { c.onRead(token, key, err) }))
+		} else {
+			c.write(token, key)
+		}
 	}
 	c.n.SetTimer(c.load.WriteEvery, c.loop)
+}
+
+// write writes key under token; the caller has recorded the action.
+func (c *contender) write(token uint64, key string) {
+	c.seq++
+	holderWrite(c.h, c.res, key, c.value(token), c.written)
+}
+
+// onRead writes key, just read back under token, if the holder still
+// holds the lease under it. A key whose read failed waits for its next
+// visit.
+func (c *contender) onRead(token uint64, key string, err error) {
+	if err != nil {
+		if errors.Is(err, lease.ErrFenced) && c.token == token {
+			c.token = 0
+		}
+		return
+	}
+	if c.token != token {
+		return
+	}
+	if g, ok := c.h.Valid(c.res); ok && g.Token == token {
+		c.rec.act(c.n, c.res, token)
+		c.write(token, key)
+	}
 }
 
 // value returns a distinct value to write under token: "node/token/seq".

@@ -99,6 +99,16 @@ type LockLoad struct {
 	WriteEvery time.Duration // while holding, write to the fenced store this often
 	Hold       time.Duration // release after holding this long; 0 holds until lost
 	Idle       time.Duration // wait this long after a release before contending again
+	// Keys is how many keys of the fenced store one lease covers: while
+	// holding, a holder visits them in turn, one every WriteEvery, from
+	// the first after each grant. 0 or 1 is the one key "x"; more are
+	// "k1".."kN".
+	Keys int
+	// ReadBack makes each visit a read-modify-write: the holder reads the
+	// key back from the fenced store under its token, and writes it when
+	// the value arrives and it still holds the lease. It needs
+	// lease.Capabilities.Reads.
+	ReadBack bool
 }
 
 // TaskSpec is one checkpointed task: Units units of UnitTime each, arriving
@@ -153,6 +163,8 @@ func (s Scenario) Validate() error {
 		return fmt.Errorf("scenario %s: no holders: set contenders, workers or registrants", s.Name)
 	case s.Readers > 0 && s.Registry.Poll <= 0:
 		return fmt.Errorf("scenario %s: registry.poll: must be positive when there are readers", s.Name)
+	case s.Lock.Keys < 0:
+		return fmt.Errorf("scenario %s: lock.keys: must not be negative, got %d", s.Name, s.Lock.Keys)
 	case s.Workers > 0 && len(s.Tasks) == 0 && s.TaskSource == nil:
 		return fmt.Errorf("scenario %s: workers without tasks", s.Name)
 	}
@@ -200,4 +212,16 @@ func (l LockLoad) resource() string {
 		return "lock"
 	}
 	return l.Resource
+}
+
+// keyNames are the keys of the fenced store a lease covers (Keys).
+func (l LockLoad) keyNames() []string {
+	if l.Keys <= 1 {
+		return []string{"x"}
+	}
+	keys := make([]string, l.Keys)
+	for i := range keys {
+		keys[i] = fmt.Sprintf("k%d", i+1)
+	}
+	return keys
 }

@@ -104,6 +104,7 @@ func TestExecuteRejectsBadScenarios(t *testing.T) {
 		{"nobody", func(s *scenarios.Scenario) { s.Contenders = 0 }, "no holders"},
 		{"negative TTL", func(s *scenarios.Scenario) { s.Config.TTL = -1 }, "TTL"},
 		{"workers without tasks", func(s *scenarios.Scenario) { s.Workers = 1 }, "workers without tasks"},
+		{"negative keys", func(s *scenarios.Scenario) { s.Lock.Keys = -1 }, "lock.keys"},
 		{"fault on an unknown node", func(s *scenarios.Scenario) { s.Faults.Events[0].Node = "h9" }, "h9"},
 	}
 	for _, tt := range tests {
@@ -133,6 +134,7 @@ func TestUndeclaredCapabilitiesSkip(t *testing.T) {
 		{"worker-crash-handoff", []string{"checkpoints", "side effects", "failpoint before-checkpoint"}},
 		{"service-registry", []string{"registrations"}},
 		{"kleppmann-gc-pause", []string{"failpoint before-write"}},
+		{"multi-key-read-back", []string{"reads"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.scenario, func(t *testing.T) {

@@ -85,7 +85,7 @@ func lacks(impl lease.Impl) []string {
 	for _, f := range []struct {
 		name string
 		has  bool
-	}{{"checkpoints", c.Checkpoints}, {"registrations", c.Registrations}, {"side effects", c.SideEffects}} {
+	}{{"checkpoints", c.Checkpoints}, {"registrations", c.Registrations}, {"side effects", c.SideEffects}, {"reads", c.Reads}} {
 		if !f.has {
 			out = append(out, f.name)
 		}
