@@ -8,7 +8,7 @@ import (
 
 // program is how simrun lines name the CLI. The CLI sets it once at start
 // to the path it was invoked as; library callers get "simrun" (the name
-// `go install ./cmd/simrun` puts on PATH).
+// `go install .` in cmd/simrun puts on PATH).
 var program atomic.Value
 
 // DefaultProgram is the program name used until SetProgram is called.
