@@ -193,12 +193,13 @@ func TestMergeMemoryIsFlat(t *testing.T) {
 		require.NoError(t, json.Unmarshal(data, &s))
 		require.NoError(t, m.Add(s))
 		if i%max(1, shards/10) == 0 {
-			// The live heap as collections find it: Churn brings three
-			// about by allocating (one may be under way), never runtime.GC.
-			if !gcwatch.Churn(3) {
+			// The live heap from collections that allocation brings
+			// about, never runtime.GC.
+			live, ok := gcwatch.SettledLiveHeap(4)
+			if !ok {
 				t.Skip("no collection runs (GOGC=off?): the live heap cannot be judged")
 			}
-			peak = max(peak, gcwatch.LiveHeap())
+			peak = max(peak, live)
 		}
 	}
 	got, err := m.Summary()

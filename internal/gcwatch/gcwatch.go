@@ -1,6 +1,9 @@
 package gcwatch
 
-import "runtime/metrics"
+import (
+	"math"
+	"runtime/metrics"
+)
 
 // The runtime/metrics names read; both exist since Go 1.21.
 const (
@@ -24,10 +27,27 @@ func read(name string) uint64 {
 func Cycles() uint64 { return read(cyclesMetric) }
 
 // LiveHeap returns the bytes of heap objects the latest completed cycle
-// marked live (0 before the first cycle), including what was allocated
-// while it marked. It is as old as that cycle: a test compares it across
-// cycles the work under test brought about, with a margin for that.
+// marked live (0 before the first cycle). It is as old as that cycle, and
+// it counts what was allocated while the cycle marked, garbage or not: on
+// a loaded machine, with the program allocating fast, megabytes more than
+// is reachable. SettledLiveHeap is the closer reading.
 func LiveHeap() uint64 { return read(liveMetric) }
+
+// SettledLiveHeap brings about n collections by allocating (Churn) and
+// returns the smallest live heap any of them found: each counts what is
+// reachable plus what was allocated while it marked, so the smallest is the
+// closest to what is reachable. ok is false when no collection runs
+// (GOGC=off).
+func SettledLiveHeap(n int) (live uint64, ok bool) {
+	live = math.MaxUint64
+	for range n {
+		if !Churn(1) {
+			return 0, false
+		}
+		live = min(live, LiveHeap())
+	}
+	return live, true
+}
 
 // churnMaxBytes bounds what Churn allocates: far more than any heap goal a
 // test runs with, unless collection is off (GOGC=off).
