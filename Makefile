@@ -112,10 +112,14 @@ explore-table:
 	EXPLORE_TABLE=$(CURDIR)/out/explore-table.md EXPLORE_BUDGET=$(or $(EXPLORE_BUDGET),100) \
 		EXPLORE_SEEDS=$(or $(EXPLORE_SEEDS),3) $(GO) -C cmd/simrun test -count=1 -run '^TestExploreTable$$' -timeout 120m -v .
 
-## zoo-modules: every zoo/*/go.mod is in ZOO_MODULES, so that no zoo module goes untested.
+## zoo-modules: every zoo/*/go.mod is in ZOO_MODULES and every cmd/*/go.mod in MODULES, so that no module goes
+## untested.
 zoo-modules:
 	@for m in $(patsubst %/go.mod,%,$(wildcard zoo/*/go.mod)); do \
 		case " $(ZOO_MODULES) " in *" $$m "*) ;; *) echo "Makefile: $$m has a go.mod but is not in ZOO_MODULES"; exit 1;; esac; \
+	done
+	@for m in $(patsubst %/go.mod,%,$(wildcard cmd/*/go.mod)); do \
+		case " $(MODULES) " in *" $$m "*) ;; *) echo "Makefile: $$m has a go.mod but is not in MODULES"; exit 1;; esac; \
 	done
 
 ## lint: formatting, vet and staticcheck (of the core, of simrun's and deploy's modules and of every module under zoo/). staticcheck is pinned and
