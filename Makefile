@@ -12,7 +12,10 @@ VERSION   ?= $(shell git describe --always --dirty 2>/dev/null)
 IMAGE     ?= ghcr.io/leasesim/simrun:latest
 # The Go modules under zoo/, each with its own go.mod (the core never imports them): make test and lint
 # vet and test each. zoo-modules fails when a zoo/*/go.mod is missing from this list.
-ZOO_MODULES := zoo/consul zoo/etcd zoo/hraft zoo/k8s zoo/redsync zoo/zookeeper
+ZOO_MODULES := zoo/consul zoo/etcd zoo/etcdraft zoo/hraft zoo/k8s zoo/redsync zoo/zookeeper
+# Every module besides the core that make test and lint vet and test: the CLI (cmd/simrun, which links the
+# zoo's event-host systems and so is a module of its own, docs/decisions/0041), deploy's tests and the zoo.
+MODULES := cmd/simrun deploy $(ZOO_MODULES)
 
 .PHONY: run test bench bench-gohost fuzz lint build image clean tune-example etcd-stories consul-tables zoo-modules zookeeper-results explore-table realtime-stories verdicts-load etcd-robustness
 
@@ -20,21 +23,23 @@ ZOO_MODULES := zoo/consul zoo/etcd zoo/hraft zoo/k8s zoo/redsync zoo/zookeeper
 image:
 	docker build --build-arg VERSION=$(VERSION) -t $(IMAGE) -f deploy/Dockerfile .
 
+## build: bin/simrun (BIN), built in its own module, cmd/simrun.
 build:
-	$(GO) build -ldflags "-X main.stamp=$(VERSION)" -o $(BIN) ./cmd/simrun
+	$(GO) -C cmd/simrun build -ldflags "-X main.stamp=$(VERSION)" -o $(abspath $(BIN)) .
 
 ## run: the main job on built-in defaults: a sweep of the built-in scenarios, with a summary and a report.
 run: build
 	$(BIN) sweep --scenario all --seeds $(SEEDS) --out $(OUT) $(if $(PARALLEL),--parallel $(PARALLEL),)
 
 ## test: everything CI checks (vet, tests, and the race detector on the kernel, the real-time runtime,
-## the scenario determinism tests and the parallel sweep), then vet and tests of every module under zoo/.
+## the scenario determinism tests and the parallel sweep), then vet and tests of simrun's module, deploy's and
+## every module under zoo/. The core's go mod graph names no zoo dependency (internal/coredeps).
 test: zoo-modules
 	$(GO) vet ./...
 	$(GO) test -count=1 ./...
 	$(GO) test -count=1 -race ./sim/... ./lease/... ./sweep/... ./gohost/... ./simnet/...
 	$(GO) test -count=1 -race -run '^TestDeterminism$$' ./scenarios/
-	@for m in deploy $(ZOO_MODULES); do \
+	@for m in $(MODULES); do \
 		echo "== $$m (its own module)"; \
 		( cd $$m && $(GO) vet ./... && $(GO) test -count=1 ./... ) || exit $$?; \
 	done
@@ -45,7 +50,9 @@ test: zoo-modules
 realtime-stories:
 	@out=$$(mktemp); status=0; \
 	LEASESIM_REALTIME_STORIES=$(or $(STORY_RUNS),20) LEASESIM_REALTIME_MIN_RATE=$(or $(STORY_MIN_RATE),100) \
-		$(GO) test -count=1 -v -run '^TestRealtimeStory' ./lease/realtime/ ./cmd/simrun/ >$$out 2>&1 || status=$$?; \
+		$(GO) test -count=1 -v -run '^TestRealtimeStory' ./lease/realtime/ >$$out 2>&1 || status=$$?; \
+	LEASESIM_REALTIME_STORIES=$(or $(STORY_RUNS),20) LEASESIM_REALTIME_MIN_RATE=$(or $(STORY_MIN_RATE),100) \
+		$(GO) -C cmd/simrun test -count=1 -v -run '^TestRealtimeStory' . >>$$out 2>&1 || status=$$?; \
 	grep -E '^(realtime story|--- FAIL|FAIL|ok)|not reproduced|Error' $$out; rm -f $$out; exit $$status
 
 ## verdicts-load: VERDICT_HISTORIES (1000) histories of the catalogue under every implementation simrun knows
@@ -53,8 +60,8 @@ realtime-stories:
 ## once: prints how many differ (it must be 0) and fails if a verdict differs or mentions wall time.
 verdicts-load:
 	@out=$$(mktemp); status=0; \
-	LEASESIM_VERDICT_HISTORIES=$(or $(VERDICT_HISTORIES),1000) $(GO) test -count=1 -v -timeout 60m \
-		-run '^TestVerdictsDoNotDependOnLoad$$' ./cmd/simrun/ >$$out 2>&1 || status=$$?; \
+	LEASESIM_VERDICT_HISTORIES=$(or $(VERDICT_HISTORIES),1000) $(GO) -C cmd/simrun test -count=1 -v -timeout 60m \
+		-run '^TestVerdictsDoNotDependOnLoad$$' . >$$out 2>&1 || status=$$?; \
 	grep -E '^(verdicts under load|--- FAIL|FAIL|ok)|Error' $$out; rm -f $$out; exit $$status
 
 ## bench: benchmarks, each BENCHCOUNT times, printed with ratios (of medians) against baselines measured
@@ -103,22 +110,26 @@ zookeeper-results:
 explore-table:
 	@mkdir -p out
 	EXPLORE_TABLE=$(CURDIR)/out/explore-table.md EXPLORE_BUDGET=$(or $(EXPLORE_BUDGET),100) \
-		EXPLORE_SEEDS=$(or $(EXPLORE_SEEDS),3) $(GO) test -count=1 -run '^TestExploreTable$$' -timeout 120m -v ./cmd/simrun
+		EXPLORE_SEEDS=$(or $(EXPLORE_SEEDS),3) $(GO) -C cmd/simrun test -count=1 -run '^TestExploreTable$$' -timeout 120m -v .
 
-## zoo-modules: every zoo/*/go.mod is in ZOO_MODULES, so that no zoo module goes untested.
+## zoo-modules: every zoo/*/go.mod is in ZOO_MODULES and every cmd/*/go.mod in MODULES, so that no module goes
+## untested.
 zoo-modules:
 	@for m in $(patsubst %/go.mod,%,$(wildcard zoo/*/go.mod)); do \
 		case " $(ZOO_MODULES) " in *" $$m "*) ;; *) echo "Makefile: $$m has a go.mod but is not in ZOO_MODULES"; exit 1;; esac; \
 	done
+	@for m in $(patsubst %/go.mod,%,$(wildcard cmd/*/go.mod)); do \
+		case " $(MODULES) " in *" $$m "*) ;; *) echo "Makefile: $$m has a go.mod but is not in MODULES"; exit 1;; esac; \
+	done
 
-## lint: formatting, vet and staticcheck (of the core and of every module under zoo/). staticcheck is pinned and
+## lint: formatting, vet and staticcheck (of the core, of simrun's and deploy's modules and of every module under zoo/). staticcheck is pinned and
 ## fetched through the module proxy on first use.
 STATICCHECK ?= $(GO) run honnef.co/go/tools/cmd/staticcheck@v0.8.2
 lint: zoo-modules
 	@test -z "$$(gofmt -l $$(git ls-files '*.go'))" || { gofmt -l $$(git ls-files '*.go'); echo "gofmt needed"; exit 1; }
 	$(GO) vet ./...
 	$(STATICCHECK) ./...
-	@for m in deploy $(ZOO_MODULES); do ( cd $$m && $(GO) vet ./... && $(STATICCHECK) ./... ) || exit $$?; done
+	@for m in $(MODULES); do ( cd $$m && $(GO) vet ./... && $(STATICCHECK) ./... ) || exit $$?; done
 
 ## tune-example: tune example workloads over a grid that shows the trade-off (TTL × renew × checkpoint, on the same
 ## seeds, at most 2 store writes/s); prints each table and writes out/tune/NAME/tune.json and tune.html.

@@ -108,8 +108,8 @@ func TestIndexedJobEqualsOneSweep(t *testing.T) {
 	jobs, _ := manifests(t)
 	sweep, merge := container(t, jobs["leasesim-sweep"]), container(t, jobs["leasesim-merge"])
 	bin := t.TempDir()
-	build := exec.Command("go", "build", "-o", filepath.Join(bin, "simrun"), "./cmd/simrun")
-	build.Dir = ".."
+	build := exec.Command("go", "build", "-o", filepath.Join(bin, "simrun"), ".")
+	build.Dir = "../cmd/simrun" // simrun's own module
 	out, err := build.CombinedOutput()
 	require.NoError(t, err, "%s", out)
 

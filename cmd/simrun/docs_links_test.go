@@ -9,8 +9,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/leasesim/leasesim/internal/repro"
 )
 
 // markdownLink matches a Markdown link or image and captures its target.
@@ -21,8 +19,7 @@ var markdownLink = regexp.MustCompile(`\]\(([^)\s]+)\)`)
 // of the repository (nothing the README needs lives outside it), and the
 // README and ARCHITECTURE.md link nowhere outside it.
 func TestDocsLinksStayInTheRepository(t *testing.T) {
-	root, err := repro.ModuleRoot()
-	require.NoError(t, err)
+	root := repoRoot(t)
 	files := []string{"README.md", "ARCHITECTURE.md"}
 	require.NoError(t, filepath.WalkDir(filepath.Join(root, "docs"), func(path string, d os.DirEntry, err error) error {
 		if err == nil && !d.IsDir() && strings.HasSuffix(path, ".md") {
@@ -96,8 +93,7 @@ func TestBrokenLinks(t *testing.T) {
 // The two maps stay maps: README.md at most 300 lines, ARCHITECTURE.md at
 // most 200 (what does not fit goes to docs/).
 func TestMapsStayShort(t *testing.T) {
-	root, err := repro.ModuleRoot()
-	require.NoError(t, err)
+	root := repoRoot(t)
 	for file, most := range map[string]int{"README.md": 300, "ARCHITECTURE.md": 200} {
 		data, err := os.ReadFile(filepath.Join(root, file))
 		require.NoError(t, err)

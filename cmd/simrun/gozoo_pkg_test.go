@@ -12,7 +12,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/leasesim/leasesim/internal/repro"
 	"github.com/leasesim/leasesim/sweep"
 )
 
@@ -30,8 +29,7 @@ func userModule(t *testing.T, dir, name string, leasesim bool, files map[string]
 	require.NoError(t, os.MkdirAll(mod, 0o755))
 	gomod := "module example.com/" + name + "\n\ngo 1.26.0\n"
 	if leasesim {
-		root, err := repro.ModuleRoot()
-		require.NoError(t, err)
+		root := repoRoot(t)
 		fixture, err := os.ReadFile(filepath.Join(fixtureZoo, "lockfix", "go.mod"))
 		require.NoError(t, err)
 		gomod = regexp.MustCompile(`(?m)^module .*$`).ReplaceAllString(string(fixture), "module example.com/"+name)

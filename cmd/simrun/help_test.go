@@ -11,8 +11,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/leasesim/leasesim/internal/repro"
 )
 
 // helpCase is one invocation of a command and the exit code it gives.
@@ -32,8 +30,7 @@ func TestHelpMatchesBehaviour(t *testing.T) {
 	}
 	t.Parallel() // a long test: it overlaps the other long ones
 	dir := workDir(t)
-	root, err := repro.ModuleRoot()
-	require.NoError(t, err)
+	root := repoRoot(t)
 	linkRepo(t, root, dir)
 	const kl = "--scenario kleppmann-gc-pause --seed 1"
 	const mutant = "--impl mutant/unfenced-resource"

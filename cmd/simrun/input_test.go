@@ -5,9 +5,6 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
-
-	"github.com/leasesim/leasesim/internal/repro"
 )
 
 // "-" reads standard input wherever simrun reads a file: the same verdict
@@ -15,8 +12,7 @@ import (
 func TestDashReadsStandardInput(t *testing.T) {
 	t.Parallel() // a long test: it overlaps the other long ones
 	dir := workDir(t)
-	root, err := repro.ModuleRoot()
-	require.NoError(t, err)
+	root := repoRoot(t)
 	linkRepo(t, root, dir)
 	for _, tc := range []struct {
 		name, line string

@@ -8,8 +8,6 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-
-	"github.com/leasesim/leasesim/internal/repro"
 )
 
 func TestFormatVersion(t *testing.T) {
@@ -35,8 +33,7 @@ func TestFormatVersion(t *testing.T) {
 // make build stamps the checkout's git describe into the variable stamp,
 // which version reads (a dry run: the build itself is every other test's).
 func TestMakeBuildStamps(t *testing.T) {
-	root, err := repro.ModuleRoot()
-	require.NoError(t, err)
+	root := repoRoot(t)
 	describe, err := exec.Command("git", "-C", root, "describe", "--always", "--dirty").Output()
 	if err != nil {
 		t.Skip("not a git checkout: make build stamps nothing")

@@ -8,7 +8,7 @@ import (
 
 // program is how simrun lines name the CLI. The CLI sets it once at start
 // to the path it was invoked as; library callers get "simrun" (the name
-// `go install ./cmd/simrun` puts on PATH).
+// `go install .` in cmd/simrun puts on PATH).
 var program atomic.Value
 
 // DefaultProgram is the program name used until SetProgram is called.
@@ -20,7 +20,9 @@ const DefaultProgram = "simrun"
 //
 // A binary that `go run` built lives in a temporary directory that is gone
 // once it exits, so for such a name ("/tmp/go-build.../exe/simrun") the
-// lines say `go run ./cmd/simrun`, which runs from the module root.
+// lines say `go run .`, which runs from simrun's module root, cmd/simrun
+// (simrun is a module of its own: `go run ./cmd/simrun` no longer runs
+// from the repository's root).
 func SetProgram(name string) {
 	switch {
 	case name == "":
@@ -32,7 +34,7 @@ func SetProgram(name string) {
 }
 
 // GoRunProgram is how lines name the CLI when it runs under `go run`.
-const GoRunProgram = "go run ./cmd/simrun"
+const GoRunProgram = "go run ."
 
 // Program returns the name simrun lines start with.
 func Program() string {

@@ -20,7 +20,7 @@ func TestSimrun(t *testing.T) {
 		{"./bin/simrun", []string{"tune", "--workload", "my file.jsonl"}, "./bin/simrun tune --workload 'my file.jsonl'"},
 		{"", []string{"check", "it's.jsonl"}, `simrun check 'it'\''s.jsonl'`},
 		{"", []string{"run", ""}, "simrun run ''"},
-		{"/tmp/go-build123/b001/exe/simrun", []string{"check", "h.jsonl"}, "go run ./cmd/simrun check h.jsonl"},
+		{"/tmp/go-build123/b001/exe/simrun", []string{"check", "h.jsonl"}, "go run . check h.jsonl"},
 		{"/opt/my tools/simrun", []string{"list"}, "'/opt/my tools/simrun' list"},
 	}
 	for _, tc := range tests {

@@ -15,7 +15,7 @@ import (
 // "accel" metric) for the replicated store on its scenarios, next to
 // leasesim's single grantor on swarm, in one run:
 //
-//	go test ./zoo/etcdraft/ -run '^$' -bench Acceleration -benchtime 20x
+//	go -C zoo/etcdraft test -run '^$' -bench Acceleration -benchtime 20x .
 func BenchmarkAcceleration(b *testing.B) {
 	for _, tc := range []struct {
 		name, scenario string
