@@ -652,7 +652,7 @@ func (h *goHost) wrapList(c *cobra.Command) {
 	c.Flags().StringVar(&h.pkg, "pkg", "", "list the scenarios of this Go package directory, in any module "+
 		"(builds its test binary; its test "+defaultWorker+" calls scenarios.Worker); not with --impl")
 	_ = c.MarkFlagDirname("pkg")
-	impl := c.Flags().String("impl", "", "list the scenarios of this goroutine-host implementation (builds its module's test binary)")
+	impl := c.Flags().String("impl", "", "list the scenarios this implementation runs (a goroutine-host one: builds its module's test binary)")
 	c.RunE = func(cmd *cobra.Command, _ []string) error {
 		asJSON := flagBool(cmd, "json")
 		if cmd.Flags().Changed("pkg") {
@@ -667,6 +667,9 @@ func (h *goHost) wrapList(c *cobra.Command) {
 			return usageErr(cmd, err)
 		}
 		if *impl != "" {
+			if ev, err := lookupImpl(*impl); err == nil {
+				return listEventScenarios(h.a.stdout, ev, asJSON)
+			}
 			g, err := h.lookup(cmd, *impl)
 			if err != nil {
 				return err

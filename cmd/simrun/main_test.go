@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -336,4 +337,41 @@ func TestList(t *testing.T) {
 	for _, want := range []string{"swarm", "mutant/unfenced-resource", "partition-oneway", "[spec lease-store]", "on-reply"} {
 		assert.Contains(t, text.stdout, want)
 	}
+}
+
+// list --impl of an event-host implementation lists the catalogue
+// scenarios it runs and those it skips, with the reason, as a sweep of
+// every scenario would.
+func TestListEventHostImpl(t *testing.T) {
+	for _, tc := range []struct {
+		impl, runs, skips, reason string
+	}{
+		{"zoo/redislock", "kleppmann-gc-pause", "worker-crash-handoff", "needs checkpoints"},
+		{"zoo/etcdraft", "leader-churn", "multi-key-read-back", "needs reads"},
+		{"correct", "multi-key-read-back", "leader-churn", "needs a replicated lease store of 3 members"},
+	} {
+		r := simrun(t, "list", "--impl", tc.impl, "--json")
+		require.Equal(t, exitOK, r.code, r.stderr)
+		var l eventScenarioList
+		oneJSONObject(t, r.stdout, &l)
+		assert.Equal(t, tc.impl, l.Impl)
+		assert.Contains(t, names(l.Scenarios), tc.runs)
+		i := slices.IndexFunc(l.Skipped, func(s skippedEntry) bool { return s.Name == tc.skips })
+		require.GreaterOrEqual(t, i, 0, "%s skips %s", tc.impl, tc.skips)
+		assert.Contains(t, l.Skipped[i].Reason, tc.reason)
+		assert.NotContains(t, names(l.Scenarios), tc.skips)
+
+		text := simrun(t, "list", "--impl", tc.impl)
+		require.Equal(t, exitOK, text.code, text.stderr)
+		assert.Contains(t, text.stdout, "  "+tc.skips+"  "+tc.reason)
+	}
+}
+
+// names are the entries' names.
+func names(es []entry) []string {
+	var out []string
+	for _, e := range es {
+		out = append(out, e.Name)
+	}
+	return out
 }
