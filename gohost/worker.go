@@ -68,6 +68,10 @@ type Job struct {
 	// HistoryDir, when set, is a directory the worker writes each run
 	// seed's history to, as a history file (HistoryPath).
 	HistoryDir string `json:"history_dir,omitempty"`
+	// Knobs, when set, are the implementation's knobs the scenarios are
+	// built with (list, run, shrink): a list checks them, and a worker
+	// whose implementation declares none refuses them (ErrKindBadKnob).
+	Knobs KnobValues `json:"knobs,omitempty"`
 }
 
 // Record is one line a worker writes: exactly one of its fields besides
@@ -86,6 +90,9 @@ type ScenarioInfo struct {
 	Doc   string   `json:"doc"`
 	Story string   `json:"story,omitempty"`
 	Nodes []string `json:"nodes"`
+	// Knobs are the implementation's knobs (the same for each of its
+	// scenarios), absent when it declares none.
+	Knobs []Knob `json:"knobs,omitempty"`
 }
 
 // OutcomeRecord is one seed's outcome, as plain data.
@@ -154,6 +161,7 @@ const (
 	ErrKindNothingToShrink = "nothing-to-shrink"
 	ErrKindNotReproducible = "not-reproducible"
 	ErrKindSeedFailed      = "seed-failed" // the worker's test failed while running a seed
+	ErrKindBadKnob         = "bad-knob"    // Job.Knobs names a knob the implementation lacks, or a value it refuses
 )
 
 // JobError is a job the worker could not do, or a seed it could not run.
