@@ -130,7 +130,9 @@ func partition(t Timing, n int, reads Reads) scenarios.Scenario {
 // the restarted member rejoins as a follower of a later term. With FSM
 // reads, the members the readers fall back to after the crash answer
 // stale when they had not yet learned the old leader's last commits.
-func CrashRestart(n int, reads Reads) scenarios.Scenario { return crashRestart(DefaultTiming, n, reads) }
+func CrashRestart(n int, reads Reads) scenarios.Scenario {
+	return crashRestart(DefaultTiming, n, reads)
+}
 
 func crashRestart(t Timing, n int, reads Reads) scenarios.Scenario {
 	return scenarios.Scenario{

@@ -89,7 +89,9 @@ func scenario(name, doc, story string, setup Setup, k gohost.KnobValues, premise
 
 // NodeClockStepBack is kubernetes#113081 (open): node-1's clock steps
 // back ten minutes.
-func NodeClockStepBack(noGraceCheck bool) scenarios.Scenario { return nodeClockStepBack(noGraceCheck, nil) }
+func NodeClockStepBack(noGraceCheck bool) scenarios.Scenario {
+	return nodeClockStepBack(noGraceCheck, nil)
+}
 
 func nodeClockStepBack(noGraceCheck bool, k gohost.KnobValues) scenarios.Scenario {
 	setup := twoNodes(noGraceCheck, 150*time.Second,
@@ -105,7 +107,9 @@ func nodeClockStepBack(noGraceCheck bool, k gohost.KnobValues) scenarios.Scenari
 
 // ControllerClockJump is kubernetes#108844: the controller's clock jumps
 // a day forward.
-func ControllerClockJump(noGraceCheck bool) scenarios.Scenario { return controllerClockJump(noGraceCheck, nil) }
+func ControllerClockJump(noGraceCheck bool) scenarios.Scenario {
+	return controllerClockJump(noGraceCheck, nil)
+}
 
 func controllerClockJump(noGraceCheck bool, k gohost.KnobValues) scenarios.Scenario {
 	setup := twoNodes(noGraceCheck, 90*time.Second,
