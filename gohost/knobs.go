@@ -79,3 +79,41 @@ func KnobNames(declared []Knob) string {
 	}
 	return strings.Join(names, ", ")
 }
+
+// ParseKnob reads one knob setting as the command line gives it,
+// "NAME=VALUE" or, for a grid, "NAME=V1,V2,…": the name and the values
+// (Go durations), in order. The error says what is wrong with s.
+func ParseKnob(s string) (string, []time.Duration, error) {
+	name, list, ok := strings.Cut(s, "=")
+	name = strings.TrimSpace(name)
+	if !ok || name == "" || strings.TrimSpace(list) == "" {
+		return "", nil, fmt.Errorf("%w %q: want NAME=VALUE, such as grace-period=40s", ErrBadKnob, s)
+	}
+	var values []time.Duration
+	for v := range strings.SplitSeq(list, ",") {
+		d, err := time.ParseDuration(strings.TrimSpace(v))
+		if err != nil {
+			return "", nil, fmt.Errorf("%w %s: %q is not a duration (want a Go duration such as 500ms or 40s)", ErrBadKnob, name, v)
+		}
+		if slices.Contains(values, d) {
+			return "", nil, fmt.Errorf("%w %s: %v is given twice", ErrBadKnob, name, d)
+		}
+		values = append(values, d)
+	}
+	return name, values, nil
+}
+
+// KnobArgs writes values as the command line's --knob flags, in name
+// order: what a printed reproduction line repeats.
+func KnobArgs(values KnobValues) []string {
+	names := make([]string, 0, len(values))
+	for name := range values {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	var args []string
+	for _, name := range names {
+		args = append(args, "--knob", name+"="+values[name].String())
+	}
+	return args
+}

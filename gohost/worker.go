@@ -189,7 +189,7 @@ func ReadJob(path string) (Job, error) {
 // ParseJob reads and checks one job strictly, as ReadJob does a file's.
 func ParseJob(data []byte) (Job, error) {
 	var job Job
-	if err := strictjson.Unmarshal(data, &job, strictjson.NullForOptional); err != nil {
+	if err := strictjson.UnmarshalNanos(data, &job, strictjson.NullForOptional); err != nil {
 		var out struct {
 			Out string `json:"out"`
 		}
@@ -227,7 +227,7 @@ func (j Job) check() error {
 // it has the schema version this package writes and exactly one part.
 func ReadRecord(line []byte) (Record, error) {
 	var r Record
-	if err := strictjson.Unmarshal(line, &r, strictjson.NullForOptional); err != nil {
+	if err := strictjson.UnmarshalNanos(line, &r, strictjson.NullForOptional); err != nil {
 		return r, err
 	}
 	if r.SchemaVersion != WorkerSchema {
