@@ -23,7 +23,7 @@ type Result struct {
 	Workload string   `json:"workload"`
 	Scenario string   `json:"scenario,omitempty"`
 	Target   []string `json:"target,omitempty"`
-	Name     string `json:"workload_name"`
+	Name     string   `json:"workload_name"`
 	// WorkloadSeconds is the workload's duration (faults stop there);
 	// Metrics.StoreWritesPerWorkloadSecond is per second of it.
 	WorkloadSeconds float64 `json:"workload_seconds"`
