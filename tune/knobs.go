@@ -36,9 +36,12 @@ type KnobHost func(values gohost.KnobValues) (host sweep.Host, invalid string, e
 
 // KnobConfig says what to tune on a goroutine-host implementation.
 type KnobConfig struct {
-	// Impl names the implementation, Scenario the story every
-	// configuration runs.
-	Impl, Scenario string
+	// Impl names the implementation; Scenarios are the stories every
+	// configuration runs, each on every seed, measured together (a
+	// detector's false suspicions come from one story, its detection
+	// times from another).
+	Impl      string
+	Scenarios []string
 	// Target are the command-line arguments that name the implementation
 	// in printed lines (--impl NAME, and --zoo-dir DIR when given).
 	Target []string
@@ -68,7 +71,7 @@ func RunKnobs(ctx context.Context, cfg KnobConfig, progress func(Progress)) (Res
 	if cfg.Objective == "" {
 		cfg.Objective = ObjectiveFailoverP99
 	}
-	res := Result{SchemaVersion: ResultSchemaVersion, Scenario: cfg.Scenario, Target: cfg.Target,
+	res := Result{SchemaVersion: ResultSchemaVersion, Scenario: strings.Join(cfg.Scenarios, ","), Target: cfg.Target,
 		Seeds: cfg.Seeds.String(), SeedFirst: cfg.Seeds.First, SeedLast: cfg.Seeds.Last, Impl: cfg.Impl,
 		Objective: cfg.Objective, Constraints: cfg.Constraints, Configs: []ConfigResult{}, RecommendedIndex: -1,
 		Parallel: cfg.Parallel}
@@ -85,7 +88,7 @@ func RunKnobs(ctx context.Context, cfg KnobConfig, progress func(Progress)) (Res
 		}
 		c.Valid, c.InvalidReason = invalid == "", invalid
 		if c.Valid {
-			c.Replay = res.knobLine("sweep", c, "--seeds", res.Seeds)
+			c.Replay = res.knobLine("sweep", c, res.Scenario, "--seeds", res.Seeds)
 		}
 		points = append(points, knobPoint{c: c, host: host})
 	}
@@ -95,7 +98,7 @@ func RunKnobs(ctx context.Context, cfg KnobConfig, progress func(Progress)) (Res
 			valid++
 		}
 	}
-	t := tracker{total: cfg.Seeds.Count() * valid, progress: progress}
+	t := tracker{total: cfg.Seeds.Count() * len(cfg.Scenarios) * valid, progress: progress}
 	for i := range points {
 		p := &points[i]
 		if !p.c.Valid {
@@ -106,7 +109,7 @@ func RunKnobs(ctx context.Context, cfg KnobConfig, progress func(Progress)) (Res
 			res.Partial = true
 			continue
 		}
-		sum, err := sweep.Run(ctx, sweep.Config{Host: p.host, HostScenarios: []string{cfg.Scenario}, Seeds: cfg.Seeds,
+		sum, err := sweep.Run(ctx, sweep.Config{Host: p.host, HostScenarios: cfg.Scenarios, Seeds: cfg.Seeds,
 			Parallel: cfg.Parallel, Progress: func(s sweep.Progress) { t.update(p.c.Label, s) }})
 		if err != nil {
 			return Result{}, fmt.Errorf("tune: %s: %w", p.c.Label, err)
@@ -121,7 +124,7 @@ func RunKnobs(ctx context.Context, cfg KnobConfig, progress func(Progress)) (Res
 	for _, p := range points {
 		res.Configs = append(res.Configs, p.c)
 	}
-	res.decide(Config{Seeds: cfg.Seeds, Objective: cfg.Objective, Constraints: cfg.Constraints})
+	res.decide(cfg.Seeds.Count()*len(cfg.Scenarios), cfg.Objective, cfg.Constraints)
 	res.WallSeconds = time.Since(start).Seconds()
 	return res, nil
 }
@@ -129,7 +132,7 @@ func RunKnobs(ctx context.Context, cfg KnobConfig, progress func(Progress)) (Res
 // check says what makes cfg unusable.
 func (cfg KnobConfig) check() error {
 	switch {
-	case cfg.Impl == "" || cfg.Scenario == "":
+	case cfg.Impl == "" || len(cfg.Scenarios) == 0:
 		return invalidf("scenario", "a goroutine-host tuning run needs an implementation and a scenario")
 	case len(cfg.Axes) == 0:
 		return invalidf("knobs", "no knob to tune: give --knob NAME=V1,V2 (simrun list --impl %s lists the knobs)", cfg.Impl)
@@ -201,15 +204,15 @@ func (res Result) fillKnobs(c *ConfigResult, sum sweep.Summary) {
 	}
 	c.ViolatingRuns = len(sum.Failures) + sum.FailuresOmitted
 	for _, f := range sum.Failures[:min(len(sum.Failures), MaxViolationsListed)] {
-		f.Replay = res.knobLine("run", *c, "--seed", strconv.FormatUint(f.Seed, 10))
+		f.Replay = res.knobLine("run", *c, f.Scenario, "--seed", strconv.FormatUint(f.Seed, 10))
 		c.Violations = append(c.Violations, f)
 	}
 }
 
 // knobLine is the simrun line of command (run or sweep) for configuration
-// c on the given seeds.
-func (res Result) knobLine(command string, c ConfigResult, seedFlag, seeds string) string {
+// c on the given scenarios and seeds.
+func (res Result) knobLine(command string, c ConfigResult, scenarios, seedFlag, seeds string) string {
 	args := append([]string{command}, res.Target...)
-	args = append(args, "--scenario", res.Scenario, seedFlag, seeds)
+	args = append(args, "--scenario", scenarios, seedFlag, seeds)
 	return repro.Simrun(append(args, gohost.KnobArgs(c.Knobs)...)...)
 }

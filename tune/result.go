@@ -18,8 +18,9 @@ type Result struct {
 	SchemaVersion int `json:"schema_version"`
 	// Workload is the workload file's path, Name the workload's name;
 	// both empty for a goroutine-host implementation's tuning run
-	// (RunKnobs), which runs Scenario instead, naming the implementation
-	// in printed lines with Target's arguments.
+	// (RunKnobs), which runs Scenario instead (its stories, separated by
+	// commas), naming the implementation in printed lines with Target's
+	// arguments.
 	Workload string   `json:"workload"`
 	Scenario string   `json:"scenario,omitempty"`
 	Target   []string `json:"target,omitempty"`

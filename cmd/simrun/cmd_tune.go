@@ -60,13 +60,13 @@ func (a *app) tuneCommand() *cobra.Command {
 			"with --out it writes that run's report.html).\n" +
 			"--json prints the result as one JSON object; --out writes tune.json and tune.html.\n" +
 			"A goroutine-host implementation (a zoo module's, simrun list) is tuned over the knobs it declares\n" +
-			"(simrun list --impl NAME lists them) instead: --scenario names the story, each --knob NAME=V1,V2 is an\n" +
-			"axis, and every combination runs on every seed through the module's worker processes. Each row gives the\n" +
-			"verdicts, false suspicions and detection times of a failure detector (P7, P8), p99 failover and the\n" +
-			"smallest P1 margin (a leadership overlap when negative); --objective false-suspicions or detection-max\n" +
-			"and --max-false-suspicions, --max-detection choose among them. A combination the implementation refuses\n" +
-			"is listed as invalid. Each row prints the simrun sweep line that runs it again, each failing run its\n" +
-			"simrun run line, both with the knobs.\n\n" +
+			"(simrun list --impl NAME lists them) instead: --scenario names the stories, measured together, and\n" +
+			"each --knob NAME=V1,V2 is an axis; every combination runs on every seed of every story through the\n" +
+			"module's worker processes. Each row gives the verdicts, a failure detector's false suspicions and\n" +
+			"detection times (P7, P8), p99 failover and the smallest P1 margin (a leadership overlap when\n" +
+			"negative); --objective false-suspicions or detection-max and --max-false-suspicions, --max-detection\n" +
+			"choose among them. A combination the implementation refuses is listed as invalid. Each row prints the\n" +
+			"simrun sweep line that runs it again, each failing run its simrun run line, both with the knobs.\n\n" +
 			"Exit 0 when no run failed (with or without a recommendation: when no config meets the constraints,\n" +
 			"the explanation says which constraint excluded them), 1 when a run violated a property, 2 for bad\n" +
 			"input (a grid without one valid config among it), 3 when interrupted (Ctrl-C) before any failure.",
@@ -91,7 +91,7 @@ func (a *app) tuneCommand() *cobra.Command {
 	fl.StringVar(&f.impl, "impl", lease.Correct().Name, `the implementation: "correct", "mutant/NAME", "zoo/NAME" or a zoo module's (see simrun list)`)
 	fl.BoolVar(&f.json, "json", false, "print the result as one JSON object")
 	fl.StringVar(&f.out, "out", "", "write tune.json and tune.html into this directory")
-	fl.StringVar(&f.scenario, "scenario", "", "goroutine host: the scenario every configuration runs (simrun list --impl NAME)")
+	fl.StringVar(&f.scenario, "scenario", "", "goroutine host: the scenarios every configuration runs, measured together: NAME, NAME,NAME or all (simrun list --impl NAME)")
 	fl.StringArrayVar(&f.knobs, "knob", nil, "goroutine host: a knob axis, NAME=V1,V2 (repeat for more knobs; simrun list --impl NAME lists them)")
 	fl.StringVar(&f.maxFalse, "max-false-suspicions", "", "goroutine host: recommend only configs with at most this many false suspicions (P7) over their runs")
 	fl.StringVar(&f.maxDetection, "max-detection", "", "goroutine host: recommend only configs that declare every stopped member dead within this (P8; 70s)")

@@ -106,13 +106,14 @@ func (a *app) knobTuneConfig(cmd *cobra.Command, f tuneFlags, h *goHost, g *goIm
 	if f.zooDir != "" {
 		cfg.Target = append(cfg.Target, "--zoo-dir", f.zooDir)
 	}
-	if f.scenario == "" || strings.Contains(f.scenario, ",") || f.scenario == allScenarios {
-		return cfg, usagef(cmd, "--scenario: name the one story every configuration runs (simrun list --impl %s)", g.Name)
+	if f.scenario == "" {
+		return cfg, usagef(cmd, "--scenario: name the stories every configuration runs, separated by commas, "+
+			"or all (simrun list --impl %s)", g.Name)
 	}
-	if _, err := h.sweepScenarios(cmd, g, f.scenario); err != nil {
+	var err error
+	if cfg.Scenarios, err = h.sweepScenarios(cmd, g, f.scenario); err != nil {
 		return cfg, err
 	}
-	cfg.Scenario = f.scenario
 	infos, err := h.scenarioInfos(cmd, g)
 	if err != nil {
 		return cfg, err

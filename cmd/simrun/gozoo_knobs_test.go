@@ -51,7 +51,7 @@ func TestGoHostBadKnobsExit2(t *testing.T) {
 		{"tune: a knob twice", append(tuneArgs, "--knob", "ttl=2s", "--knob", "ttl=3s"), "knob ttl is given twice"},
 		{"tune: no knob", tuneArgs, "--knob: missing: give at least one axis, NAME=V1,V2 (fixture/lock's knobs: ttl)"},
 		{"tune: a workload's flag", append(tuneArgs, "--knob", "ttl=2s", "--ttl", "5s"), "--ttl: a workload's lease setting"},
-		{"tune: no scenario", []string{"tune", "--impl", "fixture/lock", "--knob", "ttl=2s"}, "--scenario: name the one story"},
+		{"tune: no scenario", []string{"tune", "--impl", "fixture/lock", "--knob", "ttl=2s"}, "--scenario: name the stories"},
 		{"tune: knobs on the event host", []string{"tune", "--workload", "examples/steady-batch.jsonl", "--knob", "ttl=2s"},
 			"--knob: not for goroutine-host implementations yet"},
 	}
