@@ -115,4 +115,3 @@ func TestRunKnobsRefusesBadInput(t *testing.T) {
 	_, err := tune.RunKnobs(context.Background(), ok, nil)
 	assert.NoError(t, err, "the unchanged config is fine")
 }
-
