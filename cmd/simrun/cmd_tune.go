@@ -54,11 +54,12 @@ func (a *app) tuneCommand() *cobra.Command {
 			"  --election-timeout  durations: 500ms,1s,2s; only for an implementation that has one (a replicated\n" +
 			"                store such as zoo/etcdraft); without it each runs at its default\n" +
 			"  --seeds       seed N, a range A-B, a list 1-5,9, or random[:N] (as every command reads seeds)\n" +
-			"  --objective   p99-failover (default), reexecuted, store-writes or task-latency-p99\n\n" +
+			"  --objective   p99-failover (default), reexecuted, store-writes, task-latency-p99; for a failure\n" +
+			"                detector false-suspicions or detection-max\n\n" +
 			"A config that cannot be valid (renew >= TTL×(1−rho)−margin) is listed as invalid and not run.\n" +
 			"A failing run is listed with the simrun run command that replays it exactly (the same trace hash;\n" +
 			"with --out it writes that run's report.html).\n" +
-			"--json prints the result as one JSON object; --out writes tune.json and tune.html.\n" +
+			"--json prints the result as one JSON object; --out writes tune.json and tune.html.\n\n" +
 			"A goroutine-host implementation (a zoo module's, simrun list) is tuned over the knobs it declares\n" +
 			"(simrun list --impl NAME lists them) instead: --scenario names the stories, measured together, and\n" +
 			"each --knob NAME=V1,V2 is an axis; every combination runs on every seed of every story through the\n" +
@@ -81,7 +82,7 @@ func (a *app) tuneCommand() *cobra.Command {
 	fl.StringVar(&f.election, "election-timeout", "", "election timeouts of a replicated store (500ms,1s,2s); only for an --impl that has one")
 	fl.StringVar(&f.seeds, "seeds", "1-10", "the seeds every config runs on: "+seedSetHelp)
 	fl.StringVar(&f.objective, "objective", string(tune.ObjectiveFailoverP99), "what the recommendation minimises: "+
-		"p99-failover, reexecuted, store-writes or task-latency-p99")
+		"p99-failover, reexecuted, store-writes, task-latency-p99, false-suspicions or detection-max")
 	fl.StringVar(&f.maxWrites, "max-store-writes", "", "recommend only configs with at most this many store writes per second of workload (200/s)")
 	fl.StringVar(&f.maxReexec, "max-reexecuted", "", "recommend only configs that re-execute at most this share of unit executions (5%)")
 	fl.StringVar(&f.maxFailover, "max-failover-p99", "", "recommend only configs whose p99 failover is at most this (30s)")
