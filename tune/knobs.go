@@ -50,7 +50,10 @@ type KnobConfig struct {
 	Axes []KnobAxis
 	// Host runs a configuration.
 	Host KnobHost
-	// Seeds, Parallel, Objective and Constraints are as in Config.
+	// Seeds, Parallel, Objective and Constraints are as in Config, but an
+	// empty Objective is chosen after the runs: ObjectiveFalseSuspicions
+	// for a failure detector (a run measured detections or false
+	// suspicions), ObjectiveFailoverP99 otherwise.
 	Seeds       sweep.Seeds
 	Parallel    int
 	Objective   Objective
@@ -67,9 +70,6 @@ func RunKnobs(ctx context.Context, cfg KnobConfig, progress func(Progress)) (Res
 	start := time.Now()
 	if err := cfg.check(); err != nil {
 		return Result{}, err
-	}
-	if cfg.Objective == "" {
-		cfg.Objective = ObjectiveFailoverP99
 	}
 	res := Result{SchemaVersion: ResultSchemaVersion, Scenario: strings.Join(cfg.Scenarios, ","), Target: cfg.Target,
 		Seeds: cfg.Seeds.String(), SeedFirst: cfg.Seeds.First, SeedLast: cfg.Seeds.Last, Impl: cfg.Impl,
@@ -124,9 +124,26 @@ func RunKnobs(ctx context.Context, cfg KnobConfig, progress func(Progress)) (Res
 	for _, p := range points {
 		res.Configs = append(res.Configs, p.c)
 	}
+	if cfg.Objective == "" {
+		cfg.Objective = defaultObjective(res.Configs)
+		res.Objective = cfg.Objective
+	}
 	res.decide(cfg.Seeds.Count()*len(cfg.Scenarios), cfg.Objective, cfg.Constraints)
 	res.WallSeconds = time.Since(start).Seconds()
 	return res, nil
+}
+
+// defaultObjective is the objective of a tuning run that names none: a
+// failure detector's false suspicions when some run measured a detector
+// (its ties broken by the other objectives, the longest detection last),
+// the p99 failover otherwise.
+func defaultObjective(configs []ConfigResult) Objective {
+	for _, c := range configs {
+		if m := c.Metrics; m.Detections > 0 || m.FalseSuspicions > 0 {
+			return ObjectiveFalseSuspicions
+		}
+	}
+	return ObjectiveFailoverP99
 }
 
 // check says what makes cfg unusable.

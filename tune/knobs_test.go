@@ -115,3 +115,16 @@ func TestRunKnobsRefusesBadInput(t *testing.T) {
 	_, err := tune.RunKnobs(context.Background(), ok, nil)
 	assert.NoError(t, err, "the unchanged config is fine")
 }
+
+func TestRunKnobsDefaultObjective(t *testing.T) {
+	cfg := tune.KnobConfig{Impl: "fake/detector", Scenarios: []string{"cut"}, Seeds: sweep.Seeds{First: 1, Last: 1},
+		Axes: []tune.KnobAxis{{Name: "grace", Values: []time.Duration{20 * time.Second, 10 * time.Second}}},
+		Host: func(v gohost.KnobValues) (sweep.Host, string, error) {
+			return detectorHost{renew: 5 * time.Second, grace: v["grace"]}, "", nil
+		}}
+	res, err := tune.RunKnobs(context.Background(), cfg, nil)
+	require.NoError(t, err)
+	assert.Equal(t, tune.ObjectiveFalseSuspicions, res.Objective, "a detector's runs choose its objective")
+	assert.True(t, res.Configs[1].Recommended, "no false suspicions anywhere: the shorter detection wins the tie: %s",
+		res.Explanation)
+}

@@ -124,8 +124,10 @@ func (a *app) knobTuneConfig(cmd *cobra.Command, f tuneFlags, h *goHost, g *goIm
 	if cfg.Seeds, err = a.parseSeeds(cmd, "--seeds", f.seeds); err != nil {
 		return cfg, err
 	}
-	if cfg.Objective, err = tune.ParseObjective(f.objective); err != nil {
-		return cfg, usagef(cmd, "--objective: %w", err)
+	if cmd.Flags().Changed("objective") { // else chosen by what the runs measured (tune.KnobConfig)
+		if cfg.Objective, err = tune.ParseObjective(f.objective); err != nil {
+			return cfg, usagef(cmd, "--objective: %w", err)
+		}
 	}
 	if cfg.Constraints, err = f.constraints(cmd); err != nil {
 		return cfg, err
