@@ -39,38 +39,9 @@ func checkAccuracy(a *analysis) Result {
 	if h.Lease.DetectBound <= 0 {
 		return notApplicable("P7", "accuracy", notADetector)
 	}
-	dv := newDetectorView(h)
 	v := newVerdict(h, "P7")
-	renewing, deaths, falseCount := 0, 0, 0
-	var falseTime time.Duration
-	for _, m := range dv.members {
-		if len(dv.renewals[m]) > 0 {
-			renewing++
-		}
-		dead := map[string]bool{} // m's state in each detector's eyes; looked up, never iterated
-		for _, d := range dv.declarations[m] {
-			wasDead := dead[d.Detector]
-			dead[d.Detector] = d.Dead
-			if !d.Dead || wasDead { // a repeated declaration is not a new suspicion
-				continue
-			}
-			deaths++
-			why, ok := falseSuspicion(dv, d)
-			if !ok {
-				continue
-			}
-			falseCount++
-			until := dv.revival(d.Detector, m, d.At)
-			lasted, still := min(until, h.End).Sub(d.At), ""
-			if until == history.Never {
-				still = ", still suspected when the run ended"
-			}
-			falseTime += lasted
-			v.violateInvolving([]string{m, d.Detector}, d.At, d.At, min(until, h.End),
-				fmt.Sprintf("%s declared %s dead at %s although %s; suspected for %v%s",
-					d.Detector, m, FormatTime(d.At), why, lasted, still), describeDeclaration(d))
-		}
-	}
+	sc := scanAccuracy(newDetectorView(h), v)
+	renewing, deaths, falseCount, falseTime := sc.renewing, sc.deaths, sc.falseCount, sc.falseTime
 	if renewing == 0 {
 		v.dontKnow(fmt.Sprintf("nothing to judge: no member renewed (%d declarations)", len(h.Declarations)))
 	}
@@ -107,4 +78,47 @@ func falseSuspicion(dv *detectorView, d history.Declaration) (string, bool) {
 	}
 	return fmt.Sprintf("it renewed at %s and again at %s, within its renew interval %v plus request timeout %v",
 		FormatTime(last), FormatTime(next), l.RenewInterval, l.RequestTimeout), true
+}
+
+// accuracyScan is what scanAccuracy counts.
+type accuracyScan struct {
+	renewing, deaths, falseCount int
+	falseTime                    time.Duration // time spent falsely suspected, summed
+}
+
+// scanAccuracy judges every declaration of death in dv, recording each
+// false suspicion in v, and counts them: P7's verdict and the metrics'
+// false suspicions (Metrics.FalseSuspicions) come from this one scan.
+func scanAccuracy(dv *detectorView, v *verdict) accuracyScan {
+	h := dv.h
+	var sc accuracyScan
+	for _, m := range dv.members {
+		if len(dv.renewals[m]) > 0 {
+			sc.renewing++
+		}
+		dead := map[string]bool{} // m's state in each detector's eyes; looked up, never iterated
+		for _, d := range dv.declarations[m] {
+			wasDead := dead[d.Detector]
+			dead[d.Detector] = d.Dead
+			if !d.Dead || wasDead { // a repeated declaration is not a new suspicion
+				continue
+			}
+			sc.deaths++
+			why, ok := falseSuspicion(dv, d)
+			if !ok {
+				continue
+			}
+			sc.falseCount++
+			until := dv.revival(d.Detector, m, d.At)
+			lasted, still := min(until, h.End).Sub(d.At), ""
+			if until == history.Never {
+				still = ", still suspected when the run ended"
+			}
+			sc.falseTime += lasted
+			v.violateInvolving([]string{m, d.Detector}, d.At, d.At, min(until, h.End),
+				fmt.Sprintf("%s declared %s dead at %s although %s; suspected for %v%s",
+					d.Detector, m, FormatTime(d.At), why, lasted, still), describeDeclaration(d))
+		}
+	}
+	return sc
 }

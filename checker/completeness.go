@@ -35,28 +35,12 @@ func checkCompleteness(a *analysis) Result {
 	if h.Lease.DetectBound <= 0 {
 		return notApplicable("P8", "completeness", notADetector)
 	}
-	dv := newDetectorView(h)
 	v := newVerdict(h, "P8")
-	cuts := windowCuts(h)
-	var detections []time.Duration
-	stops, recovered := 0, 0
-	for _, m := range dv.members {
-		for _, w := range stopsOf(cuts, m) {
-			stops++
-			switch d, judged := judgeStop(v, dv, m, w); {
-			case !judged:
-			case d < 0:
-				recovered++
-			default:
-				detections = append(detections, d)
-			}
-		}
-	}
+	detections, stops, recovered := scanCompleteness(newDetectorView(h), v)
 	if len(detections) == 0 && v.violated == 0 {
 		v.dontKnow(fmt.Sprintf("nothing to judge: no member stayed stopped past its detection bound "+
 			"(%d stops, %d over before their bound)", stops, recovered))
 	}
-	slices.Sort(detections)
 	summary := fmt.Sprintf("%d stops declared dead within the bound", len(detections))
 	if len(detections) > 0 {
 		summary += fmt.Sprintf(" (detection time from the stop: median %v, max %v)",
@@ -151,4 +135,27 @@ func judgeStop(v *verdict, dv *detectorView, m string, w stopWindow) (detection 
 			"at %s; declared dead: %s", m, FormatTime(w.start), w.kind, FormatTime(w.end), FormatTime(deadline),
 			h.Lease.DetectBound, FormatTime(last), late))
 	return 0, false
+}
+
+// scanCompleteness judges every stop window of every member in dv,
+// recording what it finds in v, and returns the detection times (sorted),
+// the number of stops and of stops over before their bound: P8's verdict
+// and the metrics' detection times (Metrics.DetectionSamples) come from
+// this one scan.
+func scanCompleteness(dv *detectorView, v *verdict) (detections []time.Duration, stops, recovered int) {
+	cuts := windowCuts(dv.h)
+	for _, m := range dv.members {
+		for _, w := range stopsOf(cuts, m) {
+			stops++
+			switch d, judged := judgeStop(v, dv, m, w); {
+			case !judged:
+			case d < 0:
+				recovered++
+			default:
+				detections = append(detections, d)
+			}
+		}
+	}
+	slices.Sort(detections)
+	return detections, stops, recovered
 }

@@ -180,3 +180,36 @@ func TestDetectorPropertiesInCheck(t *testing.T) {
 	assert.Equal(t, checker.NotApplicable, got["P7"])
 	assert.Equal(t, checker.NotApplicable, got["P8"])
 }
+
+func TestDetectorMetrics(t *testing.T) {
+	tests := []struct {
+		name                 string
+		h                    *detectorHistory
+		falseCount           int
+		falseTime            time.Duration
+		detections           int
+		detectionP50, detMax time.Duration
+	}{
+		{"not a detector", newDetectorHistory().renewals("node-1", every(0, 30, 10)...).declare("node-1", true, sec(75)).
+			fault(history.FaultPause, "node-1", sec(31), sec(120)).
+			with(func(h *history.History) { h.Lease.DetectBound = 0 }), 0, 0, 0, 0, 0},
+		{"a false suspicion of 10 s", newDetectorHistory().renewals("node-1", every(0, 120, 10)...).
+			declare("node-1", true, sec(55)).declare("node-1", false, sec(65)), 1, 10 * time.Second, 0, 0, 0},
+		{"a pause detected 44 s after it began", newDetectorHistory().renewals("node-1", every(0, 30, 10)...).
+			fault(history.FaultPause, "node-1", sec(31), sec(120)).declare("node-1", true, sec(75)),
+			0, 0, 1, 44 * time.Second, 44 * time.Second},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m := checker.Measure(tt.h.h)
+			assert.Equal(t, tt.falseCount, m.FalseSuspicions)
+			assert.Equal(t, tt.falseTime, m.FalseSuspicionTime)
+			assert.Equal(t, tt.detections, m.Detections)
+			assert.Equal(t, tt.detectionP50, m.DetectionP50)
+			assert.Equal(t, tt.detMax, m.DetectionMax)
+			merged := checker.Aggregate(m, m)
+			assert.Equal(t, 2*tt.falseCount, merged.FalseSuspicions, "merging adds the counts")
+			assert.Equal(t, 2*tt.detections, merged.Detections, "merging keeps the samples")
+		})
+	}
+}

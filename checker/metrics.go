@@ -86,16 +86,29 @@ type Metrics struct {
 	TaskLatencyP50  time.Duration `json:"task_latency_p50_ns"`
 	TaskLatencyP99  time.Duration `json:"task_latency_p99_ns"`
 
+	// FalseSuspicions counts P7's false suspicions (a member declared dead
+	// while it renewed within its rules) and FalseSuspicionTime is how
+	// long they lasted, summed. Detections counts P8's stops declared dead
+	// within the bound, and DetectionP50/Max are their detection times,
+	// from the stop to the declaration. All are absent from the JSON (zero)
+	// on a history that is not a failure detector's (no detect_bound_ns).
+	FalseSuspicions    int           `json:"false_suspicions,omitempty"`
+	FalseSuspicionTime time.Duration `json:"false_suspicion_ns,omitempty"`
+	Detections         int           `json:"detections,omitempty"`
+	DetectionP50       time.Duration `json:"detection_p50_ns,omitempty"`
+	DetectionMax       time.Duration `json:"detection_max_ns,omitempty"`
+
 	// NotApplicable names the metrics (by JSON key) the history cannot
 	// measure, each with why: they are not zero, they are unknown (the
 	// lease store's operations are not recorded, the host does not count
 	// the store's durable writes). Merged runs keep every run's.
 	NotApplicable map[string]string `json:"not_applicable,omitempty"`
 
-	// FailoverSamples and TaskLatencySamples are the sorted samples behind
-	// the percentiles.
+	// FailoverSamples, TaskLatencySamples and DetectionSamples are the
+	// sorted samples behind the percentiles.
 	FailoverSamples    []time.Duration `json:"-"`
 	TaskLatencySamples []time.Duration `json:"-"`
+	DetectionSamples   []time.Duration `json:"-"`
 }
 
 // Measure computes the metrics of one run from its history.
@@ -130,8 +143,20 @@ func measure(a *analysis) Metrics {
 		}
 	}
 	slices.Sort(m.TaskLatencySamples)
+	if h.Lease.DetectBound > 0 {
+		m.measureDetector(h)
+	}
 	m.derive()
 	return m
+}
+
+// measureDetector counts a failure detector's false suspicions (P7's
+// scan) and its detection times (P8's), with verdicts nobody reads.
+func (m *Metrics) measureDetector(h *history.History) {
+	dv := newDetectorView(h)
+	acc := scanAccuracy(dv, newVerdict(h, "P7"))
+	m.FalseSuspicions, m.FalseSuspicionTime = acc.falseCount, acc.falseTime
+	m.DetectionSamples, _, _ = scanCompleteness(dv, newVerdict(h, "P8"))
 }
 
 // countOps counts acquisitions, renewals and fenced replies.
@@ -181,6 +206,7 @@ func (m *Metrics) Merge(o Metrics) {
 	m.addCounters(o)
 	m.FailoverSamples = mergeSorted(m.FailoverSamples, o.FailoverSamples)
 	m.TaskLatencySamples = mergeSorted(m.TaskLatencySamples, o.TaskLatencySamples)
+	m.DetectionSamples = mergeSorted(m.DetectionSamples, o.DetectionSamples)
 	m.derive()
 }
 
@@ -191,9 +217,11 @@ func Aggregate(ms ...Metrics) Metrics {
 		total.addCounters(m)
 		total.FailoverSamples = append(total.FailoverSamples, m.FailoverSamples...)
 		total.TaskLatencySamples = append(total.TaskLatencySamples, m.TaskLatencySamples...)
+		total.DetectionSamples = append(total.DetectionSamples, m.DetectionSamples...)
 	}
 	slices.Sort(total.FailoverSamples)
 	slices.Sort(total.TaskLatencySamples)
+	slices.Sort(total.DetectionSamples)
 	total.derive()
 	return total
 }
@@ -215,6 +243,8 @@ func (m *Metrics) addCounters(o Metrics) {
 	m.StoreWrites += o.StoreWrites
 	m.TasksCompleted += o.TasksCompleted
 	m.TasksUnfinished += o.TasksUnfinished
+	m.FalseSuspicions += o.FalseSuspicions
+	m.FalseSuspicionTime += o.FalseSuspicionTime
 	for metric, why := range o.NotApplicable { // into a map: order does not matter
 		m.notApplicable(metric, why)
 	}
@@ -229,6 +259,9 @@ func (m *Metrics) derive() {
 	m.FailoverMean = mean(m.FailoverSamples)
 	m.TaskLatencyP50 = dist.Quantile(m.TaskLatencySamples, 0.5)
 	m.TaskLatencyP99 = dist.Quantile(m.TaskLatencySamples, 0.99)
+	m.Detections = len(m.DetectionSamples)
+	m.DetectionP50 = dist.Quantile(m.DetectionSamples, 0.5)
+	m.DetectionMax = dist.Quantile(m.DetectionSamples, 1)
 	m.ReexecutedFraction = 0
 	if m.UnitsExecuted > 0 {
 		m.ReexecutedFraction = float64(m.UnitsReexecuted) / float64(m.UnitsExecuted)

@@ -115,6 +115,18 @@
 // its premises and simrun treat it as they treat a story on the event
 // host. Package examples/ttllock shows one.
 //
+// # Knobs
+//
+// An implementation may declare knobs ([Knob]: the settings its users
+// tune, each a duration with a default and a range). Its worker test
+// serves them (scenarios.TunableWorker): a list names them with every
+// scenario ([ScenarioInfo].Knobs), and a [Job] carries values
+// ([Job].Knobs, [KnobValues]) from which the worker builds the scenarios
+// it runs. [ParseKnob] reads simrun's --knob NAME=V1,V2, [CheckKnobs]
+// checks values against the declared knobs, and [KnobArgs] writes them
+// back into a printed line. A bad name or value is [ErrBadKnob] (an
+// [ErrKindBadKnob] record from a worker); simrun tune sweeps them.
+//
 // # Limits of this first slice
 //
 // synctest.Test needs a *testing.T, so Run works from go test only: simrun

@@ -69,6 +69,10 @@ type Job struct {
 	// HistoryDir, when set, is a directory the worker writes each run
 	// seed's history to, as a history file (HistoryPath).
 	HistoryDir string `json:"history_dir,omitempty"`
+	// Knobs, when set, are the implementation's knobs the scenarios are
+	// built with (list, run, shrink): a list checks them, and a worker
+	// whose implementation declares none refuses them (ErrKindBadKnob).
+	Knobs KnobValues `json:"knobs,omitempty"`
 }
 
 // Record is one line a worker writes: exactly one of its fields besides
@@ -94,6 +98,9 @@ type ScenarioInfo struct {
 	// use (simrun explore).
 	Targets    []string `json:"targets,omitempty"`
 	Failpoints []string `json:"failpoints,omitempty"`
+	// Knobs are the implementation's knobs (the same for each of its
+	// scenarios), absent when it declares none.
+	Knobs []Knob `json:"knobs,omitempty"`
 }
 
 // OutcomeRecord is one seed's outcome, as plain data.
@@ -162,6 +169,7 @@ const (
 	ErrKindNothingToShrink = "nothing-to-shrink"
 	ErrKindNotReproducible = "not-reproducible"
 	ErrKindSeedFailed      = "seed-failed" // the worker's test failed while running a seed
+	ErrKindBadKnob         = "bad-knob"    // Job.Knobs names a knob the implementation lacks, or a value it refuses
 )
 
 // JobError is a job the worker could not do, or a seed it could not run.
@@ -189,7 +197,7 @@ func ReadJob(path string) (Job, error) {
 // ParseJob reads and checks one job strictly, as ReadJob does a file's.
 func ParseJob(data []byte) (Job, error) {
 	var job Job
-	if err := strictjson.Unmarshal(data, &job, strictjson.NullForOptional); err != nil {
+	if err := strictjson.UnmarshalNanos(data, &job, strictjson.NullForOptional); err != nil {
 		var out struct {
 			Out string `json:"out"`
 		}
@@ -227,7 +235,7 @@ func (j Job) check() error {
 // it has the schema version this package writes and exactly one part.
 func ReadRecord(line []byte) (Record, error) {
 	var r Record
-	if err := strictjson.Unmarshal(line, &r, strictjson.NullForOptional); err != nil {
+	if err := strictjson.UnmarshalNanos(line, &r, strictjson.NullForOptional); err != nil {
 		return r, err
 	}
 	if r.SchemaVersion != WorkerSchema {

@@ -24,6 +24,12 @@ import (
 // process would, and returns the records it wrote.
 func runJob(t *testing.T, scs []scenarios.Scenario, job gohost.Job) []gohost.Record {
 	t.Helper()
+	return runJobWith(t, func(t *testing.T) { scenarios.Worker(t, scs) }, job)
+}
+
+// runJobWith is runJob with worker as the worker test's body.
+func runJobWith(t *testing.T, worker func(*testing.T), job gohost.Job) []gohost.Record {
+	t.Helper()
 	dir := t.TempDir()
 	job.SchemaVersion, job.Out = gohost.WorkerSchema, filepath.Join(dir, "out.jsonl")
 	data, err := json.Marshal(job)
@@ -31,7 +37,7 @@ func runJob(t *testing.T, scs []scenarios.Scenario, job gohost.Job) []gohost.Rec
 	path := filepath.Join(dir, "job.json")
 	require.NoError(t, os.WriteFile(path, data, 0o644))
 	t.Setenv(gohost.WorkerEnv, path)
-	t.Run("worker", func(t *testing.T) { scenarios.Worker(t, scs) })
+	t.Run("worker", worker)
 	return readRecords(t, job.Out)
 }
 

@@ -38,21 +38,58 @@ import (
 // A job of kind gohost.JobServe keeps the worker for the jobs that follow on
 // its standard input, acknowledging each on gohost.ServeAckFD.
 func Worker(t *testing.T, scenarios []Scenario) {
+	TunableWorker(t, Tunable{Scenarios: func(gohost.KnobValues) ([]Scenario, error) { return scenarios, nil }})
+}
+
+// Tunable is an implementation whose scenarios depend on its knobs
+// (gohost.Knob): what TunableWorker serves.
+type Tunable struct {
+	// Knobs are the knobs the implementation declares.
+	Knobs []gohost.Knob
+	// Scenarios builds the scenarios with the knobs set in values (those
+	// not set keep each scenario's own setting). values have been checked
+	// against Knobs (names and ranges); an error is a combination the
+	// implementation refuses (raft's leader lease longer than its
+	// heartbeat timeout), reported as a bad knob.
+	Scenarios func(values gohost.KnobValues) ([]Scenario, error)
+}
+
+// TunableWorker is Worker for an implementation with knobs: it builds the
+// scenarios of each job from the job's knob values (gohost.Job.Knobs),
+// and lists the knobs with every scenario.
+//
+//	func TestLeasesimWorker(t *testing.T) {
+//		scenarios.TunableWorker(t, scenarios.Tunable{Knobs: nodelease.Knobs, Scenarios: nodelease.TunedScenarios})
+//	}
+func TunableWorker(t *testing.T, impl Tunable) {
 	path := os.Getenv(gohost.WorkerEnv)
 	if path == "" {
 		t.Skip("runs only as simrun's worker process (" + gohost.WorkerEnv + " names its job)")
 	}
 	job, jobErr := gohost.ReadJob(path)
 	if jobErr == nil && job.Kind == gohost.JobServe {
-		serveJobs(t, scenarios)
+		serveJobs(t, impl)
 		return
 	}
-	doJob(t, scenarios, job, jobErr)
+	doJob(t, impl, job, jobErr)
+}
+
+// build returns the scenarios of impl for the job's knobs, or the error
+// record's message.
+func (impl Tunable) build(values gohost.KnobValues) ([]Scenario, error) {
+	if err := gohost.CheckKnobs(impl.Knobs, values); err != nil {
+		return nil, err
+	}
+	scs, err := impl.Scenarios(values)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", gohost.ErrBadKnob, err)
+	}
+	return scs, nil
 }
 
 // serveJobs does the jobs on standard input, one a line, acknowledging
 // each with a line on gohost.ServeAckFD once its records are written.
-func serveJobs(t *testing.T, scenarios []Scenario) {
+func serveJobs(t *testing.T, impl Tunable) {
 	ack := os.NewFile(gohost.ServeAckFD, "leasesim-ack")
 	defer ack.Close()
 	lines := bufio.NewScanner(os.Stdin)
@@ -62,7 +99,7 @@ func serveJobs(t *testing.T, scenarios []Scenario) {
 		if err == nil && job.Kind == gohost.JobServe {
 			err = errors.New("kind serve: a served job cannot serve")
 		}
-		doJob(t, scenarios, job, err)
+		doJob(t, impl, job, err)
 		if _, err := ack.Write([]byte("done\n")); err != nil {
 			t.Fatalf("gohost worker: acknowledging a job: %v", err)
 		}
@@ -73,7 +110,7 @@ func serveJobs(t *testing.T, scenarios []Scenario) {
 }
 
 // doJob does one job and writes its records to the job's Out file.
-func doJob(t *testing.T, scenarios []Scenario, job gohost.Job, jobErr error) {
+func doJob(t *testing.T, impl Tunable, job gohost.Job, jobErr error) {
 	if job.Out == "" {
 		t.Fatalf("gohost worker: %v", jobErr)
 	}
@@ -91,9 +128,16 @@ func doJob(t *testing.T, scenarios []Scenario, job gohost.Job, jobErr error) {
 		w.fail(gohost.ErrKindBadJob, jobErr.Error())
 		return
 	}
+	scenarios, err := impl.build(job.Knobs)
+	if err != nil {
+		w.fail(gohost.ErrKindBadKnob, err.Error())
+		return
+	}
 	if job.Kind == gohost.JobList {
 		for _, sc := range scenarios {
-			w.write(gohost.Record{Scenario: scenarioInfo(sc)})
+			info := scenarioInfo(sc)
+			info.Knobs = impl.Knobs
+			w.write(gohost.Record{Scenario: info})
 		}
 		return
 	}

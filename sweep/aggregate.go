@@ -112,6 +112,9 @@ func (b *builder) add(rec *record) {
 	for _, d := range rec.metrics.TaskLatencySamples {
 		s.TaskLatency.Record(d)
 	}
+	for _, d := range rec.metrics.DetectionSamples {
+		s.Detection.Record(d)
+	}
 	s.Metrics.Merge(withoutSamples(rec.metrics))
 	s.Coverage.addRun(rec.coverage)
 	counts := s.PerScenario[rec.scenario]
@@ -181,7 +184,7 @@ func (s *Summary) rates() {
 // withoutSamples returns m without its samples: a summary aggregates the
 // counters with Metrics.Merge, and the samples in its histograms.
 func withoutSamples(m checker.Metrics) checker.Metrics {
-	m.FailoverSamples, m.TaskLatencySamples = nil, nil
+	m.FailoverSamples, m.TaskLatencySamples, m.DetectionSamples = nil, nil, nil
 	return m
 }
 
@@ -193,9 +196,11 @@ func (s *Summary) derive() {
 	m.FailoverP50, m.FailoverP99 = s.Failover.Quantile(0.50), s.Failover.Quantile(0.99)
 	m.FailoverMax, m.FailoverMean = s.Failover.Max(), s.Failover.Mean()
 	m.TaskLatencyP50, m.TaskLatencyP99 = s.TaskLatency.Quantile(0.50), s.TaskLatency.Quantile(0.99)
+	m.Detections = int(s.Detection.Count())
+	m.DetectionP50, m.DetectionMax = s.Detection.Quantile(0.50), s.Detection.Max()
 }
 
 // histograms lists the summary's histograms, for merging.
 func (s *Summary) histograms() []*dist.Histogram {
-	return []*dist.Histogram{&s.Failover, &s.TaskLatency, &s.Margin}
+	return []*dist.Histogram{&s.Failover, &s.TaskLatency, &s.Margin, &s.Detection}
 }

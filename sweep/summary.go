@@ -80,7 +80,8 @@ type Summary struct {
 	Parallel         int     `json:"parallel"`
 
 	// Metrics aggregates the runs' metrics: counters add up, and the
-	// percentiles are those of the Failover and TaskLatency histograms.
+	// percentiles are those of the Failover, TaskLatency and Detection
+	// histograms.
 	Metrics checker.Metrics `json:"metrics"`
 	// Failover, TaskLatency and Margin are distributions across runs, as
 	// fixed-size histograms (exact counts, quantiles within 1%): every
@@ -89,6 +90,9 @@ type Summary struct {
 	Failover    dist.Histogram `json:"failover"`
 	TaskLatency dist.Histogram `json:"task_latency"`
 	Margin      dist.Histogram `json:"p1_margin"`
+	// Detection is every failure detector's detection time (P8, from a
+	// member's stop to its declaration), absent when no run had one.
+	Detection dist.Histogram `json:"detection,omitzero"`
 	// Coverage counts how often the runs reached each rare behaviour of the
 	// protocol (checker.Behaviours); a zero is a behaviour no run reached.
 	Coverage Coverage `json:"coverage"`

@@ -85,11 +85,18 @@ const (
 	ObjectiveReexecuted     Objective = "reexecuted"       // the fraction of unit executions that were re-executions
 	ObjectiveStoreWrites    Objective = "store-writes"     // durable writes of the lease store per second
 	ObjectiveTaskLatencyP99 Objective = "task-latency-p99" // the 99th percentile of task completion latency
+	// A failure detector's (P7, P8; tuned over a goroutine-host
+	// implementation's knobs): how often it suspected a member that
+	// renewed within its rules, and how long it took at most to declare a
+	// stopped one dead.
+	ObjectiveFalseSuspicions Objective = "false-suspicions"
+	ObjectiveDetectionMax    Objective = "detection-max"
 )
 
 // Objectives lists every objective in tie-breaking order.
 func Objectives() []Objective {
-	return []Objective{ObjectiveFailoverP99, ObjectiveReexecuted, ObjectiveStoreWrites, ObjectiveTaskLatencyP99}
+	return []Objective{ObjectiveFailoverP99, ObjectiveReexecuted, ObjectiveStoreWrites, ObjectiveTaskLatencyP99,
+		ObjectiveFalseSuspicions, ObjectiveDetectionMax}
 }
 
 // ParseObjective reads an objective by its name.
@@ -99,7 +106,8 @@ func ParseObjective(s string) (Objective, error) {
 			return o, nil
 		}
 	}
-	return "", invalidf("", "unknown objective %q (want p99-failover, reexecuted, store-writes or task-latency-p99)", s)
+	return "", invalidf("", "unknown objective %q (want p99-failover, reexecuted, store-writes, task-latency-p99, "+
+		"false-suspicions or detection-max)", s)
 }
 
 // Constraints are upper limits on a recommended configuration's metrics.
@@ -113,6 +121,11 @@ type Constraints struct {
 	MaxReexecutedFraction *float64 `json:"max_reexecuted_fraction"`
 	// MaxFailoverP99 limits Metrics.FailoverP99.
 	MaxFailoverP99 *time.Duration `json:"max_failover_p99_ns"`
+	// MaxFalseSuspicions limits Metrics.FalseSuspicions, over all the
+	// configuration's runs, and MaxDetection Metrics.DetectionMax: a
+	// failure detector's (a goroutine-host tuning run's).
+	MaxFalseSuspicions *int           `json:"max_false_suspicions,omitempty"`
+	MaxDetection       *time.Duration `json:"max_detection_ns,omitempty"`
 }
 
 // withDefaults checks cfg and fills in its defaults.

@@ -29,6 +29,24 @@
 // renews, or any other reason lease.Config.Validate gives — is reported
 // with its reason and not run.
 //
+// # Goroutine-host implementations: knobs
+//
+// An implementation that runs as ordinary Go code in a zoo module has no
+// lease.Config: it declares knobs (gohost.Knob), and [RunKnobs] tunes
+// those instead. [KnobConfig] names its stories and an axis of values per
+// knob ([KnobAxis]); every combination runs on every seed of every story
+// through a sweep.Host the caller builds per configuration ([KnobHost],
+// which also says when the implementation refuses a combination: it is
+// listed as invalid). The result is a [Result] like Run's: each
+// [ConfigResult] carries its Knobs, its violating runs per property
+// (Violated), the same Metrics (for a failure detector: false suspicions
+// and their time, P7; detection p50 and max, P8; and the smallest P1
+// margin), and the frontier and recommendation are decided as below, with
+// the objectives ObjectiveFalseSuspicions and ObjectiveDetectionMax and
+// the constraints MaxFalseSuspicions and MaxDetection. Each configuration
+// replays with a `simrun sweep` line, each failing run with a `simrun run`
+// line, both with --knob.
+//
 // # Common random numbers
 //
 // Every valid configuration runs on the same seeds. A workload's random
@@ -58,7 +76,9 @@
 // # Frontier and recommendation
 //
 // The Pareto frontier is over three costs, all minimised: p99 failover,
-// re-executed fraction and store writes per second of workload. A
+// re-executed fraction and store writes per second of workload (and, for
+// a failure detector, false suspicions and the longest detection, zero
+// and so inert for every other implementation). A
 // configuration is on it when no other is at least as good in all three
 // and better in one; equal configurations are both on it. Only
 // configurations that ran on every seed without a failing run take part,

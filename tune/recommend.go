@@ -18,6 +18,10 @@ func value(m Metrics, o Objective) float64 {
 		return m.StoreWritesPerWorkloadSecond
 	case ObjectiveTaskLatencyP99:
 		return float64(m.TaskLatencyP99)
+	case ObjectiveFalseSuspicions:
+		return float64(m.FalseSuspicions)
+	case ObjectiveDetectionMax:
+		return float64(m.DetectionMax)
 	}
 	return float64(m.FailoverP99)
 }
@@ -72,6 +76,21 @@ func (c Constraints) limits(m Metrics) []limit {
 				"take longer than " + formatSeconds(*v) + " to fail over at p99"},
 			within: [2]string{"fails over within " + formatSeconds(*v) + " at p99", "fail over within " + formatSeconds(*v) + " at p99"},
 			have:   "it takes " + formatSeconds(m.FailoverP99)})
+	}
+	if v := c.MaxFalseSuspicions; v != nil {
+		n := strconv.Itoa(*v)
+		out = append(out, limit{set: true, metric: float64(m.FalseSuspicions), max: float64(*v),
+			exceeds: [2]string{"suspects healthy members more than " + n + " times", "suspect healthy members more than " + n + " times"},
+			within:  [2]string{"suspects healthy members at most " + n + " times", "suspect healthy members at most " + n + " times"},
+			have:    "it suspects them " + strconv.Itoa(m.FalseSuspicions) + " times"})
+	}
+	if v := c.MaxDetection; v != nil {
+		out = append(out, limit{set: true, metric: float64(m.DetectionMax), max: float64(*v),
+			exceeds: [2]string{"takes longer than " + formatSeconds(*v) + " to declare a stopped member dead",
+				"take longer than " + formatSeconds(*v) + " to declare a stopped member dead"},
+			within: [2]string{"declares a stopped member dead within " + formatSeconds(*v),
+				"declare a stopped member dead within " + formatSeconds(*v)},
+			have: "it takes up to " + formatSeconds(m.DetectionMax)})
 	}
 	return out
 }
@@ -347,6 +366,10 @@ func objectiveName(o Objective) string {
 		return "store writes"
 	case ObjectiveTaskLatencyP99:
 		return "p99 task latency"
+	case ObjectiveFalseSuspicions:
+		return "false suspicions"
+	case ObjectiveDetectionMax:
+		return "longest detection"
 	}
 	return "p99 failover"
 }
@@ -360,6 +383,10 @@ func objectivePhrase(o Objective, m Metrics) string {
 		return "the fewest store writes (" + formatRate(m.StoreWritesPerWorkloadSecond) + ")"
 	case ObjectiveTaskLatencyP99:
 		return "the lowest p99 task latency (" + formatSeconds(m.TaskLatencyP99) + ")"
+	case ObjectiveFalseSuspicions:
+		return "the fewest false suspicions (" + strconv.Itoa(m.FalseSuspicions) + ")"
+	case ObjectiveDetectionMax:
+		return "the shortest longest detection (" + formatSeconds(m.DetectionMax) + ")"
 	}
 	return "the lowest p99 failover (" + formatSeconds(m.FailoverP99) + ")"
 }
@@ -373,6 +400,10 @@ func tieBreakPhrase(o Objective) string {
 		return "the fewest store writes"
 	case ObjectiveTaskLatencyP99:
 		return "the lowest p99 task latency"
+	case ObjectiveFalseSuspicions:
+		return "the fewest false suspicions"
+	case ObjectiveDetectionMax:
+		return "the shortest longest detection"
 	}
 	return "the lowest p99 failover"
 }

@@ -36,14 +36,16 @@ func violating(c ConfigResult) ConfigResult {
 func TestDominates(t *testing.T) {
 	tests := []struct {
 		name string
-		a, b [3]float64
+		a, b [5]float64
 		want bool
 	}{
-		{"better in all", [3]float64{1, 1, 1}, [3]float64{2, 2, 2}, true},
-		{"better in one, equal in the rest", [3]float64{1, 2, 2}, [3]float64{2, 2, 2}, true},
-		{"equal", [3]float64{2, 2, 2}, [3]float64{2, 2, 2}, false},
-		{"a trade-off", [3]float64{1, 3, 2}, [3]float64{2, 2, 2}, false},
-		{"worse", [3]float64{3, 3, 3}, [3]float64{2, 2, 2}, false},
+		{"better in all", [5]float64{1, 1, 1}, [5]float64{2, 2, 2}, true},
+		{"better in one, equal in the rest", [5]float64{1, 2, 2}, [5]float64{2, 2, 2}, true},
+		{"equal", [5]float64{2, 2, 2}, [5]float64{2, 2, 2}, false},
+		{"a trade-off", [5]float64{1, 3, 2}, [5]float64{2, 2, 2}, false},
+		{"worse", [5]float64{3, 3, 3}, [5]float64{2, 2, 2}, false},
+		{"a detector's trade-off", [5]float64{0, 0, 0, 3, 40}, [5]float64{0, 0, 0, 0, 60}, false},
+		{"a detector better in both", [5]float64{0, 0, 0, 0, 40}, [5]float64{0, 0, 0, 3, 60}, true},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { assert.Equal(t, tt.want, dominates(tt.a, tt.b)) })

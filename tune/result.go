@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/leasesim/leasesim/checker"
+	"github.com/leasesim/leasesim/gohost"
 	"github.com/leasesim/leasesim/sweep"
 )
 
@@ -15,9 +16,15 @@ import (
 type Result struct {
 	// SchemaVersion is ResultSchemaVersion: the version of this object's form.
 	SchemaVersion int `json:"schema_version"`
-	// Workload is the workload file's path, Name the workload's name.
-	Workload string `json:"workload"`
-	Name     string `json:"workload_name"`
+	// Workload is the workload file's path, Name the workload's name;
+	// both empty for a goroutine-host implementation's tuning run
+	// (RunKnobs), which runs Scenario instead (its stories, separated by
+	// commas), naming the implementation in printed lines with Target's
+	// arguments.
+	Workload string   `json:"workload"`
+	Scenario string   `json:"scenario,omitempty"`
+	Target   []string `json:"target,omitempty"`
+	Name     string   `json:"workload_name"`
 	// WorkloadSeconds is the workload's duration (faults stop there);
 	// Metrics.StoreWritesPerWorkloadSecond is per second of it.
 	WorkloadSeconds float64 `json:"workload_seconds"`
@@ -66,8 +73,13 @@ type Result struct {
 
 // ConfigResult is one configuration of the grid and what it measured.
 type ConfigResult struct {
-	// Label names the configuration: "ttl=5s renew=ttl/3 checkpoint=5u".
+	// Label names the configuration: "ttl=5s renew=ttl/3 checkpoint=5u",
+	// or a goroutine-host implementation's knobs:
+	// "renew-interval=10s grace-period=50s".
 	Label string `json:"label"`
+	// Knobs are the goroutine-host implementation's knob values (RunKnobs);
+	// the lease configuration's fields below are then empty.
+	Knobs gohost.KnobValues `json:"knobs,omitempty"`
 	// TTL is the lease TTL.
 	TTL   string        `json:"ttl"`
 	TTLNs time.Duration `json:"ttl_ns"`
@@ -98,6 +110,8 @@ type ConfigResult struct {
 	// commands.
 	ViolatingRuns int         `json:"violating_runs"`
 	Violations    []Violation `json:"violations"`
+	// Violated counts the violating runs per property (RunKnobs).
+	Violated map[string]int `json:"violated,omitempty"`
 	// Unknown counts verdicts that could not be given, per property (a
 	// porcupine search that ran out of time, say): never a pass.
 	Unknown map[string]int `json:"unknown"`
@@ -144,13 +158,17 @@ type Metrics struct {
 	// measured over the same time. (The embedded StoreWritesPerSecond
 	// divides by SimTime, drains included, as everywhere else.)
 	StoreWritesPerWorkloadSecond float64 `json:"store_writes_per_workload_s"`
+	// P1MarginMin is the smallest P1 margin of any run (below zero, two
+	// holders' beliefs overlapped by that much), when P1 judged some
+	// (RunKnobs: a leadership lease's overlap).
+	P1MarginMin *time.Duration `json:"p1_margin_min_ns,omitempty"`
 }
 
 // metricsOf turns a sweep's aggregate metrics into a configuration's, with
 // store writes per second of workload.
 func metricsOf(m checker.Metrics, workload time.Duration) Metrics {
 	out := Metrics{Metrics: m}
-	out.FailoverSamples, out.TaskLatencySamples = nil, nil // not in the JSON; a result need not hold them
+	out.FailoverSamples, out.TaskLatencySamples, out.DetectionSamples = nil, nil, nil // not in the JSON; a result need not hold them
 	if covered := workload.Seconds() * float64(m.Runs); covered > 0 {
 		out.StoreWritesPerWorkloadSecond = float64(m.StoreWrites) / covered
 	}

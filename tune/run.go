@@ -72,7 +72,7 @@ func Run(ctx context.Context, cfg Config, progress func(Progress)) (Result, erro
 	for _, p := range points {
 		res.Configs = append(res.Configs, p.res)
 	}
-	res.decide(cfg)
+	res.decide(cfg.Seeds.Count(), cfg.Objective, cfg.Constraints)
 	res.WallSeconds = time.Since(start).Seconds()
 	return res, nil
 }
@@ -88,16 +88,17 @@ func (cfg Config) newResult(plan workload.Plan) Result {
 	}
 }
 
-// decide marks the frontier and the recommendation, and explains it.
-func (res *Result) decide(cfg Config) {
-	seeds := cfg.Seeds.Count()
+// decide marks the frontier and the recommendation, and explains it:
+// runs is how many runs a configuration makes (one a seed, a story).
+func (res *Result) decide(runs int, obj Objective, c Constraints) {
+	seeds := runs
 	res.ParetoConfigs = markPareto(res.Configs, seeds)
 	if res.Partial {
 		res.Explanation = fmt.Sprintf("No recommendation: the tuning run was interrupted after %d of %d runs, "+
 			"so the configs did not all run on the same seeds.", res.Runs, res.ValidConfigs*seeds)
 		return
 	}
-	res.RecommendedIndex, res.Explanation = recommend(res.Configs, seeds, cfg.Objective, cfg.Constraints)
+	res.RecommendedIndex, res.Explanation = recommend(res.Configs, seeds, obj, c)
 	if res.RecommendedIndex >= 0 {
 		label := res.Configs[res.RecommendedIndex].Label
 		res.Recommended = &label

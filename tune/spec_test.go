@@ -146,5 +146,5 @@ func TestParseLimits(t *testing.T) {
 	}
 	_, err := ParseObjective("speed")
 	require.ErrorIs(t, err, ErrInvalid)
-	assert.Contains(t, err.Error(), "p99-failover, reexecuted, store-writes or task-latency-p99")
+	assert.Contains(t, err.Error(), "p99-failover, reexecuted, store-writes, task-latency-p99, false-suspicions or detection-max")
 }

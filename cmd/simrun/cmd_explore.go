@@ -250,7 +250,7 @@ func (a *app) exploreFailure(cmd *cobra.Command, res explore.Result, dir string,
 	replay := res.Replay
 	if g != nil {
 		replay = func(file string) string {
-			return repro.Simrun(h.replayArgs(g, res.Scenario, fl.Input.Seed, file, hash)...)
+			return repro.Simrun(h.replayArgs(g, nil, res.Scenario, fl.Input.Seed, file, hash)...)
 		}
 	}
 	found, err := foundOf(res, dir, replay)

@@ -27,6 +27,9 @@ type tuneFlags struct {
 	parallel                                      int
 	json                                          bool
 	out                                           string
+	// A goroutine-host implementation's tuning run (cmd_tune_knobs.go).
+	scenario, zooDir, maxFalse, maxDetection string
+	knobs                                    []string
 }
 
 func (a *app) tuneCommand() *cobra.Command {
@@ -34,7 +37,9 @@ func (a *app) tuneCommand() *cobra.Command {
 	cmd := &cobra.Command{
 		Use: "tune --workload FILE [--ttl LIST] [--renew LIST] [--checkpoint LIST] [--election-timeout LIST] [--seeds SEEDS] [--objective NAME] " +
 			"[--max-store-writes R/s] [--max-reexecuted P%] [--max-failover-p99 D] [--rho F] [--margin D] [--parallel N] " +
-			"[--impl NAME] [--json] [--out DIR]",
+			"[--impl NAME] [--json] [--out DIR]\n" +
+			"  simrun tune --impl GOROUTINE-HOST-IMPL --scenario NAME --knob NAME=V1,V2 [--knob ...] [--seeds SEEDS] [--objective NAME] " +
+			"[--max-false-suspicions N] [--max-detection D] [--max-failover-p99 D] [--parallel N] [--json]",
 		Short: "choose TTL, renew interval and checkpoint policy for a workload, from evidence",
 		Long: "tune replays a workload (see examples/ and simrun workload) under every combination of --ttl, --renew\n" +
 			"and --checkpoint, each on the same seeds (common random numbers: the workload's faults are drawn\n" +
@@ -49,11 +54,20 @@ func (a *app) tuneCommand() *cobra.Command {
 			"  --election-timeout  durations: 500ms,1s,2s; only for an implementation that has one (a replicated\n" +
 			"                store such as zoo/etcdraft); without it each runs at its default\n" +
 			"  --seeds       seed N, a range A-B, a list 1-5,9, or random[:N] (as every command reads seeds)\n" +
-			"  --objective   p99-failover (default), reexecuted, store-writes or task-latency-p99\n\n" +
+			"  --objective   p99-failover (default), reexecuted, store-writes, task-latency-p99; for a failure\n" +
+			"                detector false-suspicions or detection-max\n\n" +
 			"A config that cannot be valid (renew >= TTL×(1−rho)−margin) is listed as invalid and not run.\n" +
 			"A failing run is listed with the simrun run command that replays it exactly (the same trace hash;\n" +
 			"with --out it writes that run's report.html).\n" +
-			"--json prints the result as one JSON object; --out writes tune.json and tune.html.\n" +
+			"--json prints the result as one JSON object; --out writes tune.json and tune.html.\n\n" +
+			"A goroutine-host implementation (a zoo module's, simrun list) is tuned over the knobs it declares\n" +
+			"(simrun list --impl NAME lists them) instead: --scenario names the stories, measured together, and\n" +
+			"each --knob NAME=V1,V2 is an axis; every combination runs on every seed of every story through the\n" +
+			"module's worker processes. Each row gives the verdicts, a failure detector's false suspicions and\n" +
+			"detection times (P7, P8), p99 failover and the smallest P1 margin (a leadership overlap when\n" +
+			"negative); --objective false-suspicions or detection-max and --max-false-suspicions, --max-detection\n" +
+			"choose among them. A combination the implementation refuses is listed as invalid. Each row prints the\n" +
+			"simrun sweep line that runs it again, each failing run its simrun run line, both with the knobs.\n\n" +
 			"Exit 0 when no run failed (with or without a recommendation: when no config meets the constraints,\n" +
 			"the explanation says which constraint excluded them), 1 when a run violated a property, 2 for bad\n" +
 			"input (a grid without one valid config among it), 3 when interrupted (Ctrl-C) before any failure.",
@@ -68,7 +82,7 @@ func (a *app) tuneCommand() *cobra.Command {
 	fl.StringVar(&f.election, "election-timeout", "", "election timeouts of a replicated store (500ms,1s,2s); only for an --impl that has one")
 	fl.StringVar(&f.seeds, "seeds", "1-10", "the seeds every config runs on: "+seedSetHelp)
 	fl.StringVar(&f.objective, "objective", string(tune.ObjectiveFailoverP99), "what the recommendation minimises: "+
-		"p99-failover, reexecuted, store-writes or task-latency-p99")
+		"p99-failover, reexecuted, store-writes, task-latency-p99, false-suspicions or detection-max")
 	fl.StringVar(&f.maxWrites, "max-store-writes", "", "recommend only configs with at most this many store writes per second of workload (200/s)")
 	fl.StringVar(&f.maxReexec, "max-reexecuted", "", "recommend only configs that re-execute at most this share of unit executions (5%)")
 	fl.StringVar(&f.maxFailover, "max-failover-p99", "", "recommend only configs whose p99 failover is at most this (30s)")
@@ -78,6 +92,11 @@ func (a *app) tuneCommand() *cobra.Command {
 	fl.StringVar(&f.impl, "impl", lease.Correct().Name, `the implementation: "correct", "mutant/NAME", "zoo/NAME" or a zoo module's (see simrun list)`)
 	fl.BoolVar(&f.json, "json", false, "print the result as one JSON object")
 	fl.StringVar(&f.out, "out", "", "write tune.json and tune.html into this directory")
+	fl.StringVar(&f.scenario, "scenario", "", "goroutine host: the scenarios every configuration runs, measured together: NAME, NAME,NAME or all (simrun list --impl NAME)")
+	fl.StringArrayVar(&f.knobs, "knob", nil, "goroutine host: a knob axis, NAME=V1,V2 (repeat for more knobs; simrun list --impl NAME lists them)")
+	fl.StringVar(&f.maxFalse, "max-false-suspicions", "", "goroutine host: recommend only configs with at most this many false suspicions (P7) over their runs")
+	fl.StringVar(&f.maxDetection, "max-detection", "", "goroutine host: recommend only configs that declare every stopped member dead within this (P8; 70s)")
+	fl.StringVar(&f.zooDir, "zoo-dir", "", zooDirUsage)
 	return cmd
 }
 
@@ -173,6 +192,12 @@ func (f tuneFlags) constraints(cmd *cobra.Command) (tune.Constraints, error) {
 }
 
 func (a *app) tune(cmd *cobra.Command, f tuneFlags) error {
+	if g, err := a.tuneTarget(cmd, f); err != nil || g != nil {
+		if err != nil {
+			return err
+		}
+		return a.tuneKnobs(cmd, f, g)
+	}
 	cfg, err := a.tuneConfig(cmd, f)
 	if err != nil {
 		return err

@@ -29,6 +29,7 @@ type goHost struct {
 	pkg    string                           // --pkg
 	built  map[string]string                // worker binaries built by this command, by implementation name
 	infos  map[string][]gohost.ScenarioInfo // the scenarios the workers listed, by implementation name
+	knobs  gohost.KnobValues                // --knob, checked
 }
 
 // noReport is what the goroutine host's results say about report files
@@ -56,6 +57,7 @@ func (h *goHost) wrap(c *cobra.Command) {
 	c.Flags().StringVar(&h.zooDir, "zoo-dir", "", zooDirUsage)
 	c.Flags().StringVar(&h.pkg, "pkg", "", pkgUsage)
 	_ = c.MarkFlagDirname("pkg") // only fails for a flag that does not exist
+	addKnobFlag(c)
 	if c.Name() == "replay" {
 		c.Flags().String("schedule", "", "goroutine host: a fault schedule (JSON) that replaces the scenario's faults")
 		c.Flags().String("hash", "", "goroutine host: the trace hash the replay must give (16 hex digits)")
@@ -71,11 +73,17 @@ func (h *goHost) wrap(c *cobra.Command) {
 				return usagef(cmd, "--schedule, --hash: only for goroutine-host implementations; an event-host run "+
 					"replays from its run directory (simrun run --out DIR, then simrun replay DIR)")
 			}
+			if err := refuseKnobs(cmd); err != nil {
+				return err
+			}
 			return event(cmd, args)
 		}
 		if len(args) > 0 {
 			return usagef(cmd, "%s: a goroutine-host replay takes --scenario and --seed, not a run directory",
 				strings.Join(h.targetArgs(g), " "))
+		}
+		if h.knobs, err = h.readKnobs(cmd, g); err != nil {
+			return err
 		}
 		switch c.Name() {
 		case "run":
@@ -322,7 +330,7 @@ func (h *goHost) seedJob(cmd *cobra.Command, g *goImpl, kind string) (gohost.Job
 		}
 		scenario = infos[0].Name
 	}
-	return gohost.Job{Kind: kind, Scenario: scenario, Seeds: []uint64{seed}, Verify: kind == gohost.JobRun}, nil
+	return gohost.Job{Kind: kind, Scenario: scenario, Seeds: []uint64{seed}, Verify: kind == gohost.JobRun, Knobs: h.knobs}, nil
 }
 
 // targetArgs are the arguments that name g in a printed line.
@@ -342,10 +350,12 @@ func (h *goHost) listArgs(g *goImpl) []string {
 	return args
 }
 
-// replayArgs are the arguments of the replay line of one seed.
-func (h *goHost) replayArgs(g *goImpl, scenario string, seed uint64, schedule, hash string) []string {
+// replayArgs are the arguments of the replay line of one seed, run with
+// knobs.
+func (h *goHost) replayArgs(g *goImpl, knobs gohost.KnobValues, scenario string, seed uint64, schedule, hash string) []string {
 	args := append([]string{"replay"}, h.targetArgs(g)...)
 	args = append(args, "--scenario", scenario, "--seed", strconv.FormatUint(seed, 10))
+	args = append(args, gohost.KnobArgs(knobs)...)
 	if schedule != "" {
 		args = append(args, "--schedule", schedule)
 	}
@@ -411,7 +421,7 @@ func (h *goHost) run(cmd *cobra.Command, g *goImpl) error {
 	if err != nil {
 		return err
 	}
-	run.Replay = repro.Simrun(h.replayArgs(g, o.Scenario, o.Seed, path, o.Hash)...)
+	run.Replay = repro.Simrun(h.replayArgs(g, h.knobs, o.Scenario, o.Seed, path, o.Hash)...)
 	res := goRun{Run: run, Module: rel(g.Module), Package: g.ImportPath, Level: o.Level, Premises: o.Premises,
 		Schedule: o.Schedule, Leaks: o.Leaks, Problems: o.Problems, NotApplied: o.NotApplied, Report: noReport}
 	var paths []string
@@ -622,7 +632,7 @@ func (h *goHost) shrink(cmd *cobra.Command, g *goImpl) error {
 		Seed: s.Seed, Property: s.Target.Property, Name: s.Target.Name, Summary: s.Target.Summary,
 		EventsBefore: len(s.Original.Events), EventsAfter: len(s.Schedule.Events), Attempts: s.Attempts,
 		Exhausted: s.Exhausted, ScheduleFile: path, Schedule: s.Schedule,
-		Replay: repro.Simrun(h.replayArgs(g, s.Scenario, s.Seed, path, s.Hash)...)}, Host: hostGoroutine, TraceHash: s.Hash}
+		Replay: repro.Simrun(h.replayArgs(g, h.knobs, s.Scenario, s.Seed, path, s.Hash)...)}, Host: hostGoroutine, TraceHash: s.Hash}
 	if asJSON {
 		if err := writeJSON(h.a.stdout, res); err != nil {
 			return internalErr(err)
@@ -732,6 +742,7 @@ func (h *goHost) listScenarios(cmd *cobra.Command, g *goImpl, asJSON bool) error
 	for _, sc := range infos {
 		fmt.Fprintf(&b, "  %s  %s [nodes %s]\n", sc.Name, sc.Doc, strings.Join(sc.Nodes, ", "))
 	}
+	writeKnobs(&b, infos[0].Knobs)
 	_, err = h.a.stdout.Write(b.Bytes())
 	return err
 }

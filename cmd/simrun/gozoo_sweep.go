@@ -29,6 +29,9 @@ type goSweepHost struct {
 	g    *goImpl
 	bin  string      // the worker test binary
 	pool *workerPool // serving workers of bin, one per parallel run
+	// knobs are the implementation's knobs every run sets (--knob, or a
+	// tuning run's configuration).
+	knobs gohost.KnobValues
 }
 
 // Impl names the implementation.
@@ -50,7 +53,7 @@ func (s *goSweepHost) Run(ctx context.Context, scenario string, seed uint64, ver
 	}
 	h := data.History
 	hr := sweep.HostRun{Judgement: j, Spec: h.Spec, Tasks: len(h.Tasks) > 0, SimTime: h.End.Duration(), TraceHash: o.Hash,
-		Replay: repro.Simrun(s.h.replayArgs(s.g, scenario, seed, "", o.Hash)...)}
+		Replay: repro.Simrun(s.h.replayArgs(s.g, s.knobs, scenario, seed, "", o.Hash)...)}
 	if o.Determinism == gohost.DeterminismDiverged {
 		hr.Failed = append(hr.Failed, sweep.HostFailure{Property: sweep.PropertyDeterminism, Detail: o.Level})
 	}
@@ -74,7 +77,7 @@ func (s *goSweepHost) Run(ctx context.Context, scenario string, seed uint64, ver
 // process of its own, and returns its outcome and, with history, its
 // history file. Any error is the harness's.
 func (s *goSweepHost) runSeed(ctx context.Context, scenario string, seed uint64, history, fresh bool) (*gohost.OutcomeRecord, []byte, error) {
-	job := gohost.Job{Kind: gohost.JobRun, Scenario: scenario, Seeds: []uint64{seed}, Verify: true}
+	job := gohost.Job{Kind: gohost.JobRun, Scenario: scenario, Seeds: []uint64{seed}, Verify: true, Knobs: s.knobs}
 	var wr workerRun
 	var err error
 	if fresh {
@@ -105,7 +108,7 @@ func (h *goHost) sweep(cmd *cobra.Command, g *goImpl) error {
 	if err != nil {
 		return err
 	}
-	host := &goSweepHost{h: h, g: g, bin: bin}
+	host := &goSweepHost{h: h, g: g, bin: bin, knobs: h.knobs}
 	cfg := sweep.Config{Host: host}
 	if f.rerun != "" {
 		failing, err := h.a.readRerun(cmd, f)

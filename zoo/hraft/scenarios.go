@@ -62,10 +62,11 @@ func (c ClusterConfig) lease() history.Lease {
 		BackoffMax: 2*t.Heartbeat + 2*t.Election}
 }
 
-// cluster returns the default cluster of n members serving reads so.
-func cluster(n int, reads Reads) ClusterConfig {
+// cluster returns the default cluster of n members serving reads so, on
+// timing t.
+func cluster(t Timing, n int, reads Reads) ClusterConfig {
 	c := DefaultCluster
-	c.Members, c.Reads = n, reads
+	c.Members, c.Reads, c.Timing = n, reads, t
 	return c
 }
 
@@ -73,15 +74,18 @@ func cluster(n int, reads Reads) ClusterConfig {
 func configName(n int, reads Reads) string { return fmt.Sprintf("%d-%s", n, reads) }
 
 // Scenarios returns every story of the module in its configurations.
-func Scenarios() []scenarios.Scenario {
+func Scenarios() []scenarios.Scenario { return stories(DefaultTiming) }
+
+// stories returns every story on timing t.
+func stories(t Timing) []scenarios.Scenario {
 	var out []scenarios.Scenario
 	for _, n := range []int{3, 5} {
 		for _, r := range []Reads{FSMReads, VerifiedReads} {
-			out = append(out, Partition(n, r), CrashRestart(n, r))
+			out = append(out, partition(t, n, r), crashRestart(t, n, r))
 		}
 	}
 	for _, r := range []Reads{FSMReads, VerifiedReads} {
-		out = append(out, ReadPause(r), IOPause(r), DiskStall(r), Churn(r))
+		out = append(out, readPause(t, r), ioPause(t, r), diskStall(t, r), churn(t, r))
 	}
 	return out
 }
@@ -102,8 +106,10 @@ func leaderFaulted(what string, kinds ...string) scenarios.Premise {
 // leader no sooner than a heartbeat timeout (1 s) after it last heard
 // from it, so the beliefs should not overlap. The reader on the
 // minority side keeps asking the old leader.
-func Partition(n int, reads Reads) scenarios.Scenario {
-	members := cluster(n, reads).memberNames()
+func Partition(n int, reads Reads) scenarios.Scenario { return partition(DefaultTiming, n, reads) }
+
+func partition(t Timing, n int, reads Reads) scenarios.Scenario {
+	members := cluster(t, n, reads).memberNames()
 	return scenarios.Scenario{
 		Name:  "hraft-partition/" + configName(n, reads),
 		Doc:   fmt.Sprintf("the leader and a reader are cut off from the majority (%d members, %s)", n, reads),
@@ -111,7 +117,7 @@ func Partition(n int, reads Reads) scenarios.Scenario {
 		Goroutines: func(uint64) gohost.Config {
 			minority := []string{members[0], ReaderNode}
 			majority := append(append([]string{}, members[1:]...), WriterNode, Reader2)
-			return Setup{Cluster: cluster(n, reads), Duration: 30 * time.Second, Schedule: schedule(20*time.Second,
+			return Setup{Cluster: cluster(t, n, reads), Duration: 30 * time.Second, Schedule: schedule(20*time.Second,
 				faults.Event{At: 8 * time.Second, Kind: faults.KindPartition, Groups: [][]string{minority, majority}})}.Config()
 		},
 		Premises: []scenarios.Premise{leaderFaulted("the leader was cut off while it led", history.FaultPartition),
@@ -125,12 +131,16 @@ func Partition(n int, reads Reads) scenarios.Scenario {
 // reads, the members the readers fall back to after the crash answer
 // stale when they had not yet learned the old leader's last commits.
 func CrashRestart(n int, reads Reads) scenarios.Scenario {
+	return crashRestart(DefaultTiming, n, reads)
+}
+
+func crashRestart(t Timing, n int, reads Reads) scenarios.Scenario {
 	return scenarios.Scenario{
 		Name:  "hraft-crash-restart/" + configName(n, reads),
 		Doc:   fmt.Sprintf("the leader crashes and restarts with its durable log (%d members, %s)", n, reads),
 		Story: "raft leads; it crashes at 8 s and restarts at 12 s from its log, stable store and snapshot.",
 		Goroutines: func(uint64) gohost.Config {
-			return Setup{Cluster: cluster(n, reads), Duration: 30 * time.Second, Schedule: schedule(20*time.Second,
+			return Setup{Cluster: cluster(t, n, reads), Duration: 30 * time.Second, Schedule: schedule(20*time.Second,
 				faults.Event{At: 8 * time.Second, Kind: faults.KindCrash, Node: MemberName(0)},
 				faults.Event{At: 12 * time.Second, Kind: faults.KindRestart, Node: MemberName(0)})}.Config()
 		},
@@ -145,12 +155,14 @@ func CrashRestart(n int, reads Reads) scenarios.Scenario {
 // stale FSM as if it still led (a stale read: P3; its action counted at
 // the check, so P1 holds);
 // with verified reads VerifyLeader fails and nothing is answered.
-func ReadPause(reads Reads) scenarios.Scenario {
+func ReadPause(reads Reads) scenarios.Scenario { return readPause(DefaultTiming, reads) }
+
+func readPause(t Timing, reads Reads) scenarios.Scenario {
 	return scenarios.Scenario{
 		Name:  "hraft-gc-pause/" + configName(3, reads),
 		Doc:   "the leader pauses for 5 s between its leadership check and a read (" + reads.String() + ")",
 		Story: "raft leads; at 8 s a read reaches its before-read failpoint and pauses there 5 s with its I/O frozen.",
-		Goroutines: leaderFault(reads, faults.Event{At: 8 * time.Second, Kind: faults.KindFailpoint, Node: MemberName(0),
+		Goroutines: leaderFault(t, reads, faults.Event{At: 8 * time.Second, Kind: faults.KindFailpoint, Node: MemberName(0),
 			Failpoint: FailpointBeforeRead, Action: faults.ActionPause, Duration: 5 * time.Second}),
 		Premises: []scenarios.Premise{scenarios.FailpointHit(MemberName(0), FailpointBeforeRead),
 			leaderFaulted("the leader paused while it led", history.FaultFailpointHit), scenarios.ChangedHands()},
@@ -160,12 +172,14 @@ func ReadPause(reads Reads) scenarios.Scenario {
 // IOPause freezes the leader's I/O for 5 s (the host's pause: the code
 // runs, its timers fire): raft's leader-lease check steps it down after
 // LeaderLeaseTimeout without a quorum, before the others can elect.
-func IOPause(reads Reads) scenarios.Scenario {
+func IOPause(reads Reads) scenarios.Scenario { return ioPause(DefaultTiming, reads) }
+
+func ioPause(t Timing, reads Reads) scenarios.Scenario {
 	return scenarios.Scenario{
 		Name:       "hraft-io-pause/" + configName(3, reads),
 		Doc:        "the leader's I/O freezes for 5 s (" + reads.String() + ")",
 		Story:      "raft leads; at 8 s its network I/O freezes for 5 s while its code and timers run.",
-		Goroutines: leaderFault(reads, faults.Event{At: 8 * time.Second, Kind: faults.KindPause, Node: MemberName(0), Duration: 5 * time.Second}),
+		Goroutines: leaderFault(t, reads, faults.Event{At: 8 * time.Second, Kind: faults.KindPause, Node: MemberName(0), Duration: 5 * time.Second}),
 		Premises:   []scenarios.Premise{leaderFaulted("the leader paused while it led", history.FaultPause), scenarios.ChangedHands()},
 	}
 }
@@ -175,12 +189,14 @@ func IOPause(reads Reads) scenarios.Scenario {
 // check cannot run. The others elect a leader after a heartbeat timeout
 // while the stalled one still believes it leads: raft's step-down bound
 // assumes its main loop runs.
-func DiskStall(reads Reads) scenarios.Scenario {
+func DiskStall(reads Reads) scenarios.Scenario { return diskStall(DefaultTiming, reads) }
+
+func diskStall(t Timing, reads Reads) scenarios.Scenario {
 	return scenarios.Scenario{
 		Name:  "hraft-disk-stall/" + configName(3, reads),
 		Doc:   "the leader's log store stalls for 5 s under raft's main loop (" + reads.String() + ")",
 		Story: "raft leads; at 8 s its next write of log entries stalls 5 s, its I/O frozen.",
-		Goroutines: leaderFault(reads, faults.Event{At: 8 * time.Second, Kind: faults.KindFailpoint, Node: MemberName(0),
+		Goroutines: leaderFault(t, reads, faults.Event{At: 8 * time.Second, Kind: faults.KindFailpoint, Node: MemberName(0),
 			Failpoint: FailpointDiskStall, Action: faults.ActionPause, Duration: 5 * time.Second}),
 		Premises: []scenarios.Premise{scenarios.FailpointHit(MemberName(0), FailpointDiskStall),
 			leaderFaulted("the leader's disk stalled while it led", history.FaultFailpointHit), scenarios.ChangedHands()},
@@ -189,9 +205,9 @@ func DiskStall(reads Reads) scenarios.Scenario {
 
 // leaderFault is the setup of the three-member stories about one fault at
 // the leader (member 0, which campaigns first): 30 s, healed at 20 s.
-func leaderFault(reads Reads, ev faults.Event) func(uint64) gohost.Config {
+func leaderFault(t Timing, reads Reads, ev faults.Event) func(uint64) gohost.Config {
 	return func(uint64) gohost.Config {
-		return Setup{Cluster: cluster(3, reads), Duration: 30 * time.Second, Schedule: schedule(20*time.Second, ev)}.Config()
+		return Setup{Cluster: cluster(t, 3, reads), Duration: 30 * time.Second, Schedule: schedule(20*time.Second, ev)}.Config()
 	}
 }
 
@@ -199,20 +215,22 @@ func leaderFault(reads Reads, ev faults.Event) func(uint64) gohost.Config {
 // I/O pauses and crash/restart of any member (restarted from its durable
 // stores), then a heal phase in which a leader must be elected again
 // (P4).
-func Churn(reads Reads) scenarios.Scenario {
-	members := cluster(5, reads).memberNames()
+func Churn(reads Reads) scenarios.Scenario { return churn(DefaultTiming, reads) }
+
+func churn(t Timing, reads Reads) scenarios.Scenario {
+	members := cluster(t, 5, reads).memberNames()
 	all := append(append([]string{}, members...), WriterNode, ReaderNode, Reader2)
 	return scenarios.Scenario{
 		Name:  "hraft-churn/" + configName(5, reads),
 		Doc:   "five members under partitions, pauses and crashes (" + reads.String() + ")",
 		Story: "raft, raft2 … raft5 and three clients; a nemesis cuts, freezes and crashes members for 45 s.",
 		Goroutines: func(uint64) gohost.Config {
-			return Setup{Cluster: cluster(5, reads), Duration: time.Minute}.Config()
+			return Setup{Cluster: cluster(t, 5, reads), Duration: time.Minute}.Config()
 		},
 		Nemesis: &faults.Nemesis{Targets: members, Partitionable: all,
 			Kinds:           []faults.Kind{faults.KindPartition, faults.KindIsolate, faults.KindPause, faults.KindCrash},
 			FaultsPerMinute: 10, Phase: 45 * time.Second, PauseMax: 5 * time.Second, WindowMax: 10 * time.Second,
-			Boundaries: []time.Duration{DefaultTiming.LeaderLease, DefaultTiming.Heartbeat, 2 * DefaultTiming.Heartbeat}},
+			Boundaries: []time.Duration{t.LeaderLease, t.Heartbeat, 2 * t.Heartbeat}},
 		Premises: []scenarios.Premise{scenarios.ChangedHands()},
 	}
 }

@@ -8,4 +8,6 @@ import (
 
 // TestLeasesimWorker is simrun's worker for --impl hraft (leasesim.json):
 // it skips unless simrun runs it with gohost.WorkerEnv naming a job.
-func TestLeasesimWorker(t *testing.T) { scenarios.Worker(t, Scenarios()) }
+func TestLeasesimWorker(t *testing.T) {
+	scenarios.TunableWorker(t, scenarios.Tunable{Knobs: Knobs, Scenarios: TunedScenarios})
+}

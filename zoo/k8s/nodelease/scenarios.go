@@ -56,15 +56,15 @@ func (s Setup) Lease() history.Lease {
 
 // Scenarios returns the stories with the controller's model as
 // Kubernetes runs it: simrun's k8s/nodelease.
-func Scenarios() []scenarios.Scenario { return stories(false) }
+func Scenarios() []scenarios.Scenario { return stories(false, nil) }
 
 // NoGraceCheckScenarios returns the same stories with a controller that
 // never marks a node Unknown: simrun's k8s/nodelease/no-grace-check.
-func NoGraceCheckScenarios() []scenarios.Scenario { return stories(true) }
+func NoGraceCheckScenarios() []scenarios.Scenario { return stories(true, nil) }
 
-func stories(noGraceCheck bool) []scenarios.Scenario {
-	return []scenarios.Scenario{NodeClockStepBack(noGraceCheck), ControllerClockJump(noGraceCheck),
-		RenewNearGrace(noGraceCheck), NodePartitioned(noGraceCheck)}
+func stories(noGraceCheck bool, k gohost.KnobValues) []scenarios.Scenario {
+	return []scenarios.Scenario{nodeClockStepBack(noGraceCheck, k), controllerClockJump(noGraceCheck, k),
+		renewNearGrace(noGraceCheck, k), nodePartitioned(noGraceCheck, k)}
 }
 
 // faultAt is when every story's fault strikes: the kubelets have renewed
@@ -80,13 +80,20 @@ func twoNodes(noGraceCheck bool, d time.Duration, events ...faults.Event) Setup 
 		Schedule: faults.Schedule{Version: faults.Version, HealAt: d, Events: events}}
 }
 
-func scenario(name, doc, story string, setup Setup, premises ...scenarios.Premise) scenarios.Scenario {
+// scenario is a story with its setup, the knobs of k set over the
+// story's own settings.
+func scenario(name, doc, story string, setup Setup, k gohost.KnobValues, premises ...scenarios.Premise) scenarios.Scenario {
+	setup = setup.tuned(k)
 	return scenarios.Scenario{Name: name, Doc: doc, Story: story, Goroutines: setup.Config, Premises: premises}
 }
 
 // NodeClockStepBack is kubernetes#113081 (open): node-1's clock steps
 // back ten minutes.
 func NodeClockStepBack(noGraceCheck bool) scenarios.Scenario {
+	return nodeClockStepBack(noGraceCheck, nil)
+}
+
+func nodeClockStepBack(noGraceCheck bool, k gohost.KnobValues) scenarios.Scenario {
 	setup := twoNodes(noGraceCheck, 150*time.Second,
 		faults.Event{At: faultAt, Kind: faults.KindStep, Node: "node-1", Step: -10 * time.Minute})
 	return scenario("node-clock-step-back", "a healthy node's clock steps back 10 min (kubernetes#113081)",
@@ -95,12 +102,16 @@ func NodeClockStepBack(noGraceCheck bool) scenarios.Scenario {
 			"controller saved, and tryUpdateNodeHealth counts a renewal only if RenewTime moves forward. The "+
 			"controller stops refreshing node-1's probe time and marks it Unknown a grace period later: a false "+
 			"suspicion of a healthy node (P7), until node-1's clock passes its old RenewTime ten minutes later.",
-		setup, renewedAfter(history.FaultStep, "node-1"))
+		setup, k, renewedAfter(history.FaultStep, "node-1"))
 }
 
 // ControllerClockJump is kubernetes#108844: the controller's clock jumps
 // a day forward.
 func ControllerClockJump(noGraceCheck bool) scenarios.Scenario {
+	return controllerClockJump(noGraceCheck, nil)
+}
+
+func controllerClockJump(noGraceCheck bool, k gohost.KnobValues) scenarios.Scenario {
 	setup := twoNodes(noGraceCheck, 90*time.Second,
 		faults.Event{At: faultAt, Kind: faults.KindStep, Node: ControllerName, Step: 24 * time.Hour})
 	return scenario("controller-clock-jump", "the controller's clock jumps a day forward (kubernetes#108844)",
@@ -110,12 +121,14 @@ func ControllerClockJump(noGraceCheck bool) scenarios.Scenario {
 			"own wall clock (gohost.Clock.Now carries no monotonic reading), which is what makes the step show; "+
 			"the real controller's nc.now() is time.Now, whose monotonic reading would hide a step from a "+
 			"comparison of two of its own readings, so the model follows the report, not a reading of the code.",
-		setup, renewedAfter(history.FaultStep, ControllerName))
+		setup, k, renewedAfter(history.FaultStep, ControllerName))
 }
 
 // RenewNearGrace is kubernetes#80172: a grace period as short as the
 // kubelet's renew interval.
-func RenewNearGrace(noGraceCheck bool) scenarios.Scenario {
+func RenewNearGrace(noGraceCheck bool) scenarios.Scenario { return renewNearGrace(noGraceCheck, nil) }
+
+func renewNearGrace(noGraceCheck bool, k gohost.KnobValues) scenarios.Scenario {
 	setup := twoNodes(noGraceCheck, 10*time.Minute) // a flap needs a late renewal just after a pass: some 2% of them
 	setup.Monitoring.GracePeriod = 10 * time.Second
 	setup.Schedule.Events = nil
@@ -126,11 +139,13 @@ func RenewNearGrace(noGraceCheck bool) scenarios.Scenario {
 			"renewal brings it back: healthy nodes flap between Ready and Unknown with no fault at all (P7). A "+
 			"renewal is missed only when it comes late and the pass before it came less than the jitter after the "+
 			"renewal before, so the story runs ten minutes.",
-		setup, noFault())
+		setup, k, noFault())
 }
 
 // NodePartitioned: node-1 is cut off from the API server for 90 s.
-func NodePartitioned(noGraceCheck bool) scenarios.Scenario {
+func NodePartitioned(noGraceCheck bool) scenarios.Scenario { return nodePartitioned(noGraceCheck, nil) }
+
+func nodePartitioned(noGraceCheck bool, k gohost.KnobValues) scenarios.Scenario {
 	setup := twoNodes(noGraceCheck, 150*time.Second,
 		faults.Event{At: faultAt, Kind: faults.KindPartition,
 			Groups: [][]string{{"node-1"}, {k8s.APIServerName, ControllerName, "node-2"}}},
@@ -140,7 +155,7 @@ func NodePartitioned(noGraceCheck bool) scenarios.Scenario {
 			"Lease's RenewTime stand still and marks it Unknown within the grace period plus two monitor periods "+
 			"and a read of its last renewal (P8), and sees it back after the heal; node-2 stays Ready throughout "+
 			"(P7). Without the grace-period check the controller never marks node-1 Unknown, and P8 is violated.",
-		setup, renewedAfter(history.FaultPartition, "node-1"))
+		setup, k, renewedAfter(history.FaultPartition, "node-1"))
 }
 
 // renewedAfter holds when a fault of kind touched node after the kubelets

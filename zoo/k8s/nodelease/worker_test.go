@@ -9,10 +9,12 @@ import (
 
 // TestLeasesimWorker is simrun's worker for k8s/nodelease: it skips
 // unless simrun runs it (../leasesim.json).
-func TestLeasesimWorker(t *testing.T) { scenarios.Worker(t, nodelease.Scenarios()) }
+func TestLeasesimWorker(t *testing.T) {
+	scenarios.TunableWorker(t, scenarios.Tunable{Knobs: nodelease.Knobs, Scenarios: nodelease.TunedScenarios})
+}
 
 // TestLeasesimWorkerNoGraceCheck is simrun's worker for
 // k8s/nodelease/no-grace-check.
 func TestLeasesimWorkerNoGraceCheck(t *testing.T) {
-	scenarios.Worker(t, nodelease.NoGraceCheckScenarios())
+	scenarios.TunableWorker(t, scenarios.Tunable{Knobs: nodelease.Knobs, Scenarios: nodelease.TunedNoGraceCheckScenarios})
 }

@@ -28,15 +28,27 @@ import (
 const (
 	lockAddr = "lock:7000"
 	resource = "lock"
-	ttl      = 2 * time.Second
+	// defaultTTL is the lock's TTL unless the knob "ttl" sets it.
+	defaultTTL = 2 * time.Second
 )
+
+// Knobs are the fixture's knobs: the lock's TTL.
+var Knobs = []gohost.Knob{{Name: "ttl", Doc: "the lock's TTL (clients renew every TTL/3)", Default: defaultTTL,
+	Min: 500 * time.Millisecond, Max: 10 * time.Second}}
+
+// TunedScenarios are Scenarios with the knobs of k set.
+func TunedScenarios(k gohost.KnobValues) ([]scenarios.Scenario, error) {
+	ttl := k.Get("ttl", defaultTTL)
+	return []scenarios.Scenario{scenario("careful-client", false, ttl), scenario("broken-client", true, ttl)}, nil
+}
 
 // Scenarios are the fixture's scenarios.
 func Scenarios() []scenarios.Scenario {
-	return []scenarios.Scenario{scenario("careful-client", false), scenario("broken-client", true)}
+	scs, _ := TunedScenarios(nil) // never an error
+	return scs
 }
 
-func scenario(name string, broken bool) scenarios.Scenario {
+func scenario(name string, broken bool, ttl time.Duration) scenarios.Scenario {
 	doc := "two careful clients take turns under partitions and pauses"
 	if broken {
 		doc = "a client that assumes its failed renewals went through, under partitions and pauses"
@@ -45,9 +57,9 @@ func scenario(name string, broken bool) scenarios.Scenario {
 		Name: name, Doc: doc,
 		Goroutines: func(uint64) gohost.Config {
 			return gohost.Config{Duration: 20 * time.Second,
-				Nodes: []gohost.NodeSpec{{Name: "lock", Run: lockServer},
+				Nodes: []gohost.NodeSpec{{Name: "lock", Run: lockServer(ttl)},
 					{Name: "store", Run: gohost.FencedStore(gohost.StoreOptions{})},
-					{Name: "c1", Run: client(broken, 0)}, {Name: "c2", Run: client(false, 300*time.Millisecond)}},
+					{Name: "c1", Run: client(broken, 0, ttl)}, {Name: "c2", Run: client(false, 300*time.Millisecond, ttl)}},
 				History: gohost.HistoryConfig{Grantor: "lock", FencedStore: "store", Lease: history.Lease{TTL: ttl},
 					Contended: []string{"lock"}}}
 		},
@@ -58,7 +70,11 @@ func scenario(name string, broken bool) scenarios.Scenario {
 }
 
 // lockServer grants the lock for a TTL; its token counts grants.
-func lockServer(ctx context.Context, n *gohost.Node) error {
+func lockServer(ttl time.Duration) func(ctx context.Context, n *gohost.Node) error {
+	return func(ctx context.Context, n *gohost.Node) error { return serveLock(ctx, n, ttl) }
+}
+
+func serveLock(ctx context.Context, n *gohost.Node, ttl time.Duration) error {
 	l, err := n.Listen("tcp", ":7000")
 	if err != nil {
 		return err
@@ -124,7 +140,7 @@ func lockServer(ctx context.Context, n *gohost.Node) error {
 // client takes the lock, writes under its token every 250 ms while it
 // believes it holds the lock, renews every TTL/3, releases after 3 s and
 // starts over. The broken client treats a failed renewal as a success.
-func client(broken bool, start time.Duration) func(ctx context.Context, n *gohost.Node) error {
+func client(broken bool, start, ttl time.Duration) func(ctx context.Context, n *gohost.Node) error {
 	return func(ctx context.Context, n *gohost.Node) error {
 		store := n.NewStoreClient("store" + gohost.StorePort)
 		defer store.Close()
@@ -132,7 +148,7 @@ func client(broken bool, start time.Duration) func(ctx context.Context, n *gohos
 			return nil
 		}
 		for ctx.Err() == nil {
-			if err := holdOnce(ctx, n, store, broken); err != nil && !sleep(ctx, 250*time.Millisecond) {
+			if err := holdOnce(ctx, n, store, broken, ttl); err != nil && !sleep(ctx, 250*time.Millisecond) {
 				return nil
 			}
 		}
@@ -142,7 +158,7 @@ func client(broken bool, start time.Duration) func(ctx context.Context, n *gohos
 
 var errNotGranted = errors.New("not granted")
 
-func holdOnce(ctx context.Context, n *gohost.Node, store *gohost.StoreClient, broken bool) error {
+func holdOnce(ctx context.Context, n *gohost.Node, store *gohost.StoreClient, broken bool, ttl time.Duration) error {
 	me := fmt.Sprintf("%s/%d", n.Name(), n.Incarnation())
 	dctx, cancel := context.WithTimeout(ctx, time.Second)
 	defer cancel()

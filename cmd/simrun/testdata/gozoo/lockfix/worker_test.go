@@ -7,4 +7,6 @@ import (
 )
 
 // TestLeasesimWorker is simrun's worker: it skips unless simrun runs it.
-func TestLeasesimWorker(t *testing.T) { scenarios.Worker(t, Scenarios()) }
+func TestLeasesimWorker(t *testing.T) {
+	scenarios.TunableWorker(t, scenarios.Tunable{Knobs: Knobs, Scenarios: TunedScenarios})
+}
