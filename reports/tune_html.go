@@ -82,14 +82,18 @@ func WriteTuneHTML(w io.Writer, res tune.Result) error {
 }
 
 // WriteTuneDir writes a tuning run's report files into dir, creating it:
-// tune.json (the result, as `simrun tune --json` prints it) and tune.html.
-// It returns the paths written, in that order.
+// tune.json (the result, as `simrun tune --json` prints it) and, for a
+// workload's lease grid, tune.html, whose charts are drawn over TTL and
+// renew interval (a goroutine-host implementation's knobs have neither:
+// its result is tune.json alone). It returns the paths written, in that
+// order.
 func WriteTuneDir(dir string, res tune.Result) ([]string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("reports: tune directory: %w", err)
 	}
-	return writeFiles(dir, []namedWriter{
-		{TuneJSONFile, func(w io.Writer) error { return writeIndentedJSON(w, res) }},
-		{TuneHTMLFile, func(w io.Writer) error { return WriteTuneHTML(w, res) }},
-	})
+	files := []namedWriter{{TuneJSONFile, func(w io.Writer) error { return writeIndentedJSON(w, res) }}}
+	if res.Workload != "" {
+		files = append(files, namedWriter{TuneHTMLFile, func(w io.Writer) error { return WriteTuneHTML(w, res) }})
+	}
+	return writeFiles(dir, files)
 }

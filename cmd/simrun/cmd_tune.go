@@ -59,7 +59,8 @@ func (a *app) tuneCommand() *cobra.Command {
 			"A config that cannot be valid (renew >= TTL×(1−rho)−margin) is listed as invalid and not run.\n" +
 			"A failing run is listed with the simrun run command that replays it exactly (the same trace hash;\n" +
 			"with --out it writes that run's report.html).\n" +
-			"--json prints the result as one JSON object; --out writes tune.json and tune.html.\n\n" +
+			"--json prints the result as one JSON object; --out writes tune.json and tune.html (tune.json alone for\n" +
+			"a goroutine-host implementation's knobs).\n\n" +
 			"A goroutine-host implementation (a zoo module's, simrun list) is tuned over the knobs it declares\n" +
 			"(simrun list --impl NAME lists them) instead: --scenario names the stories, measured together, and\n" +
 			"each --knob NAME=V1,V2 is an axis; every combination runs on every seed of every story through the\n" +

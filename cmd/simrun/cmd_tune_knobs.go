@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/leasesim/leasesim/gohost"
+	"github.com/leasesim/leasesim/reports"
 	"github.com/leasesim/leasesim/sweep"
 	"github.com/leasesim/leasesim/tune"
 )
@@ -53,9 +54,6 @@ func (a *app) tuneKnobs(cmd *cobra.Command, f tuneFlags, g *goImpl) error {
 		if cmd.Flags().Changed(name) {
 			return usagef(cmd, "--%s: a workload's lease setting; %s is tuned over its knobs (--scenario, --knob)", name, g.Name)
 		}
-	}
-	if err := refuse(cmd, "--json prints the result", "out"); err != nil {
-		return err
 	}
 	h := &goHost{a: a, zooDir: f.zooDir}
 	cfg, err := a.knobTuneConfig(cmd, f, h, g)
@@ -96,7 +94,7 @@ func (a *app) tuneKnobs(cmd *cobra.Command, f tuneFlags, g *goImpl) error {
 		}
 		return classify(cmd, err)
 	}
-	return a.showKnobTune(res, f.json)
+	return a.showKnobTune(res, f.json, f.out)
 }
 
 // knobTuneConfig reads the flags of a goroutine-host tuning run; every
@@ -185,10 +183,12 @@ func (f tuneFlags) detectorConstraints(cmd *cobra.Command, c tune.Constraints) (
 	return c, nil
 }
 
-// showKnobTune prints a goroutine-host tuning run and returns its exit
-// error, as showTune does a workload's.
-func (a *app) showKnobTune(res tune.Result, asJSON bool) error {
-	err := a.present(asJSON, res, func(w io.Writer) error { return writeKnobTuneText(w, res) }, "", nil)
+// showKnobTune prints a goroutine-host tuning run, writes tune.json into
+// dir when given, and returns its exit error, as showTune does a
+// workload's.
+func (a *app) showKnobTune(res tune.Result, asJSON bool, dir string) error {
+	err := a.present(asJSON, res, func(w io.Writer) error { return writeKnobTuneText(w, res) },
+		dir, func(dir string) ([]string, error) { return reports.WriteTuneDir(dir, res) })
 	if err != nil {
 		return err
 	}

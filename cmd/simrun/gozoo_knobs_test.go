@@ -1,11 +1,14 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/leasesim/leasesim/reports"
 	"github.com/leasesim/leasesim/tune"
 )
 
@@ -66,11 +69,16 @@ func TestGoHostBadKnobsExit2(t *testing.T) {
 
 func TestGoHostTuneOverKnobs(t *testing.T) {
 	t.Parallel() // a long test: it overlaps the other long ones
+	dir := filepath.Join(t.TempDir(), "tune")
 	r := goSimrun(t, "tune", "--impl", "fixture/lock", "--scenario", "broken-client", "--knob", "ttl=2s,5s",
-		"--seeds", "1-2", "--json")
+		"--seeds", "1-2", "--json", "--out", dir)
 	require.Equal(t, exitViolated, r.code, "seed 1 at ttl=2s violates P1: %s", r.stderr)
 	var res tune.Result
 	oneJSONObject(t, r.stdout, &res)
+	written, err := os.ReadFile(filepath.Join(dir, reports.TuneJSONFile))
+	require.NoError(t, err, "--out writes tune.json")
+	assert.JSONEq(t, r.stdout, string(written), "tune.json is the result --json prints")
+	assert.NoFileExists(t, filepath.Join(dir, reports.TuneHTMLFile), "its charts are over TTL and renew, which knobs lack")
 	require.Len(t, res.Configs, 2)
 	short, long := res.Configs[0], res.Configs[1]
 	assert.Equal(t, "ttl=2s", short.Label)
