@@ -121,14 +121,21 @@ func TestPrintedShrinkLineRunsAsPrinted(t *testing.T) {
 		_ = os.Remove(shrunkDir)
 	})
 	env := append(cleanEnv(), demoEnv+"=1")
-	for _, sub := range []string{"builtin", "goroutine"} {
+	// One go test fails seed 1 of both subtests (the test binary is linked
+	// once, not once per subtest); each prints its own shrink line.
+	subs := []string{"builtin", "goroutine"}
+	out := run(t, root, env, "go", "test", "-count=1", "-run", "^TestReproDemo$/^("+strings.Join(subs, "|")+")$/^seed=1$", "./scenarios")
+	var printed []string
+	for _, m := range shrinkRE.FindAllStringSubmatch(out, -1) {
+		printed = append(printed, m[1])
+	}
+	require.Len(t, printed, len(subs), "one shrink line per failing subtest in:\n%s", out)
+	for _, sub := range subs {
 		t.Run(sub, func(t *testing.T) {
-			out := run(t, root, env, "go", "test", "-count=1", "-run", "^TestReproDemo$/^"+sub+"$/^seed=1$", "./scenarios")
-			m := shrinkRE.FindStringSubmatch(out)
-			require.NotNil(t, m, "no shrink line in:\n%s", out)
 			want := scenarios.ShrinkEnv + `=1 go test -run '^TestReproDemo$/^` + sub + `$/^seed=1$' ./scenarios`
-			require.Equal(t, want, m[1])
-			shrunk := run(t, root, env, "sh", "-c", m[1])
+			require.Contains(t, printed, want)
+			assert.Equal(t, []string{"1"}, failedSeeds(out, "TestReproDemo/"+sub), "the seed failed without shrinking:\n%s", out)
+			shrunk := run(t, root, env, "sh", "-c", want)
 			assert.Contains(t, shrunk, "P2 fencing still violated", shrunk)
 			assert.Equal(t, []string{"1"}, failedSeeds(shrunk, "TestReproDemo/"+sub), shrunk)
 		})

@@ -168,7 +168,7 @@ func (g *goImpl) where() string {
 // its path. It runs `go test -c` every time: go's build cache makes that
 // cheap when nothing changed, and it is the one judge of "up to date".
 func (g *goImpl) build(ctx context.Context) (string, error) {
-	abs, err := filepath.Abs(g.pkgDir())
+	abs, err := realDir(g.pkgDir())
 	if err != nil {
 		return "", err
 	}

@@ -50,3 +50,21 @@ func stale(dir string) bool {
 	_, err = os.Stat(string(src))
 	return os.IsNotExist(err)
 }
+
+// realDir is dir made absolute with its symbolic links resolved: the
+// directory a package's files really are in. A worker is built there, so
+// that a package reached through a link (a checkout's zoo/ linked into a
+// scratch directory) is the same package to go's build cache, which keys
+// a compiled package on its directory, and to simrun's, and a module's
+// replace of ../.. names the real checkout too: nothing is compiled or
+// linked again because another path led to it.
+func realDir(dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	if real, err := filepath.EvalSymlinks(abs); err == nil {
+		return real, nil
+	}
+	return abs, nil
+}

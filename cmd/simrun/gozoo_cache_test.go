@@ -40,3 +40,25 @@ func TestPruneWorkerCacheDropsGonePackages(t *testing.T) {
 		assert.Equal(t, tt.stay, err == nil, "%s: stays %v", filepath.Base(tt.dir), tt.stay)
 	}
 }
+
+// TestRealDirResolvesLinks: a package reached through a linked directory
+// is built from, and cached under, the directory its files are in.
+func TestRealDirResolvesLinks(t *testing.T) {
+	real := filepath.Join(t.TempDir(), "checkout")
+	require.NoError(t, os.MkdirAll(filepath.Join(real, "zoo", "k8s"), 0o755))
+	link := filepath.Join(t.TempDir(), "scratch")
+	require.NoError(t, os.Mkdir(link, 0o755))
+	require.NoError(t, os.Symlink(filepath.Join(real, "zoo"), filepath.Join(link, "zoo")))
+	want, err := filepath.EvalSymlinks(filepath.Join(real, "zoo", "k8s")) // t.TempDir may itself be under a link
+	require.NoError(t, err)
+
+	for _, dir := range []string{filepath.Join(link, "zoo", "k8s"), filepath.Join(real, "zoo", "k8s")} {
+		got, err := realDir(dir)
+		require.NoError(t, err)
+		assert.Equal(t, want, got, dir)
+	}
+	gone := filepath.Join(link, "gone")
+	got, err := realDir(gone)
+	require.NoError(t, err)
+	assert.Equal(t, gone, got, "a directory that does not exist stays as named")
+}

@@ -298,7 +298,8 @@ func runReadmeCommand(t *testing.T, root, dir string, c readmeCmd) {
 		require.NoError(t, err, where)
 	}
 	out := stdout.String() + stderr.String()
-	t.Logf("%5.1fs exit %d  %s", time.Since(began).Seconds(), code, strings.ReplaceAll(c.text, "\\\n", ""))
+	t.Logf("%5.1fs %5.1fs cpu exit %d  %s", time.Since(began).Seconds(), cpuSeconds(cmd.ProcessState), code,
+		strings.ReplaceAll(c.text, "\\\n", ""))
 	require.Equal(t, exitWanted(t, c), code, "%s\nexit %d:\n%s", where, code, tail(out))
 
 	flat := strings.Join(strings.Fields(out), " ")
@@ -438,8 +439,19 @@ func runReadmeScript(t *testing.T, dir string, b readmeBlock) {
 	cmd.Dir, cmd.Env = dir, append(readmeEnv(), "GOPROXY=off")
 	began := time.Now()
 	out, err := cmd.CombinedOutput()
-	t.Logf("%5.1fs %s:%d: the sh block of %d lines", time.Since(began).Seconds(), b.file, b.line, len(b.lines))
+	t.Logf("%5.1fs %5.1fs cpu %s:%d: the sh block of %d lines", time.Since(began).Seconds(), cpuSeconds(cmd.ProcessState),
+		b.file, b.line, len(b.lines))
 	require.NoError(t, err, "%s:%d: the sh block, run with sh -e:\n%s", b.file, b.line, tail(string(out)))
+}
+
+// cpuSeconds is the user and system CPU time a finished command and the
+// children it waited for used, or 0 when it did not start: the measure of
+// a line's cost that does not depend on how loaded the machine is.
+func cpuSeconds(ps *os.ProcessState) float64 {
+	if ps == nil {
+		return 0
+	}
+	return (ps.UserTime() + ps.SystemTime()).Seconds()
 }
 
 // checkScheduleBlock checks that the README's hand-written schedule runs.
