@@ -3,6 +3,7 @@ package gcwatch
 import (
 	"math"
 	"runtime/metrics"
+	"sync/atomic"
 )
 
 // The runtime/metrics names read; both exist since Go 1.21.
@@ -53,8 +54,9 @@ func SettledLiveHeap(n int) (live uint64, ok bool) {
 // test runs with, unless collection is off (GOGC=off).
 const churnMaxBytes = 4 << 30
 
-// sink keeps Churn's allocations from being optimised away.
-var sink []byte
+// sink keeps Churn's allocations on the heap and from being optimised
+// away.
+var sink atomic.Pointer[[]byte]
 
 // Churn allocates short-lived garbage until n more cycles have completed,
 // as ordinary work would, and reports whether they did before it had
@@ -65,8 +67,9 @@ func Churn(n uint64) bool {
 		if Cycles() >= want {
 			return true
 		}
-		sink = make([]byte, 64<<10)
+		b := make([]byte, 64<<10)
+		sink.Store(&b)
 	}
-	sink = nil
+	sink.Store(nil)
 	return Cycles() >= want
 }
