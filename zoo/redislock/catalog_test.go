@@ -104,13 +104,14 @@ func TestCatalog(t *testing.T) {
 	}
 }
 
-// TestSkippedScenariosNameWhatIsMissing: the lock declares no checkpoints
-// and no registrations, and the scenarios that need them say so; those whose
+// TestSkippedScenariosNameWhatIsMissing: the lock declares no checkpoints,
+// no registrations and no reads, and the scenarios that need them say so; those whose
 // workers are optional run without them, and say that.
 func TestSkippedScenariosNameWhatIsMissing(t *testing.T) {
 	want := map[string]string{
 		"worker-crash-handoff": "checkpoints, failpoint before-checkpoint",
 		"service-registry":     "registrations",
+		"multi-key-read-back":  "reads",
 	}
 	for _, sc := range scenarios.CatalogFor(lease.Correct()) { // not the replicated store's
 		err := scenarios.Supports(sc, Impl())
