@@ -29,10 +29,14 @@ var expected = map[bool]map[string]verdicts{
 		"thundering-herd": {checker.OK, checker.OK, checker.OK, checker.OK},
 	},
 	// Unfenced, the store takes the old leader's late writes: P2 sees a
-	// token go down, and P3 sees the store break the fenced register.
+	// token go down. P3 sees the store break the fenced register where the
+	// stale write was sent after the new leader's was answered
+	// (slow-shutdown); a write frozen in its sender from before the new
+	// leader's (leader-io-stalled) was in flight across it, so some order
+	// of the two is legal and P3 holds: the stale write is P2's to catch.
 	true: {
 		"leader-cut-off":    {checker.OK, checker.OK, checker.OK, checker.OK},
-		"leader-io-stalled": {checker.OK, checker.Violated, checker.Violated, checker.OK},
+		"leader-io-stalled": {checker.OK, checker.Violated, checker.OK, checker.OK},
 		"slow-shutdown":     {checker.Violated, checker.Violated, checker.Violated, checker.OK},
 		"thundering-herd":   {checker.OK, checker.OK, checker.OK, checker.OK},
 	},
