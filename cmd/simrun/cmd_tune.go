@@ -237,11 +237,17 @@ func classifyTune(cmd *cobra.Command, path string, err error) error {
 	return classify(cmd, err)
 }
 
-// showTune prints the result, writes its files, and returns the exit
-// error: errViolated when a run failed, an internal error for a run
-// interrupted before any failure.
+// showTune prints the result of a workload's tuning run or of a
+// goroutine-host implementation's knobs (no workload), writes its files,
+// and returns the exit error: errViolated when a run failed, bad input
+// naming the grid's flags when no configuration was valid, an internal
+// error for a run interrupted before any failure.
 func (a *app) showTune(res tune.Result, asJSON bool, dir string) error {
-	err := a.present(asJSON, res, func(w io.Writer) error { return reports.WriteTuneText(w, res) },
+	text, grid := reports.WriteTuneText, "--ttl, --renew, --rho, --margin"
+	if res.Workload == "" {
+		text, grid = writeKnobTuneText, "--knob"
+	}
+	err := a.present(asJSON, res, func(w io.Writer) error { return text(w, res) },
 		dir, func(dir string) ([]string, error) { return reports.WriteTuneDir(dir, res) })
 	if err != nil {
 		return err
@@ -250,7 +256,7 @@ func (a *app) showTune(res tune.Result, asJSON bool, dir string) error {
 	case res.ViolatingRuns > 0:
 		return errViolated
 	case res.ValidConfigs == 0:
-		return &exitError{code: exitUsage, err: fmt.Errorf("--ttl, --renew, --rho, --margin: %s", res.Explanation),
+		return &exitError{code: exitUsage, err: fmt.Errorf("%s: %s", grid, res.Explanation),
 			hint: "Run 'simrun tune --help' for usage."}
 	case res.Partial:
 		return &exitError{code: exitInternal, err: fmt.Errorf("interrupted: PARTIAL result of %d runs, no failure among them", res.Runs)}

@@ -16,7 +16,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/leasesim/leasesim/gohost"
-	"github.com/leasesim/leasesim/reports"
 	"github.com/leasesim/leasesim/sweep"
 	"github.com/leasesim/leasesim/tune"
 )
@@ -94,7 +93,7 @@ func (a *app) tuneKnobs(cmd *cobra.Command, f tuneFlags, g *goImpl) error {
 		}
 		return classify(cmd, err)
 	}
-	return a.showKnobTune(res, f.json, f.out)
+	return a.showTune(res, f.json, f.out)
 }
 
 // knobTuneConfig reads the flags of a goroutine-host tuning run; every
@@ -181,27 +180,6 @@ func (f tuneFlags) detectorConstraints(cmd *cobra.Command, c tune.Constraints) (
 		c.MaxDetection = &d
 	}
 	return c, nil
-}
-
-// showKnobTune prints a goroutine-host tuning run, writes tune.json into
-// dir when given, and returns its exit error, as showTune does a
-// workload's.
-func (a *app) showKnobTune(res tune.Result, asJSON bool, dir string) error {
-	err := a.present(asJSON, res, func(w io.Writer) error { return writeKnobTuneText(w, res) },
-		dir, func(dir string) ([]string, error) { return reports.WriteTuneDir(dir, res) })
-	if err != nil {
-		return err
-	}
-	switch {
-	case res.ViolatingRuns > 0:
-		return errViolated
-	case res.ValidConfigs == 0:
-		return &exitError{code: exitUsage, err: fmt.Errorf("--knob: %s", res.Explanation),
-			hint: "Run 'simrun tune --help' for usage."}
-	case res.Partial:
-		return &exitError{code: exitInternal, err: fmt.Errorf("interrupted: PARTIAL result of %d runs, no failure among them", res.Runs)}
-	}
-	return nil
 }
 
 // writeKnobTuneText prints a goroutine-host tuning run for a person: a
