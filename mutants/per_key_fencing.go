@@ -23,10 +23,8 @@ const keyPerKeyHighest = "mutant/per-key-fencing/highest/"
 //
 // Technique: the store keeps its own durable highest token per key, in
 // the node's storage beside the real store's keys and synced with them; a
-// write at least that high but below the resource's highest is rewritten
-// to the resource's highest before the real store sees it, so the real
-// store accepts it, and the reply carries the writer's own token back.
-// Reads and effects are the correct store's.
+// write at least that high is let through acceptStale (raised to the
+// resource's highest, so the real store accepts it).
 //
 // Caught by P2 (a write under a token accepted after a write under a
 // later one on the same resource) and P3 (the fenced register accepts a
@@ -35,7 +33,6 @@ const keyPerKeyHighest = "mutant/per-key-fencing/highest/"
 func perKeyFencing() lease.Impl {
 	impl := mutant("per-key-fencing", "the store fences each key on its own, not the lease's resource")
 	impl.NewResource = func(env lease.Env) (lease.Resource, error) {
-		var r lease.Resource // set below, before any message arrives
 		store := env.Store
 		keyOf := func(m lease.Message) string { return keyPerKeyHighest + m.Resource + "\x00" + m.Key }
 		keyHighest := func(m lease.Message) uint64 {
@@ -45,28 +42,14 @@ func perKeyFencing() lease.Impl {
 			}
 			return binary.BigEndian.Uint64(b)
 		}
-		ic := &interceptor{
-			request: func(m lease.Message) lease.Message {
-				if m.Kind != lease.KindWrite || m.Token < keyHighest(m) {
-					return m // below the key's own highest: the real store fences it
-				}
-				// The real store syncs this with the write it accepts.
-				store.Put(keyOf(m), binary.BigEndian.AppendUint64(nil, m.Token))
-				if highest := r.(lease.FenceLookup).Highest(m.Resource); m.Token < highest {
-					m.Token = highest
-				}
-				return m
-			},
-			reply: func(req, rep lease.Message) lease.Message {
-				if req.Kind == lease.KindWrite && rep.Err == lease.CodeOK {
-					rep.Token = req.Token
-				}
-				return rep
-			},
-		}
-		var err error
-		r, err = newInterceptedResource(env, ic)
-		return r, err
+		return acceptStale(env, func(m lease.Message) bool {
+			if m.Token < keyHighest(m) {
+				return false // below the key's own highest: the real store fences it
+			}
+			// The real store syncs this with the write it accepts.
+			store.Put(keyOf(m), binary.BigEndian.AppendUint64(nil, m.Token))
+			return true
+		})
 	}
 	return impl
 }

@@ -22,24 +22,36 @@ import "github.com/leasesim/leasesim/lease"
 func unfencedResource() lease.Impl {
 	impl := mutant("unfenced-resource", "the resource accepts writes under stale tokens (no fencing)")
 	impl.NewResource = func(env lease.Env) (lease.Resource, error) {
-		var r lease.Resource
-		ic := &interceptor{
-			request: func(m lease.Message) lease.Message {
-				if highest := r.(lease.FenceLookup).Highest(m.Resource); m.Kind == lease.KindWrite && m.Token < highest {
-					m.Token = highest
-				}
-				return m
-			},
-			reply: func(req, rep lease.Message) lease.Message {
-				if req.Kind == lease.KindWrite && rep.Err == lease.CodeOK {
-					rep.Token = req.Token
-				}
-				return rep
-			},
-		}
-		var err error
-		r, err = newInterceptedResource(env, ic)
-		return r, err
+		return acceptStale(env, func(lease.Message) bool { return true })
 	}
 	return impl
+}
+
+// acceptStale is the correct store with every write that admit lets
+// through raised to the resource's highest accepted token before the store
+// sees it, so it is stored however stale, and its reply carrying the
+// writer's own token back. Writes admit refuses, reads and effects are the
+// correct store's.
+func acceptStale(env lease.Env, admit func(lease.Message) bool) (lease.Resource, error) {
+	var r lease.Resource // set below, before any message arrives
+	ic := &interceptor{
+		request: func(m lease.Message) lease.Message {
+			if m.Kind != lease.KindWrite || !admit(m) {
+				return m
+			}
+			if highest := r.(lease.FenceLookup).Highest(m.Resource); m.Token < highest {
+				m.Token = highest
+			}
+			return m
+		},
+		reply: func(req, rep lease.Message) lease.Message {
+			if req.Kind == lease.KindWrite && rep.Err == lease.CodeOK {
+				rep.Token = req.Token
+			}
+			return rep
+		},
+	}
+	var err error
+	r, err = newInterceptedResource(env, ic)
+	return r, err
 }
