@@ -2,14 +2,17 @@ package gcwatch
 
 import (
 	"math"
+	"runtime"
 	"runtime/metrics"
 	"sync/atomic"
 )
 
 // The runtime/metrics names read; both exist since Go 1.21.
 const (
-	cyclesMetric = "/gc/cycles/total:gc-cycles"
-	liveMetric   = "/gc/heap/live:bytes"
+	cyclesMetric  = "/gc/cycles/total:gc-cycles"
+	liveMetric    = "/gc/heap/live:bytes"
+	goalMetric    = "/gc/heap/goal:bytes"
+	objectsMetric = "/memory/classes/heap/objects:bytes"
 )
 
 // read returns the uint64 value of metric name, panicking if the runtime
@@ -34,21 +37,37 @@ func Cycles() uint64 { return read(cyclesMetric) }
 // is reachable. SettledLiveHeap is the closer reading.
 func LiveHeap() uint64 { return read(liveMetric) }
 
-// SettledLiveHeap brings about n collections by allocating (Churn) and
-// returns the smallest live heap any of them found: each counts what is
-// reachable plus what was allocated while it marked, so the smallest is the
-// closest to what is reachable. ok is false when no collection runs
-// (GOGC=off).
+// SettledLiveHeap brings about collections by allocating (Churn) and
+// returns the smallest live heap any of them found. Each reading counts
+// what is reachable plus what was allocated while that cycle marked, which
+// scales with the heap goal, so after a large object dies the readings
+// fall over a few cycles. It runs at least n collections and goes on until
+// settleCycles in a row found nothing smaller, at most maxCycles; the
+// smallest reading is the closest to what is reachable. ok is false when
+// no collection runs (GOGC=off).
 func SettledLiveHeap(n int) (live uint64, ok bool) {
 	live = math.MaxUint64
-	for range n {
+	sinceLower := 0
+	for i := 0; i < maxCycles && (i < n || sinceLower < settleCycles); i++ {
 		if !Churn(1) {
 			return 0, false
 		}
-		live = min(live, LiveHeap())
+		if r := LiveHeap(); r < live {
+			live, sinceLower = r, 0
+		} else {
+			sinceLower++
+		}
 	}
 	return live, true
 }
+
+// settleCycles and maxCycles bound SettledLiveHeap: readings that stopped
+// falling for settleCycles cycles have settled, and maxCycles cycles of a
+// small heap cost a few milliseconds.
+const (
+	settleCycles = 6
+	maxCycles    = 64
+)
 
 // churnMaxBytes bounds what Churn allocates: far more than any heap goal a
 // test runs with, unless collection is off (GOGC=off).
@@ -60,16 +79,28 @@ var sink atomic.Pointer[[]byte]
 
 // Churn allocates short-lived garbage until n more cycles have completed,
 // as ordinary work would, and reports whether they did before it had
-// allocated churnMaxBytes (false when collection is off).
+// allocated churnMaxBytes (false when collection is off). Once the heap
+// has reached its goal a cycle is marking, and Churn yields until it ends
+// rather than allocating on: what is allocated while a cycle marks counts
+// as live in its reading, and on a loaded machine, with the collector's
+// threads descheduled, unchecked allocation added hundreds of MiB.
 func Churn(n uint64) bool {
 	want := Cycles() + n
-	for allocated := 0; allocated < churnMaxBytes; allocated += 64 << 10 {
+	for allocated := 0; allocated < churnMaxBytes; {
 		if Cycles() >= want {
 			return true
 		}
+		if heapObjects() >= read(goalMetric) {
+			runtime.Gosched()
+			continue
+		}
 		b := make([]byte, 64<<10)
 		sink.Store(&b)
+		allocated += len(b)
 	}
 	sink.Store(nil)
 	return Cycles() >= want
 }
+
+// heapObjects returns the bytes of heap objects, live or not yet swept.
+func heapObjects() uint64 { return read(objectsMetric) }

@@ -16,8 +16,10 @@ func TestChurn(t *testing.T) {
 }
 
 // SettledLiveHeap sees an object kept alive, and not once it is dropped.
-// Each reading waits for four cycles: one may have been under way when the
-// object was allocated or dropped.
+// Each reading waits for at least four cycles, one may have been under way
+// when the object was allocated or dropped, and then for the readings to
+// settle. Both bounds leave 8 MiB for what the readings count beyond the
+// reachable (measured with four busy loops on two cores: 1 MiB).
 func TestSettledLiveHeap(t *testing.T) {
 	base, ok := SettledLiveHeap(4)
 	require.True(t, ok, "collections run")
@@ -32,5 +34,5 @@ func TestSettledLiveHeap(t *testing.T) {
 	require.True(t, ok)
 	t.Logf("live heap %d bytes before, %d with 32 MiB kept, %d once dropped", base, live, dropped)
 	assert.Greater(t, live, base+24<<20, "32 MiB kept alive is seen live")
-	assert.Less(t, dropped, base+8<<20, "dropped, it is no longer live")
+	assert.Less(t, dropped, live-24<<20, "dropped, it is no longer live")
 }
