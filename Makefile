@@ -31,16 +31,16 @@ build:
 run: build
 	$(BIN) sweep --scenario all --seeds $(SEEDS) --out $(OUT) $(if $(PARALLEL),--parallel $(PARALLEL),)
 
-## test: everything CI checks (vet, tests, and the race detector on the kernel, the real-time runtime,
-## the scenario determinism tests and the parallel sweep); simrun's module, the longest, is vetted and tested
+## test: everything CI checks (vet, tests, and the race detector, with -short's fewer seeds, on the kernel,
+## the real-time runtime, the scenario determinism tests and the parallel sweep); simrun's module, the longest, is vetted and tested
 ## beside them (its output printed after), then deploy's and every module under zoo/. The core's go mod graph names no zoo dependency (internal/coredeps).
 test: zoo-modules
 	$(GO) vet ./...
 	@log=$$(mktemp); \
 	( cd cmd/simrun && $(GO) vet ./... && $(GO) test -count=1 ./... ) >$$log 2>&1 & simrun=$$!; \
 	$(GO) test -count=1 ./... && \
-	$(GO) test -count=1 -race ./sim/... ./lease/... ./sweep/... ./gohost/... ./simnet/... && \
-	$(GO) test -count=1 -race -run '^TestDeterminism$$' ./scenarios/; core=$$?; \
+	$(GO) test -count=1 -race -short ./sim/... ./lease/... ./sweep/... ./gohost/... ./simnet/... && \
+	$(GO) test -count=1 -race -short -run '^TestDeterminism$$' ./scenarios/; core=$$?; \
 	wait $$simrun; rc=$$?; echo "== cmd/simrun (its own module, tested beside the core)"; cat $$log; rm -f $$log; \
 	[ $$core -eq 0 ] && [ $$rc -eq 0 ]
 	@for m in $(filter-out cmd/simrun,$(MODULES)); do \

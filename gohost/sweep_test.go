@@ -11,7 +11,7 @@ import (
 	"github.com/leasesim/leasesim/history"
 )
 
-// Fifty seeds of the partition story with heavy-tailed latency: every run
+// Fifty seeds (ten under -short) of the partition story with heavy-tailed latency: every run
 // verified (two runs, one hash), clean, and no property violated.
 func TestPartitionSweep(t *testing.T) {
 	c := defaultClient
@@ -19,7 +19,11 @@ func TestPartitionSweep(t *testing.T) {
 	cfg := lockConfig(20*time.Second, partitionSchedule, clients, "c1", "c2", "c3")
 	cfg.Verify = true
 	cfg.Latency = gohostPareto
-	for seed := uint64(1); seed <= 50; seed++ {
+	seeds := uint64(50)
+	if testing.Short() {
+		seeds = 10 // make test's run under the race detector
+	}
+	for seed := uint64(1); seed <= seeds; seed++ {
 		res := gohost.Run(t, cfg, seed)
 		assert.NoError(t, res.Err(), "seed %d", seed)
 		assert.Equal(t, history.Verified, res.Level.Determinism, "seed %d", seed)

@@ -11,7 +11,16 @@ import (
 	"github.com/leasesim/leasesim/sim"
 )
 
-const determinismSeeds = 200
+// determinismSeeds is how many seeds TestDeterminism runs: 200, or 20
+// under -short, which make test's run under the race detector uses (the
+// concurrent runs need a few seeds to race, not two hundred; the run
+// without it covers them all).
+func determinismSeeds() int {
+	if testing.Short() {
+		return 20
+	}
+	return 200
+}
 
 // runDemo runs the demo world for seed to its end and returns its result.
 func runDemo(t testing.TB, seed uint64) sim.Result {
@@ -28,9 +37,10 @@ func runDemo(t testing.TB, seed uint64) sim.Result {
 // on goroutines under GOMAXPROCS 1 and 2. Every run of a seed must give the
 // same trace hash, and different seeds different hashes.
 func TestDeterminism(t *testing.T) {
-	want := make([]uint64, determinismSeeds)
-	seen := make(map[uint64]uint64, determinismSeeds)
-	for seed := range uint64(determinismSeeds) {
+	seeds := determinismSeeds()
+	want := make([]uint64, seeds)
+	seen := make(map[uint64]uint64, seeds)
+	for seed := range uint64(seeds) {
 		first, second := runDemo(t, seed), runDemo(t, seed)
 		require.Equal(t, first.TraceHashString(), second.TraceHashString(), "seed %d: two runs differ", seed)
 		require.Equal(t, first.Events, second.Events, "seed %d", seed)
@@ -45,9 +55,9 @@ func TestDeterminism(t *testing.T) {
 	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
 	for _, procs := range []int{1, 2} {
 		runtime.GOMAXPROCS(procs)
-		got := make([]uint64, determinismSeeds)
+		got := make([]uint64, seeds)
 		var wg sync.WaitGroup
-		for seed := range uint64(determinismSeeds) {
+		for seed := range uint64(seeds) {
 			wg.Go(func() { got[seed] = runDemo(t, seed).TraceHash })
 		}
 		wg.Wait()
