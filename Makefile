@@ -32,21 +32,22 @@ run: build
 	$(BIN) sweep --scenario all --seeds $(SEEDS) --out $(OUT) $(if $(PARALLEL),--parallel $(PARALLEL),)
 
 ## test: everything CI checks (vet, tests, and the race detector, with -short's fewer seeds, on the kernel,
-## the real-time runtime, the scenario determinism tests and the parallel sweep); simrun's module, the longest, is vetted and tested
-## beside them (its output printed after), then deploy's and every module under zoo/. The core's go mod graph names no zoo dependency (internal/coredeps).
+## the real-time runtime, the scenario determinism tests and the parallel sweep), then deploy's and every
+## module under zoo/; simrun's module, the longest, is vetted and tested beside them all (its output printed
+## after). The core's go mod graph names no zoo dependency (internal/coredeps).
 test: zoo-modules
 	$(GO) vet ./...
 	@log=$$(mktemp); \
 	( cd cmd/simrun && $(GO) vet ./... && $(GO) test -count=1 ./... ) >$$log 2>&1 & simrun=$$!; \
+	modules() { for m in $(filter-out cmd/simrun,$(MODULES)); do \
+		echo "== $$m (its own module)"; ( cd $$m && $(GO) vet ./... && $(GO) test -count=1 ./... ) || return 1; \
+	done; }; \
 	$(GO) test -count=1 ./... && \
 	$(GO) test -count=1 -race -short ./sim/... ./lease/... ./sweep/... ./gohost/... ./simnet/... && \
-	$(GO) test -count=1 -race -short -run '^TestDeterminism$$' ./scenarios/; core=$$?; \
-	wait $$simrun; rc=$$?; echo "== cmd/simrun (its own module, tested beside the core)"; cat $$log; rm -f $$log; \
-	[ $$core -eq 0 ] && [ $$rc -eq 0 ]
-	@for m in $(filter-out cmd/simrun,$(MODULES)); do \
-		echo "== $$m (its own module)"; \
-		( cd $$m && $(GO) vet ./... && $(GO) test -count=1 ./... ) || exit $$?; \
-	done
+	$(GO) test -count=1 -race -short -run '^TestDeterminism$$' ./scenarios/ && \
+	modules; rest=$$?; \
+	wait $$simrun; rc=$$?; echo "== cmd/simrun (its own module, tested beside the rest)"; cat $$log; rm -f $$log; \
+	[ $$rest -eq 0 ] && [ $$rc -eq 0 ]
 
 ## realtime-stories: the verdicts of real runs on loopback, which depend on timing and so are no part of
 ## make test: each story runs STORY_RUNS (20) times and prints "realtime story NAME: reproduced K/N (P%)";
