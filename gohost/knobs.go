@@ -103,17 +103,27 @@ func ParseKnob(s string) (string, []time.Duration, error) {
 	return name, values, nil
 }
 
-// KnobArgs writes values as the command line's --knob flags, in name
-// order: what a printed reproduction line repeats.
-func KnobArgs(values KnobValues) []string {
-	names := make([]string, 0, len(values))
-	for name := range values {
+// Settings are values as NAME=VALUE, in name order: what --knob takes
+// and a sweep summary records.
+func (v KnobValues) Settings() []string {
+	names := make([]string, 0, len(v))
+	for name := range v {
 		names = append(names, name)
 	}
 	slices.Sort(names)
-	var args []string
+	settings := make([]string, 0, len(names))
 	for _, name := range names {
-		args = append(args, "--knob", name+"="+values[name].String())
+		settings = append(settings, name+"="+v[name].String())
+	}
+	return settings
+}
+
+// KnobArgs writes values as the command line's --knob flags, in name
+// order: what a printed reproduction line repeats.
+func KnobArgs(values KnobValues) []string {
+	var args []string
+	for _, s := range values.Settings() {
+		args = append(args, "--knob", s)
 	}
 	return args
 }

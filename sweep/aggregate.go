@@ -25,7 +25,7 @@ type builder struct {
 func newBuilder(cfg Config, total int) *builder {
 	b := &builder{
 		sum: Summary{
-			Schema: SummarySchema, Scenarios: cfg.names(), Impl: cfg.implName(), Skipped: cfg.skipped, Adapted: cfg.adapted,
+			Schema: SummarySchema, Scenarios: cfg.names(), Impl: cfg.implName(), Knobs: cfg.Knobs, Skipped: cfg.skipped, Adapted: cfg.adapted,
 			Seeds:     cfg.Seeds.String(),
 			SeedFirst: cfg.Seeds.First, SeedLast: cfg.Seeds.Last, Shard: cfg.Shard.String(), Rerun: cfg.Rerun,
 			RunsExpected: total, Parallel: cfg.Parallel, VerifyDeterminism: cfg.VerifyDeterminism,

@@ -51,6 +51,9 @@ type Config struct {
 	// Rerun names the summary whose failures ScenarioSeeds re-run; it is
 	// copied into the Summary.
 	Rerun string
+	// Knobs are the goroutine host's knob settings the runs use, NAME=VALUE
+	// in name order; copied into the Summary.
+	Knobs []string
 	// Parallel is how many runs go at once, each single-threaded in its own
 	// world. Zero means runtime.NumCPU().
 	Parallel int

@@ -60,7 +60,7 @@ func (m *Merger) Add(p Summary) error {
 			return fail(fmt.Errorf("schema_version %d, want %d: make the summary again with this simrun", p.Schema, SummarySchema))
 		}
 		m.set = other
-		m.out = Summary{Schema: p.Schema, Scenarios: p.Scenarios, Impl: p.Impl, Skipped: p.Skipped, Adapted: p.Adapted,
+		m.out = Summary{Schema: p.Schema, Scenarios: p.Scenarios, Impl: p.Impl, Knobs: p.Knobs, Skipped: p.Skipped, Adapted: p.Adapted,
 			CoverageNotApplicable: p.CoverageNotApplicable, Seeds: p.Seeds,
 			SeedFirst: p.SeedFirst, SeedLast: p.SeedLast, Rerun: p.Rerun, VerifyDeterminism: true}.withEmpty()
 	} else {
@@ -150,6 +150,8 @@ func compatible(first, p Summary) error {
 			strings.Join(p.Scenarios, " "), strings.Join(first.Scenarios, " "))
 	case p.Impl != first.Impl:
 		return fmt.Errorf("impl %q differs from part 1's %q", p.Impl, first.Impl)
+	case !slices.Equal(first.Knobs, p.Knobs):
+		return fmt.Errorf("knobs [%s] differ from part 1's [%s]", strings.Join(p.Knobs, " "), strings.Join(first.Knobs, " "))
 	case p.Seeds != first.Seeds:
 		return fmt.Errorf("seeds %s differ from part 1's %s", p.Seeds, first.Seeds)
 	case p.Rerun != first.Rerun:

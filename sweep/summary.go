@@ -18,6 +18,10 @@ type Summary struct {
 	Schema    int      `json:"schema_version"`
 	Scenarios []string `json:"scenarios"`
 	Impl      string   `json:"impl"`
+	// Knobs are the knob settings of a goroutine-host implementation the
+	// runs used (gohost.Knob), NAME=VALUE in name order as --knob takes
+	// them; none for the knobs' defaults and on the event host.
+	Knobs []string `json:"knobs,omitempty"`
 	// Skipped are the scenarios asked for that Impl does not support, each
 	// with the reason; they are not in Scenarios and ran no seed.
 	Skipped []Skipped `json:"skipped,omitempty"`

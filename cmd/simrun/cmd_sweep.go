@@ -140,10 +140,12 @@ func (a *app) rerunConfig(cmd *cobra.Command, f sweepFlags) (sweep.Config, error
 	return cfg, nil
 }
 
-// rerunRuns are the failing runs of a summary, with its implementation.
+// rerunRuns are the failing runs of a summary, with its implementation
+// and the knob settings they ran with.
 type rerunRuns struct {
 	sweep.Failing
-	impl string
+	impl  string
+	knobs []string
 }
 
 // readRerun reads --rerun-failures: the failing runs of a summary.
@@ -165,7 +167,7 @@ func (a *app) readRerun(cmd *cobra.Command, f sweepFlags) (rerunRuns, error) {
 	if len(failing.Scenarios) == 0 {
 		return rerunRuns{}, usagef(cmd, "--rerun-failures: %s lists no failing run", f.rerun)
 	}
-	return rerunRuns{Failing: failing, impl: prev.Impl}, nil
+	return rerunRuns{Failing: failing, impl: prev.Impl, knobs: prev.Knobs}, nil
 }
 
 // rerunSeeds sets cfg's seeds to the failing runs', and says on stderr

@@ -63,6 +63,29 @@ func (h *goHost) readKnobs(cmd *cobra.Command, g *goImpl) (gohost.KnobValues, er
 	return values, nil
 }
 
+// summaryKnobs reads the knob settings a sweep summary recorded, for
+// --rerun-failures without --knob: the failing runs re-run as they ran.
+func (h *goHost) summaryKnobs(cmd *cobra.Command, g *goImpl, settings []string, file string) (gohost.KnobValues, error) {
+	values := gohost.KnobValues{}
+	for _, s := range settings {
+		name, vs, err := gohost.ParseKnob(s)
+		if err == nil && len(vs) != 1 {
+			err = fmt.Errorf("%s: one value a knob", s)
+		}
+		if err != nil {
+			return nil, usagef(cmd, "--rerun-failures: %s: knobs: %w", file, err)
+		}
+		values[name] = vs[0]
+	}
+	if err := h.checkKnobs(cmd, g, values); err != nil {
+		if errors.Is(err, gohost.ErrBadKnob) {
+			return nil, usagef(cmd, "--rerun-failures: %s: knobs: %w", file, err)
+		}
+		return nil, err
+	}
+	return values, nil
+}
+
 // checkKnobs checks values against g's declared knobs, then asks g's
 // worker to build its scenarios with them (a list job), which refuses a
 // combination the implementation does not take. The error matches

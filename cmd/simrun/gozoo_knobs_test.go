@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"testing"
@@ -9,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/leasesim/leasesim/reports"
+	"github.com/leasesim/leasesim/sweep"
 	"github.com/leasesim/leasesim/tune"
 )
 
@@ -30,8 +32,42 @@ func TestGoHostKnobBites(t *testing.T) {
 	again := pasted(t, b.Replay)
 	assert.Equal(t, exitOK, again.code, again.stderr)
 	assert.Contains(t, again.stdout, "trace hash "+b.TraceHash+", identical to --hash")
-	sw := goSimrun(t, "sweep", "--impl", "fixture/lock", "--scenario", "broken-client", "--seeds", "1-1", "--knob", "ttl=5s")
+	sw := goSimrun(t, "sweep", "--impl", "fixture/lock", "--scenario", "broken-client", "--seeds", "1-1", "--knob", "ttl=5s", "--json")
 	assert.Equal(t, exitOK, sw.code, "a sweep sets the knob too: %s", sw.stderr)
+	var sum sweep.Summary
+	oneJSONObject(t, sw.stdout, &sum)
+	assert.Equal(t, []string{"ttl=5s"}, sum.Knobs, "the summary records the knobs")
+}
+
+// --rerun-failures re-runs the failing runs with the knobs the summary
+// recorded: a summary of the default ttl's failure whose knobs say
+// ttl=5s re-runs at 5s, and passes; knobs it cannot take exit 2.
+func TestGoHostRerunTakesTheSummarysKnobs(t *testing.T) {
+	t.Parallel() // a long test: it overlaps the other long ones
+	sw := goSimrun(t, "sweep", "--impl", "fixture/lock", "--scenario", "broken-client", "--seeds", "1-1", "--json")
+	require.Equal(t, exitViolated, sw.code, sw.stderr)
+	var sum sweep.Summary
+	oneJSONObject(t, sw.stdout, &sum)
+	assert.Empty(t, sum.Knobs, "the defaults")
+	rerun := func(knobs ...string) result {
+		sum.Knobs = knobs
+		data, err := json.Marshal(sum)
+		require.NoError(t, err)
+		path := filepath.Join(t.TempDir(), "summary.json")
+		require.NoError(t, os.WriteFile(path, data, 0o644))
+		return goSimrun(t, "sweep", "--rerun-failures", path, "--json")
+	}
+	r := rerun()
+	assert.Equal(t, exitViolated, r.code, "the same failure at the default: %s", r.stderr)
+	r = rerun("ttl=5s")
+	require.Equal(t, exitOK, r.code, "ttl=5s passes: %s", r.stderr)
+	assert.Contains(t, r.stderr, "re-running 1 failing runs of fixture/lock --knob ttl=5s")
+	var again sweep.Summary
+	oneJSONObject(t, r.stdout, &again)
+	assert.Equal(t, []string{"ttl=5s"}, again.Knobs)
+	r = rerun("ttl=1h")
+	assert.Equal(t, exitUsage, r.code, r.stderr)
+	assert.Contains(t, r.stderr, "summary.json: knobs: bad knob ttl=1h0m0s: out of range")
 }
 
 func TestGoHostBadKnobsExit2(t *testing.T) {

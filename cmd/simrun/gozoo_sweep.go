@@ -108,17 +108,21 @@ func (h *goHost) sweep(cmd *cobra.Command, g *goImpl) error {
 	if err != nil {
 		return err
 	}
-	host := &goSweepHost{h: h, g: g, bin: bin, knobs: h.knobs}
-	cfg := sweep.Config{Host: host}
+	var cfg sweep.Config
 	if f.rerun != "" {
 		failing, err := h.a.readRerun(cmd, f)
 		if err != nil {
 			return err
 		}
+		if len(knobFlags(cmd)) == 0 && len(failing.knobs) > 0 {
+			if h.knobs, err = h.summaryKnobs(cmd, g, failing.knobs, f.rerun); err != nil {
+				return err
+			}
+		}
 		if cfg.HostScenarios, err = h.sweepScenarios(cmd, g, strings.Join(failing.Scenarios, ",")); err != nil {
 			return err
 		}
-		h.a.rerunSeeds(&cfg, failing.Failing, f.rerun, g.Name)
+		h.a.rerunSeeds(&cfg, failing.Failing, f.rerun, strings.Join(append([]string{g.Name}, gohost.KnobArgs(h.knobs)...), " "))
 	} else {
 		if cfg.HostScenarios, err = h.sweepScenarios(cmd, g, f.scenario); err != nil {
 			return err
@@ -130,6 +134,8 @@ func (h *goHost) sweep(cmd *cobra.Command, g *goImpl) error {
 	if err := h.a.shardAndParallel(cmd, f, &cfg); err != nil {
 		return err
 	}
+	host := &goSweepHost{h: h, g: g, bin: bin, knobs: h.knobs}
+	cfg.Host, cfg.Knobs = host, h.knobs.Settings()
 	parallel := cfg.Parallel
 	if parallel == 0 {
 		parallel = runtime.NumCPU()
