@@ -63,21 +63,29 @@ func (s storeMembers) cutOff(reachable int) bool { return reachable < s.quorum }
 // everyone, a one-way partition cuts the holder); a partition that puts a
 // holder in a group with fewer than a quorum of members (members in no
 // group keep their links). A member's crash is not a holder's failure and
-// is left out. Each window is judged alone, not with the windows it
-// overlaps.
+// is left out, unless the member holds a lease itself (a raft node whose
+// leadership is the lease): then its crash, its isolation and a partition
+// that leaves it with fewer than a quorum of members cut it off. Each
+// window is judged alone, not with the windows it overlaps.
 func cutsFromStore(h *history.History) []cut {
 	store := storeOf(h)
+	holds := func(node string) bool {
+		return slices.ContainsFunc(h.Beliefs, func(b history.BeliefInterval) bool { return b.Holder == node })
+	}
 	var cuts []cut
 	for _, w := range h.Faults {
 		c := cut{start: w.Start}
 		switch w.Kind {
 		case history.FaultCrash:
-			if !store.member(w.Node()) {
+			if !store.member(w.Node()) || holds(w.Node()) {
 				c.nodes = []string{w.Node()}
 			}
 		case history.FaultIsolate:
 			if store.member(w.Node()) {
 				c.all = store.cutOff(len(store.names) - 1)
+				if !c.all && holds(w.Node()) && store.cutOff(1) {
+					c.nodes = []string{w.Node()}
+				}
 			} else {
 				c.nodes = []string{w.Node()}
 			}
@@ -90,7 +98,7 @@ func cutsFromStore(h *history.History) []cut {
 				}
 			}
 		case history.FaultPartition, history.FaultSplit, history.FaultBridge:
-			c.nodes = cutByGroups(w, store)
+			c.nodes = cutByGroups(w, store, holds)
 		}
 		if c.all || len(c.nodes) > 0 {
 			cuts = append(cuts, c)
@@ -102,11 +110,12 @@ func cutsFromStore(h *history.History) []cut {
 	return cuts
 }
 
-// cutByGroups returns the nodes, not the store's, that a partition window
-// puts in a group with fewer than a quorum of the store's members. A node
-// in no group keeps its links (a split's bystander, a bridge), so a member
-// in none is reached from every group.
-func cutByGroups(w history.FaultWindow, store storeMembers) []string {
+// cutByGroups returns the nodes, not the store's unless they hold a lease
+// (holds), that a partition window puts in a group with fewer than a
+// quorum of the store's members. A node in no group keeps its links (a
+// split's bystander, a bridge), so a member in none is reached from every
+// group.
+func cutByGroups(w history.FaultWindow, store storeMembers, holds func(string) bool) []string {
 	groups := parseGroups(w.Detail)
 	bystanders := len(store.names)
 	for _, g := range groups {
@@ -128,7 +137,7 @@ func cutByGroups(w history.FaultWindow, store storeMembers) []string {
 			continue
 		}
 		for _, n := range g {
-			if !store.member(n) {
+			if !store.member(n) || holds(n) {
 				cut = append(cut, n)
 			}
 		}

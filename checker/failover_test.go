@@ -69,7 +69,8 @@ func TestMeasureFailoverFromBeliefs(t *testing.T) {
 // On a replicated store (History.Leaders) a holder is cut off when it
 // reaches fewer than a quorum of the members: one member's isolation or a
 // one-way partition to one member cuts no one, a partition cuts the holders
-// on a minority's side, and a member's crash is no holder's failure.
+// on a minority's side, and a member's crash is no holder's failure unless
+// the member holds a lease itself.
 func TestCutsFromAReplicatedStore(t *testing.T) {
 	replicated := func() *hb {
 		b := newHistory()
@@ -97,6 +98,17 @@ func TestCutsFromAReplicatedStore(t *testing.T) {
 			[]cut{{start: at(1000), nodes: []string{"h2"}}}},
 		{"a split: a member bystander is reached from both sides", replicated().
 			faultDetail(history.FaultSplit, "h1", "g3", "[h1 g1] | [g3 h2]", at(1000), at(2000)), nil},
+		// A member that holds the lease itself: a raft node's leadership.
+		{"a leading member's crash", replicated().belief("g1", "leader", 1, 0, at(1000)).
+			fault(history.FaultCrash, "g1", at(1000), at(2000)), []cut{{start: at(1000), nodes: []string{"g1"}}}},
+		{"a leading member's isolation", replicated().belief("g1", "leader", 1, 0, at(1000)).
+			fault(history.FaultIsolate, "g1", at(1000), at(2000)), []cut{{start: at(1000), nodes: []string{"g1"}}}},
+		{"a leading member with a minority", replicated().belief("g1", "leader", 1, 0, at(1000)).
+			faultDetail(history.FaultPartition, "h1", "g3", "[h1 g1] | [g2 g3 h2]", at(1000), at(2000)),
+			[]cut{{start: at(1000), nodes: []string{"h1", "g1"}}}},
+		{"a leading member with a majority", replicated().belief("g1", "leader", 1, 0, at(1000)).
+			faultDetail(history.FaultPartition, "h1", "g3", "[h1 g1 g2] | [g3 h2]", at(1000), at(2000)),
+			[]cut{{start: at(1000), nodes: []string{"h2"}}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

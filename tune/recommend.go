@@ -208,14 +208,23 @@ func (ch *choice) explain(best int) string {
 	if n == 1 {
 		form = 0
 	}
+	// No failover anywhere is no data, never the lowest p99 failover.
+	unmeasured := ch.objective == ObjectiveFailoverP99 && !ch.anyFailover()
 	var s strings.Builder
-	fmt.Fprintf(&s, "%s: %s of the %s", ch.configs[best].Label, objectivePhrase(ch.objective, m), pool)
+	if unmeasured {
+		fmt.Fprintf(&s, "%s: chosen from the %s", ch.configs[best].Label, pool)
+	} else {
+		fmt.Fprintf(&s, "%s: %s of the %s", ch.configs[best].Label, objectivePhrase(ch.objective, m), pool)
+	}
 	var within []string
 	for _, l := range ch.c.limits(m) {
 		within = append(within, l.within[form]+" ("+l.have+")")
 	}
 	if len(within) > 0 {
 		s.WriteString(" that " + joinAnd(within))
+	}
+	if unmeasured {
+		s.WriteString("; no run cut a holder off from its lease store, so no p99 failover was measured")
 	}
 	s.WriteString(ch.tieNote(best))
 	fmt.Fprintf(&s, "; %s on the Pareto frontier", isAre(ch.frontier, "config"))

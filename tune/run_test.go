@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -285,7 +286,13 @@ func TestExamplesTune(t *testing.T) {
 			}
 			require.NotNil(t, res.Recommended, res.Explanation)
 			assert.Positive(t, res.ParetoConfigs)
-			assert.Contains(t, res.Explanation, *res.Recommended+": the lowest p99 failover")
+			measured := slices.ContainsFunc(res.Configs, func(c ConfigResult) bool { return c.Metrics.Failovers > 0 })
+			if measured {
+				assert.Contains(t, res.Explanation, *res.Recommended+": the lowest p99 failover")
+			} else { // bursty-queue's two seeds crash no holder: no data, never the lowest
+				assert.Contains(t, res.Explanation, *res.Recommended+": chosen from the")
+				assert.Contains(t, res.Explanation, "no p99 failover was measured")
+			}
 		})
 	}
 }
