@@ -72,7 +72,7 @@ type windowCut struct {
 // from the lease store as P4's failover reads cuts (cutsFromStore, which
 // judges each window alone).
 func windowCuts(h *history.History) []windowCut {
-	one := history.History{Grantor: h.Grantor, Leaders: h.Leaders}
+	one := history.History{Grantor: h.Grantor, Members: h.Members, Leaders: h.Leaders, Beliefs: h.Beliefs}
 	out := make([]windowCut, len(h.Faults))
 	for i, w := range h.Faults {
 		one.Faults = []history.FaultWindow{w}

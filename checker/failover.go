@@ -20,7 +20,7 @@ type cut struct {
 func (c cut) cuts(node string) bool { return c.all || slices.Contains(c.nodes, node) }
 
 // storeMembers are the nodes of the lease store: its members, if it is
-// replicated (History.Leaders), else its grantor. A holder is cut off from
+// replicated (History.Leaders, else History.Members), else its grantor. A holder is cut off from
 // it when it reaches fewer than a quorum of them: a majority of a
 // replicated store's members, the grantor of a single one.
 type storeMembers struct {
@@ -39,6 +39,9 @@ func storeOf(h *history.History) storeMembers {
 				names = append(names, m)
 			}
 		}
+	}
+	if len(names) == 0 {
+		names = slices.Clone(h.Members)
 	}
 	if len(names) == 0 && h.Grantor != "" {
 		names = []string{h.Grantor}

@@ -109,6 +109,12 @@ func TestCutsFromAReplicatedStore(t *testing.T) {
 		{"a leading member with a majority", replicated().belief("g1", "leader", 1, 0, at(1000)).
 			faultDetail(history.FaultPartition, "h1", "g3", "[h1 g1 g2] | [g3 h2]", at(1000), at(2000)),
 			[]cut{{start: at(1000), nodes: []string{"h2"}}}},
+		{"members without terms (History.Members): the leader with a minority", func() *hb {
+			b := newHistory()
+			b.h.Grantor, b.h.Members = "g1", []string{"g1", "g2", "g3"}
+			return b.belief("g1", "leader", 1, 0, at(1000))
+		}().faultDetail(history.FaultPartition, "g1", "g3", "[g1 c1] | [g2 g3 c2]", at(1000), at(2000)),
+			[]cut{{start: at(1000), nodes: []string{"g1", "c1"}}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -70,6 +70,9 @@ type HistoryConfig struct {
 	Spec string
 	// Grantor is the lease store's node, FencedStore the fenced store's.
 	Grantor, FencedStore string
+	// Members are a replicated lease store's members, Grantor first
+	// (History.Members); none for a store of one node.
+	Members []string
 	// Lease is the lease configuration the implementation runs with.
 	Lease history.Lease
 	// Contended are the resources live holders keep trying to hold: P4

@@ -95,7 +95,7 @@ func (r *recorder) history(cfg *Config, end time.Duration, windows []*history.Fa
 	}
 	heal := history.Time(cfg.Schedule.HealAt)
 	h := &history.History{Spec: cfg.History.Spec, Lease: cfg.History.Lease, Grantor: cfg.History.Grantor,
-		Resource: cfg.History.FencedStore, Beliefs: bs, Faults: fw,
+		Members: slices.Clone(cfg.History.Members), Resource: cfg.History.FencedStore, Beliefs: bs, Faults: fw,
 		HealAt: heal, End: history.Time(end), Contended: slices.Clone(cfg.History.Contended),
 		Declarations: sortedDeclarations(r.declarations)}
 	h.SetOps(append(r.storeOps(len(r.ops)), r.ops...))

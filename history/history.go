@@ -13,6 +13,11 @@ type History struct {
 	// Grantor and Resource are the addresses of the lease store and of the
 	// fenced resource.
 	Grantor, Resource string
+	// Members are a replicated lease store's members, Grantor first, when
+	// the history names them without their terms (the header's
+	// lease_servers; Leaders name them with terms): a goroutine-host store
+	// such as hashicorp/raft. Empty for a store of one grantor.
+	Members []string
 	// ops are the lease-store and fenced-store operations, in the order
 	// their replies left the servers (usually processed order), unless src
 	// gives them. Read them with NumOps, Op, LoadOp, LoadOpHead or AllOps;

@@ -108,7 +108,7 @@ func WriteHistory(w io.Writer, h *history.History, meta ...Meta) error {
 func Events(h *history.History, m Meta) (history.Header, []history.Event, history.RunEnd) {
 	head := history.Header{Version: history.SchemaVersion, Producer: m.Producer, Spec: h.Spec,
 		Determinism: m.Determinism, Scenario: m.Scenario, Seed: m.Seed, Lease: h.Lease,
-		LeaseServers: nonEmpty(h.Grantor), FencedServers: nonEmpty(h.Resource),
+		LeaseServers: leaseServers(h), FencedServers: nonEmpty(h.Resource),
 		Holders: m.Holders, Resources: m.Resources, Contended: h.Contended,
 		Start: 0, Heal: h.HealAt}
 	if head.Producer == "" {
@@ -219,4 +219,13 @@ func resourcesOf(h *history.History) []string {
 func sortedSet(s []string) []string {
 	slices.Sort(s)
 	return slices.Compact(s)
+}
+
+// leaseServers are the header's lease_servers: a replicated store's
+// members (History.Members), else its one grantor, if any.
+func leaseServers(h *history.History) []string {
+	if len(h.Members) > 0 {
+		return slices.Clone(h.Members)
+	}
+	return nonEmpty(h.Grantor)
 }

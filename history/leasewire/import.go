@@ -143,10 +143,7 @@ func newBuilder(head history.Header, file string) (*builder, error) {
 				"TTL longer (rho_ppb %d)", head.Lease.HoldPPB, head.Spec, want, head.Lease.RhoPPB))
 		}
 	}
-	switch {
-	case len(head.LeaseServers) > 1:
-		return nil, b.errAt(1, "lease_servers", fmt.Errorf("%d servers: leasesim's checkers read one grantor", len(head.LeaseServers)))
-	case len(head.FencedServers) > 1:
+	if len(head.FencedServers) > 1 {
 		return nil, b.errAt(1, "fenced_servers", fmt.Errorf("%d servers: leasesim's checkers read one fenced resource", len(head.FencedServers)))
 	}
 	b.h = &history.History{
@@ -155,8 +152,11 @@ func newBuilder(head history.Header, file string) (*builder, error) {
 		Contended: head.Contended,
 		HealAt:    max(head.Heal, 0), // no heal phase (Unknown): the checkers judge from the start
 	}
-	if len(head.LeaseServers) == 1 {
-		b.h.Grantor = head.LeaseServers[0]
+	if len(head.LeaseServers) > 0 {
+		b.h.Grantor = head.LeaseServers[0] // a replicated store's first member
+	}
+	if len(head.LeaseServers) > 1 {
+		b.h.Members = slices.Clone(head.LeaseServers)
 	}
 	if len(head.FencedServers) == 1 {
 		b.h.Resource = head.FencedServers[0]

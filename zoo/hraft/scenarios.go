@@ -28,7 +28,8 @@ type Setup struct {
 }
 
 // Config is the gohost run of the setup. The members are the lease store
-// of the history (Grantor "raft", and "raft2", … as its further members),
+// of the history (Grantor "raft", and "raft2", … as its further members,
+// all named in Members, so that failover knows which side keeps a quorum),
 // the register operations are judged by P3 against the register
 // specification (model.RegisterSpec, written with token 0, so every write
 // is accepted: a plain register), and the leader's belief is judged by P1
@@ -37,7 +38,7 @@ func (s Setup) Config() gohost.Config {
 	c := s.Cluster
 	members := c.memberNames()
 	cfg := gohost.Config{Duration: s.Duration, Schedule: s.Schedule, SeedMathRand: true,
-		History: gohost.HistoryConfig{Spec: model.RegisterSpec().Name, Grantor: members[0], Lease: c.lease(),
+		History: gohost.HistoryConfig{Spec: model.RegisterSpec().Name, Grantor: members[0], Members: members, Lease: c.lease(),
 			Contended: []string{LeaderResource}}}
 	for i, name := range members {
 		cfg.Nodes = append(cfg.Nodes, gohost.NodeSpec{Name: name, Run: Member(c, i)})
