@@ -29,6 +29,12 @@ const (
 	FaultFailpointHit    = "failpoint-hit"    // an armed failpoint fired on Nodes[0]
 )
 
+// FaultStallConns is a fault the goroutine host records (gohost), not a
+// kernel kind, so FaultKinds does not list it: the connections open
+// between two or more groups stall, both ways, until the heal, while new
+// connections work; Detail names the groups. The nodes are not cut off.
+const FaultStallConns = "stall-conns"
+
 // FaultKinds lists the fault kinds above, in the kernel's order.
 var FaultKinds = []string{FaultPartition, FaultPartitionOneWay, FaultIsolate, FaultSplit, FaultBridge, FaultHeal,
 	FaultLink, FaultLinkReset, FaultDrift, FaultStep, FaultPause, FaultResume, FaultCrash, FaultRestart,
