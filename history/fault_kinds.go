@@ -74,14 +74,14 @@ func (f *FaultWindow) Failpoint() string {
 }
 
 // Touches reports whether the fault involved node: it is one of Nodes, or,
-// for a partition, split or bridge, a member of one of the groups Detail
-// names ("[a b] | [c]").
+// for a partition, split, bridge or connection stall, a member of one of
+// the groups Detail names ("[a b] | [c]").
 func (f *FaultWindow) Touches(node string) bool {
 	if slices.Contains(f.Nodes, node) {
 		return true
 	}
 	switch f.Kind {
-	case FaultPartition, FaultSplit, FaultBridge:
+	case FaultPartition, FaultSplit, FaultBridge, FaultStallConns:
 		for _, g := range strings.Split(f.Detail, "|") {
 			if slices.Contains(strings.Fields(strings.Trim(strings.TrimSpace(g), "[]")), node) {
 				return true

@@ -2,6 +2,7 @@ package k8s
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -253,14 +254,24 @@ func APIServer(ctx context.Context, n *gohost.Node) error {
 // ServeAPI serves Handler on l until ctx ends, then closes the server and
 // its connections.
 func ServeAPI(ctx context.Context, l net.Listener, store *LeaseStore, rec Recorder) error {
-	srv := &http.Server{Handler: Handler(store, rec), ErrorLog: log.New(io.Discard, "", 0)}
+	return serveAPI(ctx, l, store, rec, nil)
+}
+
+// serveAPI is ServeAPI, over TLS with cfg unless cfg is nil.
+func serveAPI(ctx context.Context, l net.Listener, store *LeaseStore, rec Recorder, cfg *tls.Config) error {
+	srv := &http.Server{Handler: Handler(store, rec), ErrorLog: log.New(io.Discard, "", 0), TLSConfig: cfg}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		<-ctx.Done()
 		srv.Close()
 	}()
-	err := srv.Serve(l)
+	var err error
+	if cfg != nil {
+		err = srv.ServeTLS(l, "", "")
+	} else {
+		err = srv.Serve(l)
+	}
 	<-done
 	if errors.Is(err, http.ErrServerClosed) || ctx.Err() != nil {
 		return nil

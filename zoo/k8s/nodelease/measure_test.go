@@ -12,8 +12,9 @@ import (
 	"github.com/leasesim/leasesim/zoo/k8s/nodelease"
 )
 
-// TestMeasure runs every story of both configurations over the seeds
-// LEASESIM_SEEDS names ("1-200"), each verified (run twice), and prints
+// TestMeasure runs every story of every impl (or the one LEASESIM_STORY
+// names) over the seeds LEASESIM_SEEDS names ("1-200"), each verified
+// (run twice), and prints
 // per story how many seeds P7, P8 and the premise held, were violated or
 // unknown, how many were verified, the first violation's summary, and the
 // lowest violating seed's shrunk schedule with its replay. It is skipped
@@ -22,7 +23,11 @@ import (
 //	LEASESIM_SEEDS=1-200 go test -run TestMeasure -v -timeout 60m ./nodelease
 func TestMeasure(t *testing.T) {
 	lo, hi := measureSeeds(t)
+	story := os.Getenv("LEASESIM_STORY")
 	for _, sc := range allScenarios() {
+		if story != "" && sc.Name != story {
+			continue
+		}
 		counts := map[string]map[checker.Status]int{}
 		var first uint64
 		verified := 0
@@ -78,6 +83,9 @@ func allScenarios() []implScenario {
 	}
 	for _, sc := range nodelease.NoGraceCheckScenarios() {
 		out = append(out, implScenario{"k8s/nodelease/no-grace-check", sc})
+	}
+	for _, sc := range nodelease.NoConnResetScenarios() {
+		out = append(out, implScenario{"k8s/nodelease/no-conn-reset", sc})
 	}
 	return out
 }

@@ -108,8 +108,8 @@ func (m Monitoring) judge(nh *nodeHealth, name string, observed *metav1.MicroTim
 // read that fails leaves the Lease unchanged, as a stale cache would.
 func Monitor(m Monitoring, nodes []string) func(context.Context, *gohost.Node) error {
 	return func(ctx context.Context, n *gohost.Node) error {
-		cfg := &rest.Config{Host: k8s.APIHost, Dial: n.Dial, WrapTransport: k8s.RecordingTransport(n),
-			Timeout: m.ReadTimeout, QPS: -1}
+		cfg := &rest.Config{Host: k8s.SecureAPIHost, TLSClientConfig: k8s.TLSClientConfig(), Dial: n.Dial,
+			WrapTransport: k8s.RecordingTransport(n), Timeout: m.ReadTimeout, QPS: -1}
 		client, err := coordinationv1client.NewForConfig(cfg)
 		if err != nil {
 			return fmt.Errorf("controller %s: client: %w", n.Name(), err)

@@ -18,3 +18,9 @@ func TestLeasesimWorker(t *testing.T) {
 func TestLeasesimWorkerNoGraceCheck(t *testing.T) {
 	scenarios.TunableWorker(t, scenarios.Tunable{Knobs: nodelease.Knobs, Scenarios: nodelease.TunedNoGraceCheckScenarios})
 }
+
+// TestLeasesimWorkerNoConnReset is simrun's worker for
+// k8s/nodelease/no-conn-reset.
+func TestLeasesimWorkerNoConnReset(t *testing.T) {
+	scenarios.TunableWorker(t, scenarios.Tunable{Knobs: nodelease.Knobs, Scenarios: nodelease.TunedNoConnResetScenarios})
+}
