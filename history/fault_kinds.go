@@ -35,6 +35,11 @@ const (
 // connections work; Detail names the groups. The nodes are not cut off.
 const FaultStallConns = "stall-conns"
 
+// HostFaultKinds lists the fault kinds a host records besides the
+// kernel's (FaultKinds): faults of connections, which the kernel's
+// message network does not have.
+var HostFaultKinds = []string{FaultStallConns}
+
 // FaultKinds lists the fault kinds above, in the kernel's order.
 var FaultKinds = []string{FaultPartition, FaultPartitionOneWay, FaultIsolate, FaultSplit, FaultBridge, FaultHeal,
 	FaultLink, FaultLinkReset, FaultDrift, FaultStep, FaultPause, FaultResume, FaultCrash, FaultRestart,
