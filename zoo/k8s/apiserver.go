@@ -259,7 +259,7 @@ func ServeAPI(ctx context.Context, l net.Listener, store *LeaseStore, rec Record
 
 // serveAPI is ServeAPI, over TLS with cfg unless cfg is nil.
 func serveAPI(ctx context.Context, l net.Listener, store *LeaseStore, rec Recorder, cfg *tls.Config) error {
-	srv := &http.Server{Handler: Handler(store, rec), ErrorLog: log.New(io.Discard, "", 0), TLSConfig: cfg}
+	srv := &http.Server{Handler: unfold(Handler(store, rec)), ErrorLog: log.New(io.Discard, "", 0), TLSConfig: cfg}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)

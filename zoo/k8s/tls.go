@@ -51,20 +51,12 @@ var servingCert = sync.OnceValues(func() (tls.Certificate, []byte) {
 
 // TLSClientConfig is what a client of SecureAPIServer trusts: the serving
 // certificate as its CA, as a kubeconfig's certificate-authority-data.
-// It offers only HTTP/1.1 in ALPN, which makes client-go build an
-// HTTP/1.1 transport (apimachinery's SetTransportDefaults configures
-// HTTP/2 only when NextProtos allows it), as the environment variable
-// DISABLE_HTTP2 does for a kubelet. HTTP/2 is not reproducible on the
-// goroutine host: golang.org/x/net/http2 encodes a request's headers in
-// Go's map order (internal/httpcommon, EncodeHeaders), so the bytes on
-// the wire differ run to run, and several goroutines write one connection
-// (requests, resets, window updates), so the frames a segment carries,
-// and then the order the server's per-stream handlers run in, depend on
-// which goroutine ran first at one instant (seen: an update answered
-// "conflict" in one run and accepted in the other, after a heal).
+// client-go then negotiates HTTP/2 by ALPN, as against a real API server
+// (wrap its transport in ReproducibleHTTP2); NextProtos ["http/1.1"]
+// keeps it on HTTP/1.1, as DISABLE_HTTP2 does.
 func TLSClientConfig() rest.TLSClientConfig {
 	_, ca := servingCert()
-	return rest.TLSClientConfig{CAData: ca, ServerName: APIServerName, NextProtos: []string{"http/1.1"}}
+	return rest.TLSClientConfig{CAData: ca, ServerName: APIServerName}
 }
 
 // SecureAPIServer is APIServer over TLS with ALPN, as a real API server

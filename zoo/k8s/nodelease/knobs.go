@@ -49,7 +49,13 @@ func TunedNoGraceCheckScenarios(k gohost.KnobValues) ([]scenarios.Scenario, erro
 // TunedNoConnResetScenarios is TunedScenarios for
 // k8s/nodelease/no-conn-reset.
 func TunedNoConnResetScenarios(k gohost.KnobValues) ([]scenarios.Scenario, error) {
-	return stories(Variant{NoConnReset: true}, k), nil
+	return stories(Variant{Recovery: NoRecovery}, k), nil
+}
+
+// TunedDisableHTTP2Scenarios is TunedScenarios for
+// k8s/nodelease/disable-http2.
+func TunedDisableHTTP2Scenarios(k gohost.KnobValues) ([]scenarios.Scenario, error) {
+	return stories(Variant{Recovery: CloseAll}, k), nil
 }
 
 // tuned returns s with the knobs of k set; the history's lease

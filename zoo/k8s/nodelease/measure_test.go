@@ -87,6 +87,9 @@ func allScenarios() []implScenario {
 	for _, sc := range nodelease.NoConnResetScenarios() {
 		out = append(out, implScenario{"k8s/nodelease/no-conn-reset", sc})
 	}
+	for _, sc := range nodelease.DisableHTTP2Scenarios() {
+		out = append(out, implScenario{"k8s/nodelease/disable-http2", sc})
+	}
 	return out
 }
 

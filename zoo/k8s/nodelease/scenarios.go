@@ -64,14 +64,23 @@ func Scenarios() []scenarios.Scenario { return stories(Variant{}, nil) }
 func NoGraceCheckScenarios() []scenarios.Scenario { return stories(Variant{NoGraceCheck: true}, nil) }
 
 // NoConnResetScenarios returns the same stories with kubelets that never
-// close their connections on repeated heartbeat failures (the kubelet
-// before kubernetes#52176): simrun's k8s/nodelease/no-conn-reset.
-func NoConnResetScenarios() []scenarios.Scenario { return stories(Variant{NoConnReset: true}, nil) }
+// get off a stalled connection (Recovery NoRecovery: the kubelet before
+// kubernetes#52176 on HTTP/2 without the health check): simrun's
+// k8s/nodelease/no-conn-reset.
+func NoConnResetScenarios() []scenarios.Scenario { return stories(Variant{Recovery: NoRecovery}, nil) }
+
+// DisableHTTP2Scenarios returns the same stories with kubelets run with
+// DISABLE_HTTP2 (Recovery CloseAll: HTTP/1.1 and the connrotation hook):
+// simrun's k8s/nodelease/disable-http2.
+func DisableHTTP2Scenarios() []scenarios.Scenario { return stories(Variant{Recovery: CloseAll}, nil) }
 
 // Variant is what an impl changes in the stories: the controller's grace
-// check (Monitoring.NoGraceCheck) or the kubelet's connection reset
-// (Heartbeat.NoConnReset). The zero Variant is Kubernetes as it runs.
-type Variant struct{ NoGraceCheck, NoConnReset bool }
+// check (Monitoring.NoGraceCheck) or the kubelet's client
+// (Heartbeat.Recovery). The zero Variant is Kubernetes as it runs.
+type Variant struct {
+	NoGraceCheck bool
+	Recovery     Recovery
+}
 
 func stories(v Variant, k gohost.KnobValues) []scenarios.Scenario {
 	return []scenarios.Scenario{nodeClockStepBack(v, k), controllerClockJump(v, k), renewNearGrace(v, k),
@@ -86,7 +95,7 @@ const faultAt = 30 * time.Second
 // node-2, a bystander.
 func twoNodes(v Variant, d time.Duration, events ...faults.Event) Setup {
 	m, hb := DefaultMonitoring, DefaultHeartbeat
-	m.NoGraceCheck, hb.NoConnReset = v.NoGraceCheck, v.NoConnReset
+	m.NoGraceCheck, hb.Recovery = v.NoGraceCheck, v.Recovery
 	return Setup{Nodes: []string{"node-1", "node-2"}, Heartbeat: hb, Monitoring: m, Duration: d,
 		Schedule: faults.Schedule{Version: faults.Version, HealAt: d, Events: events}}
 }
@@ -228,11 +237,11 @@ func nodeConnectionStalled(v Variant, k gohost.KnobValues) scenarios.Scenario {
 }
 
 // stalledRequest holds when the stall bit: node's first accepted renewal
-// after a connection stall touched it came more than a renew interval
-// (the longest, with jitter) and a second after its last one before, so
-// a renewal was lost in the stalled connection. (A request never
-// processed is no operation in the history, so its loss shows only in
-// the gap.)
+// after a connection stall touched it (or the end of the run, if none)
+// came more than a renew interval (the longest, with jitter) and a second
+// after its last one before, so a renewal was lost in the stalled
+// connection. (A request never processed is no operation in the history,
+// so its loss shows only in the gap.)
 func stalledRequest(node string) scenarios.Premise {
 	return scenarios.Premise{Name: fmt.Sprintf("a renewal of %s was lost in the stalled connection", node),
 		Holds: func(h *history.History) (bool, string) {
@@ -240,26 +249,38 @@ func stalledRequest(node string) scenarios.Premise {
 				if w.Kind != history.FaultStallConns || !w.Touches(node) {
 					continue
 				}
-				before, after := history.Unknown, history.Never
-				for _, op := range h.AllOps() {
-					if op.Client != node || op.Input.Kind != "update" || op.Output.Err != "" || op.Processed == history.Unknown {
-						continue
-					}
-					if op.Processed < w.Start {
-						before = max(before, op.Processed)
-					} else {
-						after = min(after, op.Processed)
-					}
+				before, after := RenewalsAround(h, node, w.Start)
+				next, again := after, fmt.Sprintf("next at %v", after)
+				if after == history.Never {
+					next, again = h.End, fmt.Sprintf("not again before the run ended at %v", h.End)
 				}
-				switch gap := after.Sub(before); {
-				case before == history.Unknown || after == history.Never:
-					return false, fmt.Sprintf("%s renewed on one side of the stall at %v only", node, w.Start)
+				switch gap := next.Sub(before); {
+				case before == history.Unknown:
+					return false, fmt.Sprintf("%s never renewed before the stall at %v", node, w.Start)
 				case gap > h.Lease.RenewInterval+time.Second:
-					return true, fmt.Sprintf("%s renewed at %v and next at %v, %v later", node, before, after, gap)
+					return true, fmt.Sprintf("%s renewed at %v and %s, %v later", node, before, again, gap)
 				default:
-					return false, fmt.Sprintf("%s renewed at %v and next at %v: the stall at %v caught no request", node, before, after, w.Start)
+					return false, fmt.Sprintf("%s renewed at %v and %s: the stall at %v caught no request", node, before, again, w.Start)
 				}
 			}
 			return false, fmt.Sprintf("no connection stall touched %s", node)
 		}}
+}
+
+// RenewalsAround returns when the API server accepted node's last Lease
+// renewal before t (history.Unknown if none) and its first at or after t
+// (history.Never if none).
+func RenewalsAround(h *history.History, node string, t history.Time) (before, after history.Time) {
+	before, after = history.Unknown, history.Never
+	for _, op := range h.AllOps() {
+		if op.Client != node || op.Input.Kind != "update" || op.Output.Err != "" || op.Processed == history.Unknown {
+			continue
+		}
+		if op.Processed < t {
+			before = max(before, op.Processed)
+		} else {
+			after = min(after, op.Processed)
+		}
+	}
+	return before, after
 }

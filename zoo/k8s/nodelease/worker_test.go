@@ -24,3 +24,9 @@ func TestLeasesimWorkerNoGraceCheck(t *testing.T) {
 func TestLeasesimWorkerNoConnReset(t *testing.T) {
 	scenarios.TunableWorker(t, scenarios.Tunable{Knobs: nodelease.Knobs, Scenarios: nodelease.TunedNoConnResetScenarios})
 }
+
+// TestLeasesimWorkerDisableHTTP2 is simrun's worker for
+// k8s/nodelease/disable-http2.
+func TestLeasesimWorkerDisableHTTP2(t *testing.T) {
+	scenarios.TunableWorker(t, scenarios.Tunable{Knobs: nodelease.Knobs, Scenarios: nodelease.TunedDisableHTTP2Scenarios})
+}
