@@ -226,13 +226,14 @@ func nodeConnectionStalled(v Variant, k gohost.KnobValues) scenarios.Scenario {
 		faults.Event{At: faultAt, Kind: faults.KindStallConns, Groups: [][]string{{"node-1"}, {k8s.APIServerName}}})
 	return scenario("node-connection-stalled", "a node's connection to the API server stalls, new ones work (kubernetes#52176, #63492)",
 		"node-1's open connection to the API server stops passing bytes at 30 s, both ways, and is never reset "+
-			"(a middlebox lost its state); a new connection would work. The kubelet's next renewal goes to the pooled "+
-			"connection and times out after its 10 s request timeout. Over HTTP/1.1 (the kubelet with DISABLE_HTTP2; "+
-			"HTTP/2 is not reproducible here) a timed-out request closes its connection, so the lease controller's "+
-			"immediate retry dials a new one and renews: the renewal comes some 10 s late, well within the 50 s grace "+
-			"period, node-1 is never suspected (P7 holds), and the kubelet's hook that closes all its connections "+
-			"after repeated failures (#52176, #63492) is never needed: without it (no-conn-reset) the run is the same. "+
-			"The hang those PRs fixed needs HTTP/2, whose timed-out requests reset their stream, not the connection.",
+			"(a middlebox lost its state); a new connection would work. Over HTTP/2 the kubelet's renewals go to "+
+			"that connection, each times out after 10 s and resets its stream, not the connection. Today's kubelet "+
+			"gets off it by client-go's HTTP/2 health check (a PING after 30 s without a frame, 15 s to answer): it "+
+			"renews again 45 s after its last renewal, inside the 50 s grace period, and is never suspected. With "+
+			"DISABLE_HTTP2 (disable-http2) the timed-out HTTP/1.1 request closes its connection and the retry "+
+			"renews some 20 s after. Before #52176 and the health check (no-conn-reset) it never renews again and "+
+			"the controller marks node-1 Unknown for good, while node-1 and a path to the API server are up: "+
+			"P7 holds (node-1 does not renew), the fault is the kubelet's.",
 		setup, k, renewedAfter(history.FaultStallConns, "node-1"), stalledRequest("node-1"))
 }
 
