@@ -19,7 +19,7 @@ type envVar struct {
 	set         bool
 }
 
-// clientEnv serialises newClientConfig's builds: the environment is the
+// clientEnv serialises buildInEnv's builds: the environment is the
 // process's.
 var clientEnv sync.Mutex
 
