@@ -1,6 +1,7 @@
 package faults
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/leasesim/leasesim/sim"
@@ -38,9 +39,14 @@ func (s Schedule) ApplyWith(w *sim.World, r Roles) error {
 	}
 	order := s.order()
 	for _, i := range order {
-		if e := s.Events[i]; sim.Time(e.At) < now {
+		e := s.Events[i]
+		if sim.Time(e.At) < now {
 			return &ValidationError{Index: i, Kind: e.Kind, Field: "at",
 				Err: fmt.Errorf("%v is before the world's current time %v", e.At, now)}
+		}
+		if e.Kind == KindStallConns {
+			return &ValidationError{Index: i, Kind: e.Kind, Field: "kind",
+				Err: errors.New("stall-conns acts on connections, which the event host's message network does not have (the goroutine host applies it)")}
 		}
 	}
 	ats, acts := make([]sim.Time, len(order)), make([]func(), len(order))

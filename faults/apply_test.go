@@ -225,6 +225,10 @@ func TestApplyRejects(t *testing.T) {
 	require.Error(t, err)
 	assert.Equal(t, "faults: heal_at: 1s is before the world's current time 5s", err.Error())
 	assert.ErrorIs(t, err, ErrInvalid)
+	err = sched(10*time.Second, Event{At: 6 * time.Second, Kind: KindStallConns, Groups: [][]string{{"n1"}, {"n2"}}}).Apply(newCluster(6, "n1", "n2").w)
+	require.Error(t, err)
+	assert.Equal(t, "faults: event 0 (stall-conns): kind: stall-conns acts on connections, which the event host's message network does not have (the goroutine host applies it)", err.Error())
+	assert.ErrorIs(t, err, ErrInvalid)
 	assert.Empty(t, c.w.Faults(), "a rejected schedule schedules nothing")
 }
 

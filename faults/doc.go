@@ -3,8 +3,11 @@
 // A [Schedule] is a list of timed fault [Event]s followed by a heal phase:
 // partitions (symmetric, one-way, isolate, bridge) and heal, link latency,
 // loss, duplication and reordering and their reset, clock drift and wall
-// steps, pauses, crashes and restarts, and failpoints armed to pause or
-// crash a node at a named point of its code. [Kinds] lists them. A schedule
+// steps, pauses, crashes and restarts, failpoints armed to pause or
+// crash a node at a named point of its code, and stalls of the
+// connections open between groups (stall-conns, which only the goroutine
+// host applies: [Schedule.Apply] refuses it, and the nemesis never draws
+// it). [Kinds] lists them. A schedule
 // round-trips through JSON exactly:
 //
 //	{"version":1,"heal_at":"40s","events":[

@@ -20,6 +20,7 @@ const (
 	KindCrash           Kind = "crash"            // crash a node
 	KindRestart         Kind = "restart"          // restart a crashed node
 	KindFailpoint       Kind = "failpoint"        // arm a one-shot failpoint on a node
+	KindStallConns      Kind = "stall-conns"      // stall the connections open between groups; new ones work
 )
 
 // Action is what an armed failpoint does to the node that reaches it.
@@ -63,6 +64,7 @@ var kinds = [...]KindInfo{
 	{KindCrash, "crash a node: volatile state and unsynced writes are lost", []string{"node"}},
 	{KindRestart, "restart a crashed node from its durable storage", []string{"node"}},
 	{KindFailpoint, "arm a one-shot failpoint: the next time the node reaches it, pause it there or crash it", []string{"node", "failpoint", "action", "duration"}},
+	{KindStallConns, "stall every connection open between two or more groups, both ways, without a reset; new connections work (goroutine host only)", []string{"groups"}},
 }
 
 // Kinds returns the catalogue of fault kinds in a fixed order.

@@ -190,6 +190,8 @@ func (n Nemesis) lacks(k Kind) string {
 		return need(targets && len(n.Failpoints) > 0, "Targets and Failpoints")
 	case KindHeal, KindLinkReset, KindRestart:
 		return "it is drawn only as the end of a partition, a link change or a crash"
+	case KindStallConns:
+		return "it is never drawn: only the goroutine host applies it, so a schedule names it explicitly"
 	}
 	return fmt.Sprintf("unknown kind %q", k)
 }

@@ -99,7 +99,7 @@ func (e Event) String() string {
 	var sb strings.Builder
 	fmt.Fprintf(&sb, "%v %s", e.At, e.Kind)
 	switch e.Kind {
-	case KindPartition, KindBridge:
+	case KindPartition, KindBridge, KindStallConns:
 		for i, g := range e.Groups {
 			if i > 0 {
 				sb.WriteString(" |")

@@ -165,7 +165,7 @@ func dropOrphans(events []Event) []Event {
 	for _, e := range events {
 		keep := true
 		switch e.Kind {
-		case KindPartition, KindPartitionOneWay, KindIsolate, KindBridge:
+		case KindPartition, KindPartitionOneWay, KindIsolate, KindBridge, KindStallConns:
 			partitioned = true
 		case KindHeal:
 			keep, partitioned = partitioned, false
@@ -265,7 +265,8 @@ func endsWindow(e Event) bool {
 func opens(e, closer Event) bool {
 	switch closer.Kind {
 	case KindHeal:
-		return e.Kind == KindPartition || e.Kind == KindPartitionOneWay || e.Kind == KindIsolate || e.Kind == KindBridge
+		return e.Kind == KindPartition || e.Kind == KindPartitionOneWay || e.Kind == KindIsolate || e.Kind == KindBridge ||
+			e.Kind == KindStallConns
 	case KindRestart:
 		return e.Node == closer.Node && (e.Kind == KindCrash || e.Kind == KindFailpoint && e.Action == ActionCrash)
 	case KindLinkReset:

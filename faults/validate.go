@@ -155,7 +155,7 @@ func groupField(i, j int) string { return fmt.Sprintf("groups[%d][%d]", i, j) }
 // checkKind checks the fields e's kind requires.
 func (e Event) checkKind(known map[string]bool) *ValidationError {
 	switch e.Kind {
-	case KindPartition:
+	case KindPartition, KindStallConns:
 		if len(e.Groups) < 2 {
 			return bad("groups", "want two or more groups, got %d", len(e.Groups))
 		}

@@ -23,6 +23,12 @@
 //     with a fresh latency. Nothing is lost and nothing is reset by a cut
 //     (TCP whose retransmissions outlast the cut): only the code's own
 //     deadlines notice. A connect request waits for the heal or its ctx.
+//   - Stalled connections (stall-conns, a goroutine-host fault kind):
+//     the connections open between the groups at that instant stall both
+//     ways until the heal, without a reset, as over a middlebox that lost
+//     the flows' state while the hosts stay up; new connections between
+//     the same nodes flow. Only the code's deadlines notice, and only
+//     code that closes the stalled connection and dials again recovers.
 //   - Resets. A stream cannot lose bytes silently, so a link fault's loss
 //     is applied as resets: each data segment crossing a lossy link is
 //     lost with that probability (drawn from its connection's own seeded

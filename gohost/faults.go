@@ -71,6 +71,8 @@ func (h *host) apply(e faults.Event) {
 		h.openWindow(history.FaultFailpointArm, e.Node, history.FailpointDetail(e.Failpoint, string(e.Action)), true)
 	case faults.KindDrift, faults.KindStep:
 		h.applyClock(e)
+	case faults.KindStallConns:
+		h.stallConns(e)
 	default:
 		h.notApplied(fmt.Sprintf("%s: unknown fault kind", e))
 	}
@@ -149,13 +151,37 @@ func (h *host) cutBetween(a, b []string) {
 	}
 }
 
-// heal removes every partition and sends on what the cuts held back.
-// Callers hold mu.
+// stallConns stalls every connection open between the event's groups,
+// both ways and without a reset (netcore.Life.Freeze); new connections
+// flow. The trace names how many it stalled. Callers hold mu.
+func (h *host) stallConns(e faults.Event) {
+	group := make(map[string]int) // the group of each named node; looked up, never iterated
+	for i, g := range e.Groups {
+		for _, name := range g {
+			group[name] = i + 1
+		}
+	}
+	stalled := 0
+	for _, ns := range h.nodes {
+		mine := group[ns.spec.Name]
+		if mine == 0 || ns.cur == nil {
+			continue
+		}
+		stalled += ns.cur.nl.Freeze(func(peer string) bool { return group[peer] != 0 && group[peer] != mine })
+	}
+	h.event(Event{Kind: "stall-conns", Detail: fmt.Sprintf("%d connections stalled", stalled)})
+	h.openWindow(history.FaultStallConns, "", groupsText(e.Groups), false)
+}
+
+// heal removes every partition and every connection stall and sends on
+// what they held back. Callers hold mu.
 func (h *host) heal() {
 	h.net.HealAll()
+	h.net.Thaw()
 	h.closeWindows(func(w *history.FaultWindow) bool {
 		switch w.Kind {
-		case history.FaultPartition, history.FaultSplit, history.FaultPartitionOneWay, history.FaultIsolate, history.FaultBridge:
+		case history.FaultPartition, history.FaultSplit, history.FaultPartitionOneWay, history.FaultIsolate, history.FaultBridge,
+			history.FaultStallConns:
 			return true
 		}
 		return false

@@ -29,6 +29,17 @@ const (
 	FaultFailpointHit    = "failpoint-hit"    // an armed failpoint fired on Nodes[0]
 )
 
+// FaultStallConns is a fault the goroutine host records (gohost), not a
+// kernel kind, so FaultKinds does not list it: the connections open
+// between two or more groups stall, both ways, until the heal, while new
+// connections work; Detail names the groups. The nodes are not cut off.
+const FaultStallConns = "stall-conns"
+
+// HostFaultKinds lists the fault kinds a host records besides the
+// kernel's (FaultKinds): faults of connections, which the kernel's
+// message network does not have.
+var HostFaultKinds = []string{FaultStallConns}
+
 // FaultKinds lists the fault kinds above, in the kernel's order.
 var FaultKinds = []string{FaultPartition, FaultPartitionOneWay, FaultIsolate, FaultSplit, FaultBridge, FaultHeal,
 	FaultLink, FaultLinkReset, FaultDrift, FaultStep, FaultPause, FaultResume, FaultCrash, FaultRestart,
@@ -68,14 +79,14 @@ func (f *FaultWindow) Failpoint() string {
 }
 
 // Touches reports whether the fault involved node: it is one of Nodes, or,
-// for a partition, split or bridge, a member of one of the groups Detail
-// names ("[a b] | [c]").
+// for a partition, split, bridge or connection stall, a member of one of
+// the groups Detail names ("[a b] | [c]").
 func (f *FaultWindow) Touches(node string) bool {
 	if slices.Contains(f.Nodes, node) {
 		return true
 	}
 	switch f.Kind {
-	case FaultPartition, FaultSplit, FaultBridge:
+	case FaultPartition, FaultSplit, FaultBridge, FaultStallConns:
 		for _, g := range strings.Split(f.Detail, "|") {
 			if slices.Contains(strings.Fields(strings.Trim(strings.TrimSpace(g), "[]")), node) {
 				return true

@@ -24,7 +24,8 @@ func hasNetworkFaults(windows []history.FaultWindow) bool {
 }
 
 func isNetworkFault(kind string) bool {
-	return kind == history.FaultPartition || kind == history.FaultSplit || kind == history.FaultBridge
+	return kind == history.FaultPartition || kind == history.FaultSplit || kind == history.FaultBridge ||
+		kind == history.FaultStallConns
 }
 
 // faultValues finds a fault window's value (a pause's length, a drift in
@@ -81,6 +82,9 @@ func addFaultShades(lanes []lane, index map[string]int, h *history.History, log 
 			for _, node := range cutFromGrantor(w, h.Grantor) {
 				on(node, w, "f-cut", fmt.Sprintf("%s cut off from %s\n%s", node, h.Grantor, title), "cut off")
 			}
+		case history.FaultStallConns:
+			on(networkLane, w, "f-net", fmt.Sprintf("connections open between %s stalled (no reset; new ones flow)\n%s", w.Detail, span),
+				"stall-conns "+w.Detail)
 		case history.FaultDrift:
 			ppb := values.of(w)
 			class, note := "f-drift", "within"

@@ -312,3 +312,19 @@ func TestViolationLinesShareAndStep(t *testing.T) {
 	assert.Equal(t, labelTop+labelStep, lines[1].LabelY)
 	assert.Equal(t, labelTop, lines[2].LabelY)
 }
+
+// A goroutine host's stall-conns window shades the network lane, named
+// by its groups.
+func TestTimelineShowsStalledConnections(t *testing.T) {
+	run, out := runScenario(t, "partition-heal", 1)
+	h := out.History
+	h.Faults = append(h.Faults, history.FaultWindow{Kind: history.FaultStallConns, Start: 1, End: history.Never,
+		Detail: "[h1] | [grantor]"})
+	tl := buildTimeline(run, h)
+	shades := shadesOf(laneNamed(t, tl, networkLane), "f-net")
+	labels := make([]string, len(shades))
+	for i, s := range shades {
+		labels[i] = s.Label
+	}
+	assert.Contains(t, labels, "stall-conns [h1] | [grantor]")
+}

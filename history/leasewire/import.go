@@ -209,9 +209,10 @@ func (b *builder) add(e history.Event, line int) error {
 }
 
 // checkWindow checks that a fault window is one of leasesim's: a kind of
-// its kernel (history.FaultKinds), a node and at most one peer.
+// its kernel (history.FaultKinds) or of a host (history.HostFaultKinds),
+// a node and at most one peer.
 func checkWindow(e *history.FaultWindow) error {
-	if !slices.Contains(history.FaultKinds, e.Kind) {
+	if !slices.Contains(history.FaultKinds, e.Kind) && !slices.Contains(history.HostFaultKinds, e.Kind) {
 		return fieldErr("kind", "%q is not a fault kind of leasesim (pause, partition, crash, …)", e.Kind)
 	}
 	if len(e.Nodes) > 2 {

@@ -47,6 +47,13 @@ func TestReadHistoryBuildsWhatTheCheckersRead(t *testing.T) {
 	assert.Equal(t, "v", h.Op(1).Input.Value)
 	assert.Equal(t, int64(9000), int64(h.End))
 	require.Len(t, h.Beliefs, 1)
+
+	h, _, err = leasewire.ReadHistory(strings.NewReader(lines(header,
+		`{"type":"fault","kind":"stall-conns","start_ns":1,"end_ns":2,"detail":"[g] | [h1]"}`, endRecord)), "h.jsonl")
+	require.NoError(t, err, "a goroutine host's fault kind")
+	require.Len(t, h.Faults, 1)
+	assert.True(t, h.Faults[0].Touches("h1"))
+	assert.False(t, h.Faults[0].Touches("r"))
 }
 
 // TestActionsStretchBeliefs: an action after a belief ended stretches it,

@@ -16,7 +16,9 @@
 // the resume), and then travels again with a fresh latency. Nothing is
 // lost and no connection is reset by a partition: as with TCP whose
 // retransmissions outlast the cut, only the code's own deadlines and
-// timeouts notice. A dead life's connections are reset: its peers receive
+// timeouts notice. A stalled connection (Life.Freeze) holds its own
+// pipes the same way, both directions, until Net.Thaw, while new
+// connections between the same hosts flow. A dead life's connections are reset: its peers receive
 // a reset (in order behind the data already sent), and a segment that
 // reaches a dead or closed endpoint is answered with a reset.
 //

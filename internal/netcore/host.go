@@ -66,6 +66,29 @@ func (l *Life) Reset(peer string) int {
 	return n
 }
 
+// Freeze stalls every established connection of the life whose peer is
+// a host peer selects, in the order they were made, without resetting
+// it: from now on no segment passes either way (what is in flight stays
+// on its pipe), neither end sees an error, and each end's reads wait for
+// their deadline, as over a path that drops every packet of the
+// connection while the hosts stay up (a middlebox that lost the flow's
+// state). New connections are not affected. A closed end or one being
+// dialled is left alone. It returns how many connections it stalled;
+// Net.Thaw undoes it. Callers hold mu.
+func (l *Life) Freeze(peer func(string) bool) int {
+	n, count := l.host.net, 0
+	for _, e := range l.endpoints {
+		if e.closed || e.reset || !e.established || e.out == nil || e.in == nil || e.out.frozen ||
+			!peer(e.out.to.name) {
+			continue
+		}
+		e.out.frozen, e.in.frozen = true, true
+		n.frozen = append(n.frozen, e.out, e.in)
+		count++
+	}
+	return count
+}
+
 // Pause freezes the host's I/O at its boundary and returns the channel
 // closed when the pause ends; pausing a paused host returns the same
 // channel. Callers hold mu.

@@ -97,6 +97,7 @@ type Net struct {
 	defLat    sim.Dist
 	defLoss   float64
 	pipes     []*pipe // pipes holding stalled segments
+	frozen    []*pipe // pipes of stalled connections (Life.Freeze), until Thaw
 	listeners map[string]*listener
 }
 
@@ -142,6 +143,17 @@ func (n *Net) Uncut(from, to string) {
 // Callers hold mu.
 func (n *Net) HealAll() {
 	clear(n.cut)
+	n.Release()
+}
+
+// Thaw lets every connection Life.Freeze stalled flow again and sends on
+// what it held. Callers hold mu.
+func (n *Net) Thaw() {
+	for _, p := range n.frozen {
+		p.frozen = false
+	}
+	clear(n.frozen)
+	n.frozen = n.frozen[:0]
 	n.Release()
 }
 

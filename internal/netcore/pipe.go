@@ -44,6 +44,7 @@ type pipe struct {
 	broken    bool          // a segment was lost: later ones are dropped
 	data      uint64        // data segments delivered
 	holdUntil time.Duration // a held reply holds the pipe until then
+	frozen    bool          // a stalled connection's pipe: nothing passes until Thaw
 }
 
 // send puts a segment on its pipe. Callers hold mu.
@@ -54,10 +55,11 @@ func (n *Net) send(p *pipe, s segment) {
 	n.hooks.Schedule(at, p.name, p.seq, func() { n.deliver(p, s) })
 }
 
-// deliverable reports whether p can deliver now: its link is up and its
-// destination is not paused. Callers hold mu.
+// deliverable reports whether p can deliver now: its link is up, its
+// connection is not stalled and its destination is not paused. Callers
+// hold mu.
 func (n *Net) deliverable(p *pipe) bool {
-	return !n.cut[Link{p.from.name, p.to.name}] && !p.to.paused &&
+	return !n.cut[Link{p.from.name, p.to.name}] && !p.frozen && !p.to.paused &&
 		(p.holdUntil == 0 || n.hooks.Now() >= p.holdUntil)
 }
 

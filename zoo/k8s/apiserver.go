@@ -2,6 +2,7 @@ package k8s
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"io"
@@ -195,6 +196,8 @@ func failure(err *apierrors.StatusError, op string, reply history.Payload) outco
 // PUT of coordination.k8s.io/v1 Leases in JSON, errors as metav1.Status
 // as the real apiserver sends them. A request that names a gohost.OpRef in
 // its OpHeader is reported to rec as processed, with its cas-record reply.
+// Headers that ReproducibleHTTP2 folded into FoldedHeader are unfolded
+// first.
 func Handler(store *LeaseStore, rec Recorder) http.Handler {
 	mux := http.NewServeMux()
 	serve := func(w http.ResponseWriter, r *http.Request, op string, do func(*coordinationv1.Lease) outcome) {
@@ -236,7 +239,7 @@ func Handler(store *LeaseStore, rec Recorder) http.Handler {
 			return store.update(r.PathValue("ns"), r.PathValue("name"), l)
 		})
 	})
-	return mux
+	return unfold(mux)
 }
 
 // APIServer is the node function of the simulated Kubernetes API server:
@@ -253,14 +256,24 @@ func APIServer(ctx context.Context, n *gohost.Node) error {
 // ServeAPI serves Handler on l until ctx ends, then closes the server and
 // its connections.
 func ServeAPI(ctx context.Context, l net.Listener, store *LeaseStore, rec Recorder) error {
-	srv := &http.Server{Handler: Handler(store, rec), ErrorLog: log.New(io.Discard, "", 0)}
+	return serveAPI(ctx, l, store, rec, nil)
+}
+
+// serveAPI is ServeAPI, over TLS with cfg unless cfg is nil.
+func serveAPI(ctx context.Context, l net.Listener, store *LeaseStore, rec Recorder, cfg *tls.Config) error {
+	srv := &http.Server{Handler: Handler(store, rec), ErrorLog: log.New(io.Discard, "", 0), TLSConfig: cfg}
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		<-ctx.Done()
 		srv.Close()
 	}()
-	err := srv.Serve(l)
+	var err error
+	if cfg != nil {
+		err = srv.ServeTLS(l, "", "")
+	} else {
+		err = srv.Serve(l)
+	}
 	<-done
 	if errors.Is(err, http.ErrServerClosed) || ctx.Err() != nil {
 		return nil

@@ -15,6 +15,17 @@
 //     real apiserver sends them, metav1.Status objects that apierrors
 //     classifies. Leases and the resourceVersion counter live in the
 //     node's durable storage (etcd's role), so a restart keeps them.
+//     SecureAPIServer serves the same over TLS on the same port, HTTP/2
+//     or HTTP/1.1 by ALPN, with a self-signed Ed25519 certificate made
+//     from a fixed seed (TLSClientConfig trusts it; the handshakes need
+//     gohost.Config.SeedCryptoRand). The node heartbeats of package
+//     nodelease use it; leader election uses plain HTTP/1.1.
+//   - ReproducibleHTTP2 wraps a client's transport so that HTTP/2 repeats
+//     run to run on the goroutine host: its request headers travel folded
+//     into one sorted header (golang.org/x/net/http2 encodes them in Go's
+//     map order), which the server unfolds, and a failed request returns
+//     1 ms late (x/net resets the timed-out stream from another goroutine
+//     at the instant the caller retries).
 //   - Candidate: a rest.Config{Host: "http://apiserver:6443", Dial:
 //     n.Dial, WrapTransport: …}, coordinationv1client.NewForConfig, a
 //     LeaseLock whose identity is "node_incarnation" (a pod's hostname_uuid:

@@ -36,12 +36,26 @@ var Knobs = []gohost.Knob{
 
 // TunedScenarios returns Scenarios with the knobs of k set (see Knobs):
 // what simrun's worker for k8s/nodelease runs.
-func TunedScenarios(k gohost.KnobValues) ([]scenarios.Scenario, error) { return stories(false, k), nil }
+func TunedScenarios(k gohost.KnobValues) ([]scenarios.Scenario, error) {
+	return stories(Variant{}, k), nil
+}
 
 // TunedNoGraceCheckScenarios is TunedScenarios for
 // k8s/nodelease/no-grace-check.
 func TunedNoGraceCheckScenarios(k gohost.KnobValues) ([]scenarios.Scenario, error) {
-	return stories(true, k), nil
+	return stories(Variant{NoGraceCheck: true}, k), nil
+}
+
+// TunedNoConnResetScenarios is TunedScenarios for
+// k8s/nodelease/no-conn-reset.
+func TunedNoConnResetScenarios(k gohost.KnobValues) ([]scenarios.Scenario, error) {
+	return stories(Variant{Recovery: NoRecovery}, k), nil
+}
+
+// TunedDisableHTTP2Scenarios is TunedScenarios for
+// k8s/nodelease/disable-http2.
+func TunedDisableHTTP2Scenarios(k gohost.KnobValues) ([]scenarios.Scenario, error) {
+	return stories(Variant{Recovery: CloseAll}, k), nil
 }
 
 // tuned returns s with the knobs of k set; the history's lease

@@ -7,7 +7,6 @@ import (
 
 	metav1 "k8s.io/apimachinery/pkg/apis/meta/v1"
 	coordinationv1client "k8s.io/client-go/kubernetes/typed/coordination/v1"
-	"k8s.io/client-go/rest"
 
 	"github.com/leasesim/leasesim/gohost"
 	k8s "github.com/leasesim/leasesim/zoo/k8s"
@@ -108,9 +107,13 @@ func (m Monitoring) judge(nh *nodeHealth, name string, observed *metav1.MicroTim
 // read that fails leaves the Lease unchanged, as a stale cache would.
 func Monitor(m Monitoring, nodes []string) func(context.Context, *gohost.Node) error {
 	return func(ctx context.Context, n *gohost.Node) error {
-		cfg := &rest.Config{Host: k8s.APIHost, Dial: n.Dial, WrapTransport: k8s.RecordingTransport(n),
-			Timeout: m.ReadTimeout, QPS: -1}
-		client, err := coordinationv1client.NewForConfig(cfg)
+		cfg := httpsConfig(ctx, k8s.RecordingTransport(n), m.ReadTimeout) // kube-controller-manager's client: HTTP/2
+		cfg.Dial = n.Dial
+		var client *coordinationv1client.CoordinationV1Client
+		err := buildInEnv(HealthCheck.env(), func() (err error) {
+			client, err = coordinationv1client.NewForConfig(cfg)
+			return err
+		})
 		if err != nil {
 			return fmt.Errorf("controller %s: client: %w", n.Name(), err)
 		}

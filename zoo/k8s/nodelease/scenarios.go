@@ -32,14 +32,15 @@ type Setup struct {
 // (SeedMathRand), since the lease controller's jitter draws from it.
 func (s Setup) Config(uint64) gohost.Config {
 	nodes := []gohost.NodeSpec{
-		{Name: k8s.APIServerName, Run: k8s.APIServer},
+		{Name: k8s.APIServerName, Run: k8s.SecureAPIServer},
 		{Name: ControllerName, Run: Monitor(s.Monitoring, s.Nodes)},
 	}
 	for _, name := range s.Nodes {
 		nodes = append(nodes, gohost.NodeSpec{Name: name, Run: Kubelet(s.Heartbeat)})
 	}
 	return gohost.Config{Nodes: nodes, Schedule: s.Schedule, Duration: s.Duration, SeedMathRand: true,
-		History: gohost.HistoryConfig{Spec: "cas-record", Grantor: k8s.APIServerName, Lease: s.Lease()}}
+		SeedCryptoRand: true, // the TLS handshakes
+		History:        gohost.HistoryConfig{Spec: "cas-record", Grantor: k8s.APIServerName, Lease: s.Lease()}}
 }
 
 // Lease is the run as the history's lease configuration: the Lease's
@@ -54,17 +55,36 @@ func (s Setup) Lease() history.Lease {
 		RequestTimeout: hb.RequestTimeout, DetectBound: s.Monitoring.DetectBound()}
 }
 
-// Scenarios returns the stories with the controller's model as
-// Kubernetes runs it: simrun's k8s/nodelease.
-func Scenarios() []scenarios.Scenario { return stories(false, nil) }
+// Scenarios returns the stories with the kubelet and the controller's
+// model as Kubernetes runs them: simrun's k8s/nodelease.
+func Scenarios() []scenarios.Scenario { return stories(Variant{}, nil) }
 
 // NoGraceCheckScenarios returns the same stories with a controller that
 // never marks a node Unknown: simrun's k8s/nodelease/no-grace-check.
-func NoGraceCheckScenarios() []scenarios.Scenario { return stories(true, nil) }
+func NoGraceCheckScenarios() []scenarios.Scenario { return stories(Variant{NoGraceCheck: true}, nil) }
 
-func stories(noGraceCheck bool, k gohost.KnobValues) []scenarios.Scenario {
-	return []scenarios.Scenario{nodeClockStepBack(noGraceCheck, k), controllerClockJump(noGraceCheck, k),
-		renewNearGrace(noGraceCheck, k), nodePartitioned(noGraceCheck, k)}
+// NoConnResetScenarios returns the same stories with kubelets that never
+// get off a stalled connection (Recovery NoRecovery: the kubelet before
+// kubernetes#52176 on HTTP/2 without the health check): simrun's
+// k8s/nodelease/no-conn-reset.
+func NoConnResetScenarios() []scenarios.Scenario { return stories(Variant{Recovery: NoRecovery}, nil) }
+
+// DisableHTTP2Scenarios returns the same stories with kubelets run with
+// DISABLE_HTTP2 (Recovery CloseAll: HTTP/1.1 and the connrotation hook):
+// simrun's k8s/nodelease/disable-http2.
+func DisableHTTP2Scenarios() []scenarios.Scenario { return stories(Variant{Recovery: CloseAll}, nil) }
+
+// Variant is what an impl changes in the stories: the controller's grace
+// check (Monitoring.NoGraceCheck) or the kubelet's client
+// (Heartbeat.Recovery). The zero Variant is Kubernetes as it runs.
+type Variant struct {
+	NoGraceCheck bool
+	Recovery     Recovery
+}
+
+func stories(v Variant, k gohost.KnobValues) []scenarios.Scenario {
+	return []scenarios.Scenario{nodeClockStepBack(v, k), controllerClockJump(v, k), renewNearGrace(v, k),
+		nodePartitioned(v, k), nodeConnectionStalled(v, k)}
 }
 
 // faultAt is when every story's fault strikes: the kubelets have renewed
@@ -73,10 +93,10 @@ const faultAt = 30 * time.Second
 
 // twoNodes is the usual setup: node-1, whom the story is about, and
 // node-2, a bystander.
-func twoNodes(noGraceCheck bool, d time.Duration, events ...faults.Event) Setup {
-	m := DefaultMonitoring
-	m.NoGraceCheck = noGraceCheck
-	return Setup{Nodes: []string{"node-1", "node-2"}, Heartbeat: DefaultHeartbeat, Monitoring: m, Duration: d,
+func twoNodes(v Variant, d time.Duration, events ...faults.Event) Setup {
+	m, hb := DefaultMonitoring, DefaultHeartbeat
+	m.NoGraceCheck, hb.Recovery = v.NoGraceCheck, v.Recovery
+	return Setup{Nodes: []string{"node-1", "node-2"}, Heartbeat: hb, Monitoring: m, Duration: d,
 		Schedule: faults.Schedule{Version: faults.Version, HealAt: d, Events: events}}
 }
 
@@ -90,11 +110,11 @@ func scenario(name, doc, story string, setup Setup, k gohost.KnobValues, premise
 // NodeClockStepBack is kubernetes#113081 (open): node-1's clock steps
 // back ten minutes.
 func NodeClockStepBack(noGraceCheck bool) scenarios.Scenario {
-	return nodeClockStepBack(noGraceCheck, nil)
+	return nodeClockStepBack(Variant{NoGraceCheck: noGraceCheck}, nil)
 }
 
-func nodeClockStepBack(noGraceCheck bool, k gohost.KnobValues) scenarios.Scenario {
-	setup := twoNodes(noGraceCheck, 150*time.Second,
+func nodeClockStepBack(v Variant, k gohost.KnobValues) scenarios.Scenario {
+	setup := twoNodes(v, 150*time.Second,
 		faults.Event{At: faultAt, Kind: faults.KindStep, Node: "node-1", Step: -10 * time.Minute})
 	return scenario("node-clock-step-back", "a healthy node's clock steps back 10 min (kubernetes#113081)",
 		"node-1's wall clock steps back ten minutes at 30 s. Its kubelet keeps renewing every 10 s and the API "+
@@ -108,11 +128,11 @@ func nodeClockStepBack(noGraceCheck bool, k gohost.KnobValues) scenarios.Scenari
 // ControllerClockJump is kubernetes#108844: the controller's clock jumps
 // a day forward.
 func ControllerClockJump(noGraceCheck bool) scenarios.Scenario {
-	return controllerClockJump(noGraceCheck, nil)
+	return controllerClockJump(Variant{NoGraceCheck: noGraceCheck}, nil)
 }
 
-func controllerClockJump(noGraceCheck bool, k gohost.KnobValues) scenarios.Scenario {
-	setup := twoNodes(noGraceCheck, 90*time.Second,
+func controllerClockJump(v Variant, k gohost.KnobValues) scenarios.Scenario {
+	setup := twoNodes(v, 90*time.Second,
 		faults.Event{At: faultAt, Kind: faults.KindStep, Node: ControllerName, Step: 24 * time.Hour})
 	return scenario("controller-clock-jump", "the controller's clock jumps a day forward (kubernetes#108844)",
 		"The controller's wall clock jumps a day forward at 30 s. Its next pass finds every node's probe time a "+
@@ -126,10 +146,12 @@ func controllerClockJump(noGraceCheck bool, k gohost.KnobValues) scenarios.Scena
 
 // RenewNearGrace is kubernetes#80172: a grace period as short as the
 // kubelet's renew interval.
-func RenewNearGrace(noGraceCheck bool) scenarios.Scenario { return renewNearGrace(noGraceCheck, nil) }
+func RenewNearGrace(noGraceCheck bool) scenarios.Scenario {
+	return renewNearGrace(Variant{NoGraceCheck: noGraceCheck}, nil)
+}
 
-func renewNearGrace(noGraceCheck bool, k gohost.KnobValues) scenarios.Scenario {
-	setup := twoNodes(noGraceCheck, 10*time.Minute) // a flap needs a late renewal just after a pass: some 2% of them
+func renewNearGrace(v Variant, k gohost.KnobValues) scenarios.Scenario {
+	setup := twoNodes(v, 10*time.Minute) // a flap needs a late renewal just after a pass: some 2% of them
 	setup.Monitoring.GracePeriod = 10 * time.Second
 	setup.Schedule.Events = nil
 	return scenario("renew-near-grace", "a 10 s grace period against a 10 s renew interval (kubernetes#80172)",
@@ -143,10 +165,12 @@ func renewNearGrace(noGraceCheck bool, k gohost.KnobValues) scenarios.Scenario {
 }
 
 // NodePartitioned: node-1 is cut off from the API server for 90 s.
-func NodePartitioned(noGraceCheck bool) scenarios.Scenario { return nodePartitioned(noGraceCheck, nil) }
+func NodePartitioned(noGraceCheck bool) scenarios.Scenario {
+	return nodePartitioned(Variant{NoGraceCheck: noGraceCheck}, nil)
+}
 
-func nodePartitioned(noGraceCheck bool, k gohost.KnobValues) scenarios.Scenario {
-	setup := twoNodes(noGraceCheck, 150*time.Second,
+func nodePartitioned(v Variant, k gohost.KnobValues) scenarios.Scenario {
+	setup := twoNodes(v, 150*time.Second,
 		faults.Event{At: faultAt, Kind: faults.KindPartition,
 			Groups: [][]string{{"node-1"}, {k8s.APIServerName, ControllerName, "node-2"}}},
 		faults.Event{At: faultAt + 90*time.Second, Kind: faults.KindHeal})
@@ -191,4 +215,73 @@ func noFault() scenarios.Premise {
 		}
 		return true, "no fault window"
 	}}
+}
+
+// NodeConnectionStalled: node-1's connection to the API server stalls at
+// 30 s and stays stalled; new connections work.
+func NodeConnectionStalled(v Variant) scenarios.Scenario { return nodeConnectionStalled(v, nil) }
+
+func nodeConnectionStalled(v Variant, k gohost.KnobValues) scenarios.Scenario {
+	setup := twoNodes(v, 150*time.Second,
+		faults.Event{At: faultAt, Kind: faults.KindStallConns, Groups: [][]string{{"node-1"}, {k8s.APIServerName}}})
+	return scenario("node-connection-stalled", "a node's connection to the API server stalls, new ones work (kubernetes#52176, #63492)",
+		"node-1's open connection to the API server stops passing bytes at 30 s, both ways, and is never reset "+
+			"(a middlebox lost its state); a new connection would work. Over HTTP/2 the kubelet's renewals go to "+
+			"that connection, each times out after 10 s and resets its stream, not the connection. Today's kubelet "+
+			"gets off it by client-go's HTTP/2 health check (a PING after 30 s without a frame, 15 s to answer): it "+
+			"renews again 45 s after its last renewal, inside the 50 s grace period, and is never suspected. With "+
+			"DISABLE_HTTP2 (disable-http2) the timed-out HTTP/1.1 request closes its connection and the retry "+
+			"renews some 20 s after. Before #52176 and the health check (no-conn-reset) it never renews again and "+
+			"the controller marks node-1 Unknown for good, while node-1 and a path to the API server are up: "+
+			"P7 holds (node-1 does not renew), the fault is the kubelet's.",
+		setup, k, renewedAfter(history.FaultStallConns, "node-1"), stalledRequest("node-1"))
+}
+
+// stalledRequest holds when the stall bit: node's first accepted renewal
+// after a connection stall touched it (or the end of the run, if none)
+// came more than a renew interval (the longest, with jitter) and a second
+// after its last one before, so a renewal was lost in the stalled
+// connection. (A request never processed is no operation in the history,
+// so its loss shows only in the gap.)
+func stalledRequest(node string) scenarios.Premise {
+	return scenarios.Premise{Name: fmt.Sprintf("a renewal of %s was lost in the stalled connection", node),
+		Holds: func(h *history.History) (bool, string) {
+			for _, w := range h.Faults {
+				if w.Kind != history.FaultStallConns || !w.Touches(node) {
+					continue
+				}
+				before, after := RenewalsAround(h, node, w.Start)
+				next, again := after, fmt.Sprintf("next at %v", after)
+				if after == history.Never {
+					next, again = h.End, fmt.Sprintf("not again before the run ended at %v", h.End)
+				}
+				switch gap := next.Sub(before); {
+				case before == history.Unknown:
+					return false, fmt.Sprintf("%s never renewed before the stall at %v", node, w.Start)
+				case gap > h.Lease.RenewInterval+time.Second:
+					return true, fmt.Sprintf("%s renewed at %v and %s, %v later", node, before, again, gap)
+				default:
+					return false, fmt.Sprintf("%s renewed at %v and %s: the stall at %v caught no request", node, before, again, w.Start)
+				}
+			}
+			return false, fmt.Sprintf("no connection stall touched %s", node)
+		}}
+}
+
+// RenewalsAround returns when the API server accepted node's last Lease
+// renewal before t (history.Unknown if none) and its first at or after t
+// (history.Never if none).
+func RenewalsAround(h *history.History, node string, t history.Time) (before, after history.Time) {
+	before, after = history.Unknown, history.Never
+	for _, op := range h.AllOps() {
+		if op.Client != node || op.Input.Kind != "update" || op.Output.Err != "" || op.Processed == history.Unknown {
+			continue
+		}
+		if op.Processed < t {
+			before = max(before, op.Processed)
+		} else {
+			after = min(after, op.Processed)
+		}
+	}
+	return before, after
 }

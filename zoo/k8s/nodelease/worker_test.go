@@ -18,3 +18,15 @@ func TestLeasesimWorker(t *testing.T) {
 func TestLeasesimWorkerNoGraceCheck(t *testing.T) {
 	scenarios.TunableWorker(t, scenarios.Tunable{Knobs: nodelease.Knobs, Scenarios: nodelease.TunedNoGraceCheckScenarios})
 }
+
+// TestLeasesimWorkerNoConnReset is simrun's worker for
+// k8s/nodelease/no-conn-reset.
+func TestLeasesimWorkerNoConnReset(t *testing.T) {
+	scenarios.TunableWorker(t, scenarios.Tunable{Knobs: nodelease.Knobs, Scenarios: nodelease.TunedNoConnResetScenarios})
+}
+
+// TestLeasesimWorkerDisableHTTP2 is simrun's worker for
+// k8s/nodelease/disable-http2.
+func TestLeasesimWorkerDisableHTTP2(t *testing.T) {
+	scenarios.TunableWorker(t, scenarios.Tunable{Knobs: nodelease.Knobs, Scenarios: nodelease.TunedDisableHTTP2Scenarios})
+}
