@@ -33,17 +33,19 @@ type reqContext struct {
 	s     *session // acquire, renew: the session and its epoch when sent
 	epoch uint64
 
-	act action // write, checkpoint, read; zero for acquire and renew
+	act   action        // write, checkpoint, read; zero for acquire and renew
+	start time.Duration // checkpoint: when it left
 }
 
 // action is what a write, a checkpoint or a read acts under, and who hears
-// of its outcome. It is kept by value in its pending, so a request
-// allocates nothing of its own: the set keeps pendings by value.
+// of its outcome. It is kept by value in its pending (the set keeps
+// pendings by value), and a write's or a checkpoint's continuation holds
+// it by value until it is sent (Write), so a request allocates nothing of
+// its own but that continuation.
 type action struct {
 	resource string // what acts under token
 	token    uint64
-	key      string        // write, read
-	start    time.Duration // checkpoint: when it left
+	key      string // write, read
 	done     func(error)
 	read     func([]byte, uint64, error) // a read's done
 	body     []byte                      // the value or state, until it is sent (sendHeld)
@@ -60,13 +62,6 @@ func (h *holder) newPending(purpose reqPurpose, s *session) pending {
 func (h *holder) request(to Addr, m Message, p *pending) {
 	p.to = to
 	p.sendMessage(m)
-}
-
-// holdThenSend passes a write or a checkpoint (purpose) through failpoint
-// name, which may hold it back, then sends it. The continuation captures
-// act by value: it is the request's one allocation until it is sent.
-func (h *holder) holdThenSend(name string, purpose reqPurpose, act action) {
-	h.env.failpoint(name, func() { h.sendHeld(purpose, act) })
 }
 
 // sendHeld sends the write or checkpoint (purpose) that a failpoint may
@@ -91,7 +86,7 @@ func (h *holder) sendHeld(purpose reqPurpose, act action) {
 func (p *pending) sendMessage(m Message) {
 	h := p.h
 	if p.purpose == forCheckpoint {
-		p.act.start = h.env.now()
+		p.start = h.env.now()
 	}
 	m = h.stamp(m)
 	if p.id != 0 { // the set orders by p.id: a registered id must never change
@@ -144,7 +139,7 @@ func (q *reqContext) onReply(r Message) {
 			return
 		}
 		h.env.observe(Event{Kind: EventCheckpoint, Resource: q.act.resource, Token: q.act.token,
-			Duration: h.env.now() - q.act.start})
+			Duration: h.env.now() - q.start})
 		q.act.done(nil)
 	}
 }
