@@ -115,10 +115,11 @@ func (r *resource) read(m Message) Message {
 	if !ok {
 		return reply
 	}
-	if _, ok := r.env.Store.Get(k.token); !ok {
-		violated("durable-value-format", "key %q: a value without its token", k.value)
+	t, ok := r.env.Store.Get(k.token)
+	if !ok || len(t) != 8 {
+		violated("durable-value-format", "key %q: a value without its 8-byte token", k.value)
 	}
-	reply.Token = r.readUint(k.token)
+	reply.Token = binary.BigEndian.Uint64(t)
 	reply.Value = b[:len(b):len(b)] // stored values and messages are never modified
 	return reply
 }
