@@ -29,11 +29,11 @@ func (c nodeClock) Now() time.Duration {
 }
 
 // AfterFunc sets a kernel timer that runs f after d behind an
-// implementation boundary.
+// implementation boundary (the kernel keeps f: SetTimerVia).
 func (c nodeClock) AfterFunc(d time.Duration, f func()) lease.Timer {
 	t := c.timers.next()
-	t.n, t.f = c.n, f
-	t.id = c.n.SetTimerCallback(d, t)
+	t.n = c.n
+	t.id = c.n.SetTimerVia(d, f, implCall)
 	return t
 }
 
@@ -46,7 +46,7 @@ func (c nodeClock) AfterFunc(d time.Duration, f func()) lease.Timer {
 // once none of its timers is reachable.
 type timerChunk struct{ free []nodeTimer }
 
-// timerChunkLen is how many timers a chunk holds (24 bytes each).
+// timerChunkLen is how many timers a chunk holds (16 bytes each).
 const timerChunkLen = 64
 
 // next returns a zero timer no one else has.
@@ -63,16 +63,11 @@ func (c nodeClock) WallNow() time.Time {
 	return c.n.WallNow()
 }
 
-// nodeTimer is a lease.Timer on a kernel timer.
+// nodeTimer is a lease.Timer on a kernel timer: what Stop needs.
 type nodeTimer struct {
 	n  *sim.Node
 	id sim.TimerID
-	f  func() // the implementation's callback
 }
-
-// Run runs the implementation's callback behind its boundary: the kernel
-// calls it when the timer fires (sim.Callback).
-func (t *nodeTimer) Run() { implCall(t.f) }
 
 func (t *nodeTimer) Stop() bool {
 	return t.n.CancelTimer(t.id)
