@@ -274,7 +274,6 @@ func (k keyTracker) write(op *history.Operation, c *Coverage) {
 		l.keys = append(l.keys, in.Key)
 	}
 	k.refused[resourceKey{in.Resource, in.Key}] = !accepted
-	k.refused[resourceKey{in.Resource, in.Key}] = op.Output.Err != ""
 }
 
 // read counts a read of a key whose latest write was refused.

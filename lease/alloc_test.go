@@ -192,11 +192,12 @@ func TestSteadyStateAllocations(t *testing.T) {
 	for range 20 {
 		write()
 	}
-	// The pending request, its timeout callback and the callback that
-	// sends it once the failpoint lets it, the holder's copy of the
-	// caller's value (the message carries it away), and the record of
-	// token ‖ value the resource stores.
-	assert.LessOrEqual(t, testing.AllocsPerRun(100, write), 5.0, "a write cycle allocates a bounded few")
+	// The callback that sends the write once the failpoint lets it (it
+	// holds the write's action; the pending request is kept by value) and
+	// the holder's copy of the caller's value (the message carries it
+	// away). The resource stores the value as the message carries it, and
+	// a small token's encoding is shared.
+	assert.LessOrEqual(t, testing.AllocsPerRun(100, write), 2.0, "a write cycle allocates a bounded few")
 	assert.Equal(t, k.grant.Token, k.r.(lease.FenceLookup).Highest("lock"))
 }
 

@@ -10,10 +10,11 @@ func (h *holder) Write(resource, key string, value []byte, done func(error)) {
 		done(&actionError{shape: writeNotHeld, key: key, resource: resource, err: ErrLeaseExpired})
 		return
 	}
-	p := h.newActionPending(forWrite)
-	p.act.resource, p.act.token, p.act.key, p.act.done = resource, g.Token, key, done
-	p.act.body = slices.Clone(value) // the message carries it away: the caller may change value
-	h.env.failpoint(FailpointBeforeWrite, p.sendHeld)
+	act := action{resource: resource, token: g.Token, key: key, done: done,
+		body: slices.Clone(value)} // the message carries it away: the caller may change value
+	// The continuation holds act by value (a closure is one object; a
+	// method value of a pending would be a second).
+	h.env.failpoint(FailpointBeforeWrite, func() { h.sendHeld(forWrite, act) })
 }
 
 // Checkpoint stores state at the grantor under the lease's token.
@@ -24,10 +25,8 @@ func (h *holder) Checkpoint(resource string, state []byte, done func(error)) {
 		done(&actionError{shape: checkpointNotHeld, resource: resource, err: ErrLeaseExpired})
 		return
 	}
-	p := h.newActionPending(forCheckpoint)
-	p.act.resource, p.act.token, p.act.done = resource, g.Token, done
-	p.act.body = slices.Clone(state)
-	h.env.failpoint(FailpointBeforeCheckpoint, p.sendHeld)
+	act := action{resource: resource, token: g.Token, done: done, body: slices.Clone(state)}
+	h.env.failpoint(FailpointBeforeCheckpoint, func() { h.sendHeld(forCheckpoint, act) })
 }
 
 // SideEffect sends an unfenced side effect to the resource node.
@@ -78,8 +77,8 @@ func (h *holder) Read(resource, key string, done func(value []byte, token uint64
 		done(nil, 0, &actionError{shape: readNotHeld, key: key, resource: resource, err: ErrLeaseExpired})
 		return
 	}
-	p := h.newActionPending(forRead)
-	p.act.resource, p.act.token, p.act.key, p.act.read = resource, g.Token, key, done
+	p := pending{reqContext: reqContext{h: h, purpose: forRead,
+		act: action{resource: resource, token: g.Token, key: key, read: done}}}
 	p.to = h.resourceAddr
 	p.sendMessage(Message{Kind: KindRead, Resource: resource, Key: key, Token: g.Token})
 }

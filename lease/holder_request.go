@@ -33,16 +33,19 @@ type reqContext struct {
 	s     *session // acquire, renew: the session and its epoch when sent
 	epoch uint64
 
-	act *action // write, checkpoint
+	act   action        // write, checkpoint, read; zero for acquire and renew
+	start time.Duration // checkpoint: when it left
 }
 
-// action is what a write or a checkpoint acts under, and who hears of its
-// outcome. A renewal's pending has none, so it stays small.
+// action is what a write, a checkpoint or a read acts under, and who hears
+// of its outcome. It is kept by value in its pending (the set keeps
+// pendings by value), and a write's or a checkpoint's continuation holds
+// it by value until it is sent (Write), so a request allocates nothing of
+// its own but that continuation.
 type action struct {
 	resource string // what acts under token
 	token    uint64
-	key      string        // write
-	start    time.Duration // checkpoint: when it left
+	key      string // write, read
 	done     func(error)
 	read     func([]byte, uint64, error) // a read's done
 	body     []byte                      // the value or state, until it is sent (sendHeld)
@@ -54,17 +57,6 @@ func (h *holder) newPending(purpose reqPurpose, s *session) pending {
 	return pending{reqContext: reqContext{h: h, purpose: purpose, s: s, epoch: s.epoch}}
 }
 
-// newActionPending returns a new pending for purpose, write, checkpoint
-// or read, with its action (one allocation for both).
-func (h *holder) newActionPending(purpose reqPurpose) *pending {
-	ap := &struct {
-		pending
-		action
-	}{pending: pending{reqContext: reqContext{h: h, purpose: purpose}}}
-	ap.act = &ap.action
-	return &ap.pending
-}
-
 // request sends m to the node at to now. The reply or the timeout is
 // handled according to p's purpose.
 func (h *holder) request(to Addr, m Message, p *pending) {
@@ -72,19 +64,19 @@ func (h *holder) request(to Addr, m Message, p *pending) {
 	p.sendMessage(m)
 }
 
-// sendHeld sends the write or checkpoint that a failpoint may have held
-// back, built from p's context and body.
-func (p *pending) sendHeld() {
-	h := p.h
-	m := Message{Resource: p.act.resource, Token: p.act.token}
-	if p.purpose == forWrite {
-		m.Kind, m.Key, m.Value = KindWrite, p.act.key, p.act.body
+// sendHeld sends the write or checkpoint (purpose) that a failpoint may
+// have held back, built from act and its body.
+func (h *holder) sendHeld(purpose reqPurpose, act action) {
+	p := pending{reqContext: reqContext{h: h, purpose: purpose, act: act}}
+	m := Message{Resource: act.resource, Token: act.token}
+	if purpose == forWrite {
+		m.Kind, m.Key, m.Value = KindWrite, act.key, act.body
 		p.to = h.resourceAddr
 	} else {
-		m.Kind, m.State = KindCheckpoint, p.act.body
+		m.Kind, m.State = KindCheckpoint, act.body
 		p.to = h.grantorAddr
 	}
-	p.act.body = nil
+	p.act.body = nil // the message carries it; the pending need not keep it
 	p.sendMessage(m)
 }
 
@@ -94,7 +86,7 @@ func (p *pending) sendHeld() {
 func (p *pending) sendMessage(m Message) {
 	h := p.h
 	if p.purpose == forCheckpoint {
-		p.act.start = h.env.now()
+		p.start = h.env.now()
 	}
 	m = h.stamp(m)
 	if p.id != 0 { // the set orders by p.id: a registered id must never change
@@ -140,14 +132,14 @@ func (q *reqContext) onReply(r Message) {
 	case forWrite:
 		q.act.done(h.outcome(writeRejected, q.act.resource, q.act.token, r))
 	case forRead:
-		h.onReadReply(q.act, r)
+		h.onReadReply(&q.act, r)
 	case forCheckpoint:
 		if r.Err != CodeOK {
 			q.act.done(h.outcome(checkpointRejected, q.act.resource, q.act.token, r))
 			return
 		}
 		h.env.observe(Event{Kind: EventCheckpoint, Resource: q.act.resource, Token: q.act.token,
-			Duration: h.env.now() - q.act.start})
+			Duration: h.env.now() - q.start})
 		q.act.done(nil)
 	}
 }

@@ -1,8 +1,8 @@
 package lease
 
 import (
-	"cmp"
 	"slices"
+	"sort"
 	"time"
 )
 
@@ -25,8 +25,10 @@ func (s *pendingSet) add(p pending) {
 // take unregisters and returns the request with id if it is registered
 // and awaits a reply of kind.
 func (s *pendingSet) take(id uint64, kind Kind) (pending, bool) {
-	i, ok := slices.BinarySearchFunc(s.ps, id, func(p pending, id uint64) int { return cmp.Compare(p.id, id) })
-	if !ok || s.ps[i].kind != kind {
+	// By index, not slices.BinarySearchFunc: its comparison takes each
+	// probed pending by value, and a pending carries its action.
+	i := sort.Search(len(s.ps), func(i int) bool { return s.ps[i].id >= id })
+	if i == len(s.ps) || s.ps[i].id != id || s.ps[i].kind != kind {
 		return pending{}, false
 	}
 	p := s.ps[i]

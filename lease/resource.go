@@ -8,7 +8,8 @@ import (
 // Durable keys of the fenced resource.
 const (
 	keyHighestPrefix = "lease/resource/highest/" // + resource: highest accepted token
-	keyValuePrefix   = "lease/resource/value/"   // + resource NUL key: token ‖ value
+	keyValuePrefix   = "lease/resource/value/"   // + resource NUL key: the value last written
+	keyTokenPrefix   = "lease/resource/token/"   // + resource NUL key: the token that wrote it
 	keyEffectPrefix  = "lease/resource/effect/"  // + resource NUL id: count
 )
 
@@ -18,10 +19,14 @@ type resource struct {
 	// Storage keys, made once per resource (and key) rather than once per
 	// request; looked up, never iterated.
 	highestKeys map[string]string
-	valueKeys   map[resourceKey]string
+	valueKeys   map[resourceKey]valueKeys
 }
 
 type resourceKey struct{ resource, key string }
+
+// valueKeys are the storage keys of a key's value and of the token that
+// wrote it.
+type valueKeys struct{ value, token string }
 
 // highestKey returns the storage key of resource's highest accepted token.
 func (r *resource) highestKey(res string) string {
@@ -33,12 +38,13 @@ func (r *resource) highestKey(res string) string {
 	return k
 }
 
-// valueKey returns the storage key of key's value on resource.
-func (r *resource) valueKey(res, key string) string {
+// keysOf returns the storage keys of key's value on resource and of its
+// token.
+func (r *resource) keysOf(res, key string) valueKeys {
 	rk := resourceKey{res, key}
 	k, ok := r.valueKeys[rk]
 	if !ok {
-		k = keyValuePrefix + res + "\x00" + key
+		k = valueKeys{value: keyValuePrefix + res + "\x00" + key, token: keyTokenPrefix + res + "\x00" + key}
 		r.valueKeys[rk] = k
 	}
 	return k
@@ -50,7 +56,7 @@ func NewResource(env Env) (Resource, error) {
 	if err := env.validate(); err != nil {
 		return nil, fmt.Errorf("new resource: %w", err)
 	}
-	return &resource{env: env, highestKeys: make(map[string]string), valueKeys: make(map[resourceKey]string)}, nil
+	return &resource{env: env, highestKeys: make(map[string]string), valueKeys: make(map[resourceKey]valueKeys)}, nil
 }
 
 // Deliver handles Write, Read and Effect requests.
@@ -81,12 +87,15 @@ func (r *resource) write(m Message) (Message, bool) {
 		reply.Token = highest
 		return reply, true
 	}
-	value := make([]byte, 8+len(m.Value))
-	binary.BigEndian.PutUint64(value, m.Token)
-	copy(value[8:], m.Value)
+	// The value is stored as the message carries it, with no copy: a
+	// message's slices are never modified. The token it was written under
+	// is also the resource's highest, one shared encoding (uint64Value).
+	token := uint64Value(m.Token)
+	k := r.keysOf(m.Resource, m.Key)
 	err := putSynced(r.env.Store,
-		KV{Key: hk, Value: value[:8:8]},
-		KV{Key: r.valueKey(m.Resource, m.Key), Value: value})
+		KV{Key: hk, Value: token},
+		KV{Key: k.token, Value: token},
+		KV{Key: k.value, Value: m.Value})
 	if err != nil {
 		return Message{}, false // outcome unknown to the client, which times out
 	}
@@ -101,15 +110,17 @@ func (r *resource) write(m Message) (Message, bool) {
 func (r *resource) read(m Message) Message {
 	reply := m.reply()
 	reply.Key = m.Key
-	b, ok := r.env.Store.Get(r.valueKey(m.Resource, m.Key))
+	k := r.keysOf(m.Resource, m.Key)
+	b, ok := r.env.Store.Get(k.value)
 	if !ok {
 		return reply
 	}
-	if len(b) < 8 {
-		violated("durable-value-format", "%d bytes", len(b))
+	t, ok := r.env.Store.Get(k.token)
+	if !ok || len(t) != 8 {
+		violated("durable-value-format", "key %q: a value without its 8-byte token", k.value)
 	}
-	reply.Token = binary.BigEndian.Uint64(b)
-	reply.Value = b[8:len(b):len(b)] // stored values and messages are never modified
+	reply.Token = binary.BigEndian.Uint64(t)
+	reply.Value = b[:len(b):len(b)] // stored values and messages are never modified
 	return reply
 }
 

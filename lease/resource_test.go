@@ -48,6 +48,13 @@ func TestResourceReadAndDurability(t *testing.T) {
 	assert.Equal(t, []byte("v"), read.Value)
 	assert.Equal(t, uint64(4), read.Token)
 	assert.Equal(t, lease.CodeFenced, f.call("h1", resourceAddr, lease.Message{Kind: lease.KindWrite, Resource: "r", Token: 3, Key: "k"}).Err)
+
+	// A token past the shared small encodings reads back as written.
+	require.Equal(t, lease.CodeOK, f.call("h1", resourceAddr, lease.Message{Kind: lease.KindWrite, Resource: "r", Token: 1 << 40, Key: "k", Value: []byte("w")}).Err)
+	read = f.call("c9", resourceAddr, lease.Message{Kind: lease.KindRead, Resource: "r", Key: "k"})
+	assert.Equal(t, []byte("w"), read.Value)
+	assert.Equal(t, uint64(1<<40), read.Token)
+	assert.Equal(t, uint64(1<<40), r.(lease.FenceLookup).Highest("r"))
 }
 
 func TestResourceCountsUnfencedEffects(t *testing.T) {

@@ -13,7 +13,7 @@ func putSynced(s Storage, kvs ...KV) error {
 		value []byte
 		had   bool
 	}
-	var small [2]previous // the resource writes two pairs: no allocation
+	var small [3]previous // the resource writes three pairs: no allocation
 	prev := small[:0]
 	if len(kvs) > len(small) {
 		prev = make([]previous, 0, len(kvs))

@@ -19,7 +19,8 @@ type builder struct {
 	sc      Scenario
 	extra   lease.Observer
 	queue   *taskQueue
-	leaders *leaders // a replicated store's members: roles and leader terms (roles.go)
+	leaders *leaders   // a replicated store's members: roles and leader terms (roles.go)
+	timers  timerChunk // every node's timers (nodeClock)
 	bootErr error
 }
 
@@ -76,7 +77,7 @@ func (b *builder) env(n *sim.Node) lease.Env {
 	if b.extra != nil {
 		obs = lease.MultiObserver(obs, b.extra)
 	}
-	return newEnv(n, b.rec, obs)
+	return newEnv(n, b.rec, obs, &b.timers)
 }
 
 // booted stops the run if the implementation failed to boot on n.

@@ -21,7 +21,7 @@ import (
 // nodeClock is a node's monotonic clock with kernel timers.
 type nodeClock struct {
 	n      *sim.Node
-	timers *timerChunk // where its timers are carved from
+	timers *timerChunk // where its timers are carved from: the run's, shared by its nodes
 }
 
 func (c nodeClock) Now() time.Duration {
@@ -29,22 +29,24 @@ func (c nodeClock) Now() time.Duration {
 }
 
 // AfterFunc sets a kernel timer that runs f after d behind an
-// implementation boundary.
+// implementation boundary (the kernel keeps f: SetTimerVia).
 func (c nodeClock) AfterFunc(d time.Duration, f func()) lease.Timer {
 	t := c.timers.next()
-	t.n, t.f = c.n, f
-	t.id = c.n.SetTimerCallback(d, t)
+	t.n = c.n
+	t.id = c.n.SetTimerVia(d, f, implCall)
 	return t
 }
 
-// timerChunk carves a node incarnation's timers from chunks: the lease core
-// arms a timer for every request, renewal and expiry, and one allocation
-// per timerChunkLen timers costs a run less than one each. A timer is
-// handed out once and never reused, so whoever holds it may keep it; a
-// chunk is freed once none of its timers is reachable.
+// timerChunk carves a run's timers from chunks: the lease core arms a
+// timer for every request, renewal and expiry, and one allocation per
+// timerChunkLen timers costs a run less than one each. One carver serves
+// every node of a run (builder.timers), so a node incarnation that arms a
+// few timers leaves no part-used chunk of its own. A timer is handed out
+// once and never reused, so whoever holds it may keep it; a chunk is freed
+// once none of its timers is reachable.
 type timerChunk struct{ free []nodeTimer }
 
-// timerChunkLen is how many timers a chunk holds (40 bytes each).
+// timerChunkLen is how many timers a chunk holds (16 bytes each).
 const timerChunkLen = 64
 
 // next returns a zero timer no one else has.
@@ -61,16 +63,11 @@ func (c nodeClock) WallNow() time.Time {
 	return c.n.WallNow()
 }
 
-// nodeTimer is a lease.Timer on a kernel timer.
+// nodeTimer is a lease.Timer on a kernel timer: what Stop needs.
 type nodeTimer struct {
 	n  *sim.Node
 	id sim.TimerID
-	f  func() // the implementation's callback
 }
-
-// Run runs the implementation's callback behind its boundary: the kernel
-// calls it when the timer fires (sim.Callback).
-func (t *nodeTimer) Run() { implCall(t.f) }
 
 func (t *nodeTimer) Stop() bool {
 	return t.n.CancelTimer(t.id)
@@ -196,9 +193,9 @@ func (s nodeStorage) Sync() error {
 }
 
 // newEnv builds the lease environment of a node for its current
-// incarnation.
-func newEnv(n *sim.Node, rec *recorder, obs lease.Observer) lease.Env {
-	clock := nodeClock{n: n, timers: &timerChunk{}}
+// incarnation, its timers carved from the run's timers.
+func newEnv(n *sim.Node, rec *recorder, obs lease.Observer, timers *timerChunk) lease.Env {
+	clock := nodeClock{n: n, timers: timers}
 	if obs != nil {
 		obs = guardedObserver{&observerRef{obs}}
 	}

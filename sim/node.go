@@ -168,6 +168,19 @@ func (n *Node) SendRelease(to NodeID, payload any, release func(any)) bool {
 // and returns the zero TimerID.
 func (n *Node) SetTimer(d time.Duration, fn func()) TimerID { return n.SetTimerCallback(d, Func(fn)) }
 
+// SetTimerVia is SetTimer for a host that runs node code through a wrapper
+// of its own (a recover boundary, say): when the timer fires it calls
+// via(fn). Unlike a closure around fn, or a Callback holding it, it costs
+// no allocation: the kernel keeps both in the timer's slot. A nil via runs
+// fn directly.
+func (n *Node) SetTimerVia(d time.Duration, fn func(), via func(func())) TimerID {
+	id := n.SetTimerCallback(d, Func(fn))
+	if id.gen != 0 {
+		n.w.timers[id.slot].via = via
+	}
+	return id
+}
+
 // SetTimerCallback is SetTimer with c.Run as the function to run.
 func (n *Node) SetTimerCallback(d time.Duration, c Callback) TimerID {
 	if n.state == Crashed {

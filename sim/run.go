@@ -117,8 +117,12 @@ func (w *World) fireTimer(ev event) {
 	}
 	w.events++
 	w.record(RecTimer, t.node, -1, uint64(ev.ref), 0)
-	run := t.run
+	run, via := t.run, t.via
 	w.freeTimer(ev.ref, false)
+	if via != nil {
+		via(run.(Func)) // SetTimerVia sets via only beside a Func
+		return
+	}
 	run.Run()
 }
 

@@ -7,6 +7,7 @@ import "time"
 // old queue entry just goes stale and is skipped when it reaches the top.
 type timerSlot struct {
 	run      Callback
+	via      func(func())  // runs run, a Func, when set (SetTimerVia)
 	due      time.Duration // local monotonic deadline (node timers)
 	node     NodeID        // -1: a world call, not subject to pause or crash
 	gen      uint32        // identity handed out in TimerID; bumped when freed
@@ -86,7 +87,7 @@ func (w *World) pushTimerSeq(at Time, slot uint32, seq uint64) {
 // timer is cancelled rather than fired), that event goes stale.
 func (w *World) freeTimer(slot uint32, queued bool) {
 	t := &w.timers[slot]
-	t.run, t.live, t.deferred = nil, false, false
+	t.run, t.via, t.live, t.deferred = nil, nil, false, false
 	t.gen++
 	t.ver++
 	w.free = append(w.free, slot)

@@ -243,6 +243,27 @@ func TestSetTimerCallback(t *testing.T) {
 	assert.Equal(t, 1, c.runs, "the callback runs once for the timer that was not cancelled")
 }
 
+// SetTimerVia runs the function through the host's wrapper when the timer
+// fires, late after a pause, and never once the timer was cancelled.
+func TestSetTimerViaWrapsTheRun(t *testing.T) {
+	w := sim.New(sim.Config{})
+	n := w.AddNode("n", nil)
+	var log []string
+	via := func(f func()) {
+		log = append(log, "via")
+		f()
+	}
+	w.At(0, func() {
+		n.SetTimerVia(time.Second, func() { log = append(log, "fired at "+w.Now().String()) }, via)
+		cancelled := n.SetTimerVia(time.Second, func() { log = append(log, "cancelled fired") }, via)
+		n.CancelTimer(cancelled)
+		n.SetTimerVia(2*time.Second, func() { log = append(log, "direct") }, nil)
+	})
+	w.At(sim.Time(500*time.Millisecond), func() { n.Pause(time.Second) })
+	require.NoError(t, w.RunFor(3*time.Second).Err)
+	assert.Equal(t, []string{"via", "fired at 1.5s", "direct"}, log)
+}
+
 // A timer re-timed by a drift change keeps its place among the timers due
 // at the same instant, whatever slots the kernel gave them: B's slot is
 // A's cancelled neighbour's, lower than A's, and A was set first.
