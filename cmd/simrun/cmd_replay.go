@@ -30,7 +30,8 @@ func (a *app) replayCommand() *cobra.Command {
 		Use:   "replay DIR|DIR/run.json | --scenario NAME --seed N [--impl NAME] [--json] [--unknown fail|pass]",
 		Short: "re-run a seed and confirm its trace hash is identical",
 		Long: "replay DIR re-runs the run that `simrun run --out DIR` recorded (run.json, schedule.json; DIR/run.json\n" +
-			"works too) and compares the trace hash with the recorded one. replay --scenario NAME --seed N runs\n" +
+			"works too) and compares the trace hash with the recorded one; a goroutine-host run replays as its\n" +
+			"printed line does. replay --scenario NAME --seed N runs\n" +
 			"the seed twice and compares the two hashes. It then judges the replayed run as simrun run does.\n" +
 			"--json prints one object (schema_version " + strconv.Itoa(replaySchemaVersion) + ").\n\n" +
 			"Exit 1 when the hashes differ; otherwise the exit code of the replayed run's verdicts:\n" + exitRuleHelp,

@@ -68,6 +68,15 @@ func (h *goHost) wrap(c *cobra.Command) {
 		if err != nil {
 			return err
 		}
+		if g == nil && c.Name() == "replay" && len(args) == 1 {
+			var fromDir bool
+			if g, fromDir, err = h.replayDirTarget(cmd, args[0]); err != nil {
+				return err
+			}
+			if fromDir {
+				args = nil
+			}
+		}
 		if g == nil {
 			if c.Name() == "replay" && (cmd.Flags().Changed("schedule") || cmd.Flags().Changed("hash")) {
 				return usagef(cmd, "--schedule, --hash: only for goroutine-host implementations; an event-host run "+

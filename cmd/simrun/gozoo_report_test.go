@@ -99,6 +99,16 @@ func TestGoHostRunOutIsWhatCheckDraws(t *testing.T) {
 			assert.Equal(t, runJSON, checkJSON, "run.json")
 			assert.Equal(t, runTrace, checkTrace, "trace.perfetto.json")
 			assert.Contains(t, runPage, `class="verdict `+map[checker.Status]string{checker.OK: "ok", checker.Violated: "violated"}[tt.p1]+`"`)
+
+			// replay DIR (or DIR/run.json) replays the run as its line does.
+			for _, arg := range []string{dir, filepath.Join(dir, reports.RunJSONFile)} {
+				rp := simrun(t, "replay", arg)
+				assert.Equal(t, tt.code, rp.code, rp.stderr)
+				assert.Contains(t, rp.stdout, "trace hash "+run.TraceHash+", identical to --hash")
+			}
+			bad := simrun(t, "replay", dir, "--seed", "3")
+			assert.Equal(t, exitUsage, bad.code, bad.stderr)
+			assert.Contains(t, bad.stderr, "--seed: not with a run directory")
 		})
 	}
 }
