@@ -37,6 +37,11 @@ type ShrinkOptions struct {
 	// Resolution is the precision to which durations are shortened and
 	// windows closed earlier. Zero means DefaultShrinkResolution.
 	Resolution time.Duration
+	// Observed is the true time at which the failing run showed the
+	// failure (a checker's earliest violation), if the caller knows it;
+	// zero means unknown. Shrink first tries the schedule without the
+	// events after it.
+	Observed time.Duration
 }
 
 // ShrinkStats says what Shrink did.
@@ -49,7 +54,19 @@ type ShrinkStats struct {
 // Shrink cuts a failing schedule s down to a smaller one for which fails
 // still holds. It assumes fails(s) holds and never calls fails on s itself.
 //
-// It works in rounds, each first removing events, then shrinking what
+// It first makes coarse cuts, one attempt each, that delta debugging would
+// take many attempts to make:
+//
+//   - Without the events after opts.Observed, when the caller knows when
+//     the failure showed: in a deterministic run they cannot have caused
+//     it, so this nearly always holds and halves a typical swarm draw.
+//   - Without all the events of one kind, for each kind, then without all
+//     the events on one node, for each node. A run is chaotic: removing a
+//     fault changes the timing of everything after it, so a failure that
+//     hinges on timing survives one removal in a few, whatever its size,
+//     and big removals are worth their attempt.
+//
+// Then it works in rounds, each first removing events, then shrinking what
 // remains, until a round changes nothing or the attempts run out:
 //
 //   - Removing is delta debugging over the events in time order: chunks of
@@ -67,7 +84,7 @@ type ShrinkStats struct {
 // Every candidate is validated against opts.Nodes first; invalid ones are
 // skipped without calling fails. The result is sorted by time (stably, so
 // it is the same schedule) and validates. Shrink is deterministic: the same
-// schedule and predicate give the same result.
+// schedule, options and predicate give the same result.
 func Shrink(s Schedule, fails func(Schedule) bool, opts ShrinkOptions) (Schedule, ShrinkStats) {
 	k := &shrinker{fails: fails, nodes: opts.Nodes, attemptsMax: opts.MaxAttempts, res: opts.Resolution}
 	if k.attemptsMax <= 0 {
@@ -81,6 +98,10 @@ func Shrink(s Schedule, fails func(Schedule) bool, opts ShrinkOptions) (Schedule
 	}
 	k.best = s.clone()
 	k.best.Events = sortedByTime(k.best.Events)
+	if opts.Observed > 0 {
+		k.cutAfter(opts.Observed)
+	}
+	k.removeGroups()
 	for range shrinkRoundsMax {
 		before := k.stats.Accepted
 		k.removeEvents()

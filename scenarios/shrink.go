@@ -62,7 +62,11 @@ func ShrinkSeed(sc Scenario, seed uint64, opts Options, maxAttempts int) (*Shrun
 	if !fails(out.Schedule) {
 		return nil, fmt.Errorf("%w: %s of scenario %s seed %d", ErrNotReproducible, target.Property, sc.Name, seed)
 	}
-	small, stats := faults.Shrink(out.Schedule, fails, faults.ShrinkOptions{Nodes: sc.NodesFor(opts.Impl.OrCorrect()), MaxAttempts: maxAttempts})
+	shrinkOpts := faults.ShrinkOptions{Nodes: sc.NodesFor(opts.Impl.OrCorrect()), MaxAttempts: maxAttempts}
+	if len(target.Violations) > 0 { // earliest first
+		shrinkOpts.Observed = target.Violations[0].At.Duration()
+	}
+	small, stats := faults.Shrink(out.Schedule, fails, shrinkOpts)
 	// The last failing run may have been a larger candidate: run the
 	// smallest once more for its hash.
 	o := opts
