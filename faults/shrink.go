@@ -59,7 +59,8 @@ type ShrinkStats struct {
 //
 //   - Without the events after opts.Observed, when the caller knows when
 //     the failure showed: in a deterministic run they cannot have caused
-//     it, so this nearly always holds and halves a typical swarm draw.
+//     it, so this nearly always holds; on swarm draws it drops about two
+//     events in five.
 //   - Without all the events of one kind, for each kind, then without all
 //     the events on one node, for each node. A run is chaotic: removing a
 //     fault changes the timing of everything after it, so a failure that
