@@ -68,7 +68,10 @@ type ShrinkStats struct {
 //     and big removals are worth their attempt.
 //
 // Then it works in rounds, each first removing events, then shrinking what
-// remains, until a round changes nothing or the attempts run out:
+// remains, until a round changes nothing or the attempts run out. The
+// first rounds only try each magnitude and window at its smallest, so
+// that the attempts go to removing events first; once such a round
+// changes nothing, the rounds bisect as well:
 //
 //   - Removing is delta debugging over the events in time order: chunks of
 //     half the schedule, then quarters, down to single events. Removing an
@@ -103,13 +106,17 @@ func Shrink(s Schedule, fails func(Schedule) bool, opts ShrinkOptions) (Schedule
 		k.cutAfter(opts.Observed)
 	}
 	k.removeGroups()
+	k.quick = true
 	for range shrinkRoundsMax {
 		before := k.stats.Accepted
 		k.removeEvents()
 		k.shrinkEvents()
 		k.best.Events = sortedByTime(k.best.Events)
-		if k.stats.Accepted == before || k.stats.Exhausted {
+		if k.stats.Exhausted || k.stats.Accepted == before && !k.quick {
 			break
+		}
+		if k.stats.Accepted == before {
+			k.quick = false
 		}
 	}
 	return k.best, k.stats
@@ -123,6 +130,9 @@ type shrinker struct {
 	res         time.Duration
 	best        Schedule
 	stats       ShrinkStats
+	// quick makes bisect try only the smallest value, so that the first
+	// rounds spend their attempts on removing events.
+	quick bool
 }
 
 // try tests candidate c. If c is valid, differs from the best and still
@@ -321,7 +331,7 @@ func (k *shrinker) closeEarlier(i int) {
 // magnitude does not matter at all.
 func (k *shrinker) bisect(i int, lo, hi, res int64, set func(c *Event, v int64)) {
 	build := func(v int64) Schedule { return k.withEvent(i, func(c *Event) { set(c, v) }) }
-	if hi <= lo || k.try(build(lo)) {
+	if hi <= lo || k.try(build(lo)) || k.quick {
 		return
 	}
 	for hi-lo > res && !k.stats.Exhausted {

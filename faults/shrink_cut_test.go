@@ -59,13 +59,13 @@ func TestShrinkCutsAfterTheObservedTime(t *testing.T) {
 		attemptsMax int
 	}{
 		{name: "two needed events before the failure", observed: 150 * sec, needed: []time.Duration{20 * sec, 140 * sec},
-			firstLen: 150, attemptsMax: 40},
+			firstLen: 150, attemptsMax: 45},
 		{name: "an event at the observed time itself stays", observed: 150 * sec, needed: []time.Duration{150 * sec},
-			firstLen: 150, attemptsMax: 25},
+			firstLen: 150, attemptsMax: 30},
 		{name: "a needed event after a wrong observed time is not dropped", observed: 100 * sec,
-			needed: []time.Duration{20 * sec, 200 * sec}, firstLen: 100, attemptsMax: 50},
+			needed: []time.Duration{20 * sec, 200 * sec}, firstLen: 100, attemptsMax: 55},
 		{name: "no observed time: no cut, still minimal", needed: []time.Duration{20 * sec, 140 * sec},
-			firstLen: -1, attemptsMax: 45},
+			firstLen: -1, attemptsMax: 50},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -122,4 +122,55 @@ func TestShrinkRemovesWholeGroups(t *testing.T) {
 	}
 	assert.Equal(t, []int{45, 45, 60, 60, 30}, sizes[:5],
 		"without the pauses, the steps, n1's, n2's, then n3's events")
+}
+
+func TestShrinkRemovesBeforeItBisects(t *testing.T) {
+	// The failure needs c's pause longer than 3s and a's pause, and b's
+	// pause as long as a's lasts more than a millisecond. Bisecting c comes
+	// first in time order and costs a dozen attempts; trying each magnitude
+	// at its smallest first lets a shrink to a millisecond and b go within
+	// a budget that bisection would spend on c.
+	sec := time.Second
+	s := longSchedule(12)
+	for i := range s.Events {
+		s.Events[i].Node, s.Events[i].Duration = "n3", 9*sec
+	}
+	c, a, b := sec, 2*sec, 3*sec
+	pause := func(s faults.Schedule, at time.Duration) (time.Duration, bool) {
+		for _, e := range s.Events {
+			if e.At == at {
+				return e.Duration, true
+			}
+		}
+		return 0, false
+	}
+	fails := func(s faults.Schedule) bool {
+		dc, okC := pause(s, c)
+		da, okA := pause(s, a)
+		_, okB := pause(s, b)
+		return okC && dc > 3*sec && okA && (okB || da <= faults.DefaultShrinkResolution)
+	}
+	tests := []struct {
+		name        string
+		maxAttempts int
+		check       func(t *testing.T, got faults.Schedule)
+	}{
+		{name: "within a tight budget, b is gone", maxAttempts: 25, check: func(t *testing.T, got faults.Schedule) {
+			assert.Equal(t, []time.Duration{c, a}, at(got))
+		}},
+		{name: "given the attempts, c is bisected as well", check: func(t *testing.T, got faults.Schedule) {
+			assert.Equal(t, []time.Duration{c, a}, at(got))
+			dc, _ := pause(got, c)
+			assert.InDelta(t, 3*sec, dc, float64(faults.DefaultShrinkResolution))
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got, stats := faults.Shrink(s, fails, faults.ShrinkOptions{Nodes: shrinkNodes, MaxAttempts: tt.maxAttempts})
+			require.NoError(t, got.Validate(shrinkNodes))
+			assert.True(t, fails(got))
+			t.Logf("%d attempts: %s", stats.Attempts, got)
+			tt.check(t, got)
+		})
+	}
 }

@@ -262,5 +262,5 @@ func ExampleShrink() {
 	// Output:
 	// 2s pause n1 for 3.000625s
 	// 40s heal phase
-	// 5 events -> 1 in 34 attempts
+	// 5 events -> 1 in 36 attempts
 }
