@@ -41,7 +41,8 @@ type Shrunk struct {
 // violates, and removes fault events and shortens faults for as long as the
 // same seed, run with the smaller schedule (opts.Schedule), still violates
 // that property; faults.Shrink does the search, in at most maxAttempts
-// runs (zero means faults.DefaultShrinkAttempts). An error from Execute is
+// runs (zero means faults.DefaultShrinkAttempts), told the time of the
+// property's earliest violation so that it first drops the faults after it. An error from Execute is
 // returned as is; a passing seed gives ErrNothingToShrink.
 func ShrinkSeed(sc Scenario, seed uint64, opts Options, maxAttempts int) (*Shrunk, error) {
 	out, err := Execute(sc, seed, opts)
@@ -62,7 +63,11 @@ func ShrinkSeed(sc Scenario, seed uint64, opts Options, maxAttempts int) (*Shrun
 	if !fails(out.Schedule) {
 		return nil, fmt.Errorf("%w: %s of scenario %s seed %d", ErrNotReproducible, target.Property, sc.Name, seed)
 	}
-	small, stats := faults.Shrink(out.Schedule, fails, faults.ShrinkOptions{Nodes: sc.NodesFor(opts.Impl.OrCorrect()), MaxAttempts: maxAttempts})
+	shrinkOpts := faults.ShrinkOptions{Nodes: sc.NodesFor(opts.Impl.OrCorrect()), MaxAttempts: maxAttempts}
+	if len(target.Violations) > 0 { // earliest first
+		shrinkOpts.Observed = target.Violations[0].At.Duration()
+	}
+	small, stats := faults.Shrink(out.Schedule, fails, shrinkOpts)
 	// The last failing run may have been a larger candidate: run the
 	// smallest once more for its hash.
 	o := opts
