@@ -40,46 +40,36 @@ func (h *goHost) readKnobs(cmd *cobra.Command, g *goImpl) (gohost.KnobValues, er
 	if len(flags) == 0 {
 		return nil, nil
 	}
-	values := gohost.KnobValues{}
-	for _, f := range flags {
-		name, vs, err := gohost.ParseKnob(f)
-		switch {
-		case err != nil:
-			return nil, usagef(cmd, "--knob: %w", err)
-		case len(vs) != 1:
-			return nil, usagef(cmd, "--knob %s: one value here (a list of values is simrun tune's grid)", f)
-		}
-		if _, twice := values[name]; twice {
-			return nil, usagef(cmd, "--knob %s: knob %s is set twice", f, name)
-		}
-		values[name] = vs[0]
-	}
-	if err := h.checkKnobs(cmd, g, values); err != nil {
-		if errors.Is(err, gohost.ErrBadKnob) {
-			return nil, usagef(cmd, "--knob: %w", err)
-		}
-		return nil, err
-	}
-	return values, nil
+	return h.knobValues(cmd, g, flags, "--knob")
 }
 
 // summaryKnobs reads the knob settings a sweep summary recorded, for
 // --rerun-failures without --knob: the failing runs re-run as they ran.
 func (h *goHost) summaryKnobs(cmd *cobra.Command, g *goImpl, settings []string, file string) (gohost.KnobValues, error) {
+	return h.knobValues(cmd, g, settings, "--rerun-failures: "+file+": knobs")
+}
+
+// knobValues reads settings (NAME=VALUE, one value a knob, each knob
+// once) for g and checks them against its knobs and with its worker; a
+// bad one is bad input, its message led by where the settings came from.
+func (h *goHost) knobValues(cmd *cobra.Command, g *goImpl, settings []string, where string) (gohost.KnobValues, error) {
 	values := gohost.KnobValues{}
 	for _, s := range settings {
 		name, vs, err := gohost.ParseKnob(s)
-		if err == nil && len(vs) != 1 {
-			err = fmt.Errorf("%s: one value a knob", s)
+		switch {
+		case err != nil:
+			return nil, usagef(cmd, "%s: %w", where, err)
+		case len(vs) != 1:
+			return nil, usagef(cmd, "%s %s: one value here (a list of values is simrun tune's grid)", where, s)
 		}
-		if err != nil {
-			return nil, usagef(cmd, "--rerun-failures: %s: knobs: %w", file, err)
+		if _, twice := values[name]; twice {
+			return nil, usagef(cmd, "%s %s: knob %s is set twice", where, s, name)
 		}
 		values[name] = vs[0]
 	}
 	if err := h.checkKnobs(cmd, g, values); err != nil {
 		if errors.Is(err, gohost.ErrBadKnob) {
-			return nil, usagef(cmd, "--rerun-failures: %s: knobs: %w", file, err)
+			return nil, usagef(cmd, "%s: %w", where, err)
 		}
 		return nil, err
 	}

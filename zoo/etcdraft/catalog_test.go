@@ -34,17 +34,6 @@ func execute(t *testing.T, sc scenarios.Scenario, seed uint64, impl lease.Impl) 
 	return out
 }
 
-// status returns the status of property prop in out, "" if it has none
-// (the panic verdict is given only when the implementation panicked).
-func status(out *scenarios.Outcome, prop string) checker.Status {
-	for _, r := range out.Checks {
-		if r.Property == prop {
-			return r.Status
-		}
-	}
-	return ""
-}
-
 // TestCatalog runs every catalogue scenario the store supports: P1, P2
 // and P4 must never be violated (P1 may only be unknown when drift went
 // beyond rho), and the premise must hold.
@@ -55,9 +44,9 @@ func TestCatalog(t *testing.T) {
 				out := execute(t, sc, seed, Impl())
 				for _, prop := range []string{"P1", "P2", "P4", "P5", "P6"} {
 					assert.Contains(t, []checker.Status{checker.OK, checker.NotApplicable, checker.Unknown},
-						status(out, prop), "%s", prop)
+						out.Verdict(prop), "%s", prop)
 				}
-				assert.NotEqual(t, checker.Violated, status(out, scenarios.PanicProperty))
+				assert.NotEqual(t, checker.Violated, out.Verdict(scenarios.PanicProperty))
 				for _, p := range out.History.Premises {
 					assert.True(t, p.Held, "premise %s: %s", p.Name, p.Detail)
 				}
@@ -91,7 +80,7 @@ func TestMutantsCaught(t *testing.T) {
 			require.NoError(t, err)
 			for seed := tt.first; seed <= tt.last; seed++ {
 				out := execute(t, sc, seed, byName[tt.mutant])
-				if status(out, "P1") == checker.Violated || status(out, "P3") == checker.Violated {
+				if out.Verdict("P1") == checker.Violated || out.Verdict("P3") == checker.Violated {
 					return
 				}
 			}

@@ -73,7 +73,7 @@ func TestSilentHolderMakesP1Unknown(t *testing.T) {
 
 			judged, err := scenarios.Execute(sc, 1, scenarios.Options{Impl: Impl()})
 			require.NoError(t, err)
-			assert.Equal(t, checker.OK, status(judged, "P1"), "with its observer the same holder is judged")
+			assert.Equal(t, checker.OK, judged.Verdict("P1"), "with its observer the same holder is judged")
 		})
 	}
 }

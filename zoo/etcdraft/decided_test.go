@@ -29,7 +29,7 @@ func TestP3DecidesLargeLessorHistories(t *testing.T) {
 					assert.Equal(t, checker.OK, r.Status, r.Summary)
 				}
 			}
-			assert.Equal(t, checker.OK, status(out, "P3"))
+			assert.Equal(t, checker.OK, out.Verdict("P3"))
 		})
 	}
 }
