@@ -91,7 +91,11 @@ func (a *app) sweepConfig(cmd *cobra.Command, f sweepFlags) (sweep.Config, error
 			return cfg, err
 		}
 	}
-	return cfg, a.shardAndParallel(cmd, f, &cfg)
+	if err := a.shardAndParallel(cmd, f, &cfg); err != nil {
+		return cfg, err
+	}
+	shareHeap(cfg.Parallel)
+	return cfg, nil
 }
 
 // shardAndParallel reads --shard, --parallel and --verify-determinism

@@ -141,6 +141,7 @@ func (a *app) tuneConfig(cmd *cobra.Command, f tuneFlags) (tune.Config, error) {
 	case f.parallel < 0:
 		return cfg, usagef(cmd, "--parallel: must not be negative, got %d", f.parallel)
 	}
+	shareHeap(cfg.Parallel)
 	return cfg, nil
 }
 

@@ -41,6 +41,7 @@ package batchgc
 import (
 	"os"
 	"runtime/debug"
+	"sync/atomic"
 )
 
 const (
@@ -68,6 +69,7 @@ func Apply() (restore func()) {
 	if os.Getenv("GOGC") == "" {
 		debug.SetGCPercent(MaxGCPercent)
 		t = startTuner()
+		active.Store(t)
 	}
 	if os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(MemoryLimit)
@@ -75,8 +77,27 @@ func Apply() (restore func()) {
 	return func() {
 		if t != nil {
 			t.stop()
+			active.CompareAndSwap(t, nil)
 		}
 		debug.SetGCPercent(percent)
 		debug.SetMemoryLimit(limit)
+	}
+}
+
+// active is the tuner Apply started, if it runs.
+var active atomic.Pointer[tuner]
+
+// RunsAtOnce tells the policy that n runs share the heap at once (a
+// sweep's --parallel), from the next collection on: the heap then grows to
+// n times Threshold, at up to n times MaxGCPercent, so that each run has
+// the headroom of a run alone. The runtime's floor for the heap goal (4 MB
+// × GOGC/100) is one heap's, not one run's: at one run's policy, two runs
+// of a sweep of zoo/etcdraft, whose live heap is 2-5 MB, shared a 16 MB
+// goal and collected about twice as often per run as one run alone
+// (docs/performance.md). It does nothing when the environment's GOGC
+// turned the tuning off.
+func RunsAtOnce(n int) {
+	if t := active.Load(); t != nil {
+		t.runs.Store(int64(max(n, 1)))
 	}
 }

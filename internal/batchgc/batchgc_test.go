@@ -19,6 +19,20 @@ func gcPercent() int {
 	return p
 }
 
+// settle brings collections about until GOGC is want, or a hundred have
+// run, and returns GOGC. The tuner runs after a collection, in the
+// finalizer goroutine; allocation brings one about, as batch work does.
+func settle(t *testing.T, want int) int {
+	for range 100 {
+		require.True(t, gcwatch.Churn(1), "a collection ran")
+		runtime.Gosched()
+		if gcPercent() == want {
+			break
+		}
+	}
+	return gcPercent()
+}
+
 // The policy applies unless the environment sets GOGC or GOMEMLIMIT, and
 // restore puts back what was there.
 func TestApplyAndRestore(t *testing.T) {
@@ -50,23 +64,34 @@ func TestGOGCFollowsTheLiveHeap(t *testing.T) {
 	t.Setenv("GOGC", "")
 	defer batchgc.Apply()()
 
-	settle := func(want int) int {
-		// The tuner runs after a collection, in the finalizer goroutine;
-		// allocation brings one about, as batch work does.
-		for range 100 {
-			require.True(t, gcwatch.Churn(1), "a collection ran")
-			runtime.Gosched()
-			if gcPercent() == want {
-				break
-			}
-		}
-		return gcPercent()
-	}
-	assert.Equal(t, batchgc.MaxGCPercent, settle(batchgc.MaxGCPercent), "a small live heap")
+	assert.Equal(t, batchgc.MaxGCPercent, settle(t, batchgc.MaxGCPercent), "a small live heap")
 	big := make([]byte, batchgc.Threshold)
 	for i := range big {
 		big[i] = byte(i)
 	}
-	assert.Equal(t, batchgc.MinGCPercent, settle(batchgc.MinGCPercent), "a live heap past the threshold")
+	assert.Equal(t, batchgc.MinGCPercent, settle(t, batchgc.MinGCPercent), "a live heap past the threshold")
 	runtime.KeepAlive(big)
+}
+
+// With two runs at once, a small live heap's GOGC is twice MaxGCPercent
+// from the next collection on; the environment's GOGC still wins.
+func TestRunsAtOnce(t *testing.T) {
+	defer debug.SetGCPercent(debug.SetGCPercent(100))
+	t.Setenv("GOGC", "")
+	restore := batchgc.Apply()
+	batchgc.RunsAtOnce(2)
+	assert.Equal(t, 2*batchgc.MaxGCPercent, settle(t, 2*batchgc.MaxGCPercent), "two runs, a small live heap")
+	batchgc.RunsAtOnce(1)
+	assert.Equal(t, batchgc.MaxGCPercent, settle(t, batchgc.MaxGCPercent), "one run again")
+	restore()
+
+	t.Setenv("GOGC", "150")
+	defer batchgc.Apply()()
+	debug.SetGCPercent(150)
+	batchgc.RunsAtOnce(2)
+	for range 5 {
+		require.True(t, gcwatch.Churn(1), "a collection ran")
+		runtime.Gosched()
+	}
+	assert.Equal(t, 150, gcPercent(), "the environment's GOGC turned the tuning off")
 }

@@ -23,6 +23,7 @@ var heapInUse = [...]string{"/memory/classes/heap/objects:bytes", "/memory/class
 // lock; stop may be called from any goroutine.
 type tuner struct {
 	stopped atomic.Bool
+	runs    atomic.Int64 // runs that share the heap at once (RunsAtOnce)
 	sample  [len(heapInUse)]metrics.Sample
 	percent int // the GOGC last set
 }
@@ -34,6 +35,7 @@ type sentinel struct{ t *tuner }
 // startTuner starts tuning at MaxGCPercent and returns the tuner.
 func startTuner() *tuner {
 	t := &tuner{percent: MaxGCPercent}
+	t.runs.Store(1)
 	for i, name := range heapInUse {
 		t.sample[i].Name = name
 	}
@@ -65,7 +67,7 @@ func afterCollection(s *sentinel) {
 		}
 		inUse += s.Value.Uint64()
 	}
-	if p := gcPercent(inUse); p != t.percent && !t.stopped.Load() {
+	if p := gcPercent(inUse, t.runs.Load()); p != t.percent && !t.stopped.Load() {
 		debug.SetGCPercent(p)
 		t.percent = p
 	}
@@ -73,11 +75,14 @@ func afterCollection(s *sentinel) {
 }
 
 // gcPercent is the GOGC at which a heap of inUse bytes grows to Threshold
-// before the next collection, within MinGCPercent and MaxGCPercent.
-func gcPercent(inUse uint64) int {
+// for each of the runs that share it (RunsAtOnce) before the next
+// collection, within MinGCPercent and MaxGCPercent times those runs.
+func gcPercent(inUse uint64, runs int64) int {
+	runs = max(runs, 1)
+	most := float64(MaxGCPercent * runs)
 	if inUse == 0 {
-		return MaxGCPercent
+		return int(most)
 	}
-	p := math.Floor(float64(Threshold)/float64(inUse)*100) - 100
-	return int(min(max(p, MinGCPercent), MaxGCPercent))
+	p := math.Floor(float64(Threshold*runs)/float64(inUse)*100) - 100
+	return int(min(max(p, MinGCPercent), most))
 }

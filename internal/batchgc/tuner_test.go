@@ -16,18 +16,26 @@ func TestGCPercent(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
 		inUse uint64
+		runs  int64
 		want  int
 	}{
-		{"no heap read", 0, MaxGCPercent},
-		{"a sweep's few megabytes", 4 << 20, MaxGCPercent},
-		{"a fifth of the threshold", Threshold / 5, 400},
-		{"a quarter", Threshold / 4, 300},
-		{"a half", Threshold / 2, 100},
-		{"past the threshold's two thirds", Threshold * 3 / 4, MinGCPercent},
-		{"past the threshold", 2 * Threshold, MinGCPercent},
+		{"no heap read", 0, 1, MaxGCPercent},
+		{"a sweep's few megabytes", 4 << 20, 1, MaxGCPercent},
+		{"a fifth of the threshold", Threshold / 5, 1, 400},
+		{"a quarter", Threshold / 4, 1, 300},
+		{"a half", Threshold / 2, 1, 100},
+		{"past the threshold's two thirds", Threshold * 3 / 4, 1, MinGCPercent},
+		{"past the threshold", 2 * Threshold, 1, MinGCPercent},
+		{"no heap read, two runs", 0, 2, 2 * MaxGCPercent},
+		{"a few megabytes, two runs", 4 << 20, 2, 2 * MaxGCPercent},
+		{"two fifths of the threshold, two runs", 2 * Threshold / 5, 2, 400},
+		{"a quarter of the threshold, two runs", Threshold / 4, 2, 700},
+		{"a half each, two runs", Threshold, 2, 100},
+		{"past the threshold, two runs", 4 * Threshold, 2, MinGCPercent},
+		{"runs below one count as one", 4 << 20, 0, MaxGCPercent},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			assert.Equal(t, tc.want, gcPercent(tc.inUse))
+			assert.Equal(t, tc.want, gcPercent(tc.inUse, tc.runs))
 		})
 	}
 }
