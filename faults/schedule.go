@@ -68,6 +68,19 @@ type Event struct {
 	Action Action
 }
 
+// Faults counts the faults s injects: its events less those that only end
+// an earlier fault (a heal, a restart, a link-reset, a drift back to zero),
+// so a crash with its restart, or a partition with its heal, is one fault.
+func (s Schedule) Faults() int {
+	n := 0
+	for _, e := range s.Events {
+		if !endsWindow(e) {
+			n++
+		}
+	}
+	return n
+}
+
 // order returns the indices of s.Events sorted by time, ties broken by
 // index: the order in which the events act.
 func (s Schedule) order() []int {

@@ -114,3 +114,25 @@ func TestScheduleString(t *testing.T) {
 		"10s heal phase",
 	}, "\n"), s.String())
 }
+
+// A fault and the event that ends it count once.
+func TestScheduleFaults(t *testing.T) {
+	ev := func(k Kind) Event { return Event{Kind: k} }
+	for _, tc := range []struct {
+		name   string
+		events []Event
+		want   int
+	}{
+		{"none", nil, 0},
+		{"a pause", []Event{ev(KindPause)}, 1},
+		{"a crash and its restart", []Event{ev(KindCrash), ev(KindRestart)}, 1},
+		{"a partition and its heal", []Event{ev(KindPartition), ev(KindHeal)}, 1},
+		{"a link change and its reset", []Event{ev(KindLink), ev(KindLinkReset)}, 1},
+		{"a drift and its return to zero", []Event{{Kind: KindDrift, Drift: 0.01}, {Kind: KindDrift}}, 1},
+		{"a crash left down, a pause", []Event{ev(KindCrash), ev(KindPause)}, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			assert.Equal(t, tc.want, Schedule{Events: tc.events}.Faults())
+		})
+	}
+}
