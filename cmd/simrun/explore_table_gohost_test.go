@@ -180,3 +180,38 @@ func TestExploredScenarios(t *testing.T) {
 		})
 	}
 }
+
+// The catalogue's order is seed-major: seed 1 of every scenario, then
+// seed 2; nothing failing within the budget is 0.
+func TestSeedMajorRuns(t *testing.T) {
+	var order []string
+	failAt := func(scenario int, seed uint64) func(int, uint64) bool {
+		return func(i int, s uint64) bool {
+			order = append(order, fmt.Sprintf("%d/%d", i, s))
+			return i == scenario && s == seed
+		}
+	}
+	assert.Equal(t, 5, seedMajorRuns(3, 10, failAt(1, 2)))
+	assert.Equal(t, []string{"0/1", "1/1", "2/1", "0/2", "1/2"}, order)
+	assert.Equal(t, 0, seedMajorRuns(3, 4, failAt(1, 2)), "beyond the budget")
+	assert.Equal(t, 3, seedMajorRuns(1, 10, failAt(0, 3)), "one scenario: its seeds in order")
+}
+
+// Both tables' rows have as many cells as their header, and a goroutine-host
+// row names its scenario and the failures its worker did not reproduce.
+func TestExploreTableColumns(t *testing.T) {
+	event := tableRow{impl: "mutant/x", catalogue: 3, swarm: 2, explored: []int{4, 0, 7}, shrunk: []int{1, 2}}
+	gor := tableRow{impl: "redsync", scenario: "redsync-swarm/volatile", catalogue: 1, swarm: 3, explored: []int{26, 1, 21},
+		shrunk: []int{1, 1}, unshrunk: 1}
+	for _, rows := range [][]tableRow{{event}, {gor}} {
+		lines := strings.Split(strings.TrimSpace(exploreTable(rows, 100, 3)), "\n")
+		require.Len(t, lines, 5)
+		cells := strings.Count(lines[2], "|")
+		assert.Equal(t, cells, strings.Count(lines[3], "|"), lines[3])
+		assert.Equal(t, cells, strings.Count(lines[4], "|"), lines[4])
+	}
+	line := gor.markdown(100)
+	assert.Contains(t, line, "| `redsync` | `redsync-swarm/volatile` | 1 | 3 | 21 | 3/3 | 26, 1, 21 |")
+	assert.Contains(t, line, "(1 not reproduced to shrink)")
+	assert.Contains(t, goRowLine(tableRow{impl: "k8s/nodelease", catalogue: 1}, 100), "not explored")
+}
