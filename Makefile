@@ -17,7 +17,7 @@ ZOO_MODULES := zoo/consul zoo/etcd zoo/etcdraft zoo/hraft zoo/k8s zoo/redsync zo
 # zoo's event-host systems and so is a module of its own, docs/decisions/0041), deploy's tests and the zoo.
 MODULES := cmd/simrun deploy $(ZOO_MODULES)
 
-.PHONY: run test bench bench-gohost fuzz lint build image clean tune-example etcd-stories consul-tables zoo-modules zookeeper-results explore-table realtime-stories verdicts-load etcd-robustness
+.PHONY: run test bench bench-gohost fuzz lint build image clean tune-example etcd-stories consul-tables zoo-modules zookeeper-results explore-table explore-table-gohost realtime-stories verdicts-load etcd-robustness
 
 ## image: the simrun image deploy/k8s's Jobs run (needs docker; deploy's tests check the manifests name it).
 image:
@@ -116,6 +116,16 @@ explore-table:
 	@mkdir -p out
 	EXPLORE_TABLE=$(CURDIR)/out/explore-table.md EXPLORE_BUDGET=$(or $(EXPLORE_BUDGET),100) \
 		EXPLORE_SEEDS=$(or $(EXPLORE_SEEDS),3) $(GO) -C cmd/simrun test -count=1 -run '^TestExploreTable$$' -timeout 120m -v .
+
+## explore-table-gohost: docs/explore.md's goroutine-host table: for each goroutine-host implementation of the zoo,
+## runs to the first failure of its catalogue sweep, of the seeds of each scenario whose nemesis draws the most fault
+## kinds, and of simrun explore on it (explorer seeds 1-EXPLORE_SEEDS, 3), within EXPLORE_BUDGET runs (100);
+## EXPLORE_IMPLS=a,b picks rows. Written to out/explore-table-gohost.md (worker processes: tens of minutes).
+explore-table-gohost:
+	@mkdir -p out
+	EXPLORE_TABLE_GOHOST=$(CURDIR)/out/explore-table-gohost.md EXPLORE_BUDGET=$(or $(EXPLORE_BUDGET),100) \
+		EXPLORE_SEEDS=$(or $(EXPLORE_SEEDS),3) EXPLORE_IMPLS=$(EXPLORE_IMPLS) \
+		$(GO) -C cmd/simrun test -count=1 -run '^TestExploreTableGoHost$$' -timeout 120m -v .
 
 ## zoo-modules: every zoo/*/go.mod is in ZOO_MODULES and every cmd/*/go.mod in MODULES, so that no module goes
 ## untested.

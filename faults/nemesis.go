@@ -198,6 +198,11 @@ func (n Nemesis) lacks(k Kind) string {
 
 // pool returns the kinds n draws from, in catalogue order, so that the
 // order of Kinds does not change what a seed draws.
+// Pool returns the fault kinds the nemesis draws from: Kinds, or every
+// kind the other fields make drawable when Kinds is empty, without those
+// the other fields rule out.
+func (n Nemesis) Pool() []Kind { return n.pool() }
+
 func (n Nemesis) pool() []Kind {
 	var pool []Kind
 	for _, ki := range kinds {

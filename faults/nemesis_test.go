@@ -285,3 +285,24 @@ func TestNemesisZeroIntensityDrawsOnlyTheHealPhase(t *testing.T) {
 	assert.Equal(t, Schedule{Version: Version, HealAt: time.Minute}, s)
 	require.NoError(t, s.Validate(n.nodes()))
 }
+
+// Pool lists the kinds a nemesis draws: those Kinds names, or with Kinds
+// empty every kind its other fields make drawable, never a kind drawn
+// only as another's end.
+func TestNemesisPool(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		n    Nemesis
+		want []Kind
+	}{
+		{"the kinds named", Nemesis{Targets: []string{"n1"}, Partitionable: []string{"n1", "n2"}, PauseMax: time.Second,
+			Kinds: []Kind{KindPause, KindIsolate}}, []Kind{KindIsolate, KindPause}},
+		{"every drawable kind", Nemesis{Targets: []string{"n1"}, PauseMax: time.Second}, []Kind{KindPause, KindCrash}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.ElementsMatch(t, tt.want, tt.n.Pool())
+		})
+	}
+	assert.NotContains(t, rich().Pool(), KindRestart)
+	assert.Contains(t, rich().Pool(), KindFailpoint)
+}

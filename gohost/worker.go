@@ -98,6 +98,10 @@ type ScenarioInfo struct {
 	// use (simrun explore).
 	Targets    []string `json:"targets,omitempty"`
 	Failpoints []string `json:"failpoints,omitempty"`
+	// FaultKinds are the fault kinds its nemesis draws (faults.Nemesis's
+	// Pool), absent when it has none: how much of the fault space its
+	// fresh draws cover.
+	FaultKinds []string `json:"fault_kinds,omitempty"`
 	// Knobs are the implementation's knobs (the same for each of its
 	// scenarios), absent when it declares none.
 	Knobs []Knob `json:"knobs,omitempty"`

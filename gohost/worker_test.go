@@ -76,6 +76,7 @@ func TestWorkerListsRunsAndVerifies(t *testing.T) {
 	assert.Equal(t, []string{"lock", "store", "c1", "c2"}, list[0].Scenario.Nodes)
 	assert.Equal(t, []string{"c2"}, list[0].Scenario.Targets, "the nemesis's targets: what a search may hit")
 	assert.Equal(t, gohost.Triggers(), list[0].Scenario.Failpoints, "the host's triggers; nothing else is armed")
+	assert.Equal(t, []string{"partition", "pause"}, list[0].Scenario.FaultKinds, "the kinds its nemesis draws, in the catalogue's order")
 
 	recs := runJob(t, []scenarios.Scenario{sc}, gohost.Job{Kind: gohost.JobRun, Scenario: sc.Name, Seeds: []uint64{8, 3}, Verify: true})
 	require.Len(t, recs, 2)

@@ -268,6 +268,9 @@ func scenarioInfo(sc Scenario) *gohost.ScenarioInfo {
 	if sc.Nemesis != nil {
 		info.Targets = append(info.Targets, sc.Nemesis.Targets...)
 		info.Failpoints = append(info.Failpoints, sc.Nemesis.Failpoints...)
+		for _, k := range sc.Nemesis.Pool() {
+			info.FaultKinds = append(info.FaultKinds, string(k))
+		}
 	}
 	var hit []string // the nodes the run's own schedule hits
 	for _, e := range own {

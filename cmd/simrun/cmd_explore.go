@@ -213,9 +213,9 @@ func (a *app) exploreConfig(cmd *cobra.Command, f exploreFlags, event bool) (exp
 	return cfg, nil
 }
 
-// exploreHost builds g's worker binary, resolves --scenario among the
-// scenarios its worker lists (the only one when not given), and starts a
-// pool of one serving worker: explore runs one input at a time.
+// exploreHost resolves --scenario among the scenarios g's worker lists
+// (the only one when not given) and starts its explore host: explore runs
+// one input at a time.
 func (h *goHost) exploreHost(cmd *cobra.Command, g *goImpl, f exploreFlags) (*goExploreHost, error) {
 	infos, err := h.scenarioInfos(cmd, g)
 	if err != nil {
@@ -234,11 +234,18 @@ func (h *goHost) exploreHost(cmd *cobra.Command, g *goImpl, f exploreFlags) (*go
 	case len(infos) > 1:
 		return nil, usagef(cmd, "--scenario: %s has %d scenarios, name one: %s", g.Name, len(infos), strings.Join(names, ", "))
 	}
+	return h.newExploreHost(cmd, g, infos[i])
+}
+
+// newExploreHost builds g's worker binary and starts a pool of one serving
+// worker that runs explore's inputs of the scenario info describes; the
+// caller closes its pool.
+func (h *goHost) newExploreHost(cmd *cobra.Command, g *goImpl, info gohost.ScenarioInfo) (*goExploreHost, error) {
 	bin, err := h.start(cmd, g)
 	if err != nil {
 		return nil, err
 	}
-	return &goExploreHost{ctx: cmd.Context(), g: g, info: infos[i], pool: newWorkerPool(cmd.Context(), g, bin, 1)}, nil
+	return &goExploreHost{ctx: cmd.Context(), g: g, info: info, pool: newWorkerPool(cmd.Context(), g, bin, 1)}, nil
 }
 
 // exploreFailure describes res's failure with the line that replays it:

@@ -91,4 +91,5 @@ func TestExploreGoHostBadInput(t *testing.T) {
 	require.Len(t, l.Scenarios, 2)
 	assert.Equal(t, []string{"c1", "c2"}, l.Scenarios[1].Targets, "the nemesis's targets")
 	assert.Equal(t, gohost.Triggers(), l.Scenarios[1].Failpoints, "the host's triggers; the fixture marks none of its own")
+	assert.ElementsMatch(t, []string{"pause", "partition"}, l.Scenarios[1].FaultKinds, "the kinds its nemesis draws")
 }

@@ -23,6 +23,9 @@ const exploreTableShrinkAttempts = 100
 // tableRow is one implementation's line of the explore table.
 type tableRow struct {
 	impl string
+	// scenario is the scenario the explorer searched and whose seeds the
+	// swarm column counts, "" for swarm (the event host's rows).
+	scenario string
 	// catalogue and swarm are the runs to the first failure of the random
 	// catalogue sweep and of swarm seeds 1..budget; 0 is none within the
 	// budget.
@@ -36,6 +39,9 @@ type tableRow struct {
 	// mutated counts the failures found by a mutated input rather than a
 	// fresh draw of the scenario.
 	mutated int
+	// unshrunk counts the failures the goroutine host's worker did not
+	// reproduce when it ran them again to shrink them.
+	unshrunk int
 }
 
 // TestExploreTable measures, for each public mutant and each zoo mutant or
@@ -90,25 +96,33 @@ func TestExploreTable(t *testing.T) {
 
 // measureRow measures one implementation's row.
 func measureRow(t *testing.T, swarm scenarios.Scenario, impl lease.Impl, budget, seeds int) tableRow {
-	row := tableRow{impl: impl.Name, catalogue: catalogueRuns(t, impl, budget), swarm: swarmRuns(t, swarm, impl, budget)}
+	cat := scenarios.CatalogFor(impl)
+	row := tableRow{impl: impl.Name,
+		catalogue: seedMajorRuns(len(cat), budget, func(i int, seed uint64) bool { return failed(t, cat[i], seed, impl) }),
+		swarm:     seedMajorRuns(1, budget, func(_ int, seed uint64) bool { return failed(t, swarm, seed, impl) })}
 	for seed := uint64(1); seed <= uint64(seeds); seed++ {
 		r, err := explore.Explore(explore.Config{Scenario: swarm, Impl: impl, Seed: seed, Budget: budget,
 			ShrinkAttempts: exploreTableShrinkAttempts})
 		require.NoError(t, err, impl.Name)
-		if r.Failure == nil {
-			row.explored = append(row.explored, 0)
-			continue
-		}
-		row.explored = append(row.explored, r.Failure.Run)
-		row.shrunk = append(row.shrunk, len(r.Failure.Shrunk.Events))
-		if r.Steps[len(r.Steps)-1].Origin != "draw" {
-			row.mutated++
-		}
-		if r.Failure.ShrinkExhausted {
-			row.exhausted++
-		}
+		row.addExplored(r)
 	}
 	return row
+}
+
+// addExplored adds one explorer seed's result to the row.
+func (r *tableRow) addExplored(res explore.Result) {
+	if res.Failure == nil {
+		r.explored = append(r.explored, 0)
+		return
+	}
+	r.explored = append(r.explored, res.Failure.Run)
+	r.shrunk = append(r.shrunk, len(res.Failure.Shrunk.Events))
+	if res.Steps[len(res.Steps)-1].Origin != "draw" {
+		r.mutated++
+	}
+	if res.Failure.ShrinkExhausted {
+		r.exhausted++
+	}
 }
 
 // bugFree are the zoo variants that carry no known bug (another member
@@ -123,28 +137,13 @@ func tabled(name string) bool {
 	return strings.HasPrefix(name, "mutant/") || variant
 }
 
-// catalogueRuns returns the runs to the first failure of the random
-// catalogue sweep, seed-major, or 0 within budget.
-func catalogueRuns(t *testing.T, impl lease.Impl, budget int) int {
-	cat := scenarios.CatalogFor(impl)
-	k := 0
-	for seed := uint64(1); ; seed++ {
-		for _, sc := range cat {
-			if k++; k > budget {
-				return 0
-			}
-			if failed(t, sc, seed, impl) {
-				return k
-			}
-		}
-	}
-}
-
-// swarmRuns returns the runs to the first failure of swarm seeds 1, 2,
-// ..., or 0 within budget.
-func swarmRuns(t *testing.T, swarm scenarios.Scenario, impl lease.Impl, budget int) int {
+// seedMajorRuns returns the runs to the first failure of seed 1 of each
+// of n scenarios in order, then seed 2 of each, ..., as failed (the
+// scenario's index and the seed) says, or 0 within budget: the catalogue
+// sweep's order, and with n = 1 one scenario's seeds 1, 2, ....
+func seedMajorRuns(n, budget int, failed func(i int, seed uint64) bool) int {
 	for k := 1; k <= budget; k++ {
-		if failed(t, swarm, uint64(k), impl) {
+		if failed((k-1)%n, uint64((k-1)/n+1)) {
 			return k
 		}
 	}
@@ -175,7 +174,14 @@ func (r tableRow) markdown(budget int) string {
 	if r.exhausted > 0 {
 		shrunk += fmt.Sprintf(" (%d at the limit)", r.exhausted)
 	}
-	return fmt.Sprintf("| `%s` | %s | %s | %s | %d/%d | %s | %d | %s |", r.impl, runsCell(r.catalogue, budget),
+	if r.unshrunk > 0 {
+		shrunk += fmt.Sprintf(" (%d not reproduced to shrink)", r.unshrunk)
+	}
+	impl := fmt.Sprintf("`%s`", r.impl)
+	if r.scenario != "" {
+		impl += fmt.Sprintf(" | `%s`", r.scenario)
+	}
+	return fmt.Sprintf("| %s | %s | %s | %s | %d/%d | %s | %d | %s |", impl, runsCell(r.catalogue, budget),
 		runsCell(r.swarm, budget), runsCell(median(r.explored, budget+1), budget), found, len(r.explored),
 		strings.Join(each, ", "), r.mutated, shrunk)
 }
@@ -201,13 +207,19 @@ func median(ns []int, none int) int {
 	return s[(len(s)-1)/2]
 }
 
-// exploreTable is the whole table, with its header.
+// exploreTable is the whole table, with its header: the event host's
+// (every row explores swarm) or, when the rows name their scenario, the
+// goroutine host's.
 func exploreTable(rows []tableRow, budget, seeds int) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Runs to the first failure within %d runs (> %d: none). Explorer: simrun explore --scenario swarm, "+
-		"explorer seeds 1-%d, shrinking at most %d runs.\n\n", budget, budget, seeds, exploreTableShrinkAttempts)
-	b.WriteString("| implementation | catalogue sweep | swarm seeds | explore (median) | explore found | explore per seed | found by a mutation | shrunk faults (median) |\n")
-	b.WriteString("|---|---|---|---|---|---|---|---|\n")
+	explored, first, seedsCol := "--scenario swarm", "| implementation |", "swarm seeds"
+	if len(rows) > 0 && rows[0].scenario != "" {
+		explored, first, seedsCol = "--scenario (the row's)", "| implementation | explored scenario |", "scenario seeds"
+	}
+	fmt.Fprintf(&b, "Runs to the first failure within %d runs (> %d: none). Explorer: simrun explore %s, "+
+		"explorer seeds 1-%d, shrinking at most %d runs.\n\n", budget, budget, explored, seeds, exploreTableShrinkAttempts)
+	b.WriteString(first + " catalogue sweep | " + seedsCol + " | explore (median) | explore found | explore per seed | found by a mutation | shrunk faults (median) |\n")
+	b.WriteString(strings.Repeat("|---", strings.Count(first, "|")+6) + "|\n")
 	for _, r := range rows {
 		b.WriteString(r.markdown(budget) + "\n")
 	}
