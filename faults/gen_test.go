@@ -119,7 +119,7 @@ func genNemesis() *rapid.Generator[Nemesis] {
 		}
 		// Keep only the listed kinds the rest of the draw made possible.
 		n.Kinds = slices.DeleteFunc(n.Kinds, func(k Kind) bool { return n.lacks(k) != "" })
-		if len(n.pool()) == 0 {
+		if len(n.Pool()) == 0 {
 			n.Targets = []string{"n1"} // crash needs nothing else
 		}
 		return n

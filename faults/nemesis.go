@@ -105,7 +105,7 @@ func (n Nemesis) Validate() error {
 			return nemesisError(field, fmt.Errorf("%s cannot be drawn: %s", k, why))
 		}
 	}
-	if len(n.pool()) == 0 {
+	if len(n.Pool()) == 0 {
 		return nemesisError("Kinds", errors.New("no fault kind can be drawn: name Targets or Partitionable nodes and their bounds"))
 	}
 	return nil
@@ -196,14 +196,11 @@ func (n Nemesis) lacks(k Kind) string {
 	return fmt.Sprintf("unknown kind %q", k)
 }
 
-// pool returns the kinds n draws from, in catalogue order, so that the
-// order of Kinds does not change what a seed draws.
 // Pool returns the fault kinds the nemesis draws from: Kinds, or every
 // kind the other fields make drawable when Kinds is empty, without those
-// the other fields rule out.
-func (n Nemesis) Pool() []Kind { return n.pool() }
-
-func (n Nemesis) pool() []Kind {
+// the other fields rule out. They come in catalogue order, so that the
+// order of Kinds does not change what a seed draws.
+func (n Nemesis) Pool() []Kind {
 	var pool []Kind
 	for _, ki := range kinds {
 		listed := len(n.Kinds) == 0 || slices.Contains(n.Kinds, ki.Name)
@@ -231,7 +228,7 @@ func (n Nemesis) Draw(r *rand.Rand) Schedule {
 	}
 	d := &drawer{n: n, r: r, downUntil: make([]time.Duration, len(n.Targets))}
 	d.init()
-	enabled := d.swarm(n.pool())
+	enabled := d.swarm(n.Pool())
 	starts := make([]time.Duration, d.count())
 	for i := range starts {
 		starts[i] = time.Duration(r.Int64N(int64(n.Phase)))

@@ -131,7 +131,7 @@ func TestNemesisSwarmVariesTheEnabledKinds(t *testing.T) {
 	n := rich()
 	n.FaultsPerMinute = 120
 	pool := uint32(0)
-	for _, k := range n.pool() {
+	for _, k := range n.Pool() {
 		pool |= 1 << k.rank()
 	}
 	sets := map[uint32]bool{}
@@ -267,14 +267,14 @@ func TestNemesisValidateRejects(t *testing.T) {
 
 func TestNemesisPoolDefaultsToWhatTheConfigAllows(t *testing.T) {
 	n := Nemesis{Targets: []string{"n1"}, Phase: time.Minute, PauseMax: time.Second}
-	assert.Equal(t, []Kind{KindPause, KindCrash}, n.pool())
+	assert.Equal(t, []Kind{KindPause, KindCrash}, n.Pool())
 	var all []Kind
 	for _, k := range Kinds() {
 		if rich().lacks(k.Name) == "" {
 			all = append(all, k.Name)
 		}
 	}
-	assert.Equal(t, all, rich().pool())
+	assert.Equal(t, all, rich().Pool())
 	assert.Len(t, all, 10, "every kind but heal, link-reset and restart")
 }
 
