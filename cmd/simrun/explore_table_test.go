@@ -17,8 +17,8 @@ import (
 )
 
 // exploreTableShrinkAttempts bounds the shrinking of each failure the
-// table's explorer finds.
-const exploreTableShrinkAttempts = 100
+// table's explorer finds: simrun explore's default --max-attempts.
+const exploreTableShrinkAttempts = explore.DefaultShrinkAttempts
 
 // tableRow is one implementation's line of the explore table.
 type tableRow struct {
@@ -31,8 +31,9 @@ type tableRow struct {
 	// budget.
 	catalogue, swarm int
 	// explored are the explorer's runs to the first failure, one per
-	// explorer seed (0: none within the budget), shrunk the fault counts
-	// of those it found, exhausted how many of those shrinks stopped at
+	// explorer seed (0: none within the budget), shrunk the faults of the
+	// shrunk schedules of those it found (faults.Schedule.Faults: a crash
+	// and its restart count once), exhausted how many of those shrinks stopped at
 	// their attempt limit.
 	explored, shrunk []int
 	exhausted        int
@@ -116,7 +117,7 @@ func (r *tableRow) addExplored(res explore.Result) {
 		return
 	}
 	r.explored = append(r.explored, res.Failure.Run)
-	r.shrunk = append(r.shrunk, len(res.Failure.Shrunk.Events))
+	r.shrunk = append(r.shrunk, res.Failure.Shrunk.Faults())
 	if res.Steps[len(res.Steps)-1].Origin != "draw" {
 		r.mutated++
 	}
