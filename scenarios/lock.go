@@ -56,7 +56,8 @@ func (c *contender) granted(g lease.Grant) {
 	c.visit = 0
 	token := g.Token
 	c.loop = func() { c.writeLoop(token) }
-	c.written = guardDone(func(err error) { c.onWritten(token, err) })
+	// One closure behind its boundary, not guardDone's wrapper around a second.
+	c.written = func(err error) { harnessCall(func() { c.onWritten(token, err) }) }
 	c.writeLoop(g.Token)
 	if c.load.Hold > 0 {
 		c.n.SetTimer(c.load.Hold, func() { c.release(g.Token) })
