@@ -121,7 +121,7 @@ func (r *recorder) sent(from, to *sim.Node, m lease.Message) {
 	if m.Kind == lease.KindListReply {
 		for _, kv := range m.Keys {
 			r.h.Sightings = append(r.h.Sightings, history.RegistrationSighted{Reader: to.Name(), Key: kv.Key,
-				Owner: string(kv.Value), At: now})
+				Owner: r.msgs.strs.bytesStr(kv.Value), At: now})
 		}
 	}
 }
