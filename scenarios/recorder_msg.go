@@ -283,14 +283,17 @@ func (t *strTable) id(s string) int32 {
 
 // bytesStr returns b as a string, interned: a value recorded again and
 // again (an owner's name) is converted once.
-func (t *strTable) bytesStr(b []byte) string {
+func (t *strTable) bytesStr(b []byte) string { return t.strs[t.idBytes(b)] }
+
+// idBytes is id(string(b)), which converts b only when it is new.
+func (t *strTable) idBytes(b []byte) int32 {
 	if len(b) == 0 {
-		return ""
+		return 0
 	}
 	if i, ok := t.ids[string(b)]; ok { // the conversion of a map key allocates nothing
-		return t.strs[i]
+		return i
 	}
-	return t.strs[t.id(string(b))]
+	return t.id(string(b))
 }
 
 // str returns the string with id i (0 is "").
