@@ -22,6 +22,7 @@ type holder struct {
 	pending      pendingSet // outstanding requests by ReqID
 	onTimer      func()     // expireRequests, bound once: every request's timer calls it
 	held         heldQueue  // writes and checkpoints waiting at their failpoints (holder_held.go)
+	passing      int        // Failpoint calls under way (holder_held.go)
 	onResume     func()     // resumeHeld, bound once: every failpoint's continuation
 	epoch        uint64     // incarnation, from storage
 	seq          uint32     // low half of the next ReqID

@@ -549,3 +549,35 @@ func TestHolderFailpointsContinueInOrder(t *testing.T) {
 		"lease: invariant failpoint-continues-once violated: a failpoint continuation ran with no write or checkpoint waiting",
 		func() { held[1]() })
 }
+
+// A continuation that never runs (a host that models a crash by never
+// calling it, and goes on using the holder) leaves its write unsent, and
+// does not take the place of the next: a continuation that runs during its
+// Failpoint call sends the action that call passed.
+func TestHolderDroppedContinuationSendsNothing(t *testing.T) {
+	f := newFixture(t, testConfig())
+	drop := true
+	env := f.env("h1")
+	env.Failpoint = func(name string, then func()) {
+		if drop {
+			drop = false
+			return // never runs then
+		}
+		then()
+	}
+	h, err := lease.NewHolder(env, f.cfg, grantorAddr, resourceAddr)
+	require.NoError(t, err)
+	f.w.Register("h1", h)
+	acquireLogged(h, "r")
+	f.w.Settle()
+
+	var dropped, sent []error
+	h.Write("r", "k", []byte("dropped"), func(err error) { dropped = append(dropped, err) })
+	h.Write("r", "k", []byte("sent"), func(err error) { sent = append(sent, err) })
+	f.w.Settle()
+	assert.Empty(t, dropped, "the dropped write never left")
+	require.Len(t, sent, 1)
+	require.NoError(t, sent[0])
+	read := f.call("c9", resourceAddr, lease.Message{Kind: lease.KindRead, Resource: "r", Key: "k"})
+	assert.Equal(t, []byte("sent"), read.Value)
+}
