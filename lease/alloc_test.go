@@ -192,12 +192,12 @@ func TestSteadyStateAllocations(t *testing.T) {
 	for range 20 {
 		write()
 	}
-	// The callback that sends the write once the failpoint lets it (it
-	// holds the write's action; the pending request is kept by value) and
-	// the holder's copy of the caller's value (the message carries it
-	// away). The resource stores the value as the message carries it, and
-	// a small token's encoding is shared.
-	assert.LessOrEqual(t, testing.AllocsPerRun(100, write), 2.0, "a write cycle allocates a bounded few")
+	// The holder's copy of the caller's value (the message carries it
+	// away), nothing else: the write waits at its failpoint in the
+	// holder's queue and its pending request is kept by value, the
+	// resource stores the value as the message carries it, and a small
+	// token's encoding is shared.
+	assert.LessOrEqual(t, testing.AllocsPerRun(100, write), 1.0, "a write cycle allocates its copy of the value")
 	assert.Equal(t, k.grant.Token, k.r.(lease.FenceLookup).Highest("lock"))
 }
 

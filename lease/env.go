@@ -76,7 +76,9 @@ type Env struct {
 	Observer Observer  // lifecycle events; nil discards them
 	// Failpoint marks a named point in node code; nil runs then at once.
 	// A harness may run then later (a pause) or never (a crash), so code
-	// after a Failpoint call does nothing observable.
+	// after a Failpoint call does nothing observable. It runs then at most
+	// once, and a node's in the order of its Failpoint calls: a paused node
+	// resumes where it stopped.
 	Failpoint func(name string, then func())
 }
 

@@ -21,6 +21,9 @@ type holder struct {
 	sessions     map[string]*session
 	pending      pendingSet // outstanding requests by ReqID
 	onTimer      func()     // expireRequests, bound once: every request's timer calls it
+	held         heldQueue  // writes and checkpoints waiting at their failpoints (holder_held.go)
+	passing      int        // Failpoint calls under way (holder_held.go)
+	onResume     func()     // resumeHeld, bound once: every failpoint's continuation
 	epoch        uint64     // incarnation, from storage
 	seq          uint32     // low half of the next ReqID
 	closed       bool
@@ -48,7 +51,7 @@ func NewHolder(env Env, cfg Config, grantor, resource Addr) (Holder, error) {
 		resourceAddr: resource,
 		sessions:     make(map[string]*session),
 	}
-	h.onTimer = h.expireRequests
+	h.onTimer, h.onResume = h.expireRequests, h.resumeHeld
 	if err := h.nextEpoch(); err != nil {
 		return nil, fmt.Errorf("new holder: %w", err)
 	}

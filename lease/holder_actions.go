@@ -10,11 +10,8 @@ func (h *holder) Write(resource, key string, value []byte, done func(error)) {
 		done(&actionError{shape: writeNotHeld, key: key, resource: resource, err: ErrLeaseExpired})
 		return
 	}
-	act := action{resource: resource, token: g.Token, key: key, done: done,
-		body: slices.Clone(value)} // the message carries it away: the caller may change value
-	// The continuation holds act by value (a closure is one object; a
-	// method value of a pending would be a second).
-	h.env.failpoint(FailpointBeforeWrite, func() { h.sendHeld(forWrite, act) })
+	h.waitAtFailpoint(FailpointBeforeWrite, forWrite, action{resource: resource, token: g.Token, key: key, done: done,
+		body: slices.Clone(value)}) // the message carries it away: the caller may change value
 }
 
 // Checkpoint stores state at the grantor under the lease's token.
@@ -25,8 +22,8 @@ func (h *holder) Checkpoint(resource string, state []byte, done func(error)) {
 		done(&actionError{shape: checkpointNotHeld, resource: resource, err: ErrLeaseExpired})
 		return
 	}
-	act := action{resource: resource, token: g.Token, done: done, body: slices.Clone(state)}
-	h.env.failpoint(FailpointBeforeCheckpoint, func() { h.sendHeld(forCheckpoint, act) })
+	h.waitAtFailpoint(FailpointBeforeCheckpoint, forCheckpoint, action{resource: resource, token: g.Token, done: done,
+		body: slices.Clone(state)})
 }
 
 // SideEffect sends an unfenced side effect to the resource node.

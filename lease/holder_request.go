@@ -38,10 +38,10 @@ type reqContext struct {
 }
 
 // action is what a write, a checkpoint or a read acts under, and who hears
-// of its outcome. It is kept by value in its pending (the set keeps
-// pendings by value), and a write's or a checkpoint's continuation holds
-// it by value until it is sent (Write), so a request allocates nothing of
-// its own but that continuation.
+// of its outcome. It is kept by value: by the holder's queue of actions
+// waiting at their failpoints until it is sent (holder_held.go), then by
+// its pending (the set keeps pendings by value), so a request allocates
+// nothing of its own.
 type action struct {
 	resource string // what acts under token
 	token    uint64

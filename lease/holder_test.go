@@ -503,3 +503,81 @@ func TestRestartedHolderGetsANewTokenAtOnce(t *testing.T) {
 	stale := f.call("h1", resourceAddr, lease.Message{Kind: lease.KindWrite, Resource: "r", Token: old.Token, Key: "k", Value: []byte("old")})
 	assert.Equal(t, lease.CodeFenced, stale.Err, "a write the old incarnation left in flight is fenced")
 }
+
+// TestHolderFailpointsContinueInOrder holds a write and a checkpoint at
+// their failpoints and lets them go in the order of the failpoints: each
+// continuation sends its own action, with the value as it was when the
+// caller wrote it, and a continuation beyond them is a broken invariant.
+func TestHolderFailpointsContinueInOrder(t *testing.T) {
+	f := newFixture(t, testConfig())
+	var held []func()
+	var names []string
+	env := f.env("h1")
+	env.Failpoint = func(name string, then func()) {
+		names = append(names, name)
+		held = append(held, then)
+	}
+	h, err := lease.NewHolder(env, f.cfg, grantorAddr, resourceAddr)
+	require.NoError(t, err)
+	f.w.Register("h1", h)
+	acquireLogged(h, "r")
+	f.w.Settle()
+
+	buf := []byte("first")
+	var werr, cerr error
+	wrote, checkpointed := false, false
+	h.Write("r", "k", buf, func(err error) { werr, wrote = err, true })
+	copy(buf, "XXXXX") // the caller reuses its buffer while the write waits
+	h.(lease.Checkpointer).Checkpoint("r", []byte("state"), func(err error) { cerr, checkpointed = err, true })
+	require.Equal(t, []string{lease.FailpointBeforeWrite, lease.FailpointBeforeCheckpoint}, names)
+	f.w.Settle()
+	assert.False(t, wrote || checkpointed, "nothing leaves the node before its failpoint lets it")
+
+	held[0]()
+	f.w.Settle()
+	assert.True(t, wrote, "the first continuation sends the write")
+	assert.False(t, checkpointed)
+	require.NoError(t, werr)
+	read := f.call("c9", resourceAddr, lease.Message{Kind: lease.KindRead, Resource: "r", Key: "k"})
+	assert.Equal(t, []byte("first"), read.Value, "the value as the caller wrote it")
+
+	held[1]()
+	f.w.Settle()
+	assert.True(t, checkpointed, "the second continuation sends the checkpoint")
+	require.NoError(t, cerr)
+	assert.PanicsWithValue(t,
+		"lease: invariant failpoint-continues-once violated: a failpoint continuation ran with no write or checkpoint waiting",
+		func() { held[1]() })
+}
+
+// A continuation that never runs (a host that models a crash by never
+// calling it, and goes on using the holder) leaves its write unsent, and
+// does not take the place of the next: a continuation that runs during its
+// Failpoint call sends the action that call passed.
+func TestHolderDroppedContinuationSendsNothing(t *testing.T) {
+	f := newFixture(t, testConfig())
+	drop := true
+	env := f.env("h1")
+	env.Failpoint = func(name string, then func()) {
+		if drop {
+			drop = false
+			return // never runs then
+		}
+		then()
+	}
+	h, err := lease.NewHolder(env, f.cfg, grantorAddr, resourceAddr)
+	require.NoError(t, err)
+	f.w.Register("h1", h)
+	acquireLogged(h, "r")
+	f.w.Settle()
+
+	var dropped, sent []error
+	h.Write("r", "k", []byte("dropped"), func(err error) { dropped = append(dropped, err) })
+	h.Write("r", "k", []byte("sent"), func(err error) { sent = append(sent, err) })
+	f.w.Settle()
+	assert.Empty(t, dropped, "the dropped write never left")
+	require.Len(t, sent, 1)
+	require.NoError(t, sent[0])
+	read := f.call("c9", resourceAddr, lease.Message{Kind: lease.KindRead, Resource: "r", Key: "k"})
+	assert.Equal(t, []byte("sent"), read.Value)
+}

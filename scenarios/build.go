@@ -20,7 +20,7 @@ type builder struct {
 	extra   lease.Observer
 	queue   *taskQueue
 	leaders *leaders   // a replicated store's members: roles and leader terms (roles.go)
-	timers  timerChunk // every node's timers (nodeClock)
+	wiring  *runWiring // what every node's Env shares: timers, message payloads
 	bootErr error
 }
 
@@ -77,7 +77,7 @@ func (b *builder) env(n *sim.Node) lease.Env {
 	if b.extra != nil {
 		obs = lease.MultiObserver(obs, b.extra)
 	}
-	return newEnv(n, b.rec, obs, &b.timers)
+	return newEnv(n, b.rec, obs, b.wiring)
 }
 
 // booted stops the run if the implementation failed to boot on n.

@@ -18,11 +18,10 @@ import (
 // run behind implementation boundaries. The PRNG is handed over as it is:
 // its only panic (Int64N of n <= 0) is its caller's bug.
 
-// nodeClock is a node's monotonic clock with kernel timers.
-type nodeClock struct {
-	n      *sim.Node
-	timers *timerChunk // where its timers are carved from: the run's, shared by its nodes
-}
+// nodeClock is a node's monotonic clock with kernel timers. It is the
+// node incarnation's transport, a single pointer, so the Env's Clock, Wall
+// and Net share one allocation.
+type nodeClock struct{ *transport }
 
 func (c nodeClock) Now() time.Duration {
 	return c.n.Now()
@@ -31,7 +30,7 @@ func (c nodeClock) Now() time.Duration {
 // AfterFunc sets a kernel timer that runs f after d behind an
 // implementation boundary (the kernel keeps f: SetTimerVia).
 func (c nodeClock) AfterFunc(d time.Duration, f func()) lease.Timer {
-	t := c.timers.next()
+	t := c.run.timers.next()
 	t.n = c.n
 	t.id = c.n.SetTimerVia(d, f, implCall)
 	return t
@@ -40,7 +39,7 @@ func (c nodeClock) AfterFunc(d time.Duration, f func()) lease.Timer {
 // timerChunk carves a run's timers from chunks: the lease core arms a
 // timer for every request, renewal and expiry, and one allocation per
 // timerChunkLen timers costs a run less than one each. One carver serves
-// every node of a run (builder.timers), so a node incarnation that arms a
+// every node of a run (runWiring), so a node incarnation that arms a
 // few timers leaves no part-used chunk of its own. A timer is handed out
 // once and never reused, so whoever holds it may keep it; a chunk is freed
 // once none of its timers is reachable.
@@ -79,13 +78,32 @@ func (t *nodeTimer) Stop() bool {
 // directly, not through a wrapper that copies every message once more.
 type nodeTransport struct{ *transport }
 
-// transport is a node incarnation's sending side.
+// transport is a node incarnation's sending side, and its clock
+// (nodeClock).
 type transport struct {
 	n    *sim.Node
 	rec  *recorder
-	msgs messagePool
+	run  *runWiring
 	dsts [recentDsts]destination // recent destinations, filled in turn
 	next int
+}
+
+// runWiring is what the nodes of a run share on the event host: the
+// timers they carve and the message payloads they recycle. A payload goes
+// back to the run's pool whichever node sent it, so a node incarnation
+// starts with the payloads earlier ones left (a restarted or short-lived
+// node allocated its own again).
+type runWiring struct {
+	timers timerChunk
+	msgs   messagePool
+}
+
+// newRunWiring returns a run's shared wiring, its pool's release bound
+// once.
+func newRunWiring() *runWiring {
+	r := &runWiring{}
+	r.msgs.release = func(payload any) { r.msgs.put(payload.(*simMessage)) }
+	return r
 }
 
 type destination struct {
@@ -116,25 +134,24 @@ func (t *transport) lookup(to lease.Addr) *sim.Node {
 	return dst
 }
 
-func newTransport(n *sim.Node, rec *recorder) nodeTransport {
-	t := &transport{n: n, rec: rec}
-	t.msgs.release = func(payload any) { t.msgs.put(payload.(*simMessage)) }
-	return nodeTransport{t}
+func newTransport(n *sim.Node, rec *recorder, run *runWiring) *transport {
+	return &transport{n: n, rec: rec, run: run}
 }
 
 func (t nodeTransport) Send(to lease.Addr, m lease.Message) {
 	injectedHarnessFault()
 	dst := t.lookup(to)
 	t.rec.sent(t.n, dst, m)
-	p := t.msgs.get(&m)
-	queued := t.n.SendRelease(dst.ID(), p, t.msgs.release)
+	msgs := &t.run.msgs
+	p := msgs.get(&m)
+	queued := t.n.SendRelease(dst.ID(), p, msgs.release)
 	afterSend(t.n, p)
 	if !queued {
-		t.msgs.put(p)
+		msgs.put(p)
 	}
 }
 
-// messagePool recycles the payloads a node incarnation sends (simMessage),
+// messagePool recycles the payloads a run's nodes send (simMessage),
 // so that a message costs no allocation in the steady state. The kernel
 // hands a payload back (sim.Node.SendRelease) once no copy of it is queued
 // and the handler of its last copy has returned: a handler, and whatever
@@ -145,7 +162,7 @@ type messagePool struct {
 	release func(any) // put, bound once
 }
 
-// maxFreeMessages bounds a pool: a node rarely has more messages in flight,
+// maxFreeMessages bounds a pool: a run rarely has more messages in flight,
 // and those beyond it are left to the collector.
 const maxFreeMessages = 256
 
@@ -193,9 +210,10 @@ func (s nodeStorage) Sync() error {
 }
 
 // newEnv builds the lease environment of a node for its current
-// incarnation, its timers carved from the run's timers.
-func newEnv(n *sim.Node, rec *recorder, obs lease.Observer, timers *timerChunk) lease.Env {
-	clock := nodeClock{n: n, timers: timers}
+// incarnation, its timers and message payloads the run's (run).
+func newEnv(n *sim.Node, rec *recorder, obs lease.Observer, run *runWiring) lease.Env {
+	t := newTransport(n, rec, run)
+	clock := nodeClock{t}
 	if obs != nil {
 		obs = guardedObserver{&observerRef{obs}}
 	}
@@ -203,7 +221,7 @@ func newEnv(n *sim.Node, rec *recorder, obs lease.Observer, timers *timerChunk) 
 		Self:      lease.Addr(n.Name()),
 		Clock:     clock,
 		Wall:      clock,
-		Net:       newTransport(n, rec),
+		Net:       nodeTransport{t},
 		Store:     nodeStorage{n.Storage()},
 		Rand:      n.Rand(),
 		Observer:  obs,

@@ -16,7 +16,7 @@ func TestNodeClockTimers(t *testing.T) {
 	w := sim.New(sim.Config{})
 	var fired []string
 	w.AddNode("n", func(n *sim.Node) {
-		c := nodeClock{n: n, timers: &timerChunk{}}
+		c := nodeClock{newTransport(n, nil, newRunWiring())}
 		c.AfterFunc(2*time.Second, func() { fired = append(fired, "second") })
 		c.AfterFunc(time.Second, func() { fired = append(fired, "first") })
 		stopped := c.AfterFunc(time.Second, func() { fired = append(fired, "stopped") })

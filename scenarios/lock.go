@@ -21,11 +21,13 @@ type contender struct {
 	token uint64   // the grant being worked under; 0 when not holding
 	seq   int      // writes attempted, for distinct values
 	visit int      // keys visited under token, which picks the next key
-	// The write loop's timer callback and the write's completion for
-	// token (behind its harness boundary), made once per grant rather than
-	// once per write.
-	loop    func()
-	written guardedDone
+	// The write loop's and the release's timers, each callback bound once
+	// per incarnation (tokenTimers), and the write's completion for token
+	// (behind its harness boundary), made once per grant rather than once
+	// per write.
+	loops, releases tokenTimers
+	written         guardedDone
+	contendTimer    func() // contend, bound once
 	// acquire holds the Acquire callbacks, behind their boundaries, made
 	// once per incarnation rather than once per Acquire.
 	acquire guardedAcquire
@@ -37,11 +39,12 @@ type contender struct {
 func startContender(n *sim.Node, h lease.Holder, rec *recorder, load LockLoad, index int) {
 	c := &contender{n: n, h: h, rec: rec, load: load, res: load.resource(), keys: load.keyNames()}
 	c.acquire = guardAcquire(lease.AcquireOptions{OnGrant: c.granted, OnLost: c.lost})
+	c.contendTimer = c.contend
 	start := load.Start + time.Duration(index)*load.Stagger
 	if n.Incarnation() > 0 {
 		start = 0 // a restarted holder contends at once
 	}
-	n.SetTimer(start, c.contend)
+	n.SetTimer(start, c.contendTimer)
 }
 
 func (c *contender) contend() {
@@ -54,12 +57,16 @@ func (c *contender) granted(g lease.Grant) {
 	}
 	c.token = g.Token
 	c.visit = 0
+	if c.loops.fire == nil { // bound at the first grant: an incarnation never granted binds neither
+		c.loops = tokenTimers{delay: c.load.WriteEvery, fire: func() { c.writeLoop(c.loops.next()) }}
+		c.releases = tokenTimers{delay: c.load.Hold, fire: func() { c.release(c.releases.next()) }}
+	}
 	token := g.Token
-	c.loop = func() { c.writeLoop(token) }
-	c.written = guardDone(func(err error) { c.onWritten(token, err) })
+	// One closure behind its boundary, not guardDone's wrapper around a second.
+	c.written = func(err error) { harnessCall(func() { c.onWritten(token, err) }) }
 	c.writeLoop(g.Token)
 	if c.load.Hold > 0 {
-		c.n.SetTimer(c.load.Hold, func() { c.release(g.Token) })
+		c.releases.arm(c.n, g.Token)
 	}
 }
 
@@ -85,7 +92,7 @@ func (c *contender) writeLoop(token uint64) {
 			c.write(token, key)
 		}
 	}
-	c.n.SetTimer(c.load.WriteEvery, c.loop)
+	c.loops.arm(c.n, token)
 }
 
 // write writes key under token; the caller has recorded the action.
@@ -136,5 +143,5 @@ func (c *contender) release(token uint64) {
 	}
 	c.token = 0
 	c.h.Release(c.res)
-	c.n.SetTimer(c.load.Idle, c.contend)
+	c.n.SetTimer(c.load.Idle, c.contendTimer)
 }

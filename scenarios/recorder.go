@@ -38,10 +38,12 @@ type recorder struct {
 	checkpoints []int32
 	beliefs     beliefTracker
 	foreign     foreignOps // the operations of an implementation's own protocol (foreign_ops.go)
-	// units and effects are the work done and the side effects, in the
-	// order they happened (recorder_work.go).
-	units   chunked[unitRec]
-	effects chunked[effectRec]
+	// units and effects are the work done and the side effects, and
+	// sightings the registrations readers saw, in the order they happened
+	// (recorder_work.go).
+	units     chunked[unitRec]
+	effects   chunked[effectRec]
+	sightings chunked[sightRec]
 }
 
 // opKey identifies a request: the client, its request id, and the client's
@@ -120,8 +122,7 @@ func (r *recorder) sent(from, to *sim.Node, m lease.Message) {
 	c.tail = op
 	if m.Kind == lease.KindListReply {
 		for _, kv := range m.Keys {
-			r.h.Sightings = append(r.h.Sightings, history.RegistrationSighted{Reader: to.Name(), Key: kv.Key,
-				Owner: string(kv.Value), At: now})
+			r.sightings.add(sightRec{at: now, reader: to.ID(), key: r.msgs.strs.id(kv.Key), owner: r.msgs.strs.idBytes(kv.Value)})
 		}
 	}
 }
@@ -133,7 +134,7 @@ func (r *recorder) addOp(op opRec) int32 {
 }
 
 // finish gives the history its operations (recordedOps), and builds its
-// units, effects and beliefs (each belief cut at the first of its holder's
+// units, effects, sightings and beliefs (each belief cut at the first of its holder's
 // crashes after it began), once the run has stopped.
 func (r *recorder) finish(crashes map[string][]history.Time) {
 	nodes := r.w.Nodes()
@@ -150,6 +151,7 @@ func (r *recorder) finish(crashes map[string][]history.Time) {
 	r.putScratch()
 	r.opTables, r.calls, r.foreign = opTables{}, callIndex{}, foreignOps{}
 	r.units, r.effects, r.beliefs.beliefs = chunked[unitRec]{}, chunked[effectRec]{}, chunked[history.BeliefInterval]{}
+	r.sightings = chunked[sightRec]{}
 }
 
 // doubled returns s with room for at least one more element: its capacity

@@ -27,6 +27,11 @@ func TestEarlierRunsLeaveNoTrace(t *testing.T) {
 		require.Equal(t, want, history(small, 1))
 	}
 	assert.Equal(t, big, history(Swarm(), 2))
+	// A registry run's sightings and registrations, after a run that left
+	// its tables.
+	reg := history(ServiceRegistry(), 1)
+	history(ServiceRegistry(), 2)
+	assert.Equal(t, reg, history(ServiceRegistry(), 1))
 }
 
 // historyJSON returns h as JSON, with its operations.

@@ -54,8 +54,25 @@ type msgTable struct {
 	text   []byte
 	strs   strTable
 	// keys are the rare messages' registrations (a lease's, a list's), as
-	// the history's payloads name them.
-	keys [][]history.KV
+	// the history's payloads name them, carved from kvChunk (carveKVs).
+	keys    [][]history.KV
+	kvChunk []history.KV
+}
+
+// kvChunkLen is how many registrations a chunk of msgTable.kvChunk holds.
+const kvChunkLen = 256
+
+// carveKVs returns n zero registrations no other message has: the next n
+// of the current chunk, or of a new one. A chunk is never handed on to
+// another run (handOnWhenUnreachable takes the chunks and the text only):
+// the history's payloads share these slices.
+func (t *msgTable) carveKVs(n int) []history.KV {
+	if cap(t.kvChunk)-len(t.kvChunk) < n {
+		t.kvChunk = make([]history.KV, 0, max(n, kvChunkLen))
+	}
+	at := len(t.kvChunk)
+	t.kvChunk = t.kvChunk[:at+n]
+	return t.kvChunk[at : at+n : at+n]
 }
 
 // add keeps m and returns its index.
@@ -111,9 +128,9 @@ func (t *msgTable) add(m *lease.Message) int32 {
 		t.text = append(t.text, m.State...)
 	}
 	if fields&hasKeys != 0 {
-		kvs := make([]history.KV, len(m.Keys))
+		kvs := t.carveKVs(len(m.Keys))
 		for i, kv := range m.Keys {
-			kvs[i] = history.KV{Key: kv.Key, Value: string(kv.Value)}
+			kvs[i] = history.KV{Key: kv.Key, Value: t.strs.bytesStr(kv.Value)}
 		}
 		t.keys = append(t.keys, kvs)
 		w += binary.PutUvarint(b[w:], uint64(len(t.keys)))
@@ -262,6 +279,21 @@ func (t *strTable) id(s string) int32 {
 	}
 	t.recent[slot] = i
 	return i
+}
+
+// bytesStr returns b as a string, interned: a value recorded again and
+// again (an owner's name) is converted once.
+func (t *strTable) bytesStr(b []byte) string { return t.strs[t.idBytes(b)] }
+
+// idBytes is id(string(b)), which converts b only when it is new.
+func (t *strTable) idBytes(b []byte) int32 {
+	if len(b) == 0 {
+		return 0
+	}
+	if i, ok := t.ids[string(b)]; ok { // the conversion of a map key allocates nothing
+		return i
+	}
+	return t.id(string(b))
 }
 
 // str returns the string with id i (0 is "").

@@ -5,6 +5,7 @@ import (
 	"math"
 	"testing"
 	"time"
+	"unsafe"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -110,4 +111,26 @@ func TestMsgTableRecordsCompactly(t *testing.T) {
 		}
 		assert.LessOrEqual(t, int(ch.end[i])-begin, 20, "message %d (%s)", i, msgs[i].Kind)
 	}
+}
+
+// Registrations are carved from shared chunks: each message's slice is its
+// own, capped at its length, so nothing written to one shows in another,
+// and a value recorded again is the string interned the first time.
+func TestMsgTableRegistrationsAreCarved(t *testing.T) {
+	var tab msgTable
+	var got [][]history.KV
+	for i := range kvChunkLen {
+		m := lease.Message{Kind: lease.KindListReply, Keys: []lease.KV{
+			{Key: fmt.Sprintf("svc/s%d", i), Value: []byte("owner")}, {Key: "svc/x", Value: []byte(fmt.Sprint(i))}}}
+		p := tab.add(&m)
+		got = append(got, tab.keys[len(tab.keys)-1])
+		require.Equal(t, int32(i), p)
+	}
+	for i, kvs := range got {
+		require.Len(t, kvs, 2)
+		assert.Equal(t, 2, cap(kvs), "message %d: capped, so an append cannot reach the next", i)
+		assert.Equal(t, []history.KV{{Key: fmt.Sprintf("svc/s%d", i), Value: "owner"}, {Key: "svc/x", Value: fmt.Sprint(i)}}, kvs)
+	}
+	assert.Same(t, unsafe.StringData(got[0][0].Value), unsafe.StringData(got[kvChunkLen-1][0].Value),
+		"a value seen before is the interned string")
 }

@@ -23,10 +23,11 @@ import (
 // keep: they hold no pointers (but the beliefs' chunks, cleared when
 // handed on).
 type recorderScratch struct {
-	calls   callIndex
-	units   [][]unitRec
-	effects [][]effectRec
-	beliefs [][]history.BeliefInterval
+	calls     callIndex
+	units     [][]unitRec
+	effects   [][]effectRec
+	sightings [][]sightRec
+	beliefs   [][]history.BeliefInterval
 }
 
 var (
@@ -46,6 +47,7 @@ func (r *recorder) takeScratch() {
 	}
 	if s, ok := scratchSpares.get(); ok {
 		r.units.chunks, r.effects.chunks, r.beliefs.beliefs.chunks = s.units, s.effects, s.beliefs
+		r.sightings.chunks = s.sightings
 		r.calls = s.calls.emptied()
 	}
 }
@@ -53,8 +55,10 @@ func (r *recorder) takeScratch() {
 // putScratch hands r's tables but its opTables on, once the history is
 // built from them, unless they are large.
 func (r *recorder) putScratch() {
-	s := &recorderScratch{calls: r.calls, units: r.units.chunks, effects: r.effects.chunks, beliefs: r.beliefs.beliefs.chunks}
+	s := &recorderScratch{calls: r.calls, units: r.units.chunks, effects: r.effects.chunks,
+		sightings: r.sightings.chunks, beliefs: r.beliefs.beliefs.chunks}
 	size := (len(s.units)*int(unsafe.Sizeof(unitRec{}))+len(s.effects)*int(unsafe.Sizeof(effectRec{}))+
+		len(s.sightings)*int(unsafe.Sizeof(sightRec{}))+
 		len(s.beliefs)*int(unsafe.Sizeof(history.BeliefInterval{})))*chunkSize + s.calls.bytes()
 	if size > maxScratch {
 		return
@@ -62,7 +66,7 @@ func (r *recorder) putScratch() {
 	for _, c := range s.beliefs {
 		clear(c) // they hold the run's strings
 	}
-	scratchSpares.put(s)
+	scratchSpares.put(s, size)
 }
 
 // handOnWhenUnreachable hands src's tables on to a later run once src is
@@ -75,8 +79,11 @@ func handOnWhenUnreachable(src *recordedOps) {
 	if t.bytes() > maxScratch {
 		return
 	}
-	runtime.AddCleanup(src, opTableSpares.put, t)
+	runtime.AddCleanup(src, putOpTables, t)
 }
+
+// putOpTables keeps t, an unreachable run's tables, for a later run.
+func putOpTables(t *opTables) { opTableSpares.put(t, t.bytes()) }
 
 // bytes returns the memory the tables hold.
 func (t *opTables) bytes() int {
@@ -88,14 +95,21 @@ func (t *opTables) bytes() int {
 	return size
 }
 
-// spareList keeps up to sparesPerProc values per processor (GOMAXPROCS).
-// Unlike a sync.Pool it keeps them through collections (a pool empties at
-// the second collection after a put, and a swarm run in five or more
-// missed the tables the run before it had left). Safe for concurrent use;
-// the zero value is empty.
+// spareList keeps spares up to sparesBytesPerProc of memory per processor
+// (GOMAXPROCS). Unlike a sync.Pool it keeps them through collections (a
+// pool empties at the second collection after a put, and a swarm run in
+// five or more missed the tables the run before it had left). Safe for
+// concurrent use; the zero value is empty.
 type spareList[T any] struct {
-	mu   sync.Mutex
-	free []T
+	mu    sync.Mutex
+	free  []spare[T]
+	bytes int // the memory the spares hold
+}
+
+// spare is a value kept and the memory it holds.
+type spare[T any] struct {
+	v     T
+	bytes int
 }
 
 // get takes a spare, if there is one.
@@ -106,26 +120,31 @@ func (s *spareList[T]) get() (v T, ok bool) {
 	if n == 0 {
 		return v, false
 	}
-	v = s.free[n-1]
+	e := s.free[n-1]
 	clear(s.free[n-1:])
 	s.free = s.free[:n-1]
-	return v, true
+	s.bytes -= e.bytes
+	return e.v, true
 }
 
-// sparesPerProc bounds a spare list: a few per processor. Operation tables
-// come back in a burst, every run's since the last collection at once
-// (handOnWhenUnreachable), and the runs after it take them one by one. In
-// 40 runs in a row at the default GOGC, one per processor left swarm,
-// clock-drift and thundering-herd 12, 32 and 20 runs without tables; four
-// leave them 6, 22 and 2, and their bytes allocated per run fall by
-// 12-18%. Each spare is at most maxScratch.
-const sparesPerProc = 4
+// sparesBytesPerProc bounds a spare list by memory, not by count.
+// Operation tables come back in a burst, every run's since the last
+// collection at once (handOnWhenUnreachable), and the runs after it take
+// them one by one; a small run's tables are a few tens of kilobytes, and
+// at the default GOGC tens of small runs pass between collections. Kept by
+// count, four per processor, clock-drift and thundering-herd went 22 and 2
+// runs of 40 without tables; by memory they take what the runs between
+// two collections left (the Scenario benchmarks' summed B/op fell by 7%).
+// The bound is what four of the largest tables kept (maxScratch) would
+// hold.
+const sparesBytesPerProc = 4 * maxScratch
 
-// put keeps v, unless there are spares enough.
-func (s *spareList[T]) put(v T) {
+// put keeps v, which holds bytes of memory, unless the spares hold enough.
+func (s *spareList[T]) put(v T, bytes int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if len(s.free) < sparesPerProc*runtime.GOMAXPROCS(0) {
-		s.free = append(s.free, v)
+	if s.bytes+bytes <= sparesBytesPerProc*runtime.GOMAXPROCS(0) {
+		s.free = append(s.free, spare[T]{v, bytes})
+		s.bytes += bytes
 	}
 }

@@ -29,6 +29,17 @@ type effectRec struct {
 	resource    int32 // in recorder.msgs.strs
 }
 
+// sightRec is a registration a reader saw in a list reply, while the run
+// goes: its key and owner interned in recorder.msgs, built into the
+// history's Sightings when the run has stopped (finishWork). A run that
+// polls the registry sees thousands; appended to the history's table one
+// by one they cost about five times the table's final size.
+type sightRec struct {
+	at         history.Time
+	reader     sim.NodeID
+	key, owner int32 // in recorder.msgs.strs
+}
+
 // textSpan is a string kept in a msgTable's text: its offset and length.
 type textSpan struct{ at, n int }
 
@@ -42,7 +53,7 @@ func (t *msgTable) addText(s string) textSpan {
 // cut returns the string sp names in text, the table's text as one string.
 func (sp textSpan) cut(text string) string { return text[sp.at : sp.at+sp.n] }
 
-// finishWork builds the history's units and effects from the compact
+// finishWork builds the history's units, effects and sightings from the compact
 // records, each table at its final size. text is string(r.msgs.text).
 func (r *recorder) finishWork(nodes []*sim.Node, text string) {
 	strs := &r.msgs.strs
@@ -58,7 +69,13 @@ func (r *recorder) finishWork(nodes []*sim.Node, text string) {
 		effects[i] = history.SideEffect{From: nodes[e.from].Name(), Incarnation: e.incarnation, Resource: strs.str(e.resource),
 			ID: e.id.cut(text), At: e.at}
 	}
-	r.h.Units, r.h.Effects = units, effects
+	sightings := sized[[]history.RegistrationSighted](int(r.sightings.n))
+	for i := range sightings {
+		sr := r.sightings.at(int32(i))
+		sightings[i] = history.RegistrationSighted{Reader: nodes[sr.reader].Name(), Key: strs.str(sr.key),
+			Owner: strs.str(sr.owner), At: sr.at}
+	}
+	r.h.Units, r.h.Effects, r.h.Sightings = units, effects, sightings
 }
 
 // sized returns a new table of n elements, nil when n is 0, as a history

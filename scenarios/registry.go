@@ -18,14 +18,16 @@ func startRegistrant(n *sim.Node, h lease.Holder) {
 // reader polls the registry: it lists the live registrations every poll.
 // What it sees is recorded as sightings when the grantor answers.
 type reader struct {
-	n     *sim.Node
-	env   lease.Env
-	reqID uint64
-	load  RegistryLoad
+	n        *sim.Node
+	env      lease.Env
+	reqID    uint64
+	load     RegistryLoad
+	pollTime func() // list, bound once: the timer of every poll
 }
 
 func startReader(n *sim.Node, env lease.Env, load RegistryLoad) lease.Node {
 	r := &reader{n: n, env: env, load: load}
+	r.pollTime = r.list
 	r.list()
 	return r
 }
@@ -34,7 +36,7 @@ func (r *reader) list() {
 	r.reqID++
 	r.env.Net.Send(GrantorNode, lease.Message{Kind: lease.KindList, ReqID: r.reqID, Client: r.env.Self,
 		Prefix: registryPrefix, SentAt: r.env.Clock.Now()})
-	r.n.SetTimer(r.load.Poll, r.list)
+	r.n.SetTimer(r.load.Poll, r.pollTime)
 }
 
 // Deliver receives list replies; the recorder has already seen them.

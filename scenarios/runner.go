@@ -180,7 +180,8 @@ func Execute(sc Scenario, seed uint64, opts Options) (out *Outcome, err error) {
 		return nil, err
 	}
 
-	b := builder{w: w, rec: rec, impl: impl, cfg: cfg, sc: sc, extra: opts.Observer, queue: newTaskQueue(w, h, src)}
+	b := builder{w: w, rec: rec, impl: impl, cfg: cfg, sc: sc, extra: opts.Observer, queue: newTaskQueue(w, h, src),
+		wiring: newRunWiring()}
 	b.addNodes()
 	b.queue.start()
 

@@ -164,12 +164,12 @@ func (wk *worker) checkpoint(r *taskRun, done bool) {
 	case done && r.doneCheckpointed != nil:
 		cb = r.doneCheckpointed
 	case done:
-		cb = guardDone(func(err error) { wk.checkpointed(r, true, err) })
+		cb = func(err error) { harnessCall(func() { wk.checkpointed(r, true, err) }) } // one closure, not guardDone's two
 		r.doneCheckpointed = cb
 	case r.checkpointed != nil:
 		cb = r.checkpointed
 	default:
-		cb = guardDone(func(err error) { wk.checkpointed(r, false, err) })
+		cb = func(err error) { harnessCall(func() { wk.checkpointed(r, false, err) }) }
 		r.checkpointed = cb
 	}
 	if done {
@@ -202,7 +202,7 @@ func (wk *worker) checkpointed(r *taskRun, done bool, err error) {
 // checkpoints done.
 func (wk *worker) complete(r *taskRun) {
 	if r.completed == nil {
-		r.completed = guardDone(func(err error) { wk.written(r, err) })
+		r.completed = func(err error) { harnessCall(func() { wk.written(r, err) }) }
 	}
 	wk.scratch = append(append(append(wk.scratch[:0], r.spec.ID...), " by "...), wk.n.Name()...)
 	holderWrite(wk.h, r.spec.ID, "result", wk.scratch, r.completed)

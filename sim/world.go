@@ -1,8 +1,8 @@
 package sim
 
 import (
+	"context"
 	"fmt"
-	"io"
 	"log/slog"
 	"math/rand/v2"
 	"time"
@@ -62,7 +62,7 @@ func New(cfg Config) *World {
 	w := &World{cfg: cfg, byName: make(map[string]NodeID)}
 	w.log = cfg.Logger
 	if w.log == nil {
-		w.log = slog.New(slog.NewTextHandler(io.Discard, nil))
+		w.log = slog.New(slog.DiscardHandler)
 	}
 	w.trace = newTrace(cfg.Trace, w.nodeName)
 	w.log.Info("sim: world", "seed", cfg.Seed)
@@ -100,7 +100,9 @@ func (w *World) Rand(component string) *rand.Rand { return newRand(w.derive(comp
 func (w *World) derive(component string) uint64 {
 	seed := deriveSeed(w.cfg.Seed, component)
 	w.seeds = append(w.seeds, DerivedSeed{Component: component, Seed: seed})
-	w.log.Info("sim: derived seed", "component", component, "seed", seed)
+	if w.log.Enabled(context.Background(), slog.LevelInfo) { // its arguments cost allocations even when discarded
+		w.log.Info("sim: derived seed", "component", component, "seed", seed)
+	}
 	w.record(RecSeed, -1, -1, seed, fnv64(component))
 	return seed
 }
