@@ -17,12 +17,13 @@ const pathSeeds = 10
 // path taken away from multi-key-read-back (one key per lease for
 // per-key-fencing, no reads for read-sees-refused-write) the same seeds
 // catch nothing, and neither do the single-key, write-only stories of the
-// catalogue: their bugs are on no other path.
+// catalogue: their bugs are on no other path. (The swarm draws the path on
+// some seeds: TestSwarmDrawsTheKeyedPaths.)
 func TestPathMutantsNeedTheirPath(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs simulations")
 	}
-	writeOnly := []string{"kleppmann-gc-pause", "message-chaos", "thundering-herd", "swarm"}
+	writeOnly := []string{"kleppmann-gc-pause", "message-chaos", "thundering-herd"}
 	for _, tc := range []struct {
 		mutant  string
 		without string
@@ -69,4 +70,27 @@ func catchCaseOf(t *testing.T, mutant string) catchCase {
 	}
 	t.Fatalf("%s is not in the catch table", mutant)
 	return catchCase{}
+}
+
+// swarmPathSeeds is how many swarm seeds TestSwarmDrawsTheKeyedPaths may
+// run for each mutant.
+const swarmPathSeeds = 40
+
+// The swarm draws the keyed paths on some seeds (scenarios.LockLoad.Drawn),
+// so it catches both mutants of those paths too: per-key-fencing on a seed
+// whose holders write several keys blind, read-sees-refused-write on one
+// whose holders read back.
+func TestSwarmDrawsTheKeyedPaths(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs simulations")
+	}
+	for _, name := range []string{"per-key-fencing", "read-sees-refused-write"} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			m := mustLookup(t, name)
+			caught := hunt(t, m, catchCaseOf(t, name), lookupAll(t, []string{"swarm"}), swarmPathSeeds)
+			require.NotNil(t, caught, "%s: swarm catches it in seeds 1-%d", m.Name, swarmPathSeeds)
+			t.Logf("%s", caught)
+		})
+	}
 }

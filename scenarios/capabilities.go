@@ -13,7 +13,8 @@ import (
 // acquiring, keeping and releasing a lease and writing under its token:
 // workers checkpoint their tasks and perform an unfenced effect per unit;
 // registrants attach registrations that readers list; holders that read
-// the fenced store back need reads; an explicit
+// the fenced store back need reads, unless the read-back is drawn per seed
+// (LockLoad.Drawn); an explicit
 // failpoint in the schedule must be reachable. A nemesis's failpoints are
 // not needs: it draws only those the implementation reaches (see
 // ForImpl).
@@ -25,7 +26,7 @@ func (s Scenario) Needs() lease.Capabilities {
 	if s.Registrants > 0 || s.Readers > 0 {
 		c.Registrations = true
 	}
-	if s.Contenders > 0 && s.Lock.ReadBack {
+	if s.Contenders > 0 && s.Lock.ReadBack && !s.Lock.Drawn {
 		c.Reads = true
 	}
 	for _, e := range s.Faults.Events {
@@ -88,15 +89,19 @@ func Supports(sc Scenario, impl lease.Impl) error {
 }
 
 // ForImpl returns sc as it runs against impl: optional workers are left
-// out when impl lacks checkpoints or side effects (Adaptations says so),
-// and its nemesis draws only the failpoints impl reaches (a failpoint it
+// out when impl lacks checkpoints or side effects, a drawn lock load writes
+// one key blind when impl lacks reads (Adaptations says both), and its
+// nemesis draws only the failpoints impl reaches (a failpoint it
 // never reaches would be armed and never hit), and no failpoint faults at
 // all if it reaches none of the nemesis's. For an implementation that
 // supports and reaches everything, such as leasesim's own, sc is
 // unchanged, and so is every draw.
 func (sc Scenario) ForImpl(impl lease.Impl) Scenario {
-	if len(Adaptations(sc, impl)) > 0 {
+	if workersLeftOut(sc, impl) {
 		sc.Workers, sc.Tasks, sc.TaskSource = 0, nil, nil
+	}
+	if sc.Contenders > 0 && sc.Lock.blindFor(impl) {
+		sc.Lock = sc.Lock.blind()
 	}
 	if sc.Nemesis == nil || !slices.Contains(sc.Nemesis.Kinds, faults.KindFailpoint) {
 		return sc
@@ -133,23 +138,35 @@ func reaches(impl lease.Impl, fp string) bool {
 }
 
 // Adaptations says how sc runs differently against impl than the catalogue
-// describes it, one line each (today: optional workers left out for an
-// implementation without checkpoints or side effects); none for an
+// describes it, one line each: optional workers left out for an
+// implementation without checkpoints or side effects, and a drawn lock
+// load that writes one key blind for one without reads; none for an
 // implementation that supports everything the scenario uses.
 func Adaptations(sc Scenario, impl lease.Impl) []string {
+	var out []string
+	if workersLeftOut(sc, impl) {
+		c := impl.Capabilities
+		var lacks []string
+		if !c.Checkpoints {
+			lacks = append(lacks, "checkpoints")
+		}
+		if !c.SideEffects {
+			lacks = append(lacks, "side effects")
+		}
+		out = append(out, fmt.Sprintf("ran without its %d workers and their tasks: %s does not declare %s",
+			sc.Workers, impl.Name, strings.Join(lacks, " or ")))
+	}
+	if sc.Contenders > 0 && sc.Lock.blindFor(impl) {
+		out = append(out, blindAdaptation(sc.Lock, impl))
+	}
+	return out
+}
+
+// workersLeftOut reports whether sc's optional workers are left out
+// against impl, which lacks checkpoints or side effects.
+func workersLeftOut(sc Scenario, impl lease.Impl) bool {
 	c := impl.Capabilities
-	if !sc.WorkersOptional || sc.Workers == 0 || c.Checkpoints && c.SideEffects {
-		return nil
-	}
-	var lacks []string
-	if !c.Checkpoints {
-		lacks = append(lacks, "checkpoints")
-	}
-	if !c.SideEffects {
-		lacks = append(lacks, "side effects")
-	}
-	return []string{fmt.Sprintf("ran without its %d workers and their tasks: %s does not declare %s",
-		sc.Workers, impl.Name, strings.Join(lacks, " or "))}
+	return sc.WorkersOptional && sc.Workers > 0 && !(c.Checkpoints && c.SideEffects)
 }
 
 // ordinal is n as an English ordinal ("3rd").

@@ -51,20 +51,26 @@ func MessageChaos() Scenario {
 }
 
 // Swarm is the default scenario: one grantor, five holders and workers,
-// ten simulated minutes, and the nemesis's full random mix. It is random,
-// not a story, so it states no premise.
+// ten simulated minutes, and the nemesis's full random mix. Each seed also
+// draws the holders' paths at the fenced store (LockLoad.Drawn): one to
+// four keys under the lease, read back or written blind. It is random, not
+// a story, so it states no premise.
 func Swarm() Scenario {
 	cfg := baseConfig()
 	cfg.CheckpointEveryUnits = 5
 	return Scenario{
 		Name: "swarm",
-		Doc:  "the nemesis's random mix of every fault kind, ten simulated minutes",
+		Doc:  "the nemesis's random mix of every fault kind, keys and reads drawn per seed, ten simulated minutes",
 		Story: "One grantor, three contending holders and two checkpointing workers run for ten simulated " +
 			"minutes while the nemesis draws a random subset of every fault kind for each seed (swarm " +
-			"testing), with durations biased towards the TTL and renewal boundaries. Every property must hold.",
-		Config:          cfg,
-		Contenders:      3,
-		Lock:            LockLoad{Stagger: 500 * time.Millisecond, WriteEvery: 500 * time.Millisecond, Hold: 20 * time.Second, Idle: 2 * time.Second},
+			"testing), with durations biased towards the TTL and renewal boundaries. Each seed also draws " +
+			"how many of four keys of the fenced store the lease covers and whether holders read each key " +
+			"back before writing it (one key written blind where the implementation cannot read). Every " +
+			"property must hold.",
+		Config:     cfg,
+		Contenders: 3,
+		Lock: LockLoad{Stagger: 500 * time.Millisecond, WriteEvery: 500 * time.Millisecond, Hold: 20 * time.Second, Idle: 2 * time.Second,
+			Keys: 4, ReadBack: true, Drawn: true},
 		Workers:         2,
 		WorkersOptional: true,
 		Tasks:           EvenTasks(20, 20, 500*time.Millisecond, 25*time.Second),

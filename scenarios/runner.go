@@ -172,6 +172,7 @@ func Execute(sc Scenario, seed uint64, opts Options) (out *Outcome, err error) {
 		trace.Keep = -1 // no one can read the world's recent records after Execute: keep none (the hash covers all)
 	}
 	w := sim.New(sim.Config{Seed: seed, Link: sc.Link, Trace: trace, Logger: opts.Logger})
+	sc.Lock = sc.Lock.draw(w)
 	h := &history.History{Spec: historySpec(impl, cfg), Lease: leasewire.Lease(cfg), Grantor: GrantorNode,
 		Resource: StoreNode}
 	rec := newRecorder(w, h)

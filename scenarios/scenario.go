@@ -109,6 +109,12 @@ type LockLoad struct {
 	// the value arrives and it still holds the lease. It needs
 	// lease.Capabilities.Reads.
 	ReadBack bool
+	// Drawn makes Keys and ReadBack a draw of each seed (swarm testing):
+	// the seed's holders cover between one and Keys keys, and with
+	// ReadBack read them back on half the seeds. Against an implementation
+	// without reads the holders write one key blind on every seed, and the
+	// scenario does not need reads (Adaptations says so).
+	Drawn bool
 }
 
 // TaskSpec is one checkpointed task: Units units of UnitTime each, arriving

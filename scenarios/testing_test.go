@@ -130,7 +130,7 @@ func TestUndeclaredCapabilitiesSkip(t *testing.T) {
 		missing  []string // nil: runs
 	}{
 		{"partition-heal", nil},
-		{"swarm", nil}, // its workers are optional: it runs without them
+		{"swarm", nil}, // its workers and its drawn read-back are optional: it runs without them
 		{"worker-crash-handoff", []string{"checkpoints", "side effects", "failpoint before-checkpoint"}},
 		{"service-registry", []string{"registrations"}},
 		{"kleppmann-gc-pause", []string{"failpoint before-write"}},
@@ -153,9 +153,10 @@ func TestUndeclaredCapabilitiesSkip(t *testing.T) {
 				require.NoError(t, err)
 				assert.Equal(t, scenarios.Adaptations(sc, bare), out.Adapted)
 				if sc.Workers > 0 {
-					require.Len(t, out.Adapted, 1)
+					require.Len(t, out.Adapted, 2)
 					assert.Contains(t, out.Adapted[0], "ran without its 2 workers")
 					assert.Empty(t, out.History.Tasks, "the optional workers were left out")
+					assert.Contains(t, out.Adapted[1], "one key blind on every seed", "its drawn read-back needs reads")
 				}
 				return
 			}

@@ -15,7 +15,7 @@ import (
 // the corpus, as the help says.
 func TestExploreFindsAndReplays(t *testing.T) {
 	dir := t.TempDir()
-	res := simrun(t, "explore", "--impl", "mutant/stale-release", "--budget", "30", "--max-attempts", "5", "--out", dir, "--json")
+	res := simrun(t, "explore", "--impl", "mutant/stale-release", "--budget", "40", "--max-attempts", "5", "--out", dir, "--json")
 	require.Equal(t, exitViolated, res.code, res.stderr)
 	var out exploreResult
 	oneJSONObject(t, res.stdout, &out)
@@ -31,7 +31,7 @@ func TestExploreFindsAndReplays(t *testing.T) {
 	assert.Equal(t, exitViolated, replay.code, "the replay line violates again:\n%s", replay.stdout)
 	assert.Contains(t, replay.stdout, out.Failure.Property)
 
-	text := simrun(t, "explore", "--impl", "mutant/stale-release", "--budget", "30", "--max-attempts", "5")
+	text := simrun(t, "explore", "--impl", "mutant/stale-release", "--budget", "40", "--max-attempts", "5")
 	require.Equal(t, exitViolated, text.code)
 	assert.Contains(t, text.stdout, "runs to first failure: ")
 	assert.Contains(t, text.stdout, "| simrun run --scenario swarm --seed ", "without --out the replay line pipes the schedule in")
@@ -79,7 +79,7 @@ func TestExploreHelp(t *testing.T) {
 	assert.Equal(t, []string{"corpus/", "schedule.json"}, helpOutFiles(long))
 
 	dir := t.TempDir()
-	require.Equal(t, exitViolated, simrun(t, "explore", "--impl", "mutant/stale-release", "--budget", "30",
+	require.Equal(t, exitViolated, simrun(t, "explore", "--impl", "mutant/stale-release", "--budget", "40",
 		"--max-attempts", "3", "--out", dir).code)
 	written := filesIn(t, dir)
 	slices.Sort(written)
