@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"runtime"
 	"slices"
 	"strings"
 
@@ -136,10 +135,7 @@ func (h *goHost) sweep(cmd *cobra.Command, g *goImpl) error {
 	}
 	host := &goSweepHost{h: h, g: g, bin: bin, knobs: h.knobs}
 	cfg.Host, cfg.Knobs = host, h.knobs.Settings()
-	parallel := cfg.Parallel
-	if parallel == 0 {
-		parallel = runtime.NumCPU()
-	}
+	parallel := shareHeap(cfg.Parallel)
 	host.pool = newWorkerPool(cmd.Context(), g, bin, parallel)
 	defer host.pool.close()
 	return h.a.sweepWith(cmd, f, cfg, func(sum *sweep.Summary) error { return h.keepFailures(cmd, host, sum, f.out, f.json) })
