@@ -72,9 +72,13 @@ func (s storeMembers) cutOff(reachable int) bool { return reachable < s.quorum }
 // window is judged alone, not with the windows it overlaps.
 func cutsFromStore(h *history.History) []cut {
 	store := storeOf(h)
-	holds := func(node string) bool {
-		return slices.ContainsFunc(h.Beliefs, func(b history.BeliefInterval) bool { return b.Holder == node })
+	holding := make(map[string]bool) // the members that hold a lease themselves; looked up, never iterated
+	for _, b := range h.Beliefs {
+		if store.member(b.Holder) {
+			holding[b.Holder] = true
+		}
 	}
+	holds := func(node string) bool { return holding[node] }
 	var cuts []cut
 	for _, w := range h.Faults {
 		c := cut{start: w.Start}
