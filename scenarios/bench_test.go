@@ -35,8 +35,8 @@ var checkModes = []struct {
 // checkers and without them, so the cost of checking shows as a ratio. It
 // also reports the cost per kernel event (ns/event, allocs/event,
 // B/event), which internal/benchratio sets against the kernel's own event
-// measured in the same run. Each outcome is released once read, as a sweep
-// releases it (Outcome.Release).
+// measured in the same run. Each outcome is dropped once read, as a sweep
+// drops it.
 func BenchmarkScenario(b *testing.B) {
 	for _, sc := range scenarios.CatalogFor(lease.Correct()) {
 		for _, mode := range checkModes {
