@@ -112,19 +112,21 @@ zookeeper-results:
 ## explore-table: docs/explore.md's table: for each public mutant and each zoo mutant or variant of the event host,
 ## runs to the first failure of the random catalogue sweep, of swarm seeds and of simrun explore (explorer seeds
 ## 1-EXPLORE_SEEDS, 3), within EXPLORE_BUDGET runs (100); written to out/explore-table.md (minutes on 2 cores).
+## EXPLORE_SCENARIO=all explores every scenario at once (simrun explore --scenario all) instead of swarm.
 explore-table:
 	@mkdir -p out
 	EXPLORE_TABLE=$(CURDIR)/out/explore-table.md EXPLORE_BUDGET=$(or $(EXPLORE_BUDGET),100) \
-		EXPLORE_SEEDS=$(or $(EXPLORE_SEEDS),3) $(GO) -C cmd/simrun test -count=1 -run '^TestExploreTable$$' -timeout 120m -v .
+		EXPLORE_SEEDS=$(or $(EXPLORE_SEEDS),3) EXPLORE_SCENARIO=$(EXPLORE_SCENARIO) $(GO) -C cmd/simrun test -count=1 -run '^TestExploreTable$$' -timeout 120m -v .
 
 ## explore-table-gohost: docs/explore.md's goroutine-host table: for each goroutine-host implementation of the zoo,
 ## runs to the first failure of its catalogue sweep, of the seeds of each scenario whose nemesis draws the most fault
 ## kinds, and of simrun explore on it (explorer seeds 1-EXPLORE_SEEDS, 3), within EXPLORE_BUDGET runs (100);
-## EXPLORE_IMPLS=a,b picks rows. Written to out/explore-table-gohost.md (worker processes: tens of minutes).
+## EXPLORE_IMPLS=a,b picks rows; EXPLORE_SCENARIO=all gives each implementation one row, all its scenarios at once.
+## Written to out/explore-table-gohost.md (worker processes: tens of minutes).
 explore-table-gohost:
 	@mkdir -p out
 	EXPLORE_TABLE_GOHOST=$(CURDIR)/out/explore-table-gohost.md EXPLORE_BUDGET=$(or $(EXPLORE_BUDGET),100) \
-		EXPLORE_SEEDS=$(or $(EXPLORE_SEEDS),3) EXPLORE_IMPLS=$(EXPLORE_IMPLS) \
+		EXPLORE_SEEDS=$(or $(EXPLORE_SEEDS),3) EXPLORE_IMPLS=$(EXPLORE_IMPLS) EXPLORE_SCENARIO=$(EXPLORE_SCENARIO) \
 		$(GO) -C cmd/simrun test -count=1 -run '^TestExploreTableGoHost$$' -timeout 120m -v .
 
 ## zoo-modules: every zoo/*/go.mod is in ZOO_MODULES and every cmd/*/go.mod in MODULES, so that no module goes

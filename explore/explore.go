@@ -37,6 +37,15 @@ type Config struct {
 	// Host, when set, runs the inputs instead, and Scenario and Impl are
 	// not used: simrun's worker processes for goroutine code, say.
 	Host Host
+	// Hosts, when set, are several scenarios' hosts of one implementation,
+	// explored together: the search divides its budget between them, each
+	// with a corpus of its own, and Scenario, Impl and Host are not used.
+	// The first is the primary, the scenario whose faults are the most
+	// varied (simrun explore --scenario all puts swarm first): it takes
+	// every other run until each scenario has run once, then every
+	// scenario is picked with a weight that follows how often its runs
+	// reached something new (portfolio.go).
+	Hosts []Host
 	// Seed is the explorer's own seed: every choice the search makes
 	// (run seeds, parents, mutations) is drawn from it.
 	Seed uint64
@@ -53,15 +62,21 @@ type Config struct {
 // Input is what one run runs: a seed of the scenario and the fault
 // schedule that replaces the scenario's own.
 type Input struct {
+	// Scenario names the input's scenario when the search explores
+	// several (Config.Hosts); a host ignores it.
+	Scenario string          `json:"scenario,omitempty"`
 	Seed     uint64          `json:"seed"`
 	Schedule faults.Schedule `json:"schedule"`
 }
 
 // Step is what the search had reached after one run.
 type Step struct {
-	Run    int    `json:"run"` // 1 for the first run
-	Seed   uint64 `json:"seed"`
-	Origin string `json:"origin"` // how the run's input was made: "draw" or the mutations applied
+	Run  int    `json:"run"` // 1 for the first run
+	Seed uint64 `json:"seed"`
+	// Scenario is the scenario the run ran, when the search explores
+	// several (Config.Hosts).
+	Scenario string `json:"scenario,omitempty"`
+	Origin   string `json:"origin"` // how the run's input was made: "draw" or the mutations applied
 	// Corpus is the corpus size after the run, Reached the behaviours
 	// reached by some run so far.
 	Corpus  int `json:"corpus"`
@@ -90,7 +105,11 @@ type Failure struct {
 
 // Result is what a search did and found.
 type Result struct {
+	// Scenario is the scenario explored; with several, the one whose run
+	// failed, or their names joined by commas when none did. Scenarios
+	// are those several, in Config.Hosts order.
 	Scenario, Impl string
+	Scenarios      []string
 	Seed           uint64 // the explorer's seed
 	// Runs is how many runs the search made before it stopped.
 	Runs  int
@@ -128,38 +147,45 @@ func Explore(cfg Config) (Result, error) {
 		return Result{}, err
 	}
 	for s.runs < s.budget {
-		in, origin := s.next()
-		run, err := s.host.Run(in)
+		a, in, origin := s.next()
+		run, err := a.host.Run(in)
 		if err != nil {
-			return s.result(), fmt.Errorf("explore: run %d (seed %d): %w", s.runs+1, in.Seed, err)
+			return s.result(), fmt.Errorf("explore: run %d (%s, seed %d): %w", s.runs+1, scenarioOf(a), in.Seed, err)
 		}
 		if in.Schedule.Version == 0 { // a fresh draw: keep the schedule it drew
 			in.Schedule = run.Schedule
 		}
-		s.record(in, origin, run)
-		if s.mut == nil {
-			if err := s.newMutator(); err != nil {
+		s.record(a, in, origin, run)
+		if a.mut == nil {
+			if err := a.newMutator(s.rng); err != nil {
 				return s.result(), err
 			}
 		}
 		if origin == originDraw {
-			s.mut.drawn(in.Schedule)
+			a.mut.drawn(in.Schedule)
 		}
 		if run.Violated != nil {
-			return s.fail(in, *run.Violated)
+			return s.fail(a, in, *run.Violated)
 		}
 	}
 	return s.result(), nil
 }
 
+// scenarioOf is the name of a's scenario.
+func scenarioOf(a *arm) string {
+	name, _ := a.host.Names()
+	return name
+}
+
 // fail shrinks the violating input and returns the result with its
-// Failure.
-func (s *search) fail(in Input, v checker.Result) (Result, error) {
-	shrunk, err := s.host.Shrink(in, v, s.shrinkAttempts)
+// Failure; the result names a's scenario.
+func (s *search) fail(a *arm, in Input, v checker.Result) (Result, error) {
+	shrunk, err := a.host.Shrink(in, v, s.shrinkAttempts)
 	if err != nil {
-		return s.result(), fmt.Errorf("explore: shrinking run %d (seed %d): %w", s.runs, in.Seed, err)
+		return s.result(), fmt.Errorf("explore: shrinking run %d (%s, seed %d): %w", s.runs, scenarioOf(a), in.Seed, err)
 	}
 	r := s.result()
+	r.Scenario = scenarioOf(a)
 	r.Failure = &Failure{Run: s.runs, Input: in, Violated: v, Shrunk: shrunk.Schedule,
 		ShrinkRuns: shrunk.Runs, ShrinkExhausted: shrunk.Exhausted, Hash: shrunk.Hash}
 	if shrunk.Target.Property != v.Property { // ShrinkSeed keeps the first violated property

@@ -3,14 +3,16 @@ package explore
 import (
 	"fmt"
 	"math/rand/v2"
+	"strings"
 
 	"github.com/leasesim/leasesim/checker"
+	"github.com/leasesim/leasesim/lease"
 	"github.com/leasesim/leasesim/scenarios"
 )
 
 // Tuning of the search.
 const (
-	// drawsFirst is how many runs are fresh draws of the scenario before
+	// drawsFirst is how many runs are fresh draws of a scenario before
 	// any mutation: the corpus needs a few seeds of its own.
 	drawsFirst = 3
 	// drawEvery makes one run in drawEvery a fresh draw afterwards.
@@ -24,19 +26,27 @@ const (
 
 // search is the state of one exploration.
 type search struct {
-	host           Host
 	seed           uint64
 	budget         int
 	shrinkAttempts int
 	progress       func(Step)
 
-	rng    *rand.Rand
-	mut    *mutator // made after the first run (Host.Vocabulary)
+	rng   *rand.Rand
+	arms  []*arm // one per scenario explored; the first is the primary (portfolio.go)
+	steps []Step
+	runs  int
+}
+
+// arm is one scenario's part of a search: its host, and the corpus and
+// features of its runs.
+type arm struct {
+	host   Host
+	mut    *mutator // made after the arm's first run (Host.Vocabulary)
 	feat   *features
 	corpus []entry
-	steps  []Step
 	runs   int
-	// spec and tasks are the first run's: which behaviours apply.
+	finds  int // runs that joined the corpus
+	// spec and tasks are the arm's first run's: which behaviours apply.
 	spec  string
 	tasks bool
 }
@@ -54,16 +64,23 @@ func newSearch(cfg Config) (*search, error) {
 	case cfg.ShrinkAttempts < 0:
 		return nil, fmt.Errorf("%w: shrink attempts %d: must not be negative", ErrInvalid, cfg.ShrinkAttempts)
 	}
-	host := cfg.Host
-	if host == nil {
-		h, err := newEventHost(cfg)
+	hosts := cfg.Hosts
+	switch {
+	case len(hosts) > 0:
+	case cfg.Host != nil:
+		hosts = []Host{cfg.Host}
+	default:
+		h, err := EventHost(cfg.Scenario, cfg.Impl)
 		if err != nil {
 			return nil, err
 		}
-		host = h
+		hosts = []Host{h}
 	}
-	s := &search{host: host, seed: cfg.Seed, budget: cfg.Budget,
-		shrinkAttempts: cfg.ShrinkAttempts, progress: cfg.Progress, rng: newRand(cfg.Seed), feat: newFeatures()}
+	s := &search{seed: cfg.Seed, budget: cfg.Budget,
+		shrinkAttempts: cfg.ShrinkAttempts, progress: cfg.Progress, rng: newRand(cfg.Seed)}
+	for _, h := range hosts {
+		s.arms = append(s.arms, &arm{host: h, feat: newFeatures()})
+	}
 	if s.budget == 0 {
 		s.budget = DefaultBudget
 	}
@@ -73,106 +90,210 @@ func newSearch(cfg Config) (*search, error) {
 	return s, nil
 }
 
-// newEventHost checks that cfg's scenario and implementation can run on
-// the event host.
-func newEventHost(cfg Config) (eventHost, error) {
-	if cfg.Scenario.Goroutines != nil {
-		return eventHost{}, fmt.Errorf("%w: scenario %s runs on the goroutine host: give Config.Host, which runs it "+
-			"(simrun explore does)", ErrInvalid, cfg.Scenario.Name)
+// EventHost is the Host that runs sc against impl on the event host, in
+// process (the zero Impl is lease.Correct()): what Explore uses for
+// Config.Scenario and Config.Impl, and for each scenario of Config.Hosts
+// when they are the event host's. An error matches ErrInvalid, or is
+// scenarios.Supports's.
+func EventHost(sc scenarios.Scenario, impl lease.Impl) (Host, error) {
+	if sc.Goroutines != nil {
+		return nil, fmt.Errorf("%w: scenario %s runs on the goroutine host: give Config.Host, which runs it "+
+			"(simrun explore does)", ErrInvalid, sc.Name)
 	}
-	if err := cfg.Scenario.Validate(); err != nil {
-		return eventHost{}, fmt.Errorf("%w: %w", ErrInvalid, err)
+	if err := sc.Validate(); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
 	}
-	impl := cfg.Impl.OrCorrect()
-	if err := scenarios.Supports(cfg.Scenario, impl); err != nil {
-		return eventHost{}, err
+	impl = impl.OrCorrect()
+	if err := scenarios.Supports(sc, impl); err != nil {
+		return nil, err
 	}
-	return eventHost{sc: cfg.Scenario, impl: impl}, nil
+	return eventHost{sc: sc, impl: impl}, nil
 }
 
-// newMutator asks the host for its vocabulary, once the first run is in.
-func (s *search) newMutator() error {
-	v, err := s.host.Vocabulary()
+// newMutator asks the arm's host for its vocabulary, once its first run
+// is in.
+func (a *arm) newMutator(rng *rand.Rand) error {
+	v, err := a.host.Vocabulary()
 	if err != nil {
 		return fmt.Errorf("explore: the scenario's fault vocabulary: %w", err)
 	}
-	s.mut = newMutator(v, s.rng)
+	a.mut = newMutator(v, rng)
 	return nil
 }
 
-// next returns the next run's input and how it was made. A fresh draw has
-// a zero schedule: the scenario draws its own for the seed.
-func (s *search) next() (Input, string) {
-	if s.runs < drawsFirst || len(s.corpus) == 0 || s.rng.IntN(drawEvery) == 0 {
+// next returns the next run's arm, input and how the input was made. A
+// fresh draw has a zero schedule: the scenario draws its own for the seed.
+func (s *search) next() (*arm, Input, string) {
+	a := s.pickArm()
+	in, origin := s.nextOf(a)
+	if len(s.arms) > 1 {
+		in.Scenario = scenarioOf(a)
+	}
+	return a, in, origin
+}
+
+// nextOf returns the next input of arm a.
+func (s *search) nextOf(a *arm) (Input, string) {
+	if a.runs < drawsFirst || len(a.corpus) == 0 || s.rng.IntN(drawEvery) == 0 {
 		return Input{Seed: s.drawSeed()}, originDraw
 	}
-	parent := s.corpus[s.pick()].in
+	parent := a.corpus[a.pick(s.rng)].in
 	var other *Input
-	if len(s.corpus) > 1 {
-		other = &s.corpus[s.pick()].in
+	if len(a.corpus) > 1 {
+		other = &a.corpus[a.pick(s.rng)].in
 	}
-	in, origin, ok := s.mut.mutate(parent, other, s.drawSeed)
+	in, origin, ok := a.mut.mutate(parent, other, s.drawSeed)
 	if !ok {
 		return Input{Seed: s.drawSeed()}, originDraw
 	}
 	return in, origin
 }
 
-// drawSeed draws a seed of the scenario.
+// drawSeed draws a seed of a scenario.
 func (s *search) drawSeed() uint64 { return 1 + s.rng.Uint64N(seedMax) }
 
 // pick draws a corpus index, weighted toward entries that reached the
-// behaviours fewest runs reached.
-func (s *search) pick() int {
-	weights := make([]int, len(s.corpus))
+// behaviours fewest of the arm's runs reached.
+func (a *arm) pick(rng *rand.Rand) int {
+	weights := make([]int, len(a.corpus))
 	total := 0
-	for i, e := range s.corpus {
-		weights[i] = s.feat.weight(e.cov)
+	for i, e := range a.corpus {
+		weights[i] = a.feat.weight(e.cov)
 		total += weights[i]
 	}
-	x := s.rng.IntN(total)
+	return weighted(rng, weights, total)
+}
+
+// weighted draws an index with the given weights, whose sum is total.
+func weighted(rng *rand.Rand, weights []int, total int) int {
+	x := rng.IntN(total)
 	for i, w := range weights {
 		if x < w {
 			return i
 		}
 		x -= w
 	}
-	panic("explore: pick fell off the corpus")
+	panic("explore: a weighted draw fell off its weights")
 }
 
-// record counts a finished run: its features, the corpus, the step.
-func (s *search) record(in Input, origin string, run Run) {
+// record counts a finished run: its features, the arm's corpus, the step.
+func (s *search) record(a *arm, in Input, origin string, run Run) {
 	s.runs++
-	if s.runs == 1 {
-		s.spec, s.tasks = run.Spec, run.Tasks
+	a.runs++
+	if a.runs == 1 {
+		a.spec, a.tasks = run.Spec, run.Tasks
 	}
-	first, novel := s.feat.add(run.Coverage)
+	first, novel := a.feat.add(run.Coverage)
 	if novel {
-		s.corpus = append(s.corpus, entry{in: in, cov: run.Coverage})
+		a.corpus = append(a.corpus, entry{in: in, cov: run.Coverage})
+		a.finds++
 	}
-	st := Step{Run: s.runs, Seed: in.Seed, Origin: origin, Corpus: len(s.corpus), Reached: s.feat.reached(), New: first}
+	st := Step{Run: s.runs, Seed: in.Seed, Origin: origin, Corpus: s.corpusLen(), Reached: s.reached(), New: first}
+	if len(s.arms) > 1 {
+		st.Scenario, st.New = in.Scenario, s.firstOfAll(a, first)
+	}
 	s.steps = append(s.steps, st)
 	if s.progress != nil {
 		s.progress(st)
 	}
 }
 
+// firstOfAll keeps those of first, the behaviours a's run reached first
+// among a's runs, that no other arm's run had reached.
+func (s *search) firstOfAll(a *arm, first []string) []string {
+	var out []string
+	for _, name := range first {
+		i := behaviourIndex(name)
+		seen := false
+		for _, b := range s.arms {
+			seen = seen || (b != a && b.feat.hits[i] > 0)
+		}
+		if !seen {
+			out = append(out, name)
+		}
+	}
+	return out
+}
+
+// behaviourIndex is the index of the named behaviour in
+// checker.Behaviours.
+func behaviourIndex(name string) int {
+	for i, b := range checker.Behaviours() {
+		if b.Name == name {
+			return i
+		}
+	}
+	panic("explore: no behaviour " + name)
+}
+
+// corpusLen is the size of every arm's corpus together.
+func (s *search) corpusLen() int {
+	n := 0
+	for _, a := range s.arms {
+		n += len(a.corpus)
+	}
+	return n
+}
+
+// reached counts the behaviours some run of some arm reached.
+func (s *search) reached() int {
+	n := 0
+	for i := range checker.Behaviours() {
+		if s.hits(i) > 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// hits is how many runs of every arm reached behaviour i.
+func (s *search) hits(i int) int {
+	n := 0
+	for _, a := range s.arms {
+		n += a.feat.hits[i]
+	}
+	return n
+}
+
 // result is the search's result so far, without a failure.
 func (s *search) result() Result {
-	scenario, impl := s.host.Names()
-	r := Result{Scenario: scenario, Impl: impl, Seed: s.seed, Runs: s.runs, Steps: s.steps}
-	for _, e := range s.corpus {
-		r.Corpus = append(r.Corpus, e.in)
+	r := Result{Seed: s.seed, Runs: s.runs, Steps: s.steps}
+	var names []string
+	for _, a := range s.arms {
+		scenario, impl := a.host.Names()
+		names = append(names, scenario)
+		r.Impl = impl
+		for _, e := range a.corpus {
+			r.Corpus = append(r.Corpus, e.in)
+		}
+	}
+	r.Scenario = strings.Join(names, ",")
+	if len(s.arms) > 1 {
+		r.Scenarios = names
 	}
 	for i, b := range checker.Behaviours() {
 		switch {
-		case !b.Applies(s.spec, s.tasks):
+		case !s.applies(b):
 			r.NotApplicable = append(r.NotApplicable, b.Name)
-		case s.feat.hits[i] > 0:
+		case s.hits(i) > 0:
 			r.Reached = append(r.Reached, b.Name)
 		default:
 			r.Unreached = append(r.Unreached, b.Name)
 		}
 	}
 	return r
+}
+
+// applies reports whether b applies to some arm that ran.
+func (s *search) applies(b checker.Behaviour) bool {
+	ran := false
+	for _, a := range s.arms {
+		if a.runs > 0 {
+			ran = true
+			if b.Applies(a.spec, a.tasks) {
+				return true
+			}
+		}
+	}
+	return !ran && b.Applies("", false)
 }

@@ -38,6 +38,7 @@ type exploreResult struct {
 	SchemaVersion int            `json:"schema_version"`
 	Host          string         `json:"host"` // "event" or "goroutine"
 	Scenario      string         `json:"scenario"`
+	Scenarios     []string       `json:"scenarios,omitempty"` // with --scenario all, the scenarios explored
 	Impl          string         `json:"impl"`
 	Seed          uint64         `json:"explorer_seed"`
 	Budget        int            `json:"budget"`
@@ -89,6 +90,10 @@ func (a *app) exploreCommand() *cobra.Command {
 			"that `simrun list --impl NAME` lists (required when there are several). The replay line is\n" +
 			"simrun replay, which reports verified or diverged. --json prints one object (schema_version " +
 			strconv.Itoa(exploreSchemaVersion) + ").\n" +
+			"--scenario all explores every scenario the implementation runs at once, each with a corpus of\n" +
+			"its own: the one whose nemesis draws the most fault kinds (swarm on the event host) takes every\n" +
+			"other run until each scenario has run once, then a scenario is picked more often the more of its\n" +
+			"runs reached something new.\n" +
 			"--out writes schedule.json (the shrunk schedule, when a property was violated) and the corpus\n" +
 			"under corpus/, one schedule per input, named by its place in the corpus and its seed.\n\n" +
 			"Exit 0 when no property was violated within the budget; 1 when one was; 2 for bad input; 3 for an\n" +
@@ -97,7 +102,7 @@ func (a *app) exploreCommand() *cobra.Command {
 		RunE: func(cmd *cobra.Command, _ []string) error { return a.explore(cmd, f, h) },
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.scenario, "scenario", "swarm", "the scenario to explore (see simrun list; a goroutine-host implementation's: simrun list --impl NAME)")
+	fl.StringVar(&f.scenario, "scenario", "swarm", `the scenario to explore (see simrun list; a goroutine-host implementation's: simrun list --impl NAME), or "all"`)
 	fl.StringVar(&f.impl, "impl", lease.Correct().Name, `the implementation: "correct", "mutant/NAME", "zoo/NAME" or a goroutine-host one (see simrun list)`)
 	fl.StringVar(&f.seedArg, "seed", "1", "the explorer's seed: N, or random (drawn and printed first)")
 	fl.IntVar(&f.budget, "budget", explore.DefaultBudget, "the most runs to make, shrinking not counted")
@@ -122,21 +127,24 @@ func (a *app) explore(cmd *cobra.Command, f exploreFlags, h *goHost) error {
 		return err
 	}
 	host := scenarios.HostEvent
-	var gx *goExploreHost
+	var gxs []*goExploreHost
 	if g != nil {
-		if gx, err = h.exploreHost(cmd, g, f); err != nil {
+		if gxs, err = h.exploreHosts(cmd, g, f); err != nil {
 			return err
 		}
-		defer gx.pool.close()
-		cfg.Host, host = gx, scenarios.HostGoroutine
+		defer gxs[0].pool.close() // one pool serves them all
+		for _, gx := range gxs {
+			cfg.Hosts = append(cfg.Hosts, gx)
+		}
+		host = scenarios.HostGoroutine
 	}
 	notes := a.notes(f.json)
 	scenario, impl := exploreNames(cfg)
 	fmt.Fprintf(notes, "exploring %s with %s: explorer seed %d, budget %d runs\n", scenario, impl, cfg.Seed, cfg.Budget)
 	cfg.Progress = func(st explore.Step) {
 		if len(st.New) > 0 {
-			fmt.Fprintf(notes, "  run %d (%s, seed %d): %d behaviours, corpus %d; new: %s\n", st.Run, st.Origin,
-				st.Seed, st.Reached, st.Corpus, strings.Join(st.New, ", "))
+			fmt.Fprintf(notes, "  run %d (%s%s, seed %d): %d behaviours, corpus %d; new: %s\n", st.Run,
+				prefixed(st.Scenario, ", "), st.Origin, st.Seed, st.Reached, st.Corpus, strings.Join(st.New, ", "))
 		}
 	}
 	res, err := explore.Explore(cfg)
@@ -146,7 +154,8 @@ func (a *app) explore(cmd *cobra.Command, f exploreFlags, h *goHost) error {
 	case err != nil:
 		return classify(cmd, err)
 	}
-	out := exploreResult{SchemaVersion: exploreSchemaVersion, Host: host, Scenario: res.Scenario, Impl: res.Impl,
+	out := exploreResult{SchemaVersion: exploreSchemaVersion, Host: host, Scenario: res.Scenario,
+		Scenarios: res.Scenarios, Impl: res.Impl,
 		Seed: res.Seed, Budget: cfg.Budget, Runs: res.Runs, Corpus: len(res.Corpus), Reached: res.Reached,
 		Unreached: res.Unreached, NotApplicable: res.NotApplicable, Steps: res.Steps}
 	if f.out != "" {
@@ -155,7 +164,7 @@ func (a *app) explore(cmd *cobra.Command, f exploreFlags, h *goHost) error {
 		}
 	}
 	if res.Failure != nil {
-		if out.Failure, err = a.exploreFailure(cmd, res, f.out, h, g, gx); err != nil {
+		if out.Failure, err = a.exploreFailure(cmd, res, f.out, h, g, failingHost(gxs, res.Scenario)); err != nil {
 			return err
 		}
 	}
@@ -172,19 +181,55 @@ func (a *app) explore(cmd *cobra.Command, f exploreFlags, h *goHost) error {
 	return nil
 }
 
-// exploreNames are the names of what cfg explores.
+// exploreNames are the names of what cfg explores: with several
+// scenarios, "all N scenarios (a, b, ...)".
 func exploreNames(cfg explore.Config) (scenario, impl string) {
-	if cfg.Host != nil {
-		return cfg.Host.Names()
+	switch {
+	case len(cfg.Hosts) == 1:
+		return cfg.Hosts[0].Names()
+	case len(cfg.Hosts) > 1:
+		var names []string
+		for _, h := range cfg.Hosts {
+			name, i := h.Names()
+			names, impl = append(names, name), i
+		}
+		return fmt.Sprintf("all %d scenarios (%s)", len(names), strings.Join(names, ", ")), impl
 	}
 	return cfg.Scenario.Name, cfg.Impl.Name
+}
+
+// failingHost is the host among gxs of the scenario that failed, or nil
+// on the event host.
+func failingHost(gxs []*goExploreHost, scenario string) *goExploreHost {
+	for _, gx := range gxs {
+		if gx.info.Name == scenario {
+			return gx
+		}
+	}
+	return nil
+}
+
+// prefixed is s followed by sep, or nothing when s is empty.
+func prefixed(s, sep string) string {
+	if s == "" {
+		return ""
+	}
+	return s + sep
 }
 
 // exploreConfig reads the flags; with event, --scenario and --impl name
 // the event host's.
 func (a *app) exploreConfig(cmd *cobra.Command, f exploreFlags, event bool) (explore.Config, error) {
 	var cfg explore.Config
-	if event {
+	if event && f.scenario == allScenarios {
+		impl, err := lookupImpl(f.impl)
+		if err != nil {
+			return cfg, usageErr(cmd, err)
+		}
+		if cfg.Hosts, err = eventExploreHosts(impl); err != nil {
+			return cfg, usagef(cmd, "--scenario all: %w", err)
+		}
+	} else if event {
 		sc, err := lookupScenario(f.scenario)
 		if err != nil {
 			return cfg, usageErr(cmd, err)
@@ -213,10 +258,11 @@ func (a *app) exploreConfig(cmd *cobra.Command, f exploreFlags, event bool) (exp
 	return cfg, nil
 }
 
-// exploreHost resolves --scenario among the scenarios g's worker lists
-// (the only one when not given) and starts its explore host: explore runs
-// one input at a time.
-func (h *goHost) exploreHost(cmd *cobra.Command, g *goImpl, f exploreFlags) (*goExploreHost, error) {
+// exploreHosts resolves --scenario among the scenarios g's worker lists
+// (the only one when not given; every one, primary first, for "all") and
+// starts their explore hosts, which share one pool of one serving worker:
+// explore runs one input at a time. The caller closes the pool.
+func (h *goHost) exploreHosts(cmd *cobra.Command, g *goImpl, f exploreFlags) ([]*goExploreHost, error) {
 	infos, err := h.scenarioInfos(cmd, g)
 	if err != nil {
 		return nil, err
@@ -225,27 +271,79 @@ func (h *goHost) exploreHost(cmd *cobra.Command, g *goImpl, f exploreFlags) (*go
 	for _, sc := range infos {
 		names = append(names, sc.Name)
 	}
-	i := 0
+	picked := []int{0}
 	switch {
+	case f.scenario == allScenarios:
+		picked = primaryFirst(scenarioKinds(infos))
 	case cmd.Flags().Changed("scenario"):
-		if i = slices.Index(names, f.scenario); i < 0 {
-			return nil, usagef(cmd, "--scenario: %s has no scenario %q (known: %s)", g.Name, f.scenario, strings.Join(names, ", "))
+		if picked[0] = slices.Index(names, f.scenario); picked[0] < 0 {
+			return nil, usagef(cmd, "--scenario: %s has no scenario %q (known: %s, or %q)", g.Name, f.scenario,
+				strings.Join(names, ", "), allScenarios)
 		}
 	case len(infos) > 1:
-		return nil, usagef(cmd, "--scenario: %s has %d scenarios, name one: %s", g.Name, len(infos), strings.Join(names, ", "))
+		return nil, usagef(cmd, "--scenario: %s has %d scenarios, name one or %q: %s", g.Name, len(infos), allScenarios,
+			strings.Join(names, ", "))
 	}
-	return h.newExploreHost(cmd, g, infos[i])
-}
-
-// newExploreHost builds g's worker binary and starts a pool of one serving
-// worker that runs explore's inputs of the scenario info describes; the
-// caller closes its pool.
-func (h *goHost) newExploreHost(cmd *cobra.Command, g *goImpl, info gohost.ScenarioInfo) (*goExploreHost, error) {
 	bin, err := h.start(cmd, g)
 	if err != nil {
 		return nil, err
 	}
-	return &goExploreHost{ctx: cmd.Context(), g: g, info: info, pool: newWorkerPool(cmd.Context(), g, bin, 1)}, nil
+	pool := newWorkerPool(cmd.Context(), g, bin, 1)
+	var out []*goExploreHost
+	for _, i := range picked {
+		out = append(out, &goExploreHost{ctx: cmd.Context(), g: g, info: infos[i], pool: pool})
+	}
+	return out, nil
+}
+
+// scenarioKinds counts the fault kinds each scenario's nemesis draws.
+func scenarioKinds(infos []gohost.ScenarioInfo) []int {
+	kinds := make([]int, len(infos))
+	for i, info := range infos {
+		kinds[i] = len(info.FaultKinds)
+	}
+	return kinds
+}
+
+// eventExploreHosts are the explore hosts of every catalogue scenario impl
+// runs on the event host, primary first (primaryFirst).
+func eventExploreHosts(impl lease.Impl) ([]explore.Host, error) {
+	cat := scenarios.CatalogFor(impl)
+	kinds := make([]int, len(cat))
+	for i, sc := range cat {
+		if sc.Nemesis != nil {
+			kinds[i] = len(sc.NemesisFor(impl).Pool())
+		}
+	}
+	var hosts []explore.Host
+	for _, i := range primaryFirst(kinds) {
+		h, err := explore.EventHost(cat[i], impl)
+		if err != nil {
+			return nil, err
+		}
+		hosts = append(hosts, h)
+	}
+	return hosts, nil
+}
+
+// primaryFirst orders scenarios for a search of several: first the one
+// whose nemesis draws the most fault kinds (the first of those that tie),
+// the portfolio's primary, then the others in their order. kinds are the
+// scenarios' counts of fault kinds; it returns their indexes.
+func primaryFirst(kinds []int) []int {
+	primary := 0
+	for i, k := range kinds {
+		if k > kinds[primary] {
+			primary = i
+		}
+	}
+	out := []int{primary}
+	for i := range kinds {
+		if i != primary {
+			out = append(out, i)
+		}
+	}
+	return out
 }
 
 // exploreFailure describes res's failure with the line that replays it:
@@ -308,11 +406,12 @@ func foundOf(res explore.Result, dir string, replay func(scheduleFile string) st
 }
 
 // writeCorpus writes each corpus input's schedule under dir/corpus, named
-// by its place in the corpus and its seed (0007-seed-123.json): the seed
-// and the file replay it.
+// by its place in the corpus, its scenario when several were explored,
+// and its seed (0007-seed-123.json, 0007-clock-drift-seed-123.json): the
+// scenario, the seed and the file replay it.
 func writeCorpus(dir string, corpus []explore.Input) error {
 	for i, in := range corpus {
-		name := fmt.Sprintf("%04d-seed-%d.json", i+1, in.Seed)
+		name := fmt.Sprintf("%04d-%sseed-%d.json", i+1, prefixed(in.Scenario, "-"), in.Seed)
 		if err := writeSchedule(filepath.Join(dir, corpusDir, name), in.Schedule); err != nil {
 			return err
 		}
@@ -323,7 +422,11 @@ func writeCorpus(dir string, corpus []explore.Input) error {
 // printExplore prints the outcome of a search as text.
 func printExplore(w io.Writer, out exploreResult, res explore.Result) {
 	if fl := out.Failure; fl != nil {
-		fmt.Fprintf(w, "run %d of %d (seed %d) violates %s %s: %s\n", fl.Run, out.Budget, fl.Seed, fl.Property,
+		where := ""
+		if len(out.Scenarios) > 0 {
+			where = fl.Scenario + ", "
+		}
+		fmt.Fprintf(w, "run %d of %d (%sseed %d) violates %s %s: %s\n", fl.Run, out.Budget, where, fl.Seed, fl.Property,
 			fl.Name, fl.Summary)
 		note := ""
 		if fl.Exhausted {

@@ -37,6 +37,26 @@ func TestExploreFindsAndReplays(t *testing.T) {
 	assert.Contains(t, text.stdout, "| simrun run --scenario swarm --seed ", "without --out the replay line pipes the schedule in")
 }
 
+// --scenario all explores every catalogue scenario the implementation
+// supports, swarm first: a story that takes the bug's path finds it, the
+// result names that story, and its replay line violates again.
+func TestExploreAllScenarios(t *testing.T) {
+	res := simrun(t, "explore", "--impl", "mutant/expiry-from-receipt", "--scenario", "all", "--budget", "40",
+		"--max-attempts", "5", "--out", t.TempDir(), "--json")
+	require.Equal(t, exitViolated, res.code, res.stderr)
+	var out exploreResult
+	oneJSONObject(t, res.stdout, &out)
+	require.NotEmpty(t, out.Scenarios)
+	assert.Equal(t, "swarm", out.Scenarios[0], "the primary: its nemesis draws the most fault kinds")
+	assert.Contains(t, out.Scenarios, "partition-heal")
+	require.NotNil(t, out.Failure)
+	assert.Equal(t, "partition-heal", out.Scenario)
+	assert.Contains(t, res.stderr, "exploring all ")
+	replay := pasted(t, out.Failure.Replay)
+	assert.Equal(t, exitViolated, replay.code, "the replay line violates again:\n%s", replay.stdout)
+	assert.Contains(t, replay.stdout, out.Failure.Property)
+}
+
 // Within the budget on a correct implementation, explore exits 0 and says
 // what was reached and what never was.
 func TestExploreNothingFoundExitsZero(t *testing.T) {

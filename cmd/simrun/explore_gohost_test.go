@@ -39,6 +39,25 @@ func TestExploreGoHostFindsAndReplays(t *testing.T) {
 	assert.Contains(t, again.stdout, "violated P1")
 }
 
+// --scenario all explores every scenario of a goroutine-host
+// implementation at once: it finds the broken client's failure, names its
+// scenario, and the replay line reproduces it.
+func TestExploreGoHostAllScenarios(t *testing.T) {
+	t.Parallel() // a long test: it overlaps the other long ones
+	r := goSimrun(t, "explore", "--impl", "fixture/lock", "--scenario", "all", "--budget", "10", "--max-attempts", "5",
+		"--out", t.TempDir(), "--json")
+	require.Equal(t, exitViolated, r.code, r.stderr)
+	var out exploreResult
+	oneJSONObject(t, r.stdout, &out)
+	assert.ElementsMatch(t, []string{"careful-client", "broken-client"}, out.Scenarios)
+	require.NotNil(t, out.Failure)
+	assert.Equal(t, "broken-client", out.Scenario)
+	assert.Equal(t, "broken-client", out.Steps[len(out.Steps)-1].Scenario)
+	again := pasted(t, out.Failure.Replay)
+	assert.Equal(t, exitViolated, again.code, "the replay line violates again: %s", again.stderr)
+	assert.Contains(t, again.stdout, "trace hash "+out.Failure.TraceHash+", identical to --hash")
+}
+
 // The same explorer seed makes the same inputs on the goroutine host, and
 // where the host is deterministic (the fixture is, verified by
 // repetition) the same coverage after every run; a correct client within
@@ -75,7 +94,7 @@ func TestExploreGoHostBadInput(t *testing.T) {
 		want string
 	}{
 		{"unknown scenario", []string{"--scenario", "nope"}, `--scenario: fixture/lock has no scenario "nope"`},
-		{"several scenarios", nil, "--scenario: fixture/lock has 2 scenarios, name one: careful-client, broken-client"},
+		{"several scenarios", nil, `--scenario: fixture/lock has 2 scenarios, name one or "all": careful-client, broken-client`},
 		{"bad budget", []string{"--scenario", "broken-client", "--budget", "0"}, "--budget"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

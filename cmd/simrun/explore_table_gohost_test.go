@@ -27,7 +27,10 @@ import (
 // of simrun explore on it for explorer seeds 1..EXPLORE_SEEDS, all within
 // EXPLORE_BUDGET runs. Every run goes through simrun explore's own
 // goroutine-host code (goExploreHost: worker processes, histories judged as
-// simrun check judges them). It writes the table to EXPLORE_TABLE_GOHOST;
+// simrun check judges them). With EXPLORE_SCENARIO=all each implementation
+// has one row, whose explorer searches all its scenarios at once (simrun
+// explore --scenario all) and whose scenario seeds are the primary's. It
+// writes the table to EXPLORE_TABLE_GOHOST;
 // make explore-table-gohost runs it (tens of minutes); without
 // EXPLORE_TABLE_GOHOST it is skipped.
 func TestExploreTableGoHost(t *testing.T) {
@@ -65,7 +68,7 @@ func TestExploreTableGoHost(t *testing.T) {
 		for i, s := range subjects {
 			t.Run(s.g.Name, func(t *testing.T) {
 				t.Parallel()
-				rows[i] = measureGoRows(t, h, cmd, s.g, s.infos, budget, seeds)
+				rows[i] = measureGoRows(t, h, cmd, s.g, s.infos, budget, seeds, exploreAll(t))
 				for _, r := range rows[i] {
 					t.Logf("%s", goRowLine(r, budget))
 				}
@@ -83,7 +86,7 @@ func TestExploreTableGoHost(t *testing.T) {
 		}
 	}
 	var b strings.Builder
-	b.WriteString(exploreTable(measured, budget, seeds))
+	b.WriteString(exploreTable(measured, budget, seeds, exploreAll(t)))
 	for _, r := range unexplored {
 		b.WriteString("\n" + goRowLine(r, budget))
 	}
@@ -102,17 +105,42 @@ func goRowLine(r tableRow, budget int) string {
 
 // measureGoRows measures g's rows: one per scenario exploredScenarios
 // picks, each with g's catalogue sweep; or, where it picks none, one row
-// with the catalogue sweep alone and no scenario.
-func measureGoRows(t *testing.T, h *goHost, cmd *cobra.Command, g *goImpl, infos []gohost.ScenarioInfo, budget, seeds int) []tableRow {
-	x, err := h.newExploreHost(cmd, g, infos[0])
+// with the catalogue sweep alone and no scenario. With all, one row whose
+// explorer searches every scenario at once.
+func measureGoRows(t *testing.T, h *goHost, cmd *cobra.Command, g *goImpl, infos []gohost.ScenarioInfo, budget, seeds int, all bool) []tableRow {
+	picked := []int{0}
+	if all {
+		picked = primaryFirst(scenarioKinds(infos))
+	}
+	bin, err := h.start(cmd, g)
 	require.NoError(t, err, g.Name)
-	defer x.pool.close()
+	pool := newWorkerPool(cmd.Context(), g, bin, 1)
+	defer pool.close()
 	hosts := make([]*goExploreHost, len(infos)) // one a scenario, sharing the serving worker
 	for i, info := range infos {
-		hosts[i] = &goExploreHost{ctx: x.ctx, g: g, info: info, pool: x.pool}
+		hosts[i] = &goExploreHost{ctx: cmd.Context(), g: g, info: info, pool: pool}
 	}
 	catalogue := seedMajorRuns(len(hosts), budget, func(i int, seed uint64) bool { return goFailed(t, hosts[i], seed) })
-	picked := exploredScenarios(infos)
+	if all {
+		row := tableRow{impl: g.Name, scenario: allScenarios, catalogue: catalogue,
+			swarm: seedMajorRuns(1, budget, func(_ int, seed uint64) bool { return goFailed(t, hosts[picked[0]], seed) })}
+		for seed := uint64(1); seed <= uint64(seeds); seed++ {
+			var sx []explore.Host // fresh hosts a search: each lease is the one its own first run declares
+			for _, i := range picked {
+				sx = append(sx, &goExploreHost{ctx: cmd.Context(), g: g, info: infos[i], pool: pool})
+			}
+			r, err := explore.Explore(explore.Config{Hosts: sx, Seed: seed, Budget: budget, ShrinkAttempts: exploreTableShrinkAttempts})
+			if errors.Is(err, errNotReproducible) {
+				row.explored = append(row.explored, r.Runs)
+				row.unshrunk++
+				continue
+			}
+			require.NoError(t, err, "%s all explorer seed %d", g.Name, seed)
+			row.addExplored(r)
+		}
+		return []tableRow{row}
+	}
+	picked = exploredScenarios(infos)
 	if len(picked) == 0 {
 		return []tableRow{{impl: g.Name, catalogue: catalogue}}
 	}
@@ -122,7 +150,7 @@ func measureGoRows(t *testing.T, h *goHost, cmd *cobra.Command, g *goImpl, infos
 			swarm: seedMajorRuns(1, budget, func(_ int, seed uint64) bool { return goFailed(t, hosts[i], seed) })}
 		for seed := uint64(1); seed <= uint64(seeds); seed++ {
 			// A fresh host a search: its lease is the one its own first run declares.
-			sx := &goExploreHost{ctx: x.ctx, g: g, info: infos[i], pool: x.pool}
+			sx := &goExploreHost{ctx: cmd.Context(), g: g, info: infos[i], pool: pool}
 			r, err := explore.Explore(explore.Config{Host: sx, Seed: seed, Budget: budget, ShrinkAttempts: exploreTableShrinkAttempts})
 			if errors.Is(err, errNotReproducible) { // found, but the worker did not fail again to shrink it
 				row.explored = append(row.explored, r.Runs)
@@ -203,8 +231,11 @@ func TestExploreTableColumns(t *testing.T) {
 	event := tableRow{impl: "mutant/x", catalogue: 3, swarm: 2, explored: []int{4, 0, 7}, shrunk: []int{1, 2}}
 	gor := tableRow{impl: "redsync", scenario: "redsync-swarm/volatile", catalogue: 1, swarm: 3, explored: []int{26, 1, 21},
 		shrunk: []int{1, 1}, unshrunk: 1}
-	for _, rows := range [][]tableRow{{event}, {gor}} {
-		lines := strings.Split(strings.TrimSpace(exploreTable(rows, 100, 3)), "\n")
+	for _, tc := range []struct {
+		rows []tableRow
+		all  bool
+	}{{[]tableRow{event}, false}, {[]tableRow{gor}, false}, {[]tableRow{event}, true}} {
+		lines := strings.Split(strings.TrimSpace(exploreTable(tc.rows, 100, 3, tc.all)), "\n")
 		require.Len(t, lines, 5)
 		cells := strings.Count(lines[2], "|")
 		assert.Equal(t, cells, strings.Count(lines[3], "|"), lines[3])

@@ -52,8 +52,10 @@ type tableRow struct {
 // (seeds 1, 2, ...), and of simrun explore on swarm for explorer seeds
 // 1..EXPLORE_SEEDS, all within the budget EXPLORE_BUDGET, and writes the
 // table to EXPLORE_TABLE (EXPLORE_IMPLS, a comma-separated list, measures
-// only those rows). make explore-table runs it (minutes); without
-// EXPLORE_TABLE it is skipped.
+// only those rows). With EXPLORE_SCENARIO=all the explorer searches every
+// catalogue scenario the implementation supports at once (simrun explore
+// --scenario all) instead of swarm. make explore-table runs it (minutes);
+// without EXPLORE_TABLE it is skipped.
 func TestExploreTable(t *testing.T) {
 	path := os.Getenv("EXPLORE_TABLE")
 	if path == "" {
@@ -87,22 +89,43 @@ func TestExploreTable(t *testing.T) {
 			impl := impls[i]
 			t.Run(impl.Name, func(t *testing.T) {
 				t.Parallel()
-				rows[i] = measureRow(t, swarm, impl, budget, seeds)
+				rows[i] = measureRow(t, swarm, impl, budget, seeds, exploreAll(t))
 				t.Logf("%s", rows[i].markdown(budget))
 			})
 		}
 	})
-	require.NoError(t, os.WriteFile(path, []byte(exploreTable(rows, budget, seeds)), 0o644))
+	require.NoError(t, os.WriteFile(path, []byte(exploreTable(rows, budget, seeds, exploreAll(t))), 0o644))
 }
 
-// measureRow measures one implementation's row.
-func measureRow(t *testing.T, swarm scenarios.Scenario, impl lease.Impl, budget, seeds int) tableRow {
+// exploreAll reports whether EXPLORE_SCENARIO asks the table's explorer
+// to search every scenario at once (all) rather than one.
+func exploreAll(t *testing.T) bool {
+	switch v := os.Getenv("EXPLORE_SCENARIO"); v {
+	case "":
+		return false
+	case allScenarios:
+		return true
+	default:
+		t.Fatalf("EXPLORE_SCENARIO=%s: only %q is known", v, allScenarios)
+		return false
+	}
+}
+
+// measureRow measures one implementation's row, exploring swarm or, with
+// all, every catalogue scenario impl supports at once.
+func measureRow(t *testing.T, swarm scenarios.Scenario, impl lease.Impl, budget, seeds int, all bool) tableRow {
 	cat := scenarios.CatalogFor(impl)
 	row := tableRow{impl: impl.Name,
 		catalogue: seedMajorRuns(len(cat), budget, func(i int, seed uint64) bool { return failed(t, cat[i], seed, impl) }),
 		swarm:     seedMajorRuns(1, budget, func(_ int, seed uint64) bool { return failed(t, swarm, seed, impl) })}
+	var hosts []explore.Host
+	if all {
+		var err error
+		hosts, err = eventExploreHosts(impl)
+		require.NoError(t, err, impl.Name)
+	}
 	for seed := uint64(1); seed <= uint64(seeds); seed++ {
-		r, err := explore.Explore(explore.Config{Scenario: swarm, Impl: impl, Seed: seed, Budget: budget,
+		r, err := explore.Explore(explore.Config{Scenario: swarm, Impl: impl, Hosts: hosts, Seed: seed, Budget: budget,
 			ShrinkAttempts: exploreTableShrinkAttempts})
 		require.NoError(t, err, impl.Name)
 		row.addExplored(r)
@@ -211,11 +234,17 @@ func median(ns []int, none int) int {
 // exploreTable is the whole table, with its header: the event host's
 // (every row explores swarm) or, when the rows name their scenario, the
 // goroutine host's.
-func exploreTable(rows []tableRow, budget, seeds int) string {
+func exploreTable(rows []tableRow, budget, seeds int, all bool) string {
 	var b strings.Builder
 	explored, first, seedsCol := "--scenario swarm", "| implementation |", "swarm seeds"
 	if len(rows) > 0 && rows[0].scenario != "" {
 		explored, first, seedsCol = "--scenario (the row's)", "| implementation | explored scenario |", "scenario seeds"
+	}
+	if all {
+		explored = "--scenario all"
+		if seedsCol == "scenario seeds" {
+			seedsCol = "primary's seeds"
+		}
 	}
 	fmt.Fprintf(&b, "Runs to the first failure within %d runs (> %d: none). Explorer: simrun explore %s, "+
 		"explorer seeds 1-%d, shrinking at most %d runs.\n\n", budget, budget, explored, seeds, exploreTableShrinkAttempts)
