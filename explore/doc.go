@@ -29,11 +29,11 @@
 // Config.Hosts explores several scenarios of one implementation at once
 // (simrun explore --scenario all), as a portfolio: each scenario keeps its
 // own corpus and features; the primary, the scenario whose faults are the
-// most varied, takes every other run until every scenario has run once,
-// and then a scenario is picked with a weight that follows how often its
-// runs reached something new (portfolio.go). The scripted stories, whose
-// faults take one path on most seeds, then run early, beside the
-// scenario that reaches the most.
+// most varied, takes every other run; the other runs go to the other
+// scenarios, once each in order, then with a weight that follows how
+// often their runs reached something new (portfolio.go). The scripted
+// stories, whose faults take one path on most seeds, then run early,
+// beside the scenario that reaches the most.
 //
 // The search is one thing and how a run is executed another: a Host runs
 // one Input and returns what the run's history reached (its behaviour

@@ -42,9 +42,9 @@ type Config struct {
 	// with a corpus of its own, and Scenario, Impl and Host are not used.
 	// The first is the primary, the scenario whose faults are the most
 	// varied (simrun explore --scenario all puts swarm first): it takes
-	// every other run until each scenario has run once, then every
-	// scenario is picked with a weight that follows how often its runs
-	// reached something new (portfolio.go).
+	// every other run; the others run once each, in order, and are then
+	// picked with a weight that follows how often their runs reached
+	// something new (portfolio.go).
 	Hosts []Host
 	// Seed is the explorer's own seed: every choice the search makes
 	// (run seeds, parents, mutations) is drawn from it.

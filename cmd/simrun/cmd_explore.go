@@ -92,8 +92,8 @@ func (a *app) exploreCommand() *cobra.Command {
 			strconv.Itoa(exploreSchemaVersion) + ").\n" +
 			"--scenario all explores every scenario the implementation runs at once, each with a corpus of\n" +
 			"its own: the one whose nemesis draws the most fault kinds (swarm on the event host) takes every\n" +
-			"other run until each scenario has run once, then a scenario is picked more often the more of its\n" +
-			"runs reached something new.\n" +
+			"other run; the others run once each, in order, then each more often the more of its runs\n" +
+			"reached something new.\n" +
 			"--out writes schedule.json (the shrunk schedule, when a property was violated) and the corpus\n" +
 			"under corpus/, one schedule per input, named by its place in the corpus and its seed.\n\n" +
 			"Exit 0 when no property was violated within the budget; 1 when one was; 2 for bad input; 3 for an\n" +
