@@ -44,7 +44,7 @@ func TestExploreGoHostFindsAndReplays(t *testing.T) {
 // scenario, and the replay line reproduces it.
 func TestExploreGoHostAllScenarios(t *testing.T) {
 	t.Parallel() // a long test: it overlaps the other long ones
-	r := goSimrun(t, "explore", "--impl", "fixture/lock", "--scenario", "all", "--budget", "10", "--max-attempts", "5",
+	r := goSimrun(t, "explore", "--impl", "fixture/lock", "--scenario", "all", "--budget", "30", "--max-attempts", "5",
 		"--out", t.TempDir(), "--json")
 	require.Equal(t, exitViolated, r.code, r.stderr)
 	var out exploreResult
