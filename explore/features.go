@@ -57,17 +57,6 @@ func (f *features) add(c checker.Coverage) (first []string, novel bool) {
 	return first, novel
 }
 
-// reached counts the behaviours some run reached.
-func (f *features) reached() int {
-	n := 0
-	for _, h := range f.hits {
-		if h > 0 {
-			n++
-		}
-	}
-	return n
-}
-
 // rarityScale is the weight of a behaviour reached by a single run; the
 // weight falls as the inverse of the runs that reached it. Integers keep
 // the weights, and so the picks, the same on every machine.
