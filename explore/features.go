@@ -37,16 +37,12 @@ func newFeatures() *features {
 	return &features{hits: make([]int, n), buckets: make([][bucketCount]bool, n)}
 }
 
-// add records one run's coverage and returns the behaviours it reached for
-// the first time, and whether it reached anything new at all (a new
-// behaviour or a new count bucket).
-func (f *features) add(c checker.Coverage) (first []string, novel bool) {
-	for i, b := range checker.Behaviours() {
+// add records one run's coverage and reports whether it reached anything
+// new (a new behaviour or a new count bucket).
+func (f *features) add(c checker.Coverage) (novel bool) {
+	for i := range checker.Behaviours() {
 		if c[i] == 0 {
 			continue
-		}
-		if f.hits[i] == 0 {
-			first = append(first, b.Name)
 		}
 		f.hits[i]++
 		k := bucket(c[i])
@@ -54,7 +50,7 @@ func (f *features) add(c checker.Coverage) (first []string, novel bool) {
 			f.buckets[i][k], novel = true, true
 		}
 	}
-	return first, novel
+	return novel
 }
 
 // rarityScale is the weight of a behaviour reached by a single run; the

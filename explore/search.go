@@ -183,47 +183,21 @@ func (s *search) record(a *arm, in Input, origin string, run Run) {
 	if a.runs == 1 {
 		a.spec, a.tasks = run.Spec, run.Tasks
 	}
-	first, novel := a.feat.add(run.Coverage)
-	if novel {
+	if a.feat.add(run.Coverage) {
 		a.corpus = append(a.corpus, entry{in: in, cov: run.Coverage})
 		a.finds++
 	}
-	st := Step{Run: s.runs, Seed: in.Seed, Origin: origin, Corpus: s.corpusLen(), Reached: s.reached(), New: first}
-	if len(s.arms) > 1 {
-		st.Scenario, st.New = in.Scenario, s.firstOfAll(a, first)
+	st := Step{Run: s.runs, Seed: in.Seed, Scenario: in.Scenario, Origin: origin, Corpus: s.corpusLen(),
+		Reached: s.reached()}
+	for i, b := range checker.Behaviours() {
+		if run.Coverage[i] > 0 && s.hits(i) == 1 { // this run is the only one of any arm that reached it
+			st.New = append(st.New, b.Name)
+		}
 	}
 	s.steps = append(s.steps, st)
 	if s.progress != nil {
 		s.progress(st)
 	}
-}
-
-// firstOfAll keeps those of first, the behaviours a's run reached first
-// among a's runs, that no other arm's run had reached.
-func (s *search) firstOfAll(a *arm, first []string) []string {
-	var out []string
-	for _, name := range first {
-		i := behaviourIndex(name)
-		seen := false
-		for _, b := range s.arms {
-			seen = seen || (b != a && b.feat.hits[i] > 0)
-		}
-		if !seen {
-			out = append(out, name)
-		}
-	}
-	return out
-}
-
-// behaviourIndex is the index of the named behaviour in
-// checker.Behaviours.
-func behaviourIndex(name string) int {
-	for i, b := range checker.Behaviours() {
-		if b.Name == name {
-			return i
-		}
-	}
-	panic("explore: no behaviour " + name)
 }
 
 // corpusLen is the size of every arm's corpus together.

@@ -106,58 +106,52 @@ func goRowLine(r tableRow, budget int) string {
 // measureGoRows measures g's rows: one per scenario exploredScenarios
 // picks, each with g's catalogue sweep; or, where it picks none, one row
 // with the catalogue sweep alone and no scenario. With all, one row whose
-// explorer searches every scenario at once.
+// explorer searches every scenario at once, primary first.
 func measureGoRows(t *testing.T, h *goHost, cmd *cobra.Command, g *goImpl, infos []gohost.ScenarioInfo, budget, seeds int, all bool) []tableRow {
-	picked := []int{0}
-	if all {
-		picked = primaryFirst(scenarioKinds(infos))
-	}
 	bin, err := h.start(cmd, g)
 	require.NoError(t, err, g.Name)
 	pool := newWorkerPool(cmd.Context(), g, bin, 1)
 	defer pool.close()
+	host := func(i int) *goExploreHost {
+		return &goExploreHost{ctx: cmd.Context(), g: g, info: infos[i], pool: pool}
+	}
 	hosts := make([]*goExploreHost, len(infos)) // one a scenario, sharing the serving worker
-	for i, info := range infos {
-		hosts[i] = &goExploreHost{ctx: cmd.Context(), g: g, info: info, pool: pool}
+	for i := range infos {
+		hosts[i] = host(i)
 	}
 	catalogue := seedMajorRuns(len(hosts), budget, func(i int, seed uint64) bool { return goFailed(t, hosts[i], seed) })
-	if all {
-		row := tableRow{impl: g.Name, scenario: allScenarios, catalogue: catalogue,
-			swarm: seedMajorRuns(1, budget, func(_ int, seed uint64) bool { return goFailed(t, hosts[picked[0]], seed) })}
-		for seed := uint64(1); seed <= uint64(seeds); seed++ {
-			var sx []explore.Host // fresh hosts a search: each lease is the one its own first run declares
-			for _, i := range picked {
-				sx = append(sx, &goExploreHost{ctx: cmd.Context(), g: g, info: infos[i], pool: pool})
-			}
-			r, err := explore.Explore(explore.Config{Hosts: sx, Seed: seed, Budget: budget, ShrinkAttempts: exploreTableShrinkAttempts})
-			if errors.Is(err, errNotReproducible) {
-				row.explored = append(row.explored, r.Runs)
-				row.unshrunk++
-				continue
-			}
-			require.NoError(t, err, "%s all explorer seed %d", g.Name, seed)
-			row.addExplored(r)
-		}
-		return []tableRow{row}
+	// Each row explores arms, the first its primary, whose seeds its
+	// scenario-seeds column counts.
+	type plan struct {
+		scenario string
+		arms     []int
 	}
-	picked = exploredScenarios(infos)
-	if len(picked) == 0 {
+	plans := []plan{{allScenarios, primaryFirst(scenarioKinds(infos))}}
+	if !all {
+		plans = nil
+		for _, i := range exploredScenarios(infos) {
+			plans = append(plans, plan{infos[i].Name, []int{i}})
+		}
+	}
+	if len(plans) == 0 {
 		return []tableRow{{impl: g.Name, catalogue: catalogue}}
 	}
 	var rows []tableRow
-	for _, i := range picked {
-		row := tableRow{impl: g.Name, scenario: infos[i].Name, catalogue: catalogue,
-			swarm: seedMajorRuns(1, budget, func(_ int, seed uint64) bool { return goFailed(t, hosts[i], seed) })}
+	for _, p := range plans {
+		row := tableRow{impl: g.Name, scenario: p.scenario, catalogue: catalogue,
+			swarm: seedMajorRuns(1, budget, func(_ int, seed uint64) bool { return goFailed(t, hosts[p.arms[0]], seed) })}
 		for seed := uint64(1); seed <= uint64(seeds); seed++ {
-			// A fresh host a search: its lease is the one its own first run declares.
-			sx := &goExploreHost{ctx: cmd.Context(), g: g, info: infos[i], pool: pool}
-			r, err := explore.Explore(explore.Config{Host: sx, Seed: seed, Budget: budget, ShrinkAttempts: exploreTableShrinkAttempts})
+			var sx []explore.Host // fresh hosts a search: each lease is the one its own first run declares
+			for _, i := range p.arms {
+				sx = append(sx, host(i))
+			}
+			r, err := explore.Explore(explore.Config{Hosts: sx, Seed: seed, Budget: budget, ShrinkAttempts: exploreTableShrinkAttempts})
 			if errors.Is(err, errNotReproducible) { // found, but the worker did not fail again to shrink it
 				row.explored = append(row.explored, r.Runs)
 				row.unshrunk++
 				continue
 			}
-			require.NoError(t, err, "%s %s explorer seed %d", g.Name, infos[i].Name, seed)
+			require.NoError(t, err, "%s %s explorer seed %d", g.Name, p.scenario, seed)
 			row.addExplored(r)
 		}
 		rows = append(rows, row)
