@@ -23,9 +23,11 @@
 //   - ReproducibleHTTP2 wraps a client's transport so that HTTP/2 repeats
 //     run to run on the goroutine host: its request headers travel folded
 //     into one sorted header (golang.org/x/net/http2 encodes them in Go's
-//     map order), which the server unfolds, and a failed request returns
+//     map order), which the server unfolds; a failed request returns
 //     1 ms late (x/net resets the timed-out stream from another goroutine
-//     at the instant the caller retries).
+//     at the instant the caller retries); and a request body closes 1 µs
+//     late (when the health check closes a connection, each aborted
+//     stream resets itself once its body has closed).
 //   - Candidate: a rest.Config{Host: "http://apiserver:6443", Dial:
 //     n.Dial, WrapTransport: …}, coordinationv1client.NewForConfig, a
 //     LeaseLock whose identity is "node_incarnation" (a pod's hostname_uuid:

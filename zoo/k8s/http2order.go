@@ -2,6 +2,7 @@ package k8s
 
 import (
 	"context"
+	"io"
 	"net/http"
 	"net/url"
 	"time"
@@ -16,10 +17,15 @@ const FoldedHeader = "X-Leasesim-Headers"
 // error before returning it.
 const retryPause = time.Millisecond
 
+// closePause is how long a request body's Close takes through
+// ReproducibleHTTP2, on the bubble's clock.
+const closePause = time.Microsecond
+
 // ReproducibleHTTP2 wraps a client's transport (rest.Config.WrapTransport,
 // inside k8s.RecordingTransport) so that HTTP/2 behaves the same in every
 // run of a seed on the goroutine host. client-go and golang.org/x/net are
-// unchanged; two things about the wire are not what a real kubelet sends:
+// unchanged; three things about the wire and its timing are not what a real
+// kubelet does:
 //
 //   - The request's headers travel folded into one, FoldedHeader, sorted
 //     (the server's handler unfolds them before it reads the request).
@@ -32,9 +38,17 @@ const retryPause = time.Millisecond
 //     its retry: which is written first varies run to run. The pause lets
 //     the reset go first; every retry after a failure comes 1 ms later than
 //     it would.
+//   - A request's body closes 1 µs late. When client-go's health check gives
+//     up on a connection (a PING unanswered), x/net aborts its streams and
+//     closes the TLS connection, which writes a close_notify alert, while
+//     each aborted stream's goroutine resets its stream once its request
+//     body has closed: which reaches the connection first varies run to
+//     run (the alert first, and the reset is never written). The pause
+//     lets the close go first. A request without a body (a GET) has no
+//     close to wait for: its reset still races the alert.
 //
-// HTTP/1.1 needs neither (net/http writes headers sorted, and a connection
-// carries one request at a time); it is harmless there.
+// HTTP/1.1 needs none of them (net/http writes headers sorted, and a
+// connection carries one request at a time); they are harmless there.
 //
 // life is the client node's life: the pause ends early when it ends, so
 // that no request outlives its node.
@@ -47,11 +61,23 @@ type reproducible struct {
 	next http.RoundTripper
 }
 
-// RoundTrip sends req with its headers folded, and holds an error back for
-// retryPause.
+// RoundTrip sends req with its headers folded and its body's Close
+// paused, and holds an error back for retryPause.
 func (t reproducible) RoundTrip(req *http.Request) (*http.Response, error) {
 	out := req.Clone(req.Context())
 	out.Header = http.Header{FoldedHeader: {url.Values(req.Header).Encode()}}
+	if out.Body != nil && out.Body != http.NoBody {
+		out.Body = pausingBody{out.Body}
+	}
+	if getBody := req.GetBody; getBody != nil {
+		out.GetBody = func() (io.ReadCloser, error) {
+			body, err := getBody()
+			if err != nil || body == http.NoBody {
+				return body, err
+			}
+			return pausingBody{body}, nil
+		}
+	}
 	resp, err := t.next.RoundTrip(out)
 	if err != nil {
 		pause := time.NewTimer(retryPause) // the bubble's clock: the node's goroutines settle meanwhile
@@ -62,6 +88,16 @@ func (t reproducible) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 	}
 	return resp, err
+}
+
+// pausingBody is a request body whose Close returns closePause late.
+type pausingBody struct{ io.ReadCloser }
+
+// Close closes the body, then waits closePause.
+func (b pausingBody) Close() error {
+	err := b.ReadCloser.Close()
+	time.Sleep(closePause) // the bubble's clock: the connection's closer finishes meanwhile
+	return err
 }
 
 // WrappedRoundTripper returns the wrapped transport (client-go's
