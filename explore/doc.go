@@ -13,7 +13,8 @@
 // fault events drawn from the scenario's nemesis (scenarios.NemesisFor),
 // remove one, shift one in time, stretch a pause, move one to another
 // node, aim a failpoint at a protocol moment (on-reply, after-request,
-// after-write, and before-write where the implementation marks it), run a
+// after-write, and before-write where the implementation marks it, on a
+// node; favouring the moments no run has hit, Run.Moments), run a
 // node's clock at the drift bound, change the seed, or splice two entries
 // at an instant. One run in three stays a fresh draw of the scenario, so
 // the search never narrows to its corpus alone: where mutation does not

@@ -81,10 +81,10 @@ func TestExploreFindsStaleRelease(t *testing.T) {
 // nothing and says what its runs reached and what they never did; the
 // corpus grows only with runs that reached something new.
 func TestExploreNothingFound(t *testing.T) {
-	r, err := explore.Explore(explore.Config{Scenario: swarm(t), Seed: 4, Budget: 12})
+	r, err := explore.Explore(explore.Config{Scenario: swarm(t), Seed: 4, Budget: 16})
 	require.NoError(t, err)
 	assert.Nil(t, r.Failure)
-	assert.Equal(t, 12, r.Runs)
+	assert.Equal(t, 16, r.Runs)
 	assert.Equal(t, "correct", r.Impl)
 	require.NotEmpty(t, r.Reached)
 	assert.Empty(t, r.NotApplicable, "leasesim's own implementation can reach every behaviour")

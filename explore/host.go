@@ -37,6 +37,9 @@ type Run struct {
 	Schedule faults.Schedule
 	// Coverage is the run's behaviour coverage (checker.Cover).
 	Coverage checker.Coverage
+	// Moments are the protocol moments at which a failpoint fired in the
+	// run (Moments): the aim mutation favours those no run has hit.
+	Moments []Moment
 	// Violated is the first violation that counts for a search
 	// (Counts), or nil.
 	Violated *checker.Result

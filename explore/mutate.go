@@ -34,13 +34,14 @@ const (
 // search ran), its boundaries, and the failpoints that mark protocol
 // moments.
 type mutator struct {
-	rng   *rand.Rand
-	voc   Vocabulary
-	draws [][]faults.Event // the fresh draws run, when voc.Draw is nil
+	rng     *rand.Rand
+	voc     Vocabulary
+	draws   [][]faults.Event // the fresh draws run, when voc.Draw is nil
+	moments *moments         // the arm's runs' protocol moments, for aim
 }
 
-func newMutator(v Vocabulary, rng *rand.Rand) *mutator {
-	return &mutator{rng: rng, voc: v}
+func newMutator(v Vocabulary, rng *rand.Rand, mo *moments) *mutator {
+	return &mutator{rng: rng, voc: v, moments: mo}
 }
 
 // drawn keeps the events of a fresh draw the search ran, for add, when the
@@ -250,7 +251,6 @@ func (m *mutator) aim(in *Input, _ *Input) bool {
 	if in.Schedule.HealAt == 0 {
 		return false
 	}
-	fp := m.voc.Failpoints[m.rng.IntN(len(m.voc.Failpoints))]
 	ev := in.Schedule.Events
 	var idx []int
 	for i, e := range ev {
@@ -260,6 +260,7 @@ func (m *mutator) aim(in *Input, _ *Input) bool {
 	}
 	if len(idx) > 0 && m.rng.IntN(2) == 0 {
 		e := &ev[idx[m.rng.IntN(len(idx))]]
+		fp := m.moment([]string{e.Node}).Failpoint
 		if e.Kind == faults.KindPause {
 			*e = faults.Event{At: e.At, Kind: faults.KindFailpoint, Node: e.Node, Failpoint: fp,
 				Action: faults.ActionPause, Duration: e.Duration}
@@ -268,14 +269,31 @@ func (m *mutator) aim(in *Input, _ *Input) bool {
 		}
 		return true
 	}
-	node := m.voc.Targets[m.rng.IntN(len(m.voc.Targets))]
+	mo := m.moment(m.voc.Targets)
 	e := faults.Event{At: time.Duration(m.rng.Int64N(int64(in.Schedule.HealAt))), Kind: faults.KindFailpoint,
-		Node: node, Failpoint: fp, Action: faults.ActionPause, Duration: m.edgeDuration()}
-	if !faults.IsRole(node) && m.rng.IntN(3) == 0 {
+		Node: mo.Node, Failpoint: mo.Failpoint, Action: faults.ActionPause, Duration: m.edgeDuration()}
+	if !faults.IsRole(mo.Node) && m.rng.IntN(3) == 0 {
 		e.Action, e.Duration = faults.ActionCrash, 0
 	}
 	in.Schedule.Events = append(ev, e)
 	return true
+}
+
+// moment draws a protocol moment on one of nodes for aim, weighted toward
+// those the arm's runs have not hit (moments.weight).
+func (m *mutator) moment(nodes []string) Moment {
+	var all []Moment
+	var weights []int
+	total := 0
+	for _, node := range nodes {
+		for _, fp := range m.voc.Failpoints {
+			mo := Moment{fp, node}
+			all = append(all, mo)
+			weights = append(weights, m.moments.weight(mo))
+			total += weights[len(weights)-1]
+		}
+	}
+	return all[weighted(m.rng, weights, total)]
 }
 
 // drift sets a node's clock running at the drift bound, fast or slow, from

@@ -40,12 +40,13 @@ type search struct {
 // arm is one scenario's part of a search: its host, and the corpus and
 // features of its runs.
 type arm struct {
-	host   Host
-	mut    *mutator // made after the arm's first run (Host.Vocabulary)
-	feat   *features
-	corpus []entry
-	runs   int
-	finds  int // runs that joined the corpus
+	host    Host
+	mut     *mutator // made after the arm's first run (Host.Vocabulary)
+	feat    *features
+	moments *moments
+	corpus  []entry
+	runs    int
+	finds   int // runs that joined the corpus
 	// spec and tasks are the arm's first run's: which behaviours apply.
 	spec  string
 	tasks bool
@@ -79,7 +80,7 @@ func newSearch(cfg Config) (*search, error) {
 	s := &search{seed: cfg.Seed, budget: cfg.Budget,
 		shrinkAttempts: cfg.ShrinkAttempts, progress: cfg.Progress, rng: newRand(cfg.Seed)}
 	for _, h := range hosts {
-		s.arms = append(s.arms, &arm{host: h, feat: newFeatures()})
+		s.arms = append(s.arms, &arm{host: h, feat: newFeatures(), moments: newMoments()})
 	}
 	if s.budget == 0 {
 		s.budget = DefaultBudget
@@ -117,7 +118,7 @@ func (a *arm) newMutator(rng *rand.Rand) error {
 	if err != nil {
 		return fmt.Errorf("explore: the scenario's fault vocabulary: %w", err)
 	}
-	a.mut = newMutator(v, rng)
+	a.mut = newMutator(v, rng, a.moments)
 	return nil
 }
 
@@ -183,6 +184,7 @@ func (s *search) record(a *arm, in Input, origin string, run Run) {
 	if a.runs == 1 {
 		a.spec, a.tasks = run.Spec, run.Tasks
 	}
+	a.moments.add(run.Schedule, run.Moments)
 	if a.feat.add(run.Coverage) {
 		a.corpus = append(a.corpus, entry{in: in, cov: run.Coverage})
 		a.finds++

@@ -69,8 +69,8 @@ func (x *goExploreHost) Run(in explore.Input) (explore.Run, error) {
 	if x.lease == nil {
 		x.lease = &h.Lease
 	}
-	return explore.Run{Schedule: o.Schedule, Coverage: j.Coverage, Violated: explore.FirstViolation(j.Checks), Hash: hash,
-		Spec: h.Spec, Tasks: len(h.Tasks) > 0}, nil
+	return explore.Run{Schedule: o.Schedule, Coverage: j.Coverage, Moments: explore.Moments(h),
+		Violated: explore.FirstViolation(j.Checks), Hash: hash, Spec: h.Spec, Tasks: len(h.Tasks) > 0}, nil
 }
 
 // runJob does a one-seed run job in a serving worker and returns its
