@@ -29,8 +29,7 @@ func (e eventHost) Run(in Input) (Run, error) {
 	tasks := e.impl.Capabilities.Checkpoints && e.impl.Capabilities.SideEffects &&
 		(e.sc.Workers > 0 || e.sc.TaskSource != nil)
 	return Run{Schedule: out.Schedule, Coverage: out.Coverage, Moments: Moments(out.History), Violated: Violation(out),
-		Hash: out.TraceHash(),
-		Spec: e.impl.Spec, Tasks: tasks}, nil
+		Hash: out.TraceHash(), Spec: e.impl.Spec, Tasks: tasks}, nil
 }
 
 // Vocabulary is the scenario's nodes and nemesis as it runs against the

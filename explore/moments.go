@@ -33,8 +33,8 @@ type Moment struct {
 func Moments(h *history.History) []Moment {
 	var out []Moment
 	for i := range h.Faults {
-		if f := &h.Faults[i]; f.Kind == history.FaultFailpointHit && len(f.Nodes) > 0 {
-			out = append(out, Moment{f.Failpoint(), f.Nodes[0]})
+		if f := &h.Faults[i]; f.Kind == history.FaultFailpointHit {
+			out = append(out, Moment{f.Failpoint(), f.Node()})
 		}
 	}
 	slices.SortFunc(out, compareMoments)
@@ -45,19 +45,19 @@ func compareMoments(a, b Moment) int {
 	return cmp.Or(cmp.Compare(a.Failpoint, b.Failpoint), cmp.Compare(a.Node, b.Node))
 }
 
-// moments counts, for one arm, the runs that armed each protocol moment
+// momentCounts counts, for one arm, the runs that armed each protocol moment
 // and the runs in which it fired.
-type moments struct {
+type momentCounts struct {
 	armed, hit map[Moment]int
 }
 
-func newMoments() *moments {
-	return &moments{armed: map[Moment]int{}, hit: map[Moment]int{}}
+func newMomentCounts() *momentCounts {
+	return &momentCounts{armed: map[Moment]int{}, hit: map[Moment]int{}}
 }
 
 // add counts a run: the moments its schedule armed, and those at which a
 // failpoint fired (Run.Moments).
-func (m *moments) add(s faults.Schedule, fired []Moment) {
+func (m *momentCounts) add(s faults.Schedule, fired []Moment) {
 	var armed []Moment
 	for _, e := range s.Events {
 		if mo := (Moment{e.Failpoint, e.Node}); e.Kind == faults.KindFailpoint && !slices.Contains(armed, mo) {
@@ -76,7 +76,7 @@ func (m *moments) add(s faults.Schedule, fired []Moment) {
 // while no run has hit it and fewer than momentTries armed it, 1 once
 // that many armed it and it never fired, and 1 + momentScale/(1+n) once
 // n runs hit it.
-func (m *moments) weight(mo Moment) int {
+func (m *momentCounts) weight(mo Moment) int {
 	switch n := m.hit[mo]; {
 	case n > 0:
 		return 1 + momentScale/(1+n)

@@ -40,7 +40,7 @@ func TestMomentWeight(t *testing.T) {
 		{"hit in 63 runs", 63, 63, 2},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			m := newMoments()
+			m := newMomentCounts()
 			for i := range tt.armed {
 				var fired []Moment
 				if i < tt.hit {
@@ -56,7 +56,7 @@ func TestMomentWeight(t *testing.T) {
 // The aim mutation draws a moment no run has hit far more often than one
 // hit in 63 runs, and keeps a share for the latter.
 func TestAimFavoursUnhitMoments(t *testing.T) {
-	m := newMoments()
+	m := newMomentCounts()
 	for range 63 {
 		m.add(armed(onReply), []Moment{onReply})
 	}

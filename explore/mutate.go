@@ -37,10 +37,10 @@ type mutator struct {
 	rng     *rand.Rand
 	voc     Vocabulary
 	draws   [][]faults.Event // the fresh draws run, when voc.Draw is nil
-	moments *moments         // the arm's runs' protocol moments, for aim
+	moments *momentCounts    // the arm's runs' protocol moments, for aim
 }
 
-func newMutator(v Vocabulary, rng *rand.Rand, mo *moments) *mutator {
+func newMutator(v Vocabulary, rng *rand.Rand, mo *momentCounts) *mutator {
 	return &mutator{rng: rng, voc: v, moments: mo}
 }
 
@@ -280,7 +280,7 @@ func (m *mutator) aim(in *Input, _ *Input) bool {
 }
 
 // moment draws a protocol moment on one of nodes for aim, weighted toward
-// those the arm's runs have not hit (moments.weight).
+// those the arm's runs have not hit (momentCounts.weight).
 func (m *mutator) moment(nodes []string) Moment {
 	var all []Moment
 	var weights []int
@@ -288,9 +288,8 @@ func (m *mutator) moment(nodes []string) Moment {
 	for _, node := range nodes {
 		for _, fp := range m.voc.Failpoints {
 			mo := Moment{fp, node}
-			all = append(all, mo)
-			weights = append(weights, m.moments.weight(mo))
-			total += weights[len(weights)-1]
+			w := m.moments.weight(mo)
+			all, weights, total = append(all, mo), append(weights, w), total+w
 		}
 	}
 	return all[weighted(m.rng, weights, total)]

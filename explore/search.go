@@ -43,7 +43,7 @@ type arm struct {
 	host    Host
 	mut     *mutator // made after the arm's first run (Host.Vocabulary)
 	feat    *features
-	moments *moments
+	moments *momentCounts
 	corpus  []entry
 	runs    int
 	finds   int // runs that joined the corpus
@@ -80,7 +80,7 @@ func newSearch(cfg Config) (*search, error) {
 	s := &search{seed: cfg.Seed, budget: cfg.Budget,
 		shrinkAttempts: cfg.ShrinkAttempts, progress: cfg.Progress, rng: newRand(cfg.Seed)}
 	for _, h := range hosts {
-		s.arms = append(s.arms, &arm{host: h, feat: newFeatures(), moments: newMoments()})
+		s.arms = append(s.arms, &arm{host: h, feat: newFeatures(), moments: newMomentCounts()})
 	}
 	if s.budget == 0 {
 		s.budget = DefaultBudget

@@ -66,16 +66,11 @@ type reproducible struct {
 func (t reproducible) RoundTrip(req *http.Request) (*http.Response, error) {
 	out := req.Clone(req.Context())
 	out.Header = http.Header{FoldedHeader: {url.Values(req.Header).Encode()}}
-	if out.Body != nil && out.Body != http.NoBody {
-		out.Body = pausingBody{out.Body}
-	}
+	out.Body = pausing(out.Body)
 	if getBody := req.GetBody; getBody != nil {
 		out.GetBody = func() (io.ReadCloser, error) {
 			body, err := getBody()
-			if err != nil || body == http.NoBody {
-				return body, err
-			}
-			return pausingBody{body}, nil
+			return pausing(body), err
 		}
 	}
 	resp, err := t.next.RoundTrip(out)
@@ -88,6 +83,15 @@ func (t reproducible) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 	}
 	return resp, err
+}
+
+// pausing returns body with its Close paused, or body itself when there is
+// none (nil or http.NoBody).
+func pausing(body io.ReadCloser) io.ReadCloser {
+	if body == nil || body == http.NoBody {
+		return body
+	}
+	return pausingBody{body}
 }
 
 // pausingBody is a request body whose Close returns closePause late.
